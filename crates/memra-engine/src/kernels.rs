@@ -1,0 +1,314 @@
+//! The engine's kernels: `.cu` sources compiled at run time by NVRTC for the device's own
+//! compute capability, cached on disk, and loaded once per engine.
+//!
+//! Compiling at run time keeps the crate buildable on machines with no CUDA toolkit, and
+//! compiling for the device at hand (not a fixed architecture) means the driver loads code made
+//! for it. The disk cache makes the second start fast: NVRTC takes tens of milliseconds per
+//! source, a cache hit a file read.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{CudaContext, CudaFunction};
+use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// One `.cu` file and the `extern "C"` functions it defines.
+pub(crate) struct KernelSource {
+    pub file: &'static str,
+    pub source: &'static str,
+    pub functions: &'static [&'static str],
+}
+
+/// Every source the engine compiles, in load order.
+pub(crate) const SOURCES: &[KernelSource] = &[
+    KernelSource {
+        file: "add.cu",
+        source: include_str!("../kernels/add.cu"),
+        functions: &["add_f32"],
+    },
+    KernelSource {
+        file: "noop.cu",
+        source: include_str!("../kernels/noop.cu"),
+        functions: &["noop"],
+    },
+    KernelSource {
+        file: "spin.cu",
+        source: include_str!("../kernels/spin.cu"),
+        functions: &["spin_ns"],
+    },
+];
+
+/// Loaded kernel functions. A `CudaFunction` keeps its module alive.
+pub(crate) struct Kernels {
+    pub add_f32: CudaFunction,
+    pub noop: CudaFunction,
+    pub spin_ns: CudaFunction,
+}
+
+/// What starting the engine's kernels cost, so tools can report a cold versus warm start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelInitReport {
+    /// Wall time to obtain PTX (compile or cache read) and load every module.
+    pub total: Duration,
+    /// Sources that were compiled by NVRTC this time.
+    pub compiled: usize,
+    /// Sources whose PTX came from the disk cache.
+    pub cache_hits: usize,
+    /// Where the cache lives; `None` when no cache directory could be found or it is disabled.
+    pub cache_dir: Option<PathBuf>,
+    /// A cache read or write that failed (the engine then compiles; it never fails for this).
+    pub cache_warning: Option<String>,
+    /// The NVRTC target, e.g. `compute_90`.
+    pub arch: String,
+}
+
+/// The cache directory: `MEMRA_KERNEL_CACHE` (empty or `off` disables it), else
+/// `$XDG_CACHE_HOME/memra-engine/kernels`, else `$HOME/.cache/memra-engine/kernels`.
+pub fn cache_dir() -> Option<PathBuf> {
+    cache_dir_from(|k| std::env::var_os(k))
+}
+
+fn cache_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    if let Some(v) = var("MEMRA_KERNEL_CACHE") {
+        if v.is_empty() || v == "off" {
+            return None;
+        }
+        return Some(PathBuf::from(v));
+    }
+    if let Some(x) = var("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return Some(Path::new(&x).join("memra-engine").join("kernels"));
+    }
+    var("HOME").filter(|v| !v.is_empty()).map(|h| {
+        Path::new(&h)
+            .join(".cache")
+            .join("memra-engine")
+            .join("kernels")
+    })
+}
+
+/// The cache key: everything that changes the PTX — source, options, target and NVRTC version.
+pub(crate) fn cache_key(source: &str, options: &[String], nvrtc_version: (i32, i32)) -> String {
+    let mut h = Sha256::new();
+    h.update(source.as_bytes());
+    for o in options {
+        h.update([0u8]);
+        h.update(o.as_bytes());
+    }
+    h.update(format!("\0nvrtc {}.{}", nvrtc_version.0, nvrtc_version.1).as_bytes());
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The NVRTC options for a device of compute capability `major.minor`.
+pub(crate) fn nvrtc_options(major: i32, minor: i32) -> Vec<String> {
+    vec![
+        format!("--gpu-architecture=compute_{major}{minor}"),
+        "--std=c++17".to_string(),
+    ]
+}
+
+/// NVRTC's version, `(major, minor)`.
+pub(crate) fn nvrtc_version() -> (i32, i32) {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: both pointers are valid for writes; the library was checked to load before.
+    unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    (major, minor)
+}
+
+impl Kernels {
+    /// Compiles (or reads from cache) and loads every source for `ctx`'s device.
+    pub(crate) fn load(
+        ctx: &Arc<CudaContext>,
+        ordinal: usize,
+        cc: (i32, i32),
+    ) -> Result<(Self, KernelInitReport)> {
+        let start = Instant::now();
+        let options = nvrtc_options(cc.0, cc.1);
+        let arch = format!("compute_{}{}", cc.0, cc.1);
+        let version = nvrtc_version();
+        let dir = cache_dir();
+        let mut report = KernelInitReport {
+            total: Duration::ZERO,
+            compiled: 0,
+            cache_hits: 0,
+            cache_dir: dir.clone(),
+            cache_warning: None,
+            arch: arch.clone(),
+        };
+        let mut functions = Vec::new();
+        for src in SOURCES {
+            let key = cache_key(src.source, &options, version);
+            let path = dir
+                .as_ref()
+                .map(|d| d.join(format!("{}-{key}.ptx", src.file.trim_end_matches(".cu"))));
+            let cached = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
+            let ptx = match cached {
+                Some(text) => {
+                    report.cache_hits += 1;
+                    text
+                }
+                None => {
+                    let text = compile(src, &options, &arch)?;
+                    report.compiled += 1;
+                    if let Some(p) = &path {
+                        if let Err(e) = write_atomically(p, &text) {
+                            report.cache_warning =
+                                Some(format!("could not write {}: {e}", p.display()));
+                        }
+                    }
+                    text
+                }
+            };
+            let module = ctx
+                .load_module(Ptx::from_src(ptx))
+                .map_err(|source| Error::Driver {
+                    call: "cuModuleLoadData",
+                    device: ordinal,
+                    source,
+                })?;
+            for name in src.functions {
+                let f = module.load_function(name).map_err(|source| Error::Driver {
+                    call: "cuModuleGetFunction",
+                    device: ordinal,
+                    source,
+                })?;
+                functions.push(f);
+            }
+        }
+        let mut it = functions.into_iter();
+        let mut next = || it.next().expect("SOURCES lists exactly these functions");
+        let kernels = Kernels {
+            add_f32: next(),
+            noop: next(),
+            spin_ns: next(),
+        };
+        report.total = start.elapsed();
+        Ok((kernels, report))
+    }
+}
+
+fn compile(src: &KernelSource, options: &[String], arch: &str) -> Result<String> {
+    let opts = CompileOptions {
+        options: options.to_vec(),
+        name: Some(src.file.to_string()),
+        ..Default::default()
+    };
+    let ptx = cudarc::nvrtc::compile_ptx_with_opts(src.source, opts).map_err(|e| {
+        let (reason, log) = match e {
+            CompileError::CompileError { nvrtc, log, .. } => {
+                (format!("{nvrtc:?}"), log.to_string_lossy().into_owned())
+            }
+            other => (format!("{other:?}"), String::new()),
+        };
+        Error::Compile {
+            file: src.file,
+            arch: arch.to_string(),
+            reason,
+            log,
+        }
+    })?;
+    Ok(ptx.to_src())
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half
+/// a file, even when two processes fill the cache at once.
+pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    #[test]
+    fn every_listed_function_is_defined_in_its_source() {
+        for src in SOURCES {
+            for f in src.functions {
+                assert!(
+                    src.source.contains(&format!("void {f}(")),
+                    "{} does not define {f}",
+                    src.file
+                );
+                assert!(src.source.contains("extern \"C\""), "{}", src.file);
+            }
+        }
+    }
+
+    #[test]
+    fn options_follow_the_compute_capability() {
+        assert_eq!(nvrtc_options(9, 0)[0], "--gpu-architecture=compute_90");
+        assert_eq!(nvrtc_options(8, 6)[0], "--gpu-architecture=compute_86");
+    }
+
+    #[test]
+    fn cache_key_changes_with_source_options_and_version() {
+        let o90 = nvrtc_options(9, 0);
+        let o80 = nvrtc_options(8, 0);
+        let base = cache_key("a", &o90, (13, 0));
+        assert_eq!(base, cache_key("a", &o90, (13, 0)));
+        assert_ne!(base, cache_key("b", &o90, (13, 0)));
+        assert_ne!(base, cache_key("a", &o80, (13, 0)));
+        assert_ne!(base, cache_key("a", &o90, (12, 8)));
+        assert_eq!(base.len(), 32);
+    }
+
+    #[test]
+    fn cache_dir_resolution_order() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        assert_eq!(
+            cache_dir_from(env(&[("MEMRA_KERNEL_CACHE", "/c"), ("HOME", "/h")])),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(
+            cache_dir_from(env(&[("MEMRA_KERNEL_CACHE", "off"), ("HOME", "/h")])),
+            None
+        );
+        assert_eq!(
+            cache_dir_from(env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])),
+            Some(PathBuf::from("/x/memra-engine/kernels"))
+        );
+        assert_eq!(
+            cache_dir_from(env(&[("HOME", "/h")])),
+            Some(PathBuf::from("/h/.cache/memra-engine/kernels"))
+        );
+        assert_eq!(cache_dir_from(env(&[])), None);
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = std::env::temp_dir().join(format!("memra-cache-test-{}", std::process::id()));
+        let p = dir.join("sub").join("k.ptx");
+        write_atomically(&p, "first").unwrap();
+        write_atomically(&p, "second").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "second");
+        let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name() != "k.ptx")
+            .collect();
+        assert!(leftovers.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

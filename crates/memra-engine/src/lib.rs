@@ -1,0 +1,45 @@
+//! # memra-engine
+//!
+//! A small CUDA engine for measuring and running kernel walks: a device context with one
+//! engine stream, typed device buffers, kernels compiled at run time by NVRTC for the device at
+//! hand (and cached on disk), device events, and CUDA-graph capture that is safe when the
+//! captured code allocates.
+//!
+//! ```no_run
+//! use memra_engine::Engine;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let e = Engine::new(0)?;
+//! let a = e.htod(&[1.0f32; 1024])?;
+//! let b = e.htod(&[2.0f32; 1024])?;
+//! let mut y = e.zeros::<f32>(1024)?;
+//! let (graph, _keeper) = e.capture_graph_retained(|eng| {
+//!     let mut tmp = y.clone(); // allocates inside the capture: retained by the keeper
+//!     eng.add(&a, &b, &mut tmp, 1024)?;
+//!     eng.add(&tmp, &b, &mut y.clone(), 1024)
+//! })?;
+//! graph.launch()?;
+//! e.stream().synchronize()?;
+//! # Ok(()) }
+//! ```
+//!
+//! The driver (`libcuda`) and NVRTC are loaded at run time: the crate builds without a CUDA
+//! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
+
+mod device;
+mod engine;
+mod error;
+mod graph;
+mod kernels;
+mod memory;
+mod timing;
+
+pub use device::{device_count, DeviceInfo};
+pub use engine::{Engine, LaunchShape, Stream};
+pub use error::{Error, Result};
+pub use graph::{CaptureTimings, Graph, Keeper};
+pub use kernels::{cache_dir as kernel_cache_dir, KernelInitReport};
+pub use memory::{DeviceBuffer, DeviceCopy};
+pub use timing::Event;
+
+/// Raw driver types, for callers that issue work outside the engine (floor measurements).
+pub use cudarc::driver::sys;

@@ -1,0 +1,385 @@
+//! Engine behaviour on a real device. Run with `--include-ignored` on a machine with a GPU
+//! (`bash .gpu/run.sh tests` on the GPU machine).
+
+use memra_engine::{Engine, Error, LaunchShape};
+
+const GPU: &str = "needs a CUDA device";
+
+/// A small xorshift generator: random test data without a dependency.
+struct Rng(u64);
+impl Rng {
+    fn f32s(&mut self, n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                (self.0 >> 40) as f32 / (1u64 << 24) as f32 * 200.0 - 100.0
+            })
+            .collect()
+    }
+}
+
+fn engine() -> Engine {
+    Engine::new(0).expect("a CUDA device at ordinal 0")
+}
+
+fn free_bytes(e: &Engine) -> usize {
+    e.stream().synchronize().unwrap();
+    e.mem_get_info().unwrap().0
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn add_is_correct_on_random_data() {
+    let _ = GPU;
+    let e = engine();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for n in [1usize, 255, 256, 257, 4096, 100_003] {
+        let (a, b) = (rng.f32s(n), rng.f32s(n));
+        let da = e.htod(&a).unwrap();
+        let db = e.htod(&b).unwrap();
+        // Poison the output so an unwritten element cannot pass.
+        let mut dy = e.htod(&vec![f32::NAN; n]).unwrap();
+        e.add(&da, &db, &mut dy, n).unwrap();
+        let y = e.dtoh(&dy).unwrap();
+        for i in 0..n {
+            assert_eq!(y[i], a[i] + b[i], "n={n} i={i}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn add_on_a_prefix_leaves_the_rest_untouched() {
+    let e = engine();
+    let a = e.htod(&[1.0f32; 10]).unwrap();
+    let b = e.htod(&[2.0f32; 10]).unwrap();
+    let mut y = e.htod(&[-1.0f32; 10]).unwrap();
+    e.add(&a, &b, &mut y, 4).unwrap();
+    let out = e.dtoh(&y).unwrap();
+    assert_eq!(&out[..4], &[3.0; 4]);
+    assert_eq!(&out[4..], &[-1.0; 6]);
+    let err = e.add(&a, &b, &mut y, 11).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Length {
+                arg: "a",
+                wanted: 11,
+                len: 10,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn clone_zeros_and_copy_round_trip() {
+    let e = engine();
+    let mut rng = Rng(7);
+    let data = rng.f32s(5000);
+    let a = e.htod(&data).unwrap();
+    let c = a.clone();
+    assert_eq!(e.dtoh(&c).unwrap(), data);
+    let z = e.zeros::<f32>(5000).unwrap();
+    assert!(e.dtoh(&z).unwrap().iter().all(|&v| v == 0.0));
+    let mut d = e.zeros::<f32>(5000).unwrap();
+    e.copy(&a, &mut d, 5000).unwrap();
+    assert_eq!(e.dtoh(&d).unwrap(), data);
+    assert_eq!(c.len(), 5000);
+    assert_eq!(c.num_bytes(), 20000);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn graph_replay_matches_eager() {
+    let e = engine();
+    let mut rng = Rng(42);
+    let n = 4096;
+    let (ha, hb) = (rng.f32s(n), rng.f32s(n));
+    let a = e.htod(&ha).unwrap();
+    let b = e.htod(&hb).unwrap();
+    // Eager: y = (a + b) + b
+    let mut t = e.zeros::<f32>(n).unwrap();
+    let mut y_eager = e.zeros::<f32>(n).unwrap();
+    e.add(&a, &b, &mut t, n).unwrap();
+    e.add(&t, &b, &mut y_eager, n).unwrap();
+    let eager = e.dtoh(&y_eager).unwrap();
+
+    let mut y_graph = e.htod(&vec![f32::NAN; n]).unwrap();
+    let graph = e
+        .capture_graph(|eng| {
+            let mut tmp = eng.zeros::<f32>(n)?;
+            eng.add(&a, &b, &mut tmp, n)?;
+            eng.add(&tmp, &b, &mut y_graph, n)
+        })
+        .unwrap();
+    // The capture's warm-up already wrote y_graph: poison it again so only a replay can fix it.
+    e.htod_into(&vec![f32::NAN; n], &mut y_graph).unwrap();
+    graph.launch().unwrap();
+    assert_eq!(e.dtoh(&y_graph).unwrap(), eager);
+    assert_eq!(graph.node_count(), 3, "memset + two kernels");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn retained_allocating_capture_replays_1000_times_after_the_closure_returned() {
+    let e = engine();
+    let mut rng = Rng(1234);
+    let n = 4096;
+    let (ha, hb) = (rng.f32s(n), rng.f32s(n));
+    let a = e.htod(&ha).unwrap();
+    let b = e.htod(&hb).unwrap();
+    let src = e.htod(&ha).unwrap();
+    let mut out = e.zeros::<f32>(n).unwrap();
+    // The step clones (allocates) a temporary and drops it when it returns; the graph writes
+    // into it and then copies it out. Without retention, replays would use freed memory.
+    let (graph, keeper) = e
+        .capture_graph_retained(|eng| {
+            let mut tmp = src.clone();
+            eng.add(&a, &b, &mut tmp, n)?;
+            eng.add(&tmp, &b, &mut tmp.clone(), n)?;
+            eng.copy(&tmp, &mut out, n)
+        })
+        .unwrap();
+    assert!(
+        keeper.len() >= 4,
+        "warm-up and capture clones retained: {keeper:?}"
+    );
+    // Churn the allocator so freed memory would be reused by others.
+    let churn: Vec<_> = (0..64)
+        .map(|_| e.htod(&vec![-7.0f32; n]).unwrap())
+        .collect();
+    let want: Vec<f32> = ha.iter().zip(&hb).map(|(x, y)| x + y).collect();
+    for i in 0..1000 {
+        e.htod_into(&vec![f32::NAN; n], &mut out).unwrap();
+        graph.launch().unwrap();
+        if i % 100 == 0 || i == 999 {
+            assert_eq!(e.dtoh(&out).unwrap(), want, "replay {i}");
+        }
+    }
+    drop(churn);
+    drop(graph);
+    drop(keeper);
+    e.check_deferred().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn dropping_graph_and_keeper_returns_device_memory() {
+    let e = engine();
+    let big = 16 << 20; // 64 MiB of f32: far above allocator granularity
+    let a = e.zeros::<f32>(big).unwrap();
+    let cycle = |graph_first: bool| {
+        let (graph, keeper) = e
+            .capture_graph_retained(|eng| {
+                let mut t = a.clone();
+                eng.add(&a, &a, &mut t, big)
+            })
+            .unwrap();
+        graph.launch().unwrap();
+        let held = keeper.bytes();
+        if graph_first {
+            drop(graph);
+            drop(keeper);
+        } else {
+            drop(keeper);
+            drop(graph);
+        }
+        held
+    };
+    cycle(true); // first cycle pays one-time driver allocations
+    for graph_first in [true, false] {
+        let before = free_bytes(&e);
+        let held = cycle(graph_first);
+        assert_eq!(
+            held,
+            2 * big * 4,
+            "warm-up clone and capture clone retained"
+        );
+        let after = free_bytes(&e);
+        assert_eq!(
+            after, before,
+            "graph_first={graph_first}: free memory must come back"
+        );
+    }
+    e.check_deferred().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn keeper_holds_memory_while_alive() {
+    let e = engine();
+    let big = 16 << 20;
+    let a = e.zeros::<f32>(big).unwrap();
+    let before = free_bytes(&e);
+    let (graph, keeper) = e
+        .capture_graph_retained(|eng| {
+            let mut t = a.clone();
+            eng.add(&a, &a, &mut t, big)
+        })
+        .unwrap();
+    let during = free_bytes(&e);
+    assert!(
+        before - during >= keeper.bytes(),
+        "retained {} bytes but free memory fell by only {}",
+        keeper.bytes(),
+        before - during
+    );
+    drop((graph, keeper));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_step_failing_mid_capture_leaves_the_engine_usable() {
+    let e = engine();
+    let n = 1024;
+    let a = e.htod(&vec![1.5f32; n]).unwrap();
+    let mut y = e.zeros::<f32>(n).unwrap();
+    let mut calls = 0;
+    // Fails only on its second call, which is the captured one.
+    let err = e
+        .capture_graph_retained(|eng| {
+            calls += 1;
+            eng.add(&a, &a, &mut y, n)?;
+            if calls == 2 {
+                eng.add(&a, &a, &mut y, n + 1)?;
+            }
+            Ok(())
+        })
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+    assert!(!e.stream().is_capturing());
+    // Refused operations inside a capture fail the capture the same way.
+    let err = e
+        .capture_graph(|eng| {
+            if eng.stream().is_capturing() {
+                eng.stream().synchronize()?;
+            }
+            Ok(())
+        })
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(err, Error::CaptureForbidden { .. }), "{err}");
+    // Eager work and a new capture still work.
+    e.add(&a, &a, &mut y, n).unwrap();
+    assert_eq!(e.dtoh(&y).unwrap(), vec![3.0; n]);
+    let g = e.capture_graph(|eng| eng.add(&a, &a, &mut y, n)).unwrap();
+    g.launch().unwrap();
+    e.stream().synchronize().unwrap();
+    e.check_deferred().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn host_copies_and_waits_are_refused_inside_capture() {
+    let e = engine();
+    let a = e.htod(&[1.0f32; 8]).unwrap();
+    let ev = e.event().unwrap();
+    let mut seen = Vec::new();
+    let r = e.capture_graph(|eng| {
+        if !eng.stream().is_capturing() {
+            return Ok(());
+        }
+        seen.push(eng.htod(&[1.0f32]).map(|_| ()).unwrap_err().to_string());
+        seen.push(eng.dtoh(&a).map(|_| ()).unwrap_err().to_string());
+        seen.push(eng.stream().synchronize().unwrap_err().to_string());
+        seen.push(ev.query().map(|_| ()).unwrap_err().to_string());
+        seen.push(ev.synchronize().unwrap_err().to_string());
+        Ok(())
+    });
+    // The step itself returned Ok after the refusals: the (empty) capture still succeeds.
+    assert!(r.is_ok());
+    assert_eq!(seen.len(), 5);
+    for m in &seen {
+        assert!(
+            m.contains("not allowed while the engine stream is capturing"),
+            "{m}"
+        );
+    }
+    let nested = e.capture_graph(|eng| eng.capture_graph(|_| Ok(())).map(|_| ()));
+    assert!(matches!(
+        nested,
+        Err(Error::CaptureForbidden {
+            op: "capture_graph",
+            ..
+        })
+    ));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn events_time_gpu_work() {
+    let e = engine();
+    let (start, end) = (e.event().unwrap(), e.event().unwrap());
+    start.record().unwrap();
+    let shape = LaunchShape {
+        grid: (1, 1, 1),
+        block: (32, 1, 1),
+    };
+    let mut sink = e.zeros::<u32>(1).unwrap();
+    e.spin(200_000, shape, Some(&mut sink)).unwrap();
+    end.record().unwrap();
+    end.synchronize().unwrap();
+    assert!(end.query().unwrap());
+    let ms = start.elapsed_ms(&end).unwrap();
+    // The kernel reports how long it spun by its own clock: the event time must cover it.
+    let spun_ns = e.dtoh(&sink).unwrap()[0] as f64;
+    assert!(spun_ns >= 200_000.0, "spin ran {spun_ns} ns");
+    assert!(
+        ms as f64 * 1e6 >= spun_ns,
+        "events {ms} ms < spin {spun_ns} ns"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn device_info_and_errors_for_bad_ordinals() {
+    let e = engine();
+    let info = e.device_info();
+    assert!(!info.name.is_empty());
+    assert!(info.compute_capability.0 >= 5);
+    assert!(info.sm_count > 0);
+    assert!(e.kernel_init_report().arch.starts_with("compute_"));
+    let count = memra_engine::device_count().unwrap();
+    match Engine::new(count + 3) {
+        Err(Error::OrdinalOutOfRange { ordinal, count: c }) => {
+            assert_eq!((ordinal, c), (count + 3, count))
+        }
+        other => panic!("expected OrdinalOutOfRange, got {other:?}"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn out_of_memory_is_an_error_and_the_engine_stays_usable() {
+    let e = engine();
+    let (_, total) = e.mem_get_info().unwrap();
+    let err = e.zeros::<u8>(total * 2).unwrap_err();
+    assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
+    let a = e.htod(&[2.0f32; 4]).unwrap();
+    let mut y = e.zeros::<f32>(4).unwrap();
+    e.add(&a, &a, &mut y, 4).unwrap();
+    assert_eq!(e.dtoh(&y).unwrap(), vec![4.0; 4]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn kernel_cache_is_hit_on_second_start() {
+    let dir = std::env::temp_dir().join(format!("memra-kc-{}", std::process::id()));
+    std::env::set_var("MEMRA_KERNEL_CACHE", &dir);
+    let first = Engine::new(0).unwrap();
+    let r1 = first.kernel_init_report().clone();
+    drop(first);
+    let second = Engine::new(0).unwrap();
+    let r2 = second.kernel_init_report().clone();
+    std::env::remove_var("MEMRA_KERNEL_CACHE");
+    assert_eq!(r1.cache_hits + r1.compiled, 3);
+    assert_eq!(r2.cache_hits, 3, "{r2:?}");
+    assert_eq!(r2.compiled, 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
