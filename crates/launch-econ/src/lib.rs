@@ -3,16 +3,25 @@
 //!
 //! `main` only calls [`run`]; everything else lives in one module per concept.
 
+pub mod commands;
+pub mod export;
+pub mod measure;
+pub mod model;
 pub mod options;
+pub mod plot;
+pub mod profile;
+pub mod report;
 pub mod seed;
+pub mod stats;
 
 use clap::Parser;
 
-use options::Cli;
+use commands::UsageError;
+use options::{Cli, Command};
 
-/// Exit status for bad command-line input (clap's usage errors use it too).
+/// Exit status for bad input (clap's usage errors use it too).
 pub const EXIT_USAGE: i32 = 2;
-/// Exit status for a failure while running (no GPU, driver error, unwritable file).
+/// Exit status for a failure while running (no GPU, driver error).
 pub const EXIT_FAILURE: i32 = 1;
 
 /// Parses `args`, runs the command, prints errors, and returns the process exit status.
@@ -28,17 +37,20 @@ where
             return e.exit_code();
         }
     };
-    match dispatch(cli) {
+    let result = match &cli.command {
+        None => commands::run::run(&cli.run),
+        Some(Command::Sweep(a)) => commands::sweep::run(a),
+        Some(Command::Predict(a)) => commands::predict::run(a),
+    };
+    match result {
         Ok(()) => 0,
+        Err(e) if e.downcast_ref::<UsageError>().is_some() => {
+            eprintln!("launch-econ: error: {e:#}");
+            EXIT_USAGE
+        }
         Err(e) => {
             eprintln!("launch-econ: error: {e:#}");
             EXIT_FAILURE
         }
-    }
-}
-
-fn dispatch(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        None => seed::run(&cli.run),
     }
 }

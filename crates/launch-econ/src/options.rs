@@ -1,11 +1,17 @@
 //! Command-line options. Every value is validated here, so bad input is a usage error (exit 2)
 //! before any GPU work starts.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 
 /// The most launches one round may ask for: past this a run takes minutes and the graph
 /// gigabytes of host memory, which no question about launch overhead needs.
 pub const MAX_LAUNCHES: u64 = 1_000_000;
+/// The most elements of the `add` kernel (4 GiB of floats per buffer).
+pub const MAX_ELEMS: u64 = 1 << 30;
+/// The most points one sweep list or range may expand to.
+pub const MAX_LIST: usize = 256;
 
 /// What one kernel launch costs on this GPU: eager issue versus CUDA-graph replay.
 #[derive(Debug, Parser)]
@@ -27,9 +33,14 @@ pub struct Cli {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Measure over launch counts and kernel sizes; table, exports and an SVG chart.
+    Sweep(SweepArgs),
+    /// Predict a round's saving from a saved measurement; needs no GPU.
+    Predict(PredictArgs),
+}
 
-/// The default measurement: N launches eager, then captured and replayed.
+/// The default measurement: N launches eager, raw, and captured and replayed.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Kernel launches per round (1..=1000000).
@@ -39,28 +50,232 @@ pub struct RunArgs {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+
+    /// Elements of the `add` kernel each launch runs.
+    #[arg(long, default_value_t = 4096, value_parser = parse_elems)]
+    pub elems: u64,
+
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    #[command(flatten)]
+    pub round: RoundArgs,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
+
+/// How long to measure.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct TimingArgs {
+    /// Measured trials; each interleaves eager, raw floor and graph replay.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub trials: u32,
+
+    /// Rounds per trial (each round is N launches, or one replay).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub reps: Option<u32>,
+
+    /// Trials run first and reported apart (not in the summaries).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: u32,
+}
+
+/// The user's round, for the prediction.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct RoundArgs {
+    /// Launches in the round to predict.
+    #[arg(long, default_value_t = 1346, value_parser = parse_launches)]
+    pub round_launches: u64,
+
+    /// Measured host issue time of that round, ms.
+    #[arg(long, default_value_t = 7.9, value_parser = parse_ms, allow_negative_numbers = true)]
+    pub round_host_issue_ms: f64,
+
+    /// Measured GPU time of that round, ms (without it the round is taken as host-bound).
+    #[arg(long, value_parser = parse_ms, allow_negative_numbers = true)]
+    pub round_gpu_ms: Option<f64>,
+}
+
+/// Where to write results (hyperfine-style flags; `-` writes to stdout).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExportArgs {
+    /// Write the full, self-describing JSON (device, host, every sample).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write one CSV row per point (medians and MADs).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+
+    /// Write a Markdown table.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+}
+
+/// `launch-econ sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Launch counts: a list `1,16,256`, a doubling range `1..8192`, or a stepped range
+    /// `100..1000:+100` / `1..4096:x4`.
+    #[arg(long, default_value = "1..8192", value_parser = parse_launch_list)]
+    pub launches: LaunchList,
+
+    /// Kernel sizes in elements, same syntax.
+    #[arg(long, default_value = "4096,65536,1048576", value_parser = parse_elem_list)]
+    pub sizes: LaunchList,
+
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+
+    /// Measured trials per point.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub trials: u32,
+
+    /// Rounds per trial; by default enough for about 16384 launches per trial.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub reps: Option<u32>,
+
+    /// Warm-up trials per point.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: u32,
+
+    /// Draw µs per launch against launch count (eager, graph, floor) as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// `launch-econ predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// A JSON file written by `--export-json`; without it, the H200 profile shipped with
+    /// launch-econ.
+    #[arg(long, value_name = "FILE.json")]
+    pub profile: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub round: RoundArgs,
+
+    /// Write the prediction as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+}
+
+/// A parsed list of counts.
+pub type LaunchList = Vec<u64>;
 
 /// A launch count: a whole number in 1..=MAX_LAUNCHES.
 pub fn parse_launches(s: &str) -> Result<u64, String> {
+    parse_count(s, "launches", MAX_LAUNCHES)
+}
+
+/// A kernel size: a whole number of elements in 1..=MAX_ELEMS.
+pub fn parse_elems(s: &str) -> Result<u64, String> {
+    parse_count(s, "elements", MAX_ELEMS)
+}
+
+fn parse_count(s: &str, what: &str, max: u64) -> Result<u64, String> {
     let n: u64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("`{s}` is not a whole number of launches"))?;
+        .map_err(|_| format!("`{s}` is not a whole number of {what}"))?;
     if n == 0 {
-        return Err("the number of launches must be at least 1".into());
+        return Err(format!("the number of {what} must be at least 1"));
     }
-    if n > MAX_LAUNCHES {
-        return Err(format!(
-            "{n} launches is more than the maximum of {MAX_LAUNCHES}"
-        ));
+    if n > max {
+        return Err(format!("{n} {what} is more than the maximum of {max}"));
     }
     Ok(n)
+}
+
+/// A time in ms: finite and not negative.
+pub fn parse_ms(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of milliseconds"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!(
+            "`{s}` must be a finite, non-negative number of milliseconds"
+        ));
+    }
+    Ok(v)
+}
+
+fn parse_launch_list(s: &str) -> Result<LaunchList, String> {
+    parse_list(s, "launches", MAX_LAUNCHES)
+}
+
+fn parse_elem_list(s: &str) -> Result<LaunchList, String> {
+    parse_list(s, "elements", MAX_ELEMS)
+}
+
+/// `a,b,c` | `A..B` (doubling) | `A..B:xK` | `A..B:+K`; each item may itself be a range.
+pub fn parse_list(s: &str, what: &str, max: u64) -> Result<LaunchList, String> {
+    let mut out = Vec::new();
+    for item in s.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(format!("`{s}`: empty item in the list"));
+        }
+        match item.split_once("..") {
+            None => out.push(parse_count(item, what, max)?),
+            Some((lo, rest)) => {
+                let (hi, step) = match rest.split_once(':') {
+                    Some((hi, step)) => (hi, Some(step)),
+                    None => (rest, None),
+                };
+                let lo = parse_count(lo, what, max)?;
+                let hi = parse_count(hi, what, max)?;
+                if lo > hi {
+                    return Err(format!("range `{item}` runs backwards ({lo} > {hi})"));
+                }
+                let next: Box<dyn Fn(u64) -> u64> = match step {
+                    None => Box::new(|v: u64| v.saturating_mul(2)),
+                    Some(st) => {
+                        let mut chars = st.chars();
+                        let kind = chars.next().map(String::from).unwrap_or_default();
+                        let k: u64 = chars.as_str().parse().map_err(|_| {
+                            format!(
+                                "range step `{st}` must be x<factor> or +<step>, e.g. x4 or +100"
+                            )
+                        })?;
+                        match kind.as_str() {
+                            "x" if k >= 2 => Box::new(move |v: u64| v.saturating_mul(k)),
+                            "+" if k >= 1 => Box::new(move |v: u64| v.saturating_add(k)),
+                            _ => {
+                                return Err(format!(
+                                    "range step `{st}` must be x<factor ≥ 2> or +<step ≥ 1>"
+                                ))
+                            }
+                        }
+                    }
+                };
+                let mut v = lo;
+                while v <= hi {
+                    out.push(v);
+                    if out.len() > MAX_LIST || v == u64::MAX {
+                        break;
+                    }
+                    v = next(v);
+                }
+            }
+        }
+        if out.len() > MAX_LIST {
+            return Err(format!("`{s}` expands to more than {MAX_LIST} values"));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn launches_accepts_whole_numbers_in_range() {
@@ -85,17 +300,74 @@ mod tests {
     }
 
     #[test]
+    fn lists_and_ranges() {
+        assert_eq!(parse_list("1,16,256", "x", 1000), Ok(vec![1, 16, 256]));
+        assert_eq!(parse_list("1..8", "x", 1000), Ok(vec![1, 2, 4, 8]));
+        assert_eq!(parse_list("3..10", "x", 1000), Ok(vec![3, 6]));
+        assert_eq!(parse_list("1..64:x4", "x", 1000), Ok(vec![1, 4, 16, 64]));
+        assert_eq!(
+            parse_list("100..300:+100", "x", 1000),
+            Ok(vec![100, 200, 300])
+        );
+        assert_eq!(parse_list("5, 1..2", "x", 1000), Ok(vec![5, 1, 2]));
+        assert_eq!(parse_list("1..8192", "x", MAX_LAUNCHES).unwrap().len(), 14);
+    }
+
+    #[test]
+    fn bad_lists_say_what_is_wrong() {
+        let e = |s: &str| parse_list(s, "launches", 1000).unwrap_err();
+        assert!(e("10..1").contains("runs backwards"));
+        assert!(e("1..10:x1").contains("x<factor ≥ 2>"));
+        assert!(e("1..10:y2").contains("must be x<factor"));
+        assert!(e("1..10:+").contains("must be x<factor"));
+        assert!(e("1,,2").contains("empty item"));
+        assert!(e("0..5").contains("at least 1"));
+        assert!(e("1..5000").contains("more than the maximum"));
+        assert!(e("1..1000:+1").contains("more than 256 values"));
+    }
+
+    #[test]
+    fn ms_must_be_finite_and_not_negative() {
+        assert_eq!(parse_ms("7.9"), Ok(7.9));
+        for bad in ["-1", "NaN", "inf", "x"] {
+            assert!(parse_ms(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn default_is_the_step37_round() {
         let cli = Cli::try_parse_from(["launch-econ"]).unwrap();
         assert_eq!(cli.run.n_launches, 1346);
         assert_eq!(cli.run.device, 0);
+        assert_eq!(cli.run.round.round_host_issue_ms, 7.9);
         let cli = Cli::try_parse_from(["launch-econ", "64", "--device", "1"]).unwrap();
         assert_eq!((cli.run.n_launches, cli.run.device), (64, 1));
+        let cli = Cli::try_parse_from(["launch-econ", "sweep", "--launches", "1..4"]).unwrap();
+        match cli.command {
+            Some(Command::Sweep(s)) => assert_eq!(s.launches, vec![1, 2, 4]),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn clap_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    proptest! {
+        #[test]
+        fn list_parser_never_panics(s in ".{0,40}") {
+            let _ = parse_list(&s, "x", MAX_LAUNCHES);
+        }
+
+        #[test]
+        fn parsed_lists_stay_in_bounds(lo in 1u64..500, span in 0u64..500, step in 1u64..50) {
+            let s = format!("{lo}..{}:+{step}", lo + span);
+            if let Ok(v) = parse_list(&s, "x", 1000) {
+                prop_assert!(v.iter().all(|&x| (1..=1000).contains(&x)));
+                prop_assert!(v.len() <= MAX_LIST);
+            }
+        }
     }
 }

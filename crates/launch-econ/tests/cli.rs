@@ -3,8 +3,9 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+/// The binary by its build-time path (also valid where staged test executables run).
 fn cmd() -> Command {
-    Command::cargo_bin("launch-econ").unwrap()
+    Command::new(env!("CARGO_BIN_EXE_launch-econ"))
 }
 
 /// Each bad launch count gets a usage error (exit 2) that names the problem, and no panic.
@@ -34,7 +35,7 @@ fn bad_launch_counts_are_usage_errors() {
         .args(["10", "20"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("unexpected argument"));
+        .stderr(predicate::str::contains("cannot be used with"));
     cmd()
         .args(["--device", "x"])
         .assert()
@@ -109,4 +110,186 @@ fn prints_the_seed_lines_on_a_gpu() {
         ) && second.ends_with(" ms"),
         "{second}"
     );
+}
+
+/// Each bad sweep, export or profile argument: the message and exit 2, before any GPU work.
+#[test]
+fn bad_sweep_export_and_profile_input_exit_2() {
+    let dir = std::env::temp_dir().join(format!("le-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_schema = dir.join("v99.json");
+    std::fs::write(&bad_schema, r#"{"schema_version": 99}"#).unwrap();
+    let no_inputs = dir.join("sweep.json");
+    std::fs::write(&no_inputs, r#"{"schema_version": 1}"#).unwrap();
+    let garbage = dir.join("garbage.json");
+    std::fs::write(&garbage, [0xffu8, 0x00, 0x13]).unwrap();
+    let d = dir.display().to_string();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["sweep".into(), "--launches".into(), "10..1".into()],
+            "runs backwards",
+        ),
+        (
+            vec!["sweep".into(), "--launches".into(), "1..8:x1".into()],
+            "x<factor ≥ 2>",
+        ),
+        (
+            vec!["sweep".into(), "--sizes".into(), "0".into()],
+            "at least 1",
+        ),
+        (
+            vec!["sweep".into(), "--export-xml".into(), "a.xml".into()],
+            "unexpected argument '--export-xml'",
+        ),
+        (
+            vec!["--export-json".into(), "/nonexistent-dir/x.json".into()],
+            "does not exist",
+        ),
+        (vec!["--export-csv".into(), d.clone()], "is a directory"),
+        (
+            vec![
+                "sweep".into(),
+                "--plot".into(),
+                "/nonexistent-dir/p.svg".into(),
+            ],
+            "does not exist",
+        ),
+        (
+            vec![
+                "--export-json".into(),
+                "-".into(),
+                "--export-csv".into(),
+                "-".into(),
+            ],
+            "only one export",
+        ),
+        (vec!["--trials".into(), "0".into()], "invalid value '0'"),
+        (
+            vec!["--round-host-issue-ms".into(), "-1".into()],
+            "finite, non-negative",
+        ),
+        (vec!["--round-gpu-ms".into(), "NaN".into()], "finite"),
+        (
+            vec![
+                "predict".into(),
+                "--profile".into(),
+                format!("{d}/missing.json"),
+            ],
+            "cannot read profile",
+        ),
+        (
+            vec![
+                "predict".into(),
+                "--profile".into(),
+                bad_schema.display().to_string(),
+            ],
+            "schema_version 99",
+        ),
+        (
+            vec![
+                "predict".into(),
+                "--profile".into(),
+                no_inputs.display().to_string(),
+            ],
+            "not a complete",
+        ),
+        (
+            vec![
+                "predict".into(),
+                "--profile".into(),
+                garbage.display().to_string(),
+            ],
+            "not valid JSON",
+        ),
+        (
+            vec!["predict".into(), "--round-launches".into(), "0".into()],
+            "at least 1",
+        ),
+    ];
+    for (args, msg) in cases {
+        cmd()
+            .args(&args)
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `predict` needs no GPU: the shipped H200 profile answers, and its numbers follow the model.
+#[test]
+fn predict_works_without_a_gpu() {
+    let out = cmd()
+        .args([
+            "predict",
+            "--round-launches",
+            "1346",
+            "--round-host-issue-ms",
+            "7.9",
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with(
+        "predicted saving on a step37 verify round (1346 launches, 7.9 ms measured host issue): "
+    ));
+    assert!(stdout.contains("profiles/h200.json"), "{stdout}");
+    // A GPU-bound round saves nothing.
+    let out = cmd()
+        .args(["predict", "--round-gpu-ms", "12.16", "--export-json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let json = &stdout[stdout.find('{').unwrap()..];
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert!(v["prediction"]["saving_ms"].as_f64().unwrap() <= 0.0);
+    assert_eq!(v["prediction"]["gpu_bound"], true);
+    assert_eq!(v["kind"], "predict");
+}
+
+/// A small sweep on a GPU writes every export and the chart.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sweep_writes_exports_and_chart() {
+    let dir = std::env::temp_dir().join(format!("le-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |n: &str| dir.join(n).display().to_string();
+    cmd()
+        .args([
+            "sweep",
+            "--launches",
+            "1,64",
+            "--sizes",
+            "4096",
+            "--trials",
+            "3",
+            "--warmup",
+            "1",
+        ])
+        .args(["--export-json", &p("s.json"), "--export-csv", &p("s.csv")])
+        .args(["--export-markdown", &p("s.md"), "--plot", &p("s.svg")])
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p("s.json")).unwrap()).unwrap();
+    assert_eq!(v["points"].as_array().unwrap().len(), 2);
+    assert_eq!(v["points"][0]["trials"].as_array().unwrap().len(), 3);
+    assert!(v["device"]["name"].as_str().unwrap().contains("NVIDIA"));
+    assert_eq!(
+        std::fs::read_to_string(p("s.csv")).unwrap().lines().count(),
+        3
+    );
+    assert!(std::fs::read_to_string(p("s.md"))
+        .unwrap()
+        .starts_with("| elems | launches |"));
+    assert!(std::fs::read_to_string(p("s.svg"))
+        .unwrap()
+        .contains("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

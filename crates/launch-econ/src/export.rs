@@ -1,0 +1,189 @@
+//! Exports: JSON (the whole document), CSV and Markdown (one row per point). Files are written
+//! whole or not at all (temporary file, then rename); `-` writes to stdout.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::measure::FIGURES;
+use crate::options::ExportArgs;
+use crate::profile::Profile;
+
+/// Renders a document in one format.
+pub trait Exporter {
+    /// Name used in messages.
+    fn name(&self) -> &'static str;
+    /// The bytes to write.
+    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>>;
+}
+
+/// The whole document, pretty-printed.
+pub struct JsonExporter;
+/// One row per point: configuration, then median and MAD of every figure.
+pub struct CsvExporter;
+/// A table of the figures a reader compares first.
+pub struct MarkdownExporter;
+
+impl Exporter for JsonExporter {
+    fn name(&self) -> &'static str {
+        "JSON"
+    }
+    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(doc)?;
+        v.push(b'\n');
+        Ok(v)
+    }
+}
+
+impl Exporter for CsvExporter {
+    fn name(&self) -> &'static str {
+        "CSV"
+    }
+    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = vec![
+            "launches".to_string(),
+            "elems".into(),
+            "trials".into(),
+            "reps".into(),
+        ];
+        for (name, _) in FIGURES {
+            header.push(format!("{name}_median"));
+            header.push(format!("{name}_mad"));
+        }
+        header.push("break_even_replays".into());
+        w.write_record(&header)?;
+        for p in &doc.points {
+            let c = &p.config;
+            let mut row = vec![
+                c.launches.to_string(),
+                c.elems.to_string(),
+                c.trials.to_string(),
+                c.reps.to_string(),
+            ];
+            for (name, _) in FIGURES {
+                let s = p.summary.get(*name);
+                row.push(s.map_or(String::new(), |s| format!("{:.6}", s.median)));
+                row.push(s.map_or(String::new(), |s| format!("{:.6}", s.mad)));
+            }
+            row.push(
+                p.break_even_replays()
+                    .map_or(String::new(), |v| format!("{v:.3}")),
+            );
+            w.write_record(&row)?;
+        }
+        Ok(w.into_inner()?)
+    }
+}
+
+impl Exporter for MarkdownExporter {
+    fn name(&self) -> &'static str {
+        "Markdown"
+    }
+    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::report::points_table(doc, true).into_bytes())
+    }
+}
+
+/// Where one export goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Target {
+    fn from_path(p: &Path) -> Target {
+        if p.as_os_str() == "-" {
+            Target::Stdout
+        } else {
+            Target::File(p.to_path_buf())
+        }
+    }
+}
+
+/// The exports a command was asked for.
+pub fn targets(args: &ExportArgs) -> Vec<(Box<dyn Exporter>, Target)> {
+    let mut out: Vec<(Box<dyn Exporter>, Target)> = Vec::new();
+    if let Some(p) = &args.export_json {
+        out.push((Box::new(JsonExporter), Target::from_path(p)));
+    }
+    if let Some(p) = &args.export_csv {
+        out.push((Box::new(CsvExporter), Target::from_path(p)));
+    }
+    if let Some(p) = &args.export_markdown {
+        out.push((Box::new(MarkdownExporter), Target::from_path(p)));
+    }
+    out
+}
+
+/// Checks, before any measuring, that a file can be written at `path`: its directory exists
+/// and it is not itself a directory. Returns a sentence for the user otherwise.
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    if path.as_os_str() == "-" {
+        return Ok(());
+    }
+    if path.is_dir() {
+        return Err(format!("{} is a directory, not a file", path.display()));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "cannot write {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        ));
+    }
+    let probe = dir.join(format!(".launch-econ-probe-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(format!("cannot write {}: {e}", path.display())),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "export".into());
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Renders and writes every requested export.
+pub fn write_all(doc: &Profile, targets: &[(Box<dyn Exporter>, Target)]) -> anyhow::Result<()> {
+    for (exp, target) in targets {
+        let bytes = exp.render(doc)?;
+        match target {
+            Target::Stdout => std::io::stdout()
+                .write_all(&bytes)
+                .with_context(|| format!("writing {} to stdout", exp.name()))?,
+            Target::File(p) => {
+                write_atomically(p, &bytes)?;
+                eprintln!("wrote {} to {}", exp.name(), p.display());
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,431 @@
+//! The measurements: eager issue through the engine, the raw driver floor, graph replay, GPU
+//! time by events, and graph build cost — interleaved within each trial so that machine drift
+//! (clocks, other tenants) hits every path alike.
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::time::Instant;
+
+use memra_engine::cudarc::driver::result;
+use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{linear_fit, warnings, Summary};
+
+/// Threads per block of the `add` kernel (the engine's choice, repeated for the raw floor).
+const BLOCK: u32 = 256;
+/// Samples per trial for the single-kernel event timing.
+const EVENT_SAMPLES: usize = 21;
+
+/// What one measurement point runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// Launches per round (graph nodes).
+    pub launches: usize,
+    /// Elements of the `add` kernel.
+    pub elems: usize,
+    /// Measured trials.
+    pub trials: usize,
+    /// Rounds per trial.
+    pub reps: usize,
+    /// Trials run first and reported apart, not summarised.
+    pub warmup: usize,
+}
+
+/// One trial's raw numbers. Per-launch figures are µs; build phases are ms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    /// Host time to issue one launch through the engine (clock stopped before synchronize).
+    pub eager_issue_us: f64,
+    /// Wall time per eager launch, synchronize included (the seed's "eager").
+    pub eager_wall_us: f64,
+    /// Host time per raw `cuLaunchKernel` of the same function (the driver floor).
+    pub floor_issue_us: f64,
+    /// Wall time per raw launch, synchronize included.
+    pub floor_wall_us: f64,
+    /// Host time of one `Graph::launch()` call.
+    pub graph_launch_host_us: f64,
+    /// Wall time per node of graph replay (the seed's "graph-replay").
+    pub graph_wall_us: f64,
+    /// GPU time per node of one replay (device events).
+    pub graph_gpu_us: f64,
+    /// GPU time per kernel when eager launches run back to back (events, GPU kept busy).
+    pub eager_gpu_us: f64,
+    /// GPU time of one kernel between two events, minus two empty events' time.
+    pub kernel_gpu_us: f64,
+    /// Stream capture of the round, ms.
+    pub capture_ms: f64,
+    /// `cuGraphInstantiate`, ms.
+    pub instantiate_ms: f64,
+    /// `cuGraphUpload` and its synchronize, ms.
+    pub upload_ms: f64,
+}
+
+/// Reads one figure out of a trial.
+pub type Figure = fn(&Trial) -> f64;
+
+/// The figures of a trial, by name, for summaries, exports and warnings.
+pub const FIGURES: &[(&str, Figure)] = &[
+    ("eager_issue_us", |t| t.eager_issue_us),
+    ("eager_wall_us", |t| t.eager_wall_us),
+    ("floor_issue_us", |t| t.floor_issue_us),
+    ("floor_wall_us", |t| t.floor_wall_us),
+    ("engine_floor_ratio", |t| {
+        t.eager_issue_us / t.floor_issue_us
+    }),
+    ("graph_launch_host_us", |t| t.graph_launch_host_us),
+    ("graph_wall_us", |t| t.graph_wall_us),
+    ("graph_gpu_us", |t| t.graph_gpu_us),
+    ("eager_gpu_us", |t| t.eager_gpu_us),
+    ("kernel_gpu_us", |t| t.kernel_gpu_us),
+    ("inter_node_gap_us", |t| t.graph_gpu_us - t.kernel_gpu_us),
+    ("capture_ms", |t| t.capture_ms),
+    ("instantiate_ms", |t| t.instantiate_ms),
+    ("upload_ms", |t| t.upload_ms),
+    ("build_ms", |t| {
+        t.capture_ms + t.instantiate_ms + t.upload_ms
+    }),
+];
+
+/// One measured point: configuration, every trial, and the summaries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub config: Config,
+    pub warmup_trials: Vec<Trial>,
+    pub trials: Vec<Trial>,
+    pub summary: BTreeMap<String, Summary>,
+    pub warnings: Vec<String>,
+}
+
+impl Point {
+    /// Builds summaries and warnings from the trials.
+    pub fn from_trials(config: Config, warmup_trials: Vec<Trial>, trials: Vec<Trial>) -> Point {
+        let mut summary = BTreeMap::new();
+        let mut warns = Vec::new();
+        for (name, get) in FIGURES {
+            let v: Vec<f64> = trials.iter().map(get).collect();
+            summary.insert(name.to_string(), Summary::of(&v));
+            if matches!(*name, "eager_issue_us" | "floor_issue_us" | "graph_wall_us") {
+                warns.extend(warnings(name, &v));
+            }
+        }
+        Point {
+            config,
+            warmup_trials,
+            trials,
+            summary,
+            warnings: warns,
+        }
+    }
+
+    /// The median of a figure (NaN if unknown).
+    pub fn median(&self, name: &str) -> f64 {
+        self.summary.get(name).map_or(f64::NAN, |s| s.median)
+    }
+
+    /// Replays of this round that pay back the graph's build, or `None` if replay is not
+    /// faster than eager.
+    pub fn break_even_replays(&self) -> Option<f64> {
+        let saving_us = (self.median("eager_wall_us") - self.median("graph_wall_us"))
+            * self.config.launches as f64;
+        (saving_us > 0.0).then(|| self.median("build_ms") * 1e3 / saving_us)
+    }
+}
+
+/// The buffers and shape of the `add` kernel that every path launches.
+struct Work {
+    a: DeviceBuffer<f32>,
+    b: DeviceBuffer<f32>,
+    y: DeviceBuffer<f32>,
+    elems: usize,
+}
+
+impl Work {
+    fn new(e: &Engine, elems: usize) -> memra_engine::Result<Work> {
+        Ok(Work {
+            a: e.htod(&vec![1.0f32; elems])?,
+            b: e.htod(&vec![2.0f32; elems])?,
+            y: e.htod(&vec![0.0f32; elems])?,
+            elems,
+        })
+    }
+
+    fn round(&mut self, e: &Engine, n: usize) -> memra_engine::Result<()> {
+        for _ in 0..n {
+            e.add(&self.a, &self.b, &mut self.y, self.elems)?;
+        }
+        Ok(())
+    }
+
+    fn capture(&mut self, e: &Engine, n: usize) -> memra_engine::Result<Graph> {
+        let Work { a, b, y, elems } = self;
+        e.capture_graph(|eng| {
+            for _ in 0..n {
+                eng.add(a, b, y, *elems)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// `reps × n` raw `cuLaunchKernel` calls of the engine's own `add_f32`, no wrapper.
+    fn raw_rounds(&self, e: &Engine, n: usize, reps: usize) -> anyhow::Result<()> {
+        let f = e
+            .cu_function("add_f32")
+            .ok_or_else(|| anyhow::anyhow!("the engine has no add_f32 kernel"))?;
+        let stream = e.stream().cu_stream();
+        let n32 = u32::try_from(self.elems)?;
+        let (mut pa, mut pb, mut py, mut pn) = (
+            self.a.device_ptr()?,
+            self.b.device_ptr()?,
+            self.y.device_ptr()?,
+            n32,
+        );
+        let mut params: [*mut c_void; 4] = [
+            (&mut pa as *mut u64).cast(),
+            (&mut pb as *mut u64).cast(),
+            (&mut py as *mut u64).cast(),
+            (&mut pn as *mut u32).cast(),
+        ];
+        let grid = (n32.div_ceil(BLOCK), 1, 1);
+        e.bind_to_thread()?;
+        for _ in 0..reps * n {
+            // SAFETY: the parameters match add_f32(const float*, const float*, float*,
+            // unsigned); the buffers hold `elems` floats and outlive the synchronize that
+            // follows; the function and stream belong to the engine's current context.
+            unsafe { result::launch_kernel(f, grid, (BLOCK, 1, 1), 0, stream, &mut params) }
+                .map_err(|e| anyhow::anyhow!("raw cuLaunchKernel failed: {e:?}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Times `issue` (host clock stopped before the synchronize) and the whole with synchronize.
+fn issue_then_sync(
+    e: &Engine,
+    launches: usize,
+    issue: impl FnOnce() -> anyhow::Result<()>,
+) -> anyhow::Result<(f64, f64)> {
+    let t = Instant::now();
+    issue()?;
+    let issued = t.elapsed().as_secs_f64();
+    e.stream().synchronize()?;
+    let wall = t.elapsed().as_secs_f64();
+    let per = 1e6 / launches as f64;
+    Ok((issued * per, wall * per))
+}
+
+/// GPU time between two events around `work`, in µs.
+fn gpu_us(e: &Engine, work: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<f64> {
+    let (start, end) = (e.event()?, e.event()?);
+    start.record()?;
+    work()?;
+    end.record()?;
+    end.synchronize()?;
+    Ok(start.elapsed_ms(&end)? as f64 * 1e3)
+}
+
+fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: usize) -> anyhow::Result<Trial> {
+    let (n, reps) = (cfg.launches, cfg.reps);
+    let mut t = Trial::default();
+    let graph = w.capture(e, n)?;
+    let ct = graph.timings();
+    t.capture_ms = ct.capture.as_secs_f64() * 1e3;
+    t.instantiate_ms = ct.instantiate.as_secs_f64() * 1e3;
+    t.upload_ms = ct.upload.as_secs_f64() * 1e3;
+    graph.launch()?;
+    e.stream().synchronize()?;
+    for k in 0..3 {
+        match (k + order) % 3 {
+            0 => {
+                (t.eager_issue_us, t.eager_wall_us) = issue_then_sync(e, reps * n, || {
+                    for _ in 0..reps {
+                        w.round(e, n)?;
+                    }
+                    Ok(())
+                })?
+            }
+            1 => {
+                (t.floor_issue_us, t.floor_wall_us) =
+                    issue_then_sync(e, reps * n, || w.raw_rounds(e, n, reps))?
+            }
+            _ => {
+                let (issue, wall) = issue_then_sync(e, reps * n, || {
+                    for _ in 0..reps {
+                        graph.launch()?;
+                    }
+                    Ok(())
+                })?;
+                t.graph_launch_host_us = issue * n as f64;
+                t.graph_wall_us = wall;
+            }
+        }
+    }
+    t.graph_gpu_us = gpu_us(e, || Ok(graph.launch()?))? / n as f64;
+    // Keep the GPU busy while the host queues the round, so the events see GPU-paced work.
+    let prefill_ns = (t.eager_issue_us.max(t.floor_issue_us) * n as f64 * 1.5e3) as u64 + 50_000;
+    let one = LaunchShape {
+        grid: (1, 1, 1),
+        block: (1, 1, 1),
+    };
+    e.spin(prefill_ns, one, None)?;
+    t.eager_gpu_us = gpu_us(e, || Ok(w.round(e, n)?))? / n as f64;
+    // One kernel between two events, the GPU held busy by a short spin while the host queues
+    // them, so the events see the kernel and not the host's issue gap; minus empty events.
+    let hold_ns = 30_000;
+    let mut single = Vec::with_capacity(EVENT_SAMPLES);
+    let mut empty = Vec::with_capacity(EVENT_SAMPLES);
+    for _ in 0..EVENT_SAMPLES {
+        e.spin(hold_ns, one, None)?;
+        single.push(gpu_us(e, || Ok(w.round(e, 1)?))?);
+        e.spin(hold_ns, one, None)?;
+        empty.push(gpu_us(e, || Ok(()))?);
+    }
+    t.kernel_gpu_us = crate::stats::median(&single) - crate::stats::median(&empty);
+    Ok(t)
+}
+
+/// Measures one point: `warmup` trials, then `trials` trials, each interleaving the paths in
+/// a rotating order. `tick` is called after every trial (for progress bars).
+pub fn measure_point(e: &Engine, cfg: &Config, tick: &mut dyn FnMut()) -> anyhow::Result<Point> {
+    let mut w = Work::new(e, cfg.elems)?;
+    let mut warm = Vec::with_capacity(cfg.warmup);
+    let mut trials = Vec::with_capacity(cfg.trials);
+    for i in 0..cfg.warmup + cfg.trials {
+        let t = one_trial(e, &mut w, cfg, i)?;
+        if i < cfg.warmup {
+            warm.push(t);
+        } else {
+            trials.push(t);
+        }
+        tick();
+    }
+    Ok(Point::from_trials(*cfg, warm, trials))
+}
+
+/// Host cost of one `Graph::launch()` as a line over node counts: fixed + per node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchFit {
+    /// (nodes, host µs per launch call) medians the line was fitted to.
+    pub points: Vec<(usize, Summary)>,
+    pub fixed_us: f64,
+    pub per_node_us: f64,
+}
+
+impl LaunchFit {
+    /// Fits the line to (nodes, summary) pairs.
+    pub fn from_points(points: Vec<(usize, Summary)>) -> Option<LaunchFit> {
+        let xy: Vec<(f64, f64)> = points.iter().map(|(n, s)| (*n as f64, s.median)).collect();
+        let (fixed_us, per_node_us) = linear_fit(&xy)?;
+        Some(LaunchFit {
+            points,
+            fixed_us,
+            per_node_us,
+        })
+    }
+}
+
+/// Measures the host cost of `Graph::launch()` for graphs of each size in `sizes`,
+/// interleaved by trial, and fits fixed + per-node cost.
+pub fn measure_launch_fit(
+    e: &Engine,
+    elems: usize,
+    sizes: &[usize],
+    trials: usize,
+    reps: usize,
+) -> anyhow::Result<Option<LaunchFit>> {
+    let mut w = Work::new(e, elems)?;
+    let graphs = sizes
+        .iter()
+        .map(|&n| w.capture(e, n))
+        .collect::<memra_engine::Result<Vec<_>>>()?;
+    let mut samples = vec![Vec::with_capacity(trials); sizes.len()];
+    for trial in 0..trials + 1 {
+        for k in 0..graphs.len() {
+            let i = (k + trial) % graphs.len();
+            let (issue, _) = issue_then_sync(e, reps, || {
+                for _ in 0..reps {
+                    graphs[i].launch()?;
+                }
+                Ok(())
+            })?;
+            if trial > 0 {
+                samples[i].push(issue);
+            }
+        }
+    }
+    let points = sizes
+        .iter()
+        .zip(&samples)
+        .map(|(&n, s)| (n, Summary::of(s)))
+        .collect();
+    Ok(LaunchFit::from_points(points))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trial(eager: f64, graph_wall: f64) -> Trial {
+        Trial {
+            eager_issue_us: eager,
+            eager_wall_us: eager + 0.1,
+            floor_issue_us: eager / 1.02,
+            floor_wall_us: eager,
+            graph_wall_us: graph_wall,
+            graph_gpu_us: 1.0,
+            kernel_gpu_us: 0.4,
+            capture_ms: 1.0,
+            instantiate_ms: 5.0,
+            upload_ms: 1.0,
+            ..Trial::default()
+        }
+    }
+
+    fn cfg() -> Config {
+        Config {
+            launches: 1000,
+            elems: 4096,
+            trials: 3,
+            reps: 2,
+            warmup: 1,
+        }
+    }
+
+    #[test]
+    fn point_summarises_every_figure() {
+        let p = Point::from_trials(
+            cfg(),
+            vec![],
+            vec![trial(4.0, 1.0), trial(4.2, 1.0), trial(3.8, 1.0)],
+        );
+        assert_eq!(p.summary.len(), FIGURES.len());
+        assert_eq!(p.median("eager_issue_us"), 4.0);
+        assert!((p.median("engine_floor_ratio") - 1.02).abs() < 1e-12);
+        assert!((p.median("inter_node_gap_us") - 0.6).abs() < 1e-12);
+        assert_eq!(p.median("build_ms"), 7.0);
+        // saving per replay: (4.1 - 1.0) µs × 1000 = 3.1 ms; build 7 ms → 2.26 replays
+        assert!((p.break_even_replays().unwrap() - 7.0 / 3.1).abs() < 1e-9);
+    }
+
+    #[test]
+    fn no_break_even_when_replay_is_slower() {
+        let p = Point::from_trials(cfg(), vec![], vec![trial(1.0, 5.0)]);
+        assert!(p.break_even_replays().is_none());
+    }
+
+    #[test]
+    fn launch_fit_from_points() {
+        let s = |m: f64| Summary {
+            median: m,
+            min: m,
+            max: m,
+            mad: 0.0,
+            n: 1,
+        };
+        let fit =
+            LaunchFit::from_points(vec![(1, s(2.01)), (100, s(3.0)), (1000, s(12.0))]).unwrap();
+        assert!((fit.per_node_us - 0.01).abs() < 1e-3, "{fit:?}");
+        assert!((fit.fixed_us - 2.0).abs() < 0.05, "{fit:?}");
+        assert!(LaunchFit::from_points(vec![(5, s(1.0))]).is_none());
+    }
+}

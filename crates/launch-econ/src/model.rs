@@ -1,0 +1,157 @@
+//! The round model: what capturing a round of kernel launches into a graph would save.
+//!
+//! A round of `L` launches that the user measured at `H` ms of host issue and (optionally)
+//! `G` ms of GPU time:
+//!
+//! * **eager** = `max(H, G)`: host issue and GPU execution overlap, so the round takes as long
+//!   as the slower of the two. With no `G`, the round is taken as host-bound (`H`).
+//! * **graph** = `launch_host(L) + max(G, L · node_gpu)`: one `cuGraphLaunch` on the host
+//!   (a fixed cost plus a small per-node cost, both measured), then the GPU runs the nodes; it
+//!   can go no faster than the user's GPU time nor than the measured per-node floor of graph
+//!   replay. The two terms are added, not overlapped: the next round waits for this one.
+//! * **saving** = eager − graph; **break-even** = build cost / saving, in rounds, where the
+//!   build cost (capture + instantiate + upload) scales with the node count as measured.
+//!
+//! A GPU-bound round (`G ≥ H`) therefore saves little or nothing, however cheap replay is.
+
+use serde::{Deserialize, Serialize};
+
+/// What the model needs from a measurement, all medians.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ModelInputs {
+    /// GPU time per graph node in replay (device events), µs: the replay floor.
+    pub graph_node_gpu_us: f64,
+    /// Host cost of one `Graph::launch()` call: fixed part, µs.
+    pub graph_launch_fixed_us: f64,
+    /// Host cost of one `Graph::launch()` call: per node, µs.
+    pub graph_launch_per_node_us: f64,
+    /// Capture + instantiate + upload, per node, µs.
+    pub build_per_node_us: f64,
+    /// Eager host issue per launch through the engine, µs (for comparison with the user's).
+    pub eager_issue_us: f64,
+}
+
+/// The user's round.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    pub launches: u64,
+    /// Measured host issue time of the whole round, ms.
+    pub host_issue_ms: f64,
+    /// Measured GPU time of the round, ms, if known.
+    pub gpu_ms: Option<f64>,
+}
+
+/// What the model predicts for a round.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub eager_ms: f64,
+    pub graph_ms: f64,
+    pub saving_ms: f64,
+    /// Host part of the graph round (the launch call), ms.
+    pub graph_launch_ms: f64,
+    /// GPU part of the graph round, ms.
+    pub graph_gpu_ms: f64,
+    /// One-time cost to build the round's graph, ms.
+    pub build_ms: f64,
+    /// Rounds of replay that pay back the build; `None` when the graph saves nothing.
+    pub break_even_rounds: Option<f64>,
+    /// True when the GPU, not the host, bounds the eager round.
+    pub gpu_bound: bool,
+}
+
+/// Applies the model (see the module documentation).
+pub fn predict(m: &ModelInputs, r: &Round) -> Prediction {
+    let l = r.launches as f64;
+    let gpu = r.gpu_ms.unwrap_or(0.0).max(0.0);
+    let eager_ms = r.host_issue_ms.max(gpu);
+    let graph_launch_ms = (m.graph_launch_fixed_us + m.graph_launch_per_node_us * l).max(0.0) / 1e3;
+    let graph_gpu_ms = gpu.max(l * m.graph_node_gpu_us / 1e3);
+    let graph_ms = graph_launch_ms + graph_gpu_ms;
+    let saving_ms = eager_ms - graph_ms;
+    let build_ms = m.build_per_node_us * l / 1e3;
+    Prediction {
+        eager_ms,
+        graph_ms,
+        saving_ms,
+        graph_launch_ms,
+        graph_gpu_ms,
+        build_ms,
+        break_even_rounds: (saving_ms > 0.0).then(|| build_ms / saving_ms),
+        gpu_bound: gpu >= r.host_issue_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn h200_like() -> ModelInputs {
+        ModelInputs {
+            graph_node_gpu_us: 1.0,
+            graph_launch_fixed_us: 2.0,
+            graph_launch_per_node_us: 0.002,
+            build_per_node_us: 6.0,
+            eager_issue_us: 3.5,
+        }
+    }
+
+    #[test]
+    fn host_bound_round_saves_host_time_minus_replay_floor() {
+        let p = predict(
+            &h200_like(),
+            &Round {
+                launches: 1000,
+                host_issue_ms: 8.0,
+                gpu_ms: None,
+            },
+        );
+        assert_eq!(p.eager_ms, 8.0);
+        assert!((p.graph_gpu_ms - 1.0).abs() < 1e-12);
+        assert!((p.graph_launch_ms - 0.004).abs() < 1e-12);
+        assert!((p.saving_ms - (8.0 - 1.004)).abs() < 1e-12);
+        assert!(!p.gpu_bound);
+        assert!((p.build_ms - 6.0).abs() < 1e-12);
+        assert!((p.break_even_rounds.unwrap() - 6.0 / 6.996).abs() < 1e-9);
+    }
+
+    #[test]
+    fn gpu_bound_round_saves_almost_nothing() {
+        let p = predict(
+            &h200_like(),
+            &Round {
+                launches: 1000,
+                host_issue_ms: 8.0,
+                gpu_ms: Some(12.0),
+            },
+        );
+        assert!(p.gpu_bound);
+        assert_eq!(p.eager_ms, 12.0);
+        assert!(p.saving_ms < 0.0, "graph adds its launch on top: {p:?}");
+        assert!(p.break_even_rounds.is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn graph_never_beats_the_gpu_time(
+            l in 1u64..100_000, h in 0.0f64..100.0, g in proptest::option::of(0.0f64..100.0)
+        ) {
+            let p = predict(&h200_like(), &Round { launches: l, host_issue_ms: h, gpu_ms: g });
+            prop_assert!(p.graph_ms >= g.unwrap_or(0.0));
+            prop_assert!(p.eager_ms >= h);
+            prop_assert!((p.eager_ms - p.graph_ms - p.saving_ms).abs() < 1e-9);
+            // Saving can never exceed the host issue that the graph removes.
+            prop_assert!(p.saving_ms <= h + 1e-9);
+        }
+
+        #[test]
+        fn a_gpu_bound_round_never_saves(
+            l in 1u64..10_000, h in 0.0f64..50.0, extra in 0.0f64..50.0
+        ) {
+            let p = predict(&h200_like(), &Round { launches: l, host_issue_ms: h, gpu_ms: Some(h + extra) });
+            prop_assert!(p.gpu_bound);
+            prop_assert!(p.saving_ms <= 0.0);
+            prop_assert!(p.break_even_rounds.is_none());
+        }
+    }
+}
