@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod export;
+pub mod interrupt;
 pub mod measure;
 pub mod model;
 pub mod options;
@@ -37,6 +38,7 @@ where
             return e.exit_code();
         }
     };
+    interrupt::install();
     let result = match &cli.command {
         None => commands::run::run(&cli.run),
         Some(Command::Sweep(a)) => commands::sweep::run(a),
@@ -44,6 +46,10 @@ where
     };
     match result {
         Ok(()) => 0,
+        Err(e) if e.downcast_ref::<interrupt::Interrupted>().is_some() => {
+            eprintln!("launch-econ: {e}");
+            interrupt::EXIT_INTERRUPTED
+        }
         Err(e) if e.downcast_ref::<UsageError>().is_some() => {
             eprintln!("launch-econ: error: {e:#}");
             EXIT_USAGE

@@ -291,6 +291,9 @@ pub fn measure_point(e: &Engine, cfg: &Config, tick: &mut dyn FnMut()) -> anyhow
     let mut warm = Vec::with_capacity(cfg.warmup);
     let mut trials = Vec::with_capacity(cfg.trials);
     for i in 0..cfg.warmup + cfg.trials {
+        if crate::interrupt::requested() {
+            break;
+        }
         let t = one_trial(e, &mut w, cfg, i)?;
         if i < cfg.warmup {
             warm.push(t);

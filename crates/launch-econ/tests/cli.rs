@@ -293,3 +293,42 @@ fn sweep_writes_exports_and_chart() {
         .contains("<svg"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Ctrl-C during a sweep: what was measured is written, marked partial, and the exit is 130.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn ctrl_c_during_a_sweep_writes_partial_results_and_exits_130() {
+    let dir = std::env::temp_dir().join(format!("le-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("partial.json");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_launch-econ"))
+        .args([
+            "sweep",
+            "--launches",
+            "1..8192",
+            "--sizes",
+            "4096,65536,1048576",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["partial"], true);
+    let points = v["points"].as_array().unwrap().len();
+    assert!((1..42).contains(&points), "{points} points");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -52,6 +52,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     };
     let pb = progress((cfg.trials + cfg.warmup) as u64, "measuring");
     let point = measure_point(&e, &cfg, &mut || pb.inc(1)).context("measuring launches")?;
+    if point.trials.len() < cfg.trials {
+        pb.finish_and_clear();
+        return write_partial(args, &e, point);
+    }
     pb.set_message("fitting graph launch cost");
     let fit = measure_launch_fit(
         &e,
@@ -91,6 +95,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         eprintln!("warning: {w}");
     }
     write_all(&doc, &targets(&args.export))
+}
+
+/// After Ctrl-C: the trials measured so far, marked partial, and no prediction.
+fn write_partial(args: &RunArgs, e: &Engine, point: Point) -> anyhow::Result<()> {
+    let mut doc = Profile::new("run", Some(Device::of(e)));
+    doc.partial = true;
+    if !point.trials.is_empty() {
+        print!("{}", run_breakdown(&doc, &point));
+        doc.points.push(point);
+    }
+    write_all(&doc, &targets(&args.export))?;
+    Err(crate::interrupt::Interrupted.into())
 }
 
 #[cfg(test)]

@@ -26,8 +26,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     let total = per_point * (args.launches.len() * args.sizes.len()) as u64;
     let pb = progress(total, "sweeping");
     let mut doc = Profile::new("sweep", Some(Device::of(&e)));
-    for &elems in &args.sizes {
+    'sizes: for &elems in &args.sizes {
         for &n in &args.launches {
+            if crate::interrupt::requested() {
+                doc.partial = true;
+                break 'sizes;
+            }
             let cfg = Config {
                 launches: n as usize,
                 elems: elems as usize,
@@ -45,11 +49,16 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
                     .iter()
                     .map(|w| format!("{elems} elems x {n} launches: {w}")),
             );
-            doc.points.push(p);
+            if p.trials.len() < cfg.trials {
+                doc.partial = true;
+            }
+            if !p.trials.is_empty() {
+                doc.points.push(p);
+            }
         }
     }
     pb.finish_and_clear();
-    let first = args.sizes[0] as usize;
+    let first = doc.points.first().map_or(0, |p| p.config.elems);
     doc.launch_fit = LaunchFit::from_points(
         doc.points
             .iter()
@@ -71,7 +80,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
     }
     write_all(&doc, &targets(&args.export))?;
     if let Some(p) = &args.plot {
-        crate::plot::write_svg(&doc, p)?;
+        if !doc.points.is_empty() {
+            crate::plot::write_svg(&doc, p)?;
+        }
+    }
+    if doc.partial {
+        return Err(crate::interrupt::Interrupted.into());
     }
     Ok(())
 }
