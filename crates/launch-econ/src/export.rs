@@ -187,3 +187,92 @@ pub fn write_all(doc: &Profile, targets: &[(Box<dyn Exporter>, Target)]) -> anyh
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::{Config, Point, Trial};
+    use crate::profile::Host;
+
+    /// A document with fixed contents, so the rendered exports can be pinned.
+    fn doc() -> Profile {
+        let mut p = Profile::new("sweep", None);
+        p.argv = vec!["launch-econ".into(), "sweep".into()];
+        p.created_unix = 0;
+        p.host = Host {
+            cpu_model: "test cpu".into(),
+            logical_cpus: 2,
+            os: "linux x86_64".into(),
+        };
+        let trial = |k: f64| Trial {
+            eager_issue_us: 3.0 + k,
+            eager_wall_us: 3.1 + k,
+            floor_issue_us: 3.0,
+            floor_wall_us: 3.05,
+            graph_launch_host_us: 2.0,
+            graph_wall_us: 1.0,
+            graph_gpu_us: 1.01,
+            eager_gpu_us: 1.8,
+            kernel_gpu_us: 2.0,
+            capture_ms: 0.5,
+            instantiate_ms: 2.0,
+            upload_ms: 1.0,
+        };
+        for (launches, elems) in [(16, 4096), (1024, 65536)] {
+            let cfg = Config {
+                launches,
+                elems,
+                trials: 3,
+                reps: 2,
+                warmup: 0,
+            };
+            p.points.push(Point::from_trials(
+                cfg,
+                vec![],
+                vec![trial(0.0), trial(0.1), trial(0.2)],
+            ));
+        }
+        p
+    }
+
+    #[test]
+    fn markdown_export() {
+        let md = String::from_utf8(MarkdownExporter.render(&doc()).unwrap()).unwrap();
+        insta::assert_snapshot!(md);
+    }
+
+    #[test]
+    fn csv_export() {
+        let csv = String::from_utf8(CsvExporter.render(&doc()).unwrap()).unwrap();
+        insta::assert_snapshot!(csv);
+    }
+
+    #[test]
+    fn json_export_round_trips() {
+        let d = doc();
+        let bytes = JsonExporter.render(&d).unwrap();
+        let back = Profile::parse(std::str::from_utf8(&bytes).unwrap(), "t").unwrap();
+        assert_eq!(back, d);
+    }
+
+    #[test]
+    fn unwritable_targets_are_refused_before_measuring() {
+        assert!(check_writable(Path::new("-")).is_ok());
+        let e = check_writable(Path::new("/nonexistent-dir/x.json")).unwrap_err();
+        assert!(e.contains("does not exist"), "{e}");
+        let e = check_writable(&std::env::temp_dir()).unwrap_err();
+        assert!(e.contains("is a directory"), "{e}");
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("le-export-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("out.json");
+        write_atomically(&f, b"one").unwrap();
+        write_atomically(&f, b"two").unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
