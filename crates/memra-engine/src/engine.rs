@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaStream, DriverError};
 
-use crate::device::{describe_device, init_driver, require_nvrtc, DeviceInfo};
+use crate::device::{describe_device, require_nvrtc, DeviceInfo};
 use crate::error::{Error, Result};
 use crate::kernels::{KernelInitReport, Kernels};
 use crate::memory::{Allocation, DeviceBuffer, DeviceCopy, ErrorSink};
@@ -68,11 +68,9 @@ impl CaptureState {
             .unwrap_or_default()
     }
 
-    pub(crate) fn note_alloc(&self, a: &Arc<Allocation>) {
-        self.note_drop(a)
-    }
-
-    pub(crate) fn note_drop(&self, a: &Arc<Allocation>) {
+    /// While a capture retains, keeps `a` alive until the keeper drops (called when a buffer is
+    /// allocated and when one is dropped).
+    pub(crate) fn retain_if_capturing(&self, a: &Arc<Allocation>) {
         if a.bytes() == 0 {
             return;
         }
@@ -167,7 +165,6 @@ impl Engine {
     /// Creates a context on device `ordinal`, the engine stream, and loads the kernels
     /// (compiled by NVRTC for this device's compute capability, or read from the disk cache).
     pub fn new(ordinal: usize) -> Result<Self> {
-        init_driver()?;
         let count = crate::device::device_count()?;
         if count == 0 {
             return Err(Error::NoDevice {

@@ -41,9 +41,6 @@ pub use kernels::{cache_dir as kernel_cache_dir, KernelInitReport};
 pub use memory::{DeviceBuffer, DeviceCopy};
 pub use timing::Event;
 
-/// Raw driver types, for callers that issue work outside the engine (floor measurements).
-pub use cudarc::driver::sys;
-
 /// The cudarc version the engine is built on, for callers that issue raw driver calls beside
 /// the engine (e.g. measuring the driver's own launch floor in the same process).
 pub use cudarc;

@@ -199,7 +199,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             &engine.sink,
             bytes,
         )?);
-        engine.capture.note_alloc(&alloc);
+        engine.capture.retain_if_capturing(&alloc);
         Ok(DeviceBuffer {
             alloc: Ok(alloc),
             len,
@@ -267,7 +267,7 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
         if let Ok(a) = &self.alloc {
             // While a capture retains allocations, a buffer dropped inside the captured step
             // must not free memory the graph still uses: the keeper takes it.
-            self.engine.capture.note_drop(a);
+            self.engine.capture.retain_if_capturing(a);
         }
     }
 }
