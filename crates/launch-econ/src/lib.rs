@@ -14,6 +14,7 @@ pub mod profile;
 pub mod report;
 pub mod seed;
 pub mod stats;
+pub mod trace;
 
 use clap::Parser;
 

@@ -1,0 +1,264 @@
+//! PyTorch profiler / Kineto Chrome-trace JSON (`prof.export_chrome_trace(...)`).
+//!
+//! The top level is an object with `traceEvents` or a bare array of events. GPU events carry
+//! `"cat": "kernel"`, `"gpu_memcpy"` or `"gpu_memset"`, `ts`/`dur` in (fractional) µs, and
+//! `args.device`, `args.stream`, `args.grid`, `args.block`, `args.bytes`. The file is
+//! streamed event by event: memory holds the walk, not the document, so a large trace of
+//! mostly CPU events costs little.
+
+use std::fmt;
+use std::io::Read;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{check_duration, check_shape, Op, OpKind, TraceError, Walk, MAX_OPS};
+
+/// The fields read from each event; anything else is skipped unparsed.
+#[derive(Deserialize)]
+struct Event {
+    #[serde(default)]
+    cat: Option<Value>,
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default)]
+    ts: Option<Value>,
+    #[serde(default)]
+    dur: Option<Value>,
+    #[serde(default)]
+    args: Option<Args>,
+}
+
+#[derive(Deserialize, Default)]
+struct Args {
+    #[serde(default)]
+    device: Option<Value>,
+    #[serde(default)]
+    stream: Option<Value>,
+    #[serde(default)]
+    grid: Option<Value>,
+    #[serde(default)]
+    block: Option<Value>,
+    #[serde(default)]
+    bytes: Option<Value>,
+}
+
+fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn as_uint(v: &Option<Value>, what: &str) -> Result<Option<u64>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match as_f64(v) {
+            Some(x) if x >= 0.0 && x.fract() == 0.0 && x < 1.8e19 => Ok(Some(x as u64)),
+            _ => Err(format!("args.{what} `{v}` is not a non-negative whole number")),
+        },
+    }
+}
+
+fn as_dim(v: &Option<Value>, what: &str) -> Result<(u32, u32, u32), String> {
+    let arr = match v {
+        Some(Value::Array(a)) if a.len() == 3 => a,
+        Some(other) => return Err(format!("args.{what} `{other}` is not an array of 3 numbers")),
+        None => return Err(format!("a kernel event has no args.{what}")),
+    };
+    let mut d = [0u32; 3];
+    for (i, x) in arr.iter().enumerate() {
+        d[i] = match as_f64(x) {
+            Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => f as u32,
+            _ => return Err(format!("args.{what} `{v:?}` holds `{x}`, not a whole number", v = arr)),
+        };
+    }
+    Ok((d[0], d[1], d[2]))
+}
+
+/// Turns one event into an op, `None` for events that are not GPU work.
+fn convert(ev: Event) -> Result<Option<Op>, String> {
+    let cat = match ev.cat.as_ref().and_then(|c| c.as_str()) {
+        Some(c) => c.to_ascii_lowercase(),
+        None => return Ok(None),
+    };
+    if !matches!(cat.as_str(), "kernel" | "gpu_memcpy" | "gpu_memset") {
+        return Ok(None);
+    }
+    let name = match &ev.name {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let ts = ev
+        .ts
+        .as_ref()
+        .and_then(as_f64)
+        .ok_or_else(|| format!("{cat} event `{name}` has no numeric ts"))?;
+    let dur = ev
+        .dur
+        .as_ref()
+        .and_then(as_f64)
+        .ok_or_else(|| format!("{cat} event `{name}` has no numeric dur"))?;
+    if !ts.is_finite() {
+        return Err(format!("{cat} event `{name}`: ts {ts} is not finite"));
+    }
+    check_duration(dur * 1e3).map_err(|e| format!("{cat} event `{name}`: {e}"))?;
+    let args = ev.args.unwrap_or_default();
+    let kind = match cat.as_str() {
+        "kernel" => {
+            let grid = as_dim(&args.grid, "grid")?;
+            let block = as_dim(&args.block, "block")?;
+            check_shape("grid", grid, false).map_err(|e| format!("kernel `{name}`: {e}"))?;
+            check_shape("block", block, true).map_err(|e| format!("kernel `{name}`: {e}"))?;
+            OpKind::Kernel { grid, block }
+        }
+        "gpu_memcpy" => OpKind::Memcpy {
+            bytes: as_uint(&args.bytes, "bytes")?.unwrap_or(0),
+            direction: name
+                .strip_prefix("Memcpy ")
+                .and_then(|r| r.split_whitespace().next())
+                .unwrap_or("")
+                .to_string(),
+        },
+        _ => OpKind::Memset {
+            bytes: as_uint(&args.bytes, "bytes")?.unwrap_or(0),
+        },
+    };
+    let device = as_uint(&args.device, "device")?
+        .map(|d| u32::try_from(d).map_err(|_| format!("args.device {d} is out of range")))
+        .transpose()?;
+    Ok(Some(Op {
+        name,
+        start_ns: ts * 1e3,
+        duration_ns: dur * 1e3,
+        device,
+        stream: as_uint(&args.stream, "stream")?,
+        kind,
+    }))
+}
+
+struct Sink {
+    walk: Walk,
+    index: usize,
+    found_events: bool,
+}
+
+struct EventsVisitor<'a>(&'a mut Sink);
+
+impl<'de> Visitor<'de> for EventsVisitor<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of trace events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.found_events = true;
+        while let Some(ev) = seq.next_element::<Event>()? {
+            let i = self.0.index;
+            self.0.index += 1;
+            match convert(ev) {
+                Ok(Some(op)) => {
+                    if self.0.walk.ops.len() >= MAX_OPS {
+                        return Err(de::Error::custom(format!(
+                            "more than {MAX_OPS} GPU operations; profile a shorter region"
+                        )));
+                    }
+                    self.0.walk.ops.push(op)
+                }
+                Ok(None) => {}
+                Err(e) => return Err(de::Error::custom(format!("traceEvents[{i}]: {e}"))),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for EventsVisitor<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+struct TopVisitor<'a>(&'a mut Sink);
+
+impl<'de> Visitor<'de> for TopVisitor<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Chrome trace: an object with traceEvents, or an array of events")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "traceEvents" {
+                map.next_value_seed(EventsVisitor(self.0))?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        EventsVisitor(self.0).visit_seq(seq)
+    }
+}
+
+/// Reads a Chrome-trace JSON. `path` names the file in errors.
+pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
+    let mut sink = Sink {
+        walk: Walk::default(),
+        index: 0,
+        found_events: false,
+    };
+    let mut de = serde_json::Deserializer::from_reader(input);
+    let err = |what: String| TraceError::Format {
+        path: path.to_string(),
+        what,
+    };
+    de.deserialize_any(TopVisitor(&mut sink))
+        .and_then(|()| de.end())
+        .map_err(|e| err(format!("{e}")))?;
+    if !sink.found_events {
+        return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
+    }
+    sink.walk.sort();
+    Ok(sink.walk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_str(s: &str) -> Result<Walk, TraceError> {
+        read(s.as_bytes(), "t.json")
+    }
+
+    #[test]
+    fn object_and_bare_array_forms() {
+        let ev = r#"{"ph":"X","cat":"kernel","name":"k","ts":10.5,"dur":2.25,"args":{"device":0,"stream":7,"grid":[2,1,1],"block":[128,1,1]}}"#;
+        let a = read_str(&format!(r#"{{"schemaVersion":1,"traceEvents":[{ev}]}}"#)).unwrap();
+        let b = read_str(&format!("[{ev}]")).unwrap();
+        assert_eq!(a, b);
+        let op = &a.ops[0];
+        assert_eq!((op.start_ns, op.duration_ns), (10500.0, 2250.0));
+        assert_eq!((op.device, op.stream), (Some(0), Some(7)));
+        assert_eq!(op.kind, OpKind::Kernel { grid: (2, 1, 1), block: (128, 1, 1) });
+    }
+
+    #[test]
+    fn errors_say_which_event_and_where() {
+        let e = read_str(r#"{"traceEvents":[{"cat":"cpu_op","name":"x"},{"cat":"kernel","name":"k","ts":1,"dur":-2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("traceEvents[1]") && e.contains("negative") && e.contains("line 1"), "{e}");
+        let e = read_str(r#"{"traceEvents":[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"grid":[1,1],"block":[1,1,1]}}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("array of 3 numbers"), "{e}");
+        let e = read_str(r#"{"traceEvents":[{"cat":"kernel","ts":1,"dur"#).unwrap_err().to_string();
+        assert!(e.contains("EOF"), "{e}");
+        let e = read_str(r#"{"other": 1}"#).unwrap_err().to_string();
+        assert!(e.contains("no traceEvents"), "{e}");
+    }
+}

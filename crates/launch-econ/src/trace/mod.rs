@@ -1,0 +1,306 @@
+//! Profiler traces of a real kernel walk, read into one in-memory [`Walk`].
+//!
+//! Two readers, one per format: Nsight Systems `cuda_gpu_trace` CSV exports ([`nsys`]) and
+//! PyTorch profiler / Kineto Chrome-trace JSON ([`kineto`]). Both stream their input, check
+//! every value they keep, and report the line (CSV) or event (JSON) of the first bad one.
+
+pub mod kineto;
+pub mod nsys;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+/// The most operations one walk may hold: far above any decode step, low enough that a
+/// runaway file cannot exhaust memory.
+pub const MAX_OPS: usize = 2_000_000;
+
+/// What an operation is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum OpKind {
+    /// A kernel launch with its grid and block shape.
+    Kernel {
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+    },
+    /// A copy of `bytes` (direction as the profiler named it, e.g. `HtoD`).
+    Memcpy { bytes: u64, direction: String },
+    /// A memset of `bytes`.
+    Memset { bytes: u64 },
+}
+
+/// One GPU operation of the walk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Op {
+    pub name: String,
+    /// Start, ns, on the profiler's clock.
+    pub start_ns: f64,
+    /// Recorded GPU duration, ns.
+    pub duration_ns: f64,
+    pub device: Option<u32>,
+    pub stream: Option<u64>,
+    pub kind: OpKind,
+}
+
+impl Op {
+    pub fn is_kernel(&self) -> bool {
+        matches!(self.kind, OpKind::Kernel { .. })
+    }
+}
+
+/// A walk: the operations in start order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Walk {
+    pub ops: Vec<Op>,
+}
+
+/// Which operations to keep.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Filter {
+    pub device: Option<u32>,
+    pub stream: Option<u64>,
+    /// Keep ops starting in [from, to) µs after the first op of the (device/stream-filtered) walk.
+    pub window_us: Option<(f64, f64)>,
+}
+
+/// Why a trace could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {what}")]
+    Format { path: String, what: String },
+}
+
+impl Walk {
+    /// Sorts by start time (profilers do not always write rows in order).
+    pub fn sort(&mut self) {
+        self.ops.sort_by(|a, b| a.start_ns.total_cmp(&b.start_ns));
+    }
+
+    /// The walk restricted to `f`, in start order.
+    pub fn filtered(&self, f: &Filter) -> Walk {
+        let mut ops: Vec<Op> = self
+            .ops
+            .iter()
+            .filter(|o| f.device.is_none_or(|d| o.device == Some(d)))
+            .filter(|o| f.stream.is_none_or(|s| o.stream == Some(s)))
+            .cloned()
+            .collect();
+        if let (Some((from, to)), Some(t0)) = (f.window_us, ops.first().map(|o| o.start_ns)) {
+            ops.retain(|o| {
+                let t = (o.start_ns - t0) / 1e3;
+                t >= from && t < to
+            });
+        }
+        Walk { ops }
+    }
+
+    pub fn kernels(&self) -> impl Iterator<Item = &Op> {
+        self.ops.iter().filter(|o| o.is_kernel())
+    }
+
+    /// From the first start to the last end, ns.
+    pub fn span_ns(&self) -> f64 {
+        let start = self.ops.iter().map(|o| o.start_ns).fold(f64::INFINITY, f64::min);
+        let end = self
+            .ops
+            .iter()
+            .map(|o| o.start_ns + o.duration_ns)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if self.ops.is_empty() {
+            0.0
+        } else {
+            end - start
+        }
+    }
+}
+
+/// The `--summary` numbers of a walk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub kernels: usize,
+    pub copies: usize,
+    pub memsets: usize,
+    pub kernel_gpu_ns: f64,
+    pub copy_gpu_ns: f64,
+    pub distinct_kernels: usize,
+    pub span_ns: f64,
+    pub devices: Vec<u32>,
+    pub streams: Vec<u64>,
+    /// (name, launches, total ns), largest total first.
+    pub top: Vec<(String, usize, f64)>,
+}
+
+/// Summarises a walk; `top` names at most that many kernels.
+pub fn summarize(w: &Walk, top: usize) -> Summary {
+    let mut by_name: HashMap<&str, (usize, f64)> = HashMap::new();
+    let (mut copies, mut memsets, mut kns, mut cns) = (0, 0, 0.0, 0.0);
+    for o in &w.ops {
+        match o.kind {
+            OpKind::Kernel { .. } => {
+                kns += o.duration_ns;
+                let e = by_name.entry(&o.name).or_default();
+                e.0 += 1;
+                e.1 += o.duration_ns;
+            }
+            OpKind::Memcpy { .. } => {
+                copies += 1;
+                cns += o.duration_ns;
+            }
+            OpKind::Memset { .. } => {
+                memsets += 1;
+                cns += o.duration_ns;
+            }
+        }
+    }
+    let mut top_v: Vec<(String, usize, f64)> = by_name
+        .iter()
+        .map(|(n, (c, t))| (n.to_string(), *c, *t))
+        .collect();
+    top_v.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
+    let distinct = top_v.len();
+    top_v.truncate(top);
+    let mut devices: Vec<u32> = w.ops.iter().filter_map(|o| o.device).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    let mut streams: Vec<u64> = w.ops.iter().filter_map(|o| o.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    Summary {
+        kernels: w.kernels().count(),
+        copies,
+        memsets,
+        kernel_gpu_ns: kns,
+        copy_gpu_ns: cns,
+        distinct_kernels: distinct,
+        span_ns: w.span_ns(),
+        devices,
+        streams,
+        top: top_v,
+    }
+}
+
+/// Reads a trace, choosing the reader by content: JSON (`{` or `[` first) or CSV.
+pub fn read(path: &Path) -> Result<Walk, TraceError> {
+    let p = path.display().to_string();
+    let mut f = std::fs::File::open(path).map_err(|source| TraceError::Io {
+        path: p.clone(),
+        source,
+    })?;
+    let mut head = [0u8; 512];
+    let n = std::io::Read::read(&mut f, &mut head).map_err(|source| TraceError::Io {
+        path: p.clone(),
+        source,
+    })?;
+    let first = head[..n].iter().find(|b| !b.is_ascii_whitespace());
+    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
+        path: p.clone(),
+        source,
+    })?;
+    let reader = std::io::BufReader::new(file);
+    let walk = match first {
+        None => {
+            return Err(TraceError::Format {
+                path: p,
+                what: "the file is empty".into(),
+            })
+        }
+        Some(b'{') | Some(b'[') => kineto::read(reader, &p)?,
+        Some(_) => nsys::read(reader, &p)?,
+    };
+    if walk.ops.is_empty() {
+        return Err(TraceError::Format {
+            path: p,
+            what: "no kernel, memcpy or memset operations found".into(),
+        });
+    }
+    Ok(walk)
+}
+
+/// Checks a grid or block shape against CUDA's limits.
+pub(crate) fn check_shape(what: &str, v: (u32, u32, u32), block: bool) -> Result<(), String> {
+    let (x, y, z) = v;
+    if x == 0 || y == 0 || z == 0 {
+        return Err(format!("{what} {v:?} has a zero dimension"));
+    }
+    if block {
+        if x as u64 * y as u64 * z as u64 > 1024 || z > 64 {
+            return Err(format!("{what} {v:?} exceeds 1024 threads per block"));
+        }
+    } else if x > i32::MAX as u32 || y > 65535 || z > 65535 {
+        return Err(format!("{what} {v:?} exceeds CUDA's grid limits (2^31-1, 65535, 65535)"));
+    }
+    Ok(())
+}
+
+/// Checks a duration in ns.
+pub(crate) fn check_duration(ns: f64) -> Result<(), String> {
+    if !ns.is_finite() {
+        Err(format!("duration {ns} is not a finite number"))
+    } else if ns < 0.0 {
+        Err(format!("duration {ns} ns is negative"))
+    } else if ns > 3.6e12 {
+        Err(format!("duration {ns} ns is longer than an hour"))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(name: &str, start: f64, dur: f64, stream: u64) -> Op {
+        Op {
+            name: name.into(),
+            start_ns: start,
+            duration_ns: dur,
+            device: Some(0),
+            stream: Some(stream),
+            kind: OpKind::Kernel { grid: (1, 1, 1), block: (32, 1, 1) },
+        }
+    }
+
+    #[test]
+    fn filters_and_summary() {
+        let mut w = Walk {
+            ops: vec![
+                op("b", 5000.0, 100.0, 7),
+                op("a", 0.0, 300.0, 7),
+                op("a", 2000.0, 300.0, 8),
+                Op {
+                    kind: OpKind::Memcpy { bytes: 64, direction: "HtoD".into() },
+                    ..op("[CUDA memcpy HtoD]", 1000.0, 50.0, 7)
+                },
+            ],
+        };
+        w.sort();
+        assert_eq!(w.ops[0].name, "a");
+        let s7 = w.filtered(&Filter { stream: Some(7), ..Filter::default() });
+        assert_eq!(s7.ops.len(), 3);
+        let win = w.filtered(&Filter { window_us: Some((0.5, 3.0)), ..Filter::default() });
+        assert_eq!(win.ops.len(), 2);
+        let s = summarize(&w, 1);
+        assert_eq!((s.kernels, s.copies, s.distinct_kernels), (3, 1, 2));
+        assert_eq!(s.kernel_gpu_ns, 700.0);
+        assert_eq!(s.top, vec![("a".to_string(), 2, 600.0)]);
+        assert_eq!(s.span_ns, 5100.0);
+        assert_eq!(s.streams, vec![7, 8]);
+    }
+
+    #[test]
+    fn shape_and_duration_checks() {
+        assert!(check_shape("grid", (1, 1, 1), false).is_ok());
+        assert!(check_shape("grid", (0, 1, 1), false).is_err());
+        assert!(check_shape("grid", (1, 70000, 1), false).is_err());
+        assert!(check_shape("block", (1024, 2, 1), true).is_err());
+        assert!(check_duration(-1.0).unwrap_err().contains("negative"));
+        assert!(check_duration(f64::NAN).unwrap_err().contains("finite"));
+        assert!(check_duration(10.0).is_ok());
+    }
+}
