@@ -11,6 +11,7 @@ pub mod model;
 pub mod options;
 pub mod plot;
 pub mod profile;
+pub mod replay;
 pub mod report;
 pub mod seed;
 pub mod stats;
@@ -44,6 +45,7 @@ where
         None => commands::run::run(&cli.run),
         Some(Command::Sweep(a)) => commands::sweep::run(a),
         Some(Command::Predict(a)) => commands::predict::run(a),
+        Some(Command::Replay(a)) => commands::replay::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -38,6 +38,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Predict a round's saving from a saved measurement; needs no GPU.
     Predict(PredictArgs),
+    /// Price graph capture for a real kernel walk from a profiler trace (nsys CSV or Kineto JSON).
+    Replay(ReplayArgs),
 }
 
 /// The default measurement: N launches eager, raw, and captured and replayed.
@@ -163,6 +165,92 @@ pub struct PredictArgs {
     /// Write the prediction as JSON.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+}
+
+/// `launch-econ replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// `nsys stats --report cuda_gpu_trace --format csv` output, or a PyTorch/Kineto
+    /// Chrome-trace JSON.
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+
+    /// Only read and summarise the trace; touches no GPU.
+    #[arg(long)]
+    pub summary: bool,
+
+    /// Keep only operations recorded on this device.
+    #[arg(long)]
+    pub trace_device: Option<u32>,
+
+    /// Keep only operations recorded on this stream.
+    #[arg(long)]
+    pub stream: Option<u64>,
+
+    /// Keep only operations starting FROM..TO µs after the first kept operation.
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_window)]
+    pub window: Option<(f64, f64)>,
+
+    /// Kernels listed by total time in the summary.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+
+    /// CUDA device ordinal to replay on.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+
+    /// Measured trials.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub trials: u32,
+
+    /// Walks per trial (eager rounds, graph replays).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub reps: u32,
+
+    /// Warm-up trials.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: u32,
+
+    /// Host work, µs, busy-waited before each eager launch (a framework's own overhead).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_us)]
+    pub host_overhead_us: f64,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// `FROM..TO` in µs, FROM < TO, both finite and not negative.
+pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}` is not a window FROM..TO (µs)"))?;
+    let p = |v: &str| -> Result<f64, String> {
+        let x: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{v}` is not a number of µs"))?;
+        if !x.is_finite() || x < 0.0 {
+            return Err(format!("`{v}` must be a finite, non-negative number of µs"));
+        }
+        Ok(x)
+    };
+    let (a, b) = (p(a)?, p(b)?);
+    if a >= b {
+        return Err(format!("window `{s}` is empty: FROM must be below TO"));
+    }
+    Ok((a, b))
+}
+
+/// A host overhead in µs: finite, 0..=1e6.
+pub fn parse_us(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of µs"))?;
+    if !v.is_finite() || !(0.0..=1e6).contains(&v) {
+        return Err(format!("`{s}` must be between 0 and 1000000 µs"));
+    }
+    Ok(v)
 }
 
 /// A parsed list of counts.
@@ -324,6 +412,16 @@ mod tests {
         assert!(e("0..5").contains("at least 1"));
         assert!(e("1..5000").contains("more than the maximum"));
         assert!(e("1..1000:+1").contains("more than 256 values"));
+    }
+
+    #[test]
+    fn windows_and_overheads() {
+        assert_eq!(parse_window("0..1500.5"), Ok((0.0, 1500.5)));
+        assert!(parse_window("5..5").unwrap_err().contains("empty"));
+        assert!(parse_window("5").unwrap_err().contains("FROM..TO"));
+        assert!(parse_window("-1..5").unwrap_err().contains("non-negative"));
+        assert_eq!(parse_us("2.5"), Ok(2.5));
+        assert!(parse_us("-1").is_err() && parse_us("inf").is_err() && parse_us("2e6").is_err());
     }
 
     #[test]

@@ -39,6 +39,19 @@ pub struct Profile {
     pub prediction: Option<Prediction>,
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// For `replay`: the trace read and what replaying it measured.
+    #[serde(default)]
+    pub trace: Option<TraceInfo>,
+    #[serde(default)]
+    pub replay: Option<crate::replay::ReplayResult>,
+}
+
+/// The trace a replay read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceInfo {
+    pub path: String,
+    pub filter: String,
+    pub summary: crate::trace::Summary,
 }
 
 /// The tool that wrote the document.
@@ -143,6 +156,8 @@ impl Profile {
             round: None,
             prediction: None,
             warnings: Vec::new(),
+            trace: None,
+            replay: None,
         }
     }
 

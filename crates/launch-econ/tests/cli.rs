@@ -332,3 +332,127 @@ fn ctrl_c_during_a_sweep_writes_partial_results_and_exits_130() {
     assert!((1..42).contains(&points), "{points} points");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
+#[test]
+fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
+    let fx = |n: &str| format!("{}/tests/fixtures/{n}", env!("CARGO_MANIFEST_DIR"));
+    let out = cmd()
+        .args(["replay", &fx("kineto_step.json"), "--summary", "--top", "1"])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("2 kernels, 1 copies, 1 memsets"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("sm90_xmma_gemm"), "{stdout}");
+    let out = cmd()
+        .args([
+            "replay",
+            &fx("nsys_greenctx.csv"),
+            "--summary",
+            "--stream",
+            "7",
+            "--export-json",
+            "-",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout[stdout.find("\n{").unwrap()..]).unwrap();
+    assert_eq!(v["trace"]["summary"]["kernels"], 2);
+    assert_eq!(v["kind"], "replay-summary");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["replay".into(), fx("missing.json"), "--summary".into()],
+            "cannot read",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--stream".into(),
+                "99".into(),
+            ],
+            "no operations left",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--window".into(),
+                "5..1".into(),
+            ],
+            "FROM must be below TO",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--host-overhead-us".into(),
+                "-3".into(),
+            ],
+            "unexpected argument '-3'",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--reps".into(),
+                "0".into(),
+            ],
+            "invalid value '0'",
+        ),
+        (vec!["replay".into()], "required"),
+    ];
+    for (args, msg) in cases {
+        cmd()
+            .args(&args)
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+    }
+}
+
+/// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_on_a_gpu() {
+    let fx = format!(
+        "{}/tests/fixtures/kineto_step.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = cmd()
+        .args([
+            "replay",
+            &fx,
+            "--trials",
+            "3",
+            "--reps",
+            "5",
+            "--export-json",
+            "-",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("fidelity, kernels >= 2 us (2)"), "{stdout}");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout[stdout.find("\n{").unwrap()..]).unwrap();
+    let r = &v["replay"];
+    assert_eq!(r["kernels"], 2);
+    assert_eq!(r["trials"].as_array().unwrap().len(), 3);
+    assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
+    assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+}

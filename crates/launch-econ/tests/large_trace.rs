@@ -48,5 +48,8 @@ fn a_100_mb_kineto_trace_is_read_in_bounded_memory() {
     std::fs::remove_file(&path).unwrap();
     assert!(w.ops.len() > 300, "{}", w.ops.len());
     let grew = after.saturating_sub(before);
-    assert!(grew < 32 * 1024, "peak RSS grew by {grew} KiB reading a {size}-byte file");
+    assert!(
+        grew < 32 * 1024,
+        "peak RSS grew by {grew} KiB reading a {size}-byte file"
+    );
 }

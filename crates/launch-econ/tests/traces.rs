@@ -7,7 +7,9 @@ use launch_econ::trace::{self, kineto, nsys, summarize, Filter, OpKind};
 use proptest::prelude::*;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 #[test]
@@ -16,24 +18,48 @@ fn nsys_with_preamble_greenctx_quoted_names_and_copies() {
     assert_eq!(w.ops.len(), 5);
     // Rows were out of order; the walk is sorted by start.
     let starts: Vec<f64> = w.ops.iter().map(|o| o.start_ns).collect();
-    assert_eq!(starts, vec![1000000.0, 1000500.0, 1003300.0, 1004000.0, 1010000.0]);
+    assert_eq!(
+        starts,
+        vec![1000000.0, 1000500.0, 1003300.0, 1004000.0, 1010000.0]
+    );
     assert_eq!(
         w.ops[0].kind,
-        OpKind::Memcpy { bytes: 262_000, direction: "Host-to-Device".into() }
+        OpKind::Memcpy {
+            bytes: 262_000,
+            direction: "Host-to-Device".into()
+        }
     );
     assert_eq!(
         w.ops[1].name,
         "void gemv_kernel<float, 128, 4>(float const*, float const*, float*, int, int)"
     );
-    assert_eq!(w.ops[1].kind, OpKind::Kernel { grid: (128, 1, 1), block: (256, 1, 1) });
-    assert_eq!(w.ops[2].kind, OpKind::Kernel { grid: (64, 2, 1), block: (128, 2, 1) });
+    assert_eq!(
+        w.ops[1].kind,
+        OpKind::Kernel {
+            grid: (128, 1, 1),
+            block: (256, 1, 1)
+        }
+    );
+    assert_eq!(
+        w.ops[2].kind,
+        OpKind::Kernel {
+            grid: (64, 2, 1),
+            block: (128, 2, 1)
+        }
+    );
     assert_eq!(w.ops[3].kind, OpKind::Memset { bytes: 4000 });
     assert_eq!((w.ops[4].device, w.ops[4].stream), (Some(0), Some(13)));
     let s = summarize(&w, 10);
-    assert_eq!((s.kernels, s.copies, s.memsets, s.distinct_kernels), (3, 1, 1, 3));
+    assert_eq!(
+        (s.kernels, s.copies, s.memsets, s.distinct_kernels),
+        (3, 1, 1, 3)
+    );
     assert_eq!(s.kernel_gpu_ns, 2600.0 + 5100.0 + 1900.0);
     assert_eq!(s.span_ns, 1011900.0 - 1000000.0);
-    let only7 = w.filtered(&Filter { stream: Some(7), ..Filter::default() });
+    let only7 = w.filtered(&Filter {
+        stream: Some(7),
+        ..Filter::default()
+    });
     assert_eq!(only7.ops.len(), 4);
 }
 
@@ -42,8 +68,16 @@ fn nsys_older_header_in_microseconds() {
     let w = trace::read(&fixture("nsys_2023.csv")).unwrap();
     assert_eq!(w.ops.len(), 2);
     assert_eq!(w.ops[0].duration_ns, 3200.0);
-    assert!(w.ops[0].name.contains("CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int"));
-    assert_eq!(w.ops[1].kind, OpKind::Memcpy { bytes: 1_048_576, direction: "DtoH".into() });
+    assert!(w.ops[0]
+        .name
+        .contains("CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int"));
+    assert_eq!(
+        w.ops[1].kind,
+        OpKind::Memcpy {
+            bytes: 1_048_576,
+            direction: "DtoH".into()
+        }
+    );
     assert_eq!(w.ops[1].start_ns, 14500.0);
 }
 
@@ -51,8 +85,16 @@ fn nsys_older_header_in_microseconds() {
 fn kineto_object_with_cpu_events_flows_and_metadata() {
     let w = trace::read(&fixture("kineto_step.json")).unwrap();
     assert_eq!(w.ops.len(), 4, "{w:?}");
-    assert!(matches!(w.ops[0].kind, OpKind::Memcpy { bytes: 8192, ref direction } if direction == "HtoD"));
-    assert_eq!(w.ops[1].kind, OpKind::Kernel { grid: (66, 1, 1), block: (128, 1, 1) });
+    assert!(
+        matches!(w.ops[0].kind, OpKind::Memcpy { bytes: 8192, ref direction } if direction == "HtoD")
+    );
+    assert_eq!(
+        w.ops[1].kind,
+        OpKind::Kernel {
+            grid: (66, 1, 1),
+            block: (128, 1, 1)
+        }
+    );
     assert!((w.ops[1].duration_ns - 12750.0).abs() < 1e-6);
     assert_eq!(w.ops[3].kind, OpKind::Memset { bytes: 4096 });
     let s = summarize(&w, 1);
@@ -65,7 +107,10 @@ fn kineto_bare_array_and_device_filter() {
     let w = trace::read(&fixture("kineto_array.json")).unwrap();
     assert_eq!(w.ops.len(), 2);
     assert_eq!(w.ops[0].name, "gemm");
-    let d1 = w.filtered(&Filter { device: Some(1), ..Filter::default() });
+    let d1 = w.filtered(&Filter {
+        device: Some(1),
+        ..Filter::default()
+    });
     assert_eq!(d1.ops.len(), 1);
     assert_eq!(d1.ops[0].name, "noop");
 }
@@ -91,7 +136,9 @@ fn broken_files_get_clear_errors() {
         assert!(e.contains(msg), "{name}: {e}");
         assert!(e.contains(name), "{name}: error must name the file: {e}");
     }
-    let e = trace::read(&dir.join("missing.csv")).unwrap_err().to_string();
+    let e = trace::read(&dir.join("missing.csv"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("cannot read"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -12,3 +12,38 @@ extern "C" __global__ void spin_ns(unsigned long long ns, unsigned int* __restri
         *sink = (unsigned int)(now - start);
     }
 }
+
+// One timed span for the whole grid, however many waves it takes: the first block to run
+// stamps the start into slot[0], every block spins until `ns` have passed since that stamp,
+// and the last block to finish writes the span (first start to last end) into slot[2] and
+// resets slot[0..2] so the next launch (or graph replay) starts clean. A grid too large to be
+// resident at once therefore still runs for about `ns`, as the recorded kernel did.
+// slot: 4 words, zeroed before first use, used by one launch at a time.
+extern "C" __global__ void spin_grid_ns(unsigned long long ns, unsigned long long* __restrict__ slot) {
+    __shared__ unsigned long long start;
+    const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+    if (lead) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        unsigned long long old = atomicCAS(slot, 0ull, now);
+        start = old == 0ull ? now : old;
+    }
+    __syncthreads();
+    unsigned long long now;
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - start) < (long long)ns);
+    __syncthreads();
+    if (lead) {
+        __threadfence();
+        unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+        if (atomicAdd(slot + 1, 1ull) == blocks - 1) {
+            unsigned long long end;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(end));
+            slot[2] = end - start;
+            atomicExch(slot, 0ull);
+            atomicExch(slot + 1, 0ull);
+            __threadfence();
+        }
+    }
+}

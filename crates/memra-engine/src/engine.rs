@@ -431,6 +431,67 @@ impl Engine {
         }
     }
 
+    /// Words of a [`Engine::spin_grid`] slot.
+    pub const SPIN_SLOT_WORDS: usize = 4;
+
+    /// Launches a kernel of `shape` that runs for about `ns` nanoseconds as a whole, in however
+    /// many waves its grid needs, and records its own span (first block start to last block
+    /// end, ns) in `slots[slot * 4 + 2]`. Slots must start zeroed and are reset by the kernel,
+    /// so one slot can serve the same op in every graph replay; two ops must not share a slot.
+    pub fn spin_grid(
+        &self,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        shape.validate("spin_grid")?;
+        self.inner.owns(slots, "spin_grid", "slots")?;
+        let need = slot
+            .checked_add(1)
+            .and_then(|s| s.checked_mul(Self::SPIN_SLOT_WORDS))
+            .unwrap_or(usize::MAX);
+        self.inner
+            .check_len("spin_grid", "slots", need, slots.len())?;
+        let mut p_ns = ns;
+        let mut p_slot = slots.device_ptr()? + (slot * Self::SPIN_SLOT_WORDS * 8) as u64;
+        let mut params: [*mut c_void; 2] = [
+            (&mut p_ns as *mut u64).cast(),
+            (&mut p_slot as *mut sys::CUdeviceptr).cast(),
+        ];
+        // SAFETY: matches spin_grid_ns(unsigned long long, unsigned long long*); the slot's four
+        // words lie inside `slots`, which belongs to this engine.
+        unsafe {
+            self.inner.launch(
+                &self.inner.kernels.spin_grid_ns,
+                "spin_grid_ns",
+                shape,
+                &mut params,
+            )
+        }
+    }
+
+    /// Sets the first `bytes` bytes of `dst` to zero on the engine stream (a memset node in a
+    /// capture).
+    pub fn memset_zero<T: DeviceCopy>(
+        &self,
+        dst: &mut DeviceBuffer<T>,
+        bytes: usize,
+    ) -> Result<()> {
+        self.inner.owns(dst, "memset_zero", "dst")?;
+        self.inner
+            .check_len("memset_zero", "dst (bytes)", bytes, dst.num_bytes())?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.inner.bind()?;
+        // SAFETY: the range lies inside dst's allocation.
+        unsafe {
+            result::memset_d8_async(dst.device_ptr()?, 0, bytes, self.inner.stream.cu_stream())
+        }
+        .map_err(|source| self.inner.driver("cuMemsetD8Async", source))
+    }
+
     /// The raw `CUfunction` of an engine kernel (`"add_f32"`, `"noop"`, `"spin_ns"`), for
     /// issuing launches outside the engine. Valid while the engine lives.
     pub fn cu_function(&self, name: &str) -> Option<sys::CUfunction> {
@@ -439,6 +500,7 @@ impl Engine {
             "add_f32" => Some(k.add_f32.cu_function()),
             "noop" => Some(k.noop.cu_function()),
             "spin_ns" => Some(k.spin_ns.cu_function()),
+            "spin_grid_ns" => Some(k.spin_grid_ns.cu_function()),
             _ => None,
         }
     }

@@ -38,7 +38,7 @@ pub(crate) const SOURCES: &[KernelSource] = &[
     KernelSource {
         file: "spin.cu",
         source: include_str!("../kernels/spin.cu"),
-        functions: &["spin_ns"],
+        functions: &["spin_ns", "spin_grid_ns"],
     },
 ];
 
@@ -47,6 +47,7 @@ pub(crate) struct Kernels {
     pub add_f32: CudaFunction,
     pub noop: CudaFunction,
     pub spin_ns: CudaFunction,
+    pub spin_grid_ns: CudaFunction,
 }
 
 /// What starting the engine's kernels cost, so tools can report a cold versus warm start.
@@ -188,6 +189,7 @@ impl Kernels {
             add_f32: next(),
             noop: next(),
             spin_ns: next(),
+            spin_grid_ns: next(),
         };
         report.total = start.elapsed();
         Ok((kernels, report))

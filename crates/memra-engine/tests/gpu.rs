@@ -378,8 +378,50 @@ fn kernel_cache_is_hit_on_second_start() {
     let second = Engine::new(0).unwrap();
     let r2 = second.kernel_init_report().clone();
     std::env::remove_var("MEMRA_KERNEL_CACHE");
-    assert_eq!(r1.cache_hits + r1.compiled, 3);
+    assert_eq!(r1.cache_hits + r1.compiled, 3, "three .cu sources");
     assert_eq!(r2.cache_hits, 3, "{r2:?}");
     assert_eq!(r2.compiled, 0);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn spin_grid_spans_about_ns_over_many_waves_and_resets_its_slot() {
+    let e = engine();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    // ~100 waves on any current GPU: if each wave spun `ns` anew, the span would be ~100x.
+    let big = LaunchShape {
+        grid: (100_000, 1, 1),
+        block: (256, 1, 1),
+    };
+    let ns = 50_000;
+    e.spin_grid(ns, big, &mut slots, 1).unwrap();
+    let s = e.dtoh(&slots).unwrap();
+    assert_eq!(&s[..4], &[0, 0, 0, 0], "slot 0 untouched");
+    assert_eq!((s[4], s[5]), (0, 0), "slot reset by the last block");
+    assert!(s[6] >= ns, "span {} < requested {ns}", s[6]);
+    assert!(s[6] < 20 * ns, "span {} ns: waves were not shared", s[6]);
+    // The same slot serves a graph's replays.
+    let g = e
+        .capture_graph(|eng| eng.spin_grid(10_000, big, &mut slots, 1))
+        .unwrap();
+    for _ in 0..3 {
+        g.launch().unwrap();
+    }
+    let s = e.dtoh(&slots).unwrap();
+    assert_eq!((s[4], s[5]), (0, 0));
+    assert!(s[6] >= 10_000);
+    let err = e.spin_grid(1, big, &mut slots, 2).unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn memset_zero_clears_a_prefix() {
+    let e = engine();
+    let mut b = e.htod(&[7u8; 100]).unwrap();
+    e.memset_zero(&mut b, 40).unwrap();
+    let v = e.dtoh(&b).unwrap();
+    assert!(v[..40].iter().all(|&x| x == 0) && v[40..].iter().all(|&x| x == 7));
+    assert!(e.memset_zero(&mut b, 101).is_err());
 }

@@ -1,6 +1,7 @@
 //! The commands: the default run, `sweep` and `predict`, and what they share.
 
 pub mod predict;
+pub mod replay;
 pub mod run;
 pub mod sweep;
 

@@ -57,7 +57,9 @@ fn as_uint(v: &Option<Value>, what: &str) -> Result<Option<u64>, String> {
         None | Some(Value::Null) => Ok(None),
         Some(v) => match as_f64(v) {
             Some(x) if x >= 0.0 && x.fract() == 0.0 && x < 1.8e19 => Ok(Some(x as u64)),
-            _ => Err(format!("args.{what} `{v}` is not a non-negative whole number")),
+            _ => Err(format!(
+                "args.{what} `{v}` is not a non-negative whole number"
+            )),
         },
     }
 }
@@ -65,14 +67,23 @@ fn as_uint(v: &Option<Value>, what: &str) -> Result<Option<u64>, String> {
 fn as_dim(v: &Option<Value>, what: &str) -> Result<(u32, u32, u32), String> {
     let arr = match v {
         Some(Value::Array(a)) if a.len() == 3 => a,
-        Some(other) => return Err(format!("args.{what} `{other}` is not an array of 3 numbers")),
+        Some(other) => {
+            return Err(format!(
+                "args.{what} `{other}` is not an array of 3 numbers"
+            ))
+        }
         None => return Err(format!("a kernel event has no args.{what}")),
     };
     let mut d = [0u32; 3];
     for (i, x) in arr.iter().enumerate() {
         d[i] = match as_f64(x) {
             Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => f as u32,
-            _ => return Err(format!("args.{what} `{v:?}` holds `{x}`, not a whole number", v = arr)),
+            _ => {
+                return Err(format!(
+                    "args.{what} `{v:?}` holds `{x}`, not a whole number",
+                    v = arr
+                ))
+            }
         };
     }
     Ok((d[0], d[1], d[2]))
@@ -243,7 +254,13 @@ mod tests {
         let op = &a.ops[0];
         assert_eq!((op.start_ns, op.duration_ns), (10500.0, 2250.0));
         assert_eq!((op.device, op.stream), (Some(0), Some(7)));
-        assert_eq!(op.kind, OpKind::Kernel { grid: (2, 1, 1), block: (128, 1, 1) });
+        assert_eq!(
+            op.kind,
+            OpKind::Kernel {
+                grid: (2, 1, 1),
+                block: (128, 1, 1)
+            }
+        );
     }
 
     #[test]
@@ -251,12 +268,17 @@ mod tests {
         let e = read_str(r#"{"traceEvents":[{"cat":"cpu_op","name":"x"},{"cat":"kernel","name":"k","ts":1,"dur":-2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]}"#)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("traceEvents[1]") && e.contains("negative") && e.contains("line 1"), "{e}");
+        assert!(
+            e.contains("traceEvents[1]") && e.contains("negative") && e.contains("line 1"),
+            "{e}"
+        );
         let e = read_str(r#"{"traceEvents":[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"grid":[1,1],"block":[1,1,1]}}]}"#)
             .unwrap_err()
             .to_string();
         assert!(e.contains("array of 3 numbers"), "{e}");
-        let e = read_str(r#"{"traceEvents":[{"cat":"kernel","ts":1,"dur"#).unwrap_err().to_string();
+        let e = read_str(r#"{"traceEvents":[{"cat":"kernel","ts":1,"dur"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("EOF"), "{e}");
         let e = read_str(r#"{"other": 1}"#).unwrap_err().to_string();
         assert!(e.contains("no traceEvents"), "{e}");

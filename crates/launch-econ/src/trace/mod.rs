@@ -10,7 +10,7 @@ pub mod nsys;
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most operations one walk may hold: far above any decode step, low enough that a
 /// runaway file cannot exhaust memory.
@@ -106,7 +106,11 @@ impl Walk {
 
     /// From the first start to the last end, ns.
     pub fn span_ns(&self) -> f64 {
-        let start = self.ops.iter().map(|o| o.start_ns).fold(f64::INFINITY, f64::min);
+        let start = self
+            .ops
+            .iter()
+            .map(|o| o.start_ns)
+            .fold(f64::INFINITY, f64::min);
         let end = self
             .ops
             .iter()
@@ -121,7 +125,7 @@ impl Walk {
 }
 
 /// The `--summary` numbers of a walk.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub kernels: usize,
     pub copies: usize,
@@ -233,7 +237,9 @@ pub(crate) fn check_shape(what: &str, v: (u32, u32, u32), block: bool) -> Result
             return Err(format!("{what} {v:?} exceeds 1024 threads per block"));
         }
     } else if x > i32::MAX as u32 || y > 65535 || z > 65535 {
-        return Err(format!("{what} {v:?} exceeds CUDA's grid limits (2^31-1, 65535, 65535)"));
+        return Err(format!(
+            "{what} {v:?} exceeds CUDA's grid limits (2^31-1, 65535, 65535)"
+        ));
     }
     Ok(())
 }
@@ -262,7 +268,10 @@ mod tests {
             duration_ns: dur,
             device: Some(0),
             stream: Some(stream),
-            kind: OpKind::Kernel { grid: (1, 1, 1), block: (32, 1, 1) },
+            kind: OpKind::Kernel {
+                grid: (1, 1, 1),
+                block: (32, 1, 1),
+            },
         }
     }
 
@@ -274,16 +283,25 @@ mod tests {
                 op("a", 0.0, 300.0, 7),
                 op("a", 2000.0, 300.0, 8),
                 Op {
-                    kind: OpKind::Memcpy { bytes: 64, direction: "HtoD".into() },
+                    kind: OpKind::Memcpy {
+                        bytes: 64,
+                        direction: "HtoD".into(),
+                    },
                     ..op("[CUDA memcpy HtoD]", 1000.0, 50.0, 7)
                 },
             ],
         };
         w.sort();
         assert_eq!(w.ops[0].name, "a");
-        let s7 = w.filtered(&Filter { stream: Some(7), ..Filter::default() });
+        let s7 = w.filtered(&Filter {
+            stream: Some(7),
+            ..Filter::default()
+        });
         assert_eq!(s7.ops.len(), 3);
-        let win = w.filtered(&Filter { window_us: Some((0.5, 3.0)), ..Filter::default() });
+        let win = w.filtered(&Filter {
+            window_us: Some((0.5, 3.0)),
+            ..Filter::default()
+        });
         assert_eq!(win.ops.len(), 2);
         let s = summarize(&w, 1);
         assert_eq!((s.kernels, s.copies, s.distinct_kernels), (3, 1, 2));

@@ -64,7 +64,8 @@ impl Columns {
             units.insert(name.clone(), unit);
             idx.entry(name).or_insert(i);
         }
-        if !(idx.contains_key("start") && idx.contains_key("duration") && idx.contains_key("name")) {
+        if !(idx.contains_key("start") && idx.contains_key("duration") && idx.contains_key("name"))
+        {
             return None;
         }
         let unit = |n: &str| units.get(n).cloned().unwrap_or_default();
@@ -106,12 +107,18 @@ impl Columns {
         }
     }
 
-    fn dim(&self, rec: &csv::StringRecord, names: [&str; 3]) -> Result<Option<(u32, u32, u32)>, String> {
+    fn dim(
+        &self,
+        rec: &csv::StringRecord,
+        names: [&str; 3],
+    ) -> Result<Option<(u32, u32, u32)>, String> {
         let mut v = [0u32; 3];
         for (k, n) in names.iter().enumerate() {
             match self.num(rec, n)? {
                 None => return Ok(None),
-                Some(x) if x.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&x) => v[k] = x as u32,
+                Some(x) if x.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&x) => {
+                    v[k] = x as u32
+                }
                 Some(x) => return Err(format!("column `{n}`: {x} is not a whole number in range")),
             }
         }
@@ -137,16 +144,22 @@ fn copy_direction(name: &str) -> String {
 }
 
 fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
-    let name = c.get(rec, "name").ok_or("the Name cell is empty")?.to_string();
+    let name = c
+        .get(rec, "name")
+        .ok_or("the Name cell is empty")?
+        .to_string();
     let start = c.num(rec, "start")?.ok_or("the Start cell is empty")? * c.start_scale;
-    let dur = c.num(rec, "duration")?.ok_or("the Duration cell is empty")? * c.dur_scale;
+    let dur = c
+        .num(rec, "duration")?
+        .ok_or("the Duration cell is empty")?
+        * c.dur_scale;
     if !start.is_finite() {
         return Err(format!("start {start} is not a finite number"));
     }
     check_duration(dur)?;
     let bytes = || -> Result<u64, String> {
         let b = c.num(rec, "bytes")?.unwrap_or(0.0) * c.bytes_scale;
-        if !b.is_finite() || b < 0.0 || b > 1e15 {
+        if !b.is_finite() || !(0.0..=1e15).contains(&b) {
             return Err(format!("byte count {b} is out of range"));
         }
         Ok(b.round() as u64)
@@ -223,7 +236,9 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
                 }
                 let op = parse_row(c, &rec).map_err(|w| err(format!("line {line}: {w}")))?;
                 if walk.ops.len() >= MAX_OPS {
-                    return Err(err(format!("more than {MAX_OPS} operations; filter the export first")));
+                    return Err(err(format!(
+                        "more than {MAX_OPS} operations; filter the export first"
+                    )));
                 }
                 walk.ops.push(op);
             }
@@ -249,7 +264,10 @@ mod tests {
     #[test]
     fn header_units_are_split() {
         assert_eq!(split_header("Start (ns)"), ("start".into(), "ns".into()));
-        assert_eq!(split_header("Throughput (MB/s)"), ("throughput".into(), "mb/s".into()));
+        assert_eq!(
+            split_header("Throughput (MB/s)"),
+            ("throughput".into(), "mb/s".into())
+        );
         assert_eq!(split_header("Name"), ("name".into(), String::new()));
         assert_eq!(parse_device("NVIDIA H200 (3)"), Some(3));
         assert_eq!(parse_device("1"), Some(1));
@@ -268,19 +286,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 3") && e.contains("negative"), "{e}");
-        let e = read_str("Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,NaN,1,1,1,32,1,1,k\n")
-            .unwrap_err()
-            .to_string();
+        let e = read_str(
+            "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,NaN,1,1,1,32,1,1,k\n",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("finite"), "{e}");
-        let e = read_str("Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,2,0,1,1,32,1,1,k\n")
-            .unwrap_err()
-            .to_string();
+        let e = read_str(
+            "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,2,0,1,1,32,1,1,k\n",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("zero dimension"), "{e}");
-        let e = read_str("Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,2,1,1,1,4096,1,1,k\n")
+        let e = read_str(
+            "Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,2,1,1,1,4096,1,1,k\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("1024 threads"), "{e}");
+        let e = read_str("Start (furlongs),Duration (ns),Name\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("1024 threads"), "{e}");
-        let e = read_str("Start (furlongs),Duration (ns),Name\n").unwrap_err().to_string();
         assert!(e.contains("unknown unit"), "{e}");
     }
 

@@ -1,0 +1,384 @@
+//! Replaying a recorded walk on the GPU at hand, eagerly and as one captured graph.
+//!
+//! Each recorded kernel becomes a `spin_grid` launch with the recorded grid and block that
+//! runs for the recorded duration (minus the spin kernel's own calibrated overhead); copies
+//! become device-to-device copies of the recorded size, memsets memsets. Every op runs on the
+//! engine stream in recorded start order (several recorded streams are serialised).
+
+use std::time::{Duration, Instant};
+
+use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{median, Summary};
+use crate::trace::{OpKind, Walk};
+
+/// Requested spin durations used to calibrate the spin kernel, ns.
+const CALIBRATION_NS: [u64; 5] = [2_000, 5_000, 10_000, 20_000, 50_000];
+/// Kernels at least this long (recorded) are held to the fidelity goal.
+pub const FIDELITY_MIN_NS: f64 = 2_000.0;
+
+/// How the spin kernel's own span relates to what it was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// Median of (span − requested), ns: subtracted from every recorded duration.
+    pub overhead_ns: f64,
+    /// Smallest non-zero difference between spans seen: the timer's effective tick, ns.
+    pub timer_tick_ns: f64,
+}
+
+/// Replayed against recorded duration, kernel by kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fidelity {
+    /// (recorded ns, replayed span ns) per kernel, in walk order.
+    pub kernels: Vec<(f64, f64)>,
+    /// |replayed − recorded| / recorded over kernels ≥ 2 µs.
+    pub rel_error_long: Option<Summary>,
+    /// 90th percentile of that error.
+    pub p90_rel_error_long: Option<f64>,
+    /// Share of kernels ≥ 2 µs within 5% of their recorded duration.
+    pub within_5pct_long: Option<f64>,
+    /// Kernels shorter than the spin kernel can go (replayed longer than recorded).
+    pub too_short_to_match: usize,
+}
+
+/// One trial of the replay, in ms per walk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReplayTrial {
+    pub eager_issue_ms: f64,
+    pub eager_wall_ms: f64,
+    pub graph_launch_host_ms: f64,
+    pub graph_wall_ms: f64,
+    pub graph_gpu_ms: f64,
+    pub capture_ms: f64,
+    pub instantiate_ms: f64,
+    pub upload_ms: f64,
+}
+
+/// Options of a replay run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ReplayConfig {
+    pub trials: usize,
+    pub reps: usize,
+    pub warmup: usize,
+    /// Host busy-work before each eager launch, µs, standing for a framework's own overhead.
+    pub host_overhead_us: f64,
+}
+
+/// Everything a replay measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayResult {
+    pub config: ReplayConfig,
+    pub ops: usize,
+    pub kernels: usize,
+    pub recorded_gpu_ms: f64,
+    pub recorded_span_ms: f64,
+    pub calibration: Calibration,
+    pub fidelity: Fidelity,
+    pub trials: Vec<ReplayTrial>,
+    pub summary: std::collections::BTreeMap<String, Summary>,
+}
+
+impl ReplayResult {
+    pub fn median(&self, name: &str) -> f64 {
+        self.summary.get(name).map_or(f64::NAN, |s| s.median)
+    }
+}
+
+/// Figures summarised over trials.
+type TrialFigure = fn(&ReplayTrial) -> f64;
+const FIGURES: &[(&str, TrialFigure)] = &[
+    ("eager_issue_ms", |t| t.eager_issue_ms),
+    ("eager_wall_ms", |t| t.eager_wall_ms),
+    ("graph_launch_host_ms", |t| t.graph_launch_host_ms),
+    ("graph_wall_ms", |t| t.graph_wall_ms),
+    ("graph_gpu_ms", |t| t.graph_gpu_ms),
+    ("capture_ms", |t| t.capture_ms),
+    ("instantiate_ms", |t| t.instantiate_ms),
+    ("upload_ms", |t| t.upload_ms),
+    ("build_ms", |t| {
+        t.capture_ms + t.instantiate_ms + t.upload_ms
+    }),
+];
+
+/// A walk made ready to launch: spin requests, shapes and buffers.
+struct Prepared {
+    steps: Vec<Step>,
+    slots: DeviceBuffer<u64>,
+    src: DeviceBuffer<u8>,
+    dst: DeviceBuffer<u8>,
+}
+
+enum Step {
+    Spin {
+        ns: u64,
+        shape: LaunchShape,
+        slot: usize,
+    },
+    Copy {
+        bytes: usize,
+    },
+    Memset {
+        bytes: usize,
+    },
+}
+
+impl Prepared {
+    fn new(e: &Engine, walk: &Walk, cal: &Calibration) -> anyhow::Result<Prepared> {
+        let mut steps = Vec::with_capacity(walk.ops.len());
+        let mut max_bytes = 0usize;
+        let mut kernels = 0;
+        for op in &walk.ops {
+            steps.push(match &op.kind {
+                OpKind::Kernel { grid, block } => {
+                    let ns = (op.duration_ns - cal.overhead_ns).max(0.0).round() as u64;
+                    kernels += 1;
+                    Step::Spin {
+                        ns,
+                        shape: LaunchShape {
+                            grid: *grid,
+                            block: *block,
+                        },
+                        slot: kernels - 1,
+                    }
+                }
+                OpKind::Memcpy { bytes, .. } => {
+                    max_bytes = max_bytes.max(*bytes as usize);
+                    Step::Copy {
+                        bytes: *bytes as usize,
+                    }
+                }
+                OpKind::Memset { bytes } => {
+                    max_bytes = max_bytes.max(*bytes as usize);
+                    Step::Memset {
+                        bytes: *bytes as usize,
+                    }
+                }
+            });
+        }
+        Ok(Prepared {
+            steps,
+            slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
+            src: e.zeros::<u8>(max_bytes)?,
+            dst: e.zeros::<u8>(max_bytes)?,
+        })
+    }
+
+    /// Issues the walk once; `host_overhead` is busy-waited before each op.
+    fn issue(&mut self, e: &Engine, host_overhead: Duration) -> memra_engine::Result<()> {
+        let Prepared {
+            steps,
+            slots,
+            src,
+            dst,
+        } = self;
+        for s in steps.iter() {
+            if !host_overhead.is_zero() {
+                let t = Instant::now();
+                while t.elapsed() < host_overhead {
+                    std::hint::spin_loop();
+                }
+            }
+            match *s {
+                Step::Spin { ns, shape, slot } => e.spin_grid(ns, shape, slots, slot)?,
+                Step::Copy { bytes } => e.copy(src, dst, bytes)?,
+                Step::Memset { bytes } => e.memset_zero(dst, bytes)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn capture(&mut self, e: &Engine) -> memra_engine::Result<Graph> {
+        e.capture_graph(|eng| self.issue(eng, Duration::ZERO))
+    }
+
+    /// Each kernel's last recorded span, ns, in walk order.
+    fn spans(&self, e: &Engine) -> memra_engine::Result<Vec<f64>> {
+        let s = e.dtoh(&self.slots)?;
+        Ok(self
+            .steps
+            .iter()
+            .filter_map(|st| match st {
+                Step::Spin { slot, .. } => Some(s[slot * Engine::SPIN_SLOT_WORDS + 2] as f64),
+                _ => None,
+            })
+            .collect())
+    }
+}
+
+/// Measures how far the spin kernel's span runs past what it was asked for.
+pub fn calibrate(e: &Engine) -> anyhow::Result<Calibration> {
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
+    let shape = LaunchShape {
+        grid: (132, 1, 1),
+        block: (128, 1, 1),
+    };
+    let mut over = Vec::new();
+    let mut spans = Vec::new();
+    for _ in 0..9 {
+        for &ns in &CALIBRATION_NS {
+            e.spin_grid(ns, shape, &mut slots, 0)?;
+            let span = e.dtoh(&slots)?[2];
+            over.push(span as f64 - ns as f64);
+            spans.push(span);
+        }
+    }
+    spans.sort_unstable();
+    spans.dedup();
+    let tick = spans
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|&d| d > 0)
+        .min()
+        .unwrap_or(0) as f64;
+    Ok(Calibration {
+        overhead_ns: median(&over),
+        timer_tick_ns: tick,
+    })
+}
+
+fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
+    let kernels: Vec<(f64, f64)> = walk
+        .kernels()
+        .map(|o| o.duration_ns)
+        .zip(spans.iter().copied())
+        .collect();
+    let errs: Vec<f64> = kernels
+        .iter()
+        .filter(|(r, _)| *r >= FIDELITY_MIN_NS)
+        .map(|(r, p)| (p - r).abs() / r)
+        .collect();
+    let (summary, p90, within) = if errs.is_empty() {
+        (None, None, None)
+    } else {
+        let mut sorted = errs.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let p90 = sorted[((sorted.len() as f64 * 0.9).ceil() as usize).clamp(1, sorted.len()) - 1];
+        let within = errs.iter().filter(|&&e| e <= 0.05).count() as f64 / errs.len() as f64;
+        (Some(Summary::of(&errs)), Some(p90), Some(within))
+    };
+    Fidelity {
+        too_short_to_match: kernels
+            .iter()
+            .filter(|(r, p)| p > r && *r < FIDELITY_MIN_NS)
+            .count(),
+        kernels,
+        rel_error_long: summary,
+        p90_rel_error_long: p90,
+        within_5pct_long: within,
+    }
+}
+
+/// Replays `walk` eagerly and as a graph, `warmup + trials` times, interleaved per trial.
+pub fn replay(
+    e: &Engine,
+    walk: &Walk,
+    cfg: &ReplayConfig,
+    tick: &mut dyn FnMut(),
+) -> anyhow::Result<ReplayResult> {
+    let cal = calibrate(e)?;
+    let mut prep = Prepared::new(e, walk, &cal)?;
+    let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
+    let mut trials = Vec::new();
+    let mut spans = Vec::new();
+    for i in 0..cfg.warmup + cfg.trials {
+        if crate::interrupt::requested() {
+            break;
+        }
+        let mut t = ReplayTrial::default();
+        let graph = prep.capture(e)?;
+        let ct = graph.timings();
+        t.capture_ms = ct.capture.as_secs_f64() * 1e3;
+        t.instantiate_ms = ct.instantiate.as_secs_f64() * 1e3;
+        t.upload_ms = ct.upload.as_secs_f64() * 1e3;
+        let per = 1e3 / cfg.reps as f64;
+        let mut eager = |t: &mut ReplayTrial| -> anyhow::Result<()> {
+            let s = Instant::now();
+            for _ in 0..cfg.reps {
+                prep.issue(e, overhead)?;
+            }
+            t.eager_issue_ms = s.elapsed().as_secs_f64() * per;
+            e.stream().synchronize()?;
+            t.eager_wall_ms = s.elapsed().as_secs_f64() * per;
+            Ok(())
+        };
+        let replayed = |t: &mut ReplayTrial| -> anyhow::Result<()> {
+            let s = Instant::now();
+            for _ in 0..cfg.reps {
+                graph.launch()?;
+            }
+            t.graph_launch_host_ms = s.elapsed().as_secs_f64() * per;
+            e.stream().synchronize()?;
+            t.graph_wall_ms = s.elapsed().as_secs_f64() * per;
+            Ok(())
+        };
+        if i % 2 == 0 {
+            eager(&mut t)?;
+            replayed(&mut t)?;
+        } else {
+            replayed(&mut t)?;
+            eager(&mut t)?;
+        }
+        let (a, b) = (e.event()?, e.event()?);
+        a.record()?;
+        graph.launch()?;
+        b.record()?;
+        b.synchronize()?;
+        t.graph_gpu_ms = a.elapsed_ms(&b)? as f64;
+        if i == cfg.warmup + cfg.trials - 1 || spans.is_empty() {
+            spans = prep.spans(e)?;
+        }
+        if i >= cfg.warmup {
+            trials.push(t);
+        }
+        tick();
+    }
+    let mut summary = std::collections::BTreeMap::new();
+    for (name, get) in FIGURES {
+        let v: Vec<f64> = trials.iter().map(get).collect();
+        summary.insert(name.to_string(), Summary::of(&v));
+    }
+    let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
+    Ok(ReplayResult {
+        config: *cfg,
+        ops: walk.ops.len(),
+        kernels: walk.kernels().count(),
+        recorded_gpu_ms: sum / 1e6,
+        recorded_span_ms: walk.span_ns() / 1e6,
+        calibration: cal,
+        fidelity: fidelity(walk, &spans),
+        trials,
+        summary,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Op;
+
+    #[test]
+    fn fidelity_counts_long_kernels_only() {
+        let k = |d: f64| Op {
+            name: "k".into(),
+            start_ns: 0.0,
+            duration_ns: d,
+            device: None,
+            stream: None,
+            kind: OpKind::Kernel {
+                grid: (1, 1, 1),
+                block: (1, 1, 1),
+            },
+        };
+        let w = Walk {
+            ops: vec![k(1000.0), k(2000.0), k(10000.0), k(4000.0)],
+        };
+        let f = fidelity(&w, &[1800.0, 2050.0, 10100.0, 4400.0]);
+        let s = f.rel_error_long.unwrap();
+        assert_eq!(s.n, 3);
+        assert!((s.median - 0.025).abs() < 1e-12);
+        assert!((f.within_5pct_long.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert!((f.p90_rel_error_long.unwrap() - 0.1).abs() < 1e-12);
+        assert_eq!(f.too_short_to_match, 1);
+    }
+}
