@@ -9,6 +9,7 @@ pub mod interrupt;
 pub mod measure;
 pub mod model;
 pub mod options;
+pub mod pipeline;
 pub mod plot;
 pub mod profile;
 pub mod replay;
@@ -46,6 +47,7 @@ where
         Some(Command::Sweep(a)) => commands::sweep::run(a),
         Some(Command::Predict(a)) => commands::predict::run(a),
         Some(Command::Replay(a)) => commands::replay::run(a),
+        Some(Command::Pipeline(a)) => commands::pipeline::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -40,6 +40,55 @@ pub enum Command {
     Predict(PredictArgs),
     /// Price graph capture for a real kernel walk from a profiler trace (nsys CSV or Kineto JSON).
     Replay(ReplayArgs),
+    /// A pipeline-parallel round across devices: eager, one multi-device graph, per-device graphs.
+    Pipeline(PipelineArgs),
+}
+
+/// `launch-econ pipeline`.
+#[derive(Debug, Args)]
+pub struct PipelineArgs {
+    /// Device ordinals, one stage each, e.g. `0,1` (no duplicates).
+    #[arg(long, default_value = "0", value_parser = crate::pipeline::parse_devices)]
+    pub devices: DeviceList,
+
+    /// Stages; with a single device, this many stages run on its streams (a stand-in for a
+    /// multi-device pipeline).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub stages: Option<u32>,
+
+    /// Kernel launches per stage.
+    #[arg(long, default_value_t = 64, value_parser = parse_launches)]
+    pub stage_launches: u64,
+
+    /// Bytes of the activation each stage hands to the next (a multiple of 4).
+    #[arg(long, default_value_t = 1 << 20, value_parser = parse_activation)]
+    pub activation_bytes: u64,
+
+    /// Measured trials.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub trials: u32,
+
+    /// Rounds per trial.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub reps: u32,
+
+    /// Warm-up trials.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: u32,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// Activation size in bytes: 4..=1 GiB, a multiple of 4 (it is an f32 vector).
+pub fn parse_activation(s: &str) -> Result<u64, String> {
+    let b = parse_count(s, "bytes", 1 << 30)?;
+    if b % 4 != 0 {
+        return Err(format!(
+            "{b} bytes is not a multiple of 4 (the activation is f32)"
+        ));
+    }
+    Ok(b)
 }
 
 /// The default measurement: N launches eager, raw, and captured and replayed.
@@ -252,6 +301,9 @@ pub fn parse_us(s: &str) -> Result<f64, String> {
     }
     Ok(v)
 }
+
+/// A parsed `--devices` list.
+pub type DeviceList = Vec<usize>;
 
 /// A parsed list of counts.
 pub type LaunchList = Vec<u64>;

@@ -44,6 +44,9 @@ pub struct Profile {
     pub trace: Option<TraceInfo>,
     #[serde(default)]
     pub replay: Option<crate::replay::ReplayResult>,
+    /// For `pipeline`: what the multi-device round measured.
+    #[serde(default)]
+    pub pipeline: Option<crate::pipeline::PipelineResult>,
 }
 
 /// The trace a replay read.
@@ -158,6 +161,7 @@ impl Profile {
             warnings: Vec::new(),
             trace: None,
             replay: None,
+            pipeline: None,
         }
     }
 

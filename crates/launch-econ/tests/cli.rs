@@ -456,3 +456,59 @@ fn replay_runs_on_a_gpu() {
     assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
     assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
 }
+
+/// The pipeline on the devices at hand: two stages on two streams of GPU 0 always, and on
+/// GPUs 0 and 1 when two are visible; results are checked against the CPU reference inside.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn pipeline_runs_and_checks_its_result() {
+    let out = cmd()
+        .args([
+            "pipeline",
+            "--devices",
+            "0",
+            "--stages",
+            "2",
+            "--stage-launches",
+            "8",
+        ])
+        .args(["--trials", "2", "--reps", "3", "--warmup", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("all equal"), "{stdout}");
+    assert!(stdout.contains("0->0: SameDevice"), "{stdout}");
+    cmd()
+        .args(["pipeline", "--devices", "0,99"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("device 99 is out of range"));
+}
+
+/// Host-side validation of pipeline arguments: exit 2 before any GPU work.
+#[test]
+fn pipeline_arguments_are_validated() {
+    for (args, msg) in [
+        (vec!["pipeline", "--devices", "0,0"], "listed twice"),
+        (vec!["pipeline", "--devices", "x"], "not a device ordinal"),
+        (
+            vec!["pipeline", "--activation-bytes", "6"],
+            "not a multiple of 4",
+        ),
+        (vec!["pipeline", "--activation-bytes", "0"], "at least 1"),
+        (
+            vec!["pipeline", "--devices", "0,1", "--stages", "3"],
+            "does not match 2 devices",
+        ),
+        (vec!["pipeline", "--stage-launches", "0"], "at least 1"),
+    ] {
+        cmd()
+            .args(&args)
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+    }
+}

@@ -53,7 +53,8 @@ unsafe impl Send for Graph {}
 /// stream and releases the memory.
 pub struct Keeper {
     allocations: Vec<Arc<Allocation>>,
-    inner: Arc<Inner>,
+    /// Every engine whose stream the graph may use (one, or several for a cross-device capture).
+    inners: Vec<Arc<Inner>>,
 }
 
 impl Keeper {
@@ -88,11 +89,12 @@ impl Drop for Keeper {
             return;
         }
         // A replay may still be running: wait before the memory goes back.
-        if let Err(source) = self.inner.stream.cu.synchronize() {
-            self.inner.sink.record(
-                self.inner
-                    .driver("cuStreamSynchronize (keeper drop)", source),
-            );
+        for inner in &self.inners {
+            if let Err(source) = inner.stream.cu.synchronize() {
+                inner
+                    .sink
+                    .record(inner.driver("cuStreamSynchronize (keeper drop)", source));
+            }
         }
         self.allocations.clear();
     }
@@ -149,18 +151,40 @@ impl Drop for Graph {
     }
 }
 
-/// Ends retention if the capture is abandoned (error or panic), releasing what was retained.
+/// Retention on every engine of a capture; released (after a synchronize) if the capture is
+/// abandoned by an error or a panic.
 struct RetainGuard<'a> {
-    inner: &'a Arc<Inner>,
+    inners: Vec<&'a Arc<Inner>>,
     done: bool,
 }
 
-impl RetainGuard<'_> {
+impl<'a> RetainGuard<'a> {
+    fn start(inners: Vec<&'a Arc<Inner>>) -> Result<RetainGuard<'a>> {
+        let mut guard = RetainGuard {
+            inners: Vec::with_capacity(inners.len()),
+            done: false,
+        };
+        for inner in inners {
+            if !inner.capture.start_retaining() {
+                return Err(Error::CaptureForbidden {
+                    op: "capture_graph",
+                    why: "a capture is already in progress on this engine (graphs cannot nest, and each engine may take part once)",
+                });
+            }
+            guard.inners.push(inner);
+        }
+        Ok(guard)
+    }
+
     fn finish(mut self) -> Keeper {
         self.done = true;
         Keeper {
-            allocations: self.inner.capture.stop_retaining(),
-            inner: self.inner.clone(),
+            allocations: self
+                .inners
+                .iter()
+                .flat_map(|i| i.capture.stop_retaining())
+                .collect(),
+            inners: self.inners.iter().map(|i| Arc::clone(i)).collect(),
         }
     }
 }
@@ -169,48 +193,59 @@ impl Drop for RetainGuard<'_> {
     fn drop(&mut self) {
         if !self.done {
             // Synchronize before freeing: the warm-up may still be using the memory.
-            let _ = self.inner.stream.cu.synchronize();
-            drop(self.inner.capture.stop_retaining());
+            for inner in &self.inners {
+                let _ = inner.stream.cu.synchronize();
+                drop(inner.capture.stop_retaining());
+            }
         }
     }
 }
 
-/// Ends an open stream capture on error or panic, so the engine stays usable.
+/// Ends an open stream capture on error or panic, so every engine stays usable.
 struct CaptureGuard<'a> {
-    inner: &'a Arc<Inner>,
+    primary: &'a Arc<Inner>,
+    all: Vec<&'a Arc<Inner>>,
     open: bool,
 }
 
-impl CaptureGuard<'_> {
-    fn begin(inner: &Arc<Inner>) -> Result<CaptureGuard<'_>> {
-        inner.bind()?;
+impl<'a> CaptureGuard<'a> {
+    fn begin(primary: &'a Arc<Inner>, all: Vec<&'a Arc<Inner>>) -> Result<CaptureGuard<'a>> {
+        primary.bind()?;
         // Relaxed mode: allocations inside the step (cuMemAlloc) are legal; the engine itself
         // refuses the operations that would break the graph (see `CaptureState::refuse`).
         // SAFETY: the stream belongs to the current context and is not capturing.
         unsafe {
             result::stream::begin_capture(
-                inner.stream.cu_stream(),
+                primary.stream.cu_stream(),
                 sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
             )
         }
         .map_err(|source| Error::Capture {
             call: "cuStreamBeginCapture",
-            device: inner.ordinal,
+            device: primary.ordinal,
             source,
         })?;
-        inner.capture.capturing.store(true, Ordering::Release);
-        Ok(CaptureGuard { inner, open: true })
+        for inner in &all {
+            inner.capture.capturing.store(true, Ordering::Release);
+        }
+        Ok(CaptureGuard {
+            primary,
+            all,
+            open: true,
+        })
     }
 
     fn end(&mut self) -> Result<sys::CUgraph> {
         self.open = false;
-        self.inner.capture.capturing.store(false, Ordering::Release);
-        let _ = self.inner.bind();
-        // SAFETY: the stream is capturing (begun in `begin`).
-        let g = unsafe { result::stream::end_capture(self.inner.stream.cu_stream()) };
+        for inner in &self.all {
+            inner.capture.capturing.store(false, Ordering::Release);
+        }
+        let _ = self.primary.bind();
+        // SAFETY: the primary stream is capturing (begun in `begin`).
+        let g = unsafe { result::stream::end_capture(self.primary.stream.cu_stream()) };
         g.map_err(|source| Error::Capture {
             call: "cuStreamEndCapture",
-            device: self.inner.ordinal,
+            device: self.primary.ordinal,
             source,
         })
     }
@@ -263,27 +298,44 @@ impl Engine {
     ///
     /// If `step` fails (in warm-up or mid-capture), the capture is ended, what was retained is
     /// released, the engine stays usable, and the step's error is returned.
-    pub fn capture_graph_retained<F>(&self, mut step: F) -> Result<(Graph, Keeper)>
+    pub fn capture_graph_retained<F>(&self, step: F) -> Result<(Graph, Keeper)>
+    where
+        F: FnMut(&Engine) -> Result<()>,
+    {
+        self.capture_graph_across(&[], step)
+    }
+
+    /// Like [`Engine::capture_graph_retained`], for a walk that spans several engines (devices
+    /// or streams): the capture starts on this engine's stream; inside `step`, record an
+    /// [`crate::Event`] here and make another engine [`Engine::wait_event`] on it to fork the
+    /// capture onto that engine, and join back the same way before `step` returns. The result
+    /// is one graph with nodes on every device involved, launched on this engine's stream.
+    /// Allocations made during warm-up and capture on *any* of the engines are retained by
+    /// the keeper, and operations a graph cannot hold are refused on all of them.
+    pub fn capture_graph_across<F>(
+        &self,
+        others: &[&Engine],
+        mut step: F,
+    ) -> Result<(Graph, Keeper)>
     where
         F: FnMut(&Engine) -> Result<()>,
     {
         let inner = &self.inner;
-        if !inner.capture.start_retaining() {
-            return Err(Error::CaptureForbidden {
-                op: "capture_graph",
-                why: "a capture is already in progress on this engine; graphs cannot nest",
-            });
-        }
-        let retain = RetainGuard { inner, done: false };
+        let all: Vec<&Arc<Inner>> = std::iter::once(inner)
+            .chain(others.iter().map(|e| &e.inner))
+            .collect();
+        let retain = RetainGuard::start(all.clone())?;
         let mut timings = CaptureTimings::default();
 
         let t = Instant::now();
         step(self)?;
-        self.stream().synchronize()?;
+        for i in &all {
+            i.stream.synchronize()?;
+        }
         timings.warmup = t.elapsed();
 
         let t = Instant::now();
-        let mut capture = CaptureGuard::begin(inner)?;
+        let mut capture = CaptureGuard::begin(inner, all)?;
         let stepped = step(self);
         let ended = capture.end();
         timings.capture = t.elapsed();

@@ -31,6 +31,8 @@ mod error;
 mod graph;
 mod kernels;
 mod memory;
+mod ops;
+mod peer;
 mod timing;
 
 pub use device::{device_count, DeviceInfo};
@@ -39,6 +41,7 @@ pub use error::{Error, Result};
 pub use graph::{CaptureTimings, Graph, Keeper};
 pub use kernels::{cache_dir as kernel_cache_dir, KernelInitReport};
 pub use memory::{DeviceBuffer, DeviceCopy};
+pub use peer::PeerPath;
 pub use timing::Event;
 
 /// The cudarc version the engine is built on, for callers that issue raw driver calls beside

@@ -65,6 +65,11 @@ impl Event {
             .map_err(|source| self.inner.driver("cuEventQuery", source))
     }
 
+    /// The raw event handle. Valid while this `Event` lives.
+    pub fn cu_event(&self) -> sys::CUevent {
+        self.ev.cu_event()
+    }
+
     /// GPU time in milliseconds from this event to `end` (both recorded and complete).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         self.inner.capture.refuse(

@@ -1,5 +1,6 @@
 //! The commands: the default run, `sweep` and `predict`, and what they share.
 
+pub mod pipeline;
 pub mod predict;
 pub mod replay;
 pub mod run;

@@ -1,0 +1,397 @@
+//! A pipeline-parallel round: stage 1 on one engine, its activation copied to the next, and so
+//! on, measured three ways — eager, as one multi-device graph, and as one graph per stage
+//! launched in order with events — and checked against a CPU reference.
+//!
+//! Stage `s` runs `K` `add` kernels, each adding the stage's vector `v_s` to the activation
+//! (ping-ponging between two buffers), then copies the activation to stage `s + 1`. The round
+//! starts by resetting stage 0's activation to `x0`, so every round computes
+//! `x0 + K · Σ v_s` exactly (small integers in `f32`).
+
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use memra_engine::{DeviceBuffer, Engine, Event, Graph, Keeper, PeerPath};
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{median, Summary};
+
+/// What a pipeline run does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PipelineConfig {
+    /// Device ordinal of each stage.
+    pub stage_devices: Vec<usize>,
+    pub stage_launches: usize,
+    pub activation_bytes: usize,
+    pub trials: usize,
+    pub reps: usize,
+    pub warmup: usize,
+}
+
+/// One trial, ms per round.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PipelineTrial {
+    pub eager_issue_ms: f64,
+    pub eager_wall_ms: f64,
+    pub graph_wall_ms: f64,
+    pub per_device_issue_ms: f64,
+    pub per_device_wall_ms: f64,
+}
+
+/// Everything a pipeline run measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PipelineResult {
+    pub config: PipelineConfig,
+    /// How each stage reaches the next (`SameDevice`, `Direct`, `ThroughHost`).
+    pub links: Vec<String>,
+    /// Bandwidth of one large stage-0 → stage-1 copy, GB/s (median of 5), if there are 2 stages.
+    pub copy_gb_per_s: Option<f64>,
+    pub graph_nodes: usize,
+    pub graph_build_ms: f64,
+    pub per_device_build_ms: f64,
+    pub trials: Vec<PipelineTrial>,
+    pub summary: std::collections::BTreeMap<String, Summary>,
+    /// Rounds checked against the CPU reference (after eager, one-graph and per-device rounds).
+    pub checked_rounds: usize,
+}
+
+type Figure = fn(&PipelineTrial) -> f64;
+const FIGURES: &[(&str, Figure)] = &[
+    ("eager_issue_ms", |t| t.eager_issue_ms),
+    ("eager_wall_ms", |t| t.eager_wall_ms),
+    ("graph_wall_ms", |t| t.graph_wall_ms),
+    ("per_device_issue_ms", |t| t.per_device_issue_ms),
+    ("per_device_wall_ms", |t| t.per_device_wall_ms),
+];
+
+struct Stage {
+    engine: Engine,
+    v: DeviceBuffer<f32>,
+    ping: DeviceBuffer<f32>,
+    pong: DeviceBuffer<f32>,
+    /// Recorded on this stage's stream after its copy: the next stage may start.
+    handoff: Option<Event>,
+}
+
+struct Pipeline {
+    stages: Vec<Stage>,
+    x0: DeviceBuffer<f32>,
+    /// Recorded on the last stage's stream when the round ends; stage 0 joins on it.
+    done: Event,
+    k: usize,
+    n: usize,
+}
+
+impl Pipeline {
+    fn new(engines: Vec<Engine>, k: usize, n: usize) -> anyhow::Result<Pipeline> {
+        let host_x0: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+        let x0 = engines[0].htod(&host_x0)?;
+        let last = engines.len() - 1;
+        let mut stages = Vec::new();
+        for (s, e) in engines.iter().enumerate() {
+            stages.push(Stage {
+                v: e.htod(&vec![(s + 1) as f32; n])?,
+                ping: e.zeros(n)?,
+                pong: e.zeros(n)?,
+                handoff: if s < last { Some(e.event()?) } else { None },
+                engine: e.clone(),
+            });
+        }
+        let done = engines[last].event()?;
+        Ok(Pipeline {
+            stages,
+            x0,
+            done,
+            k,
+            n,
+        })
+    }
+
+    /// The exact result of a round.
+    fn reference(&self) -> Vec<f32> {
+        let sum: f32 = (1..=self.stages.len()).map(|s| s as f32).sum();
+        (0..self.n)
+            .map(|i| (i % 7) as f32 + self.k as f32 * sum)
+            .collect()
+    }
+
+    /// Stage `s`'s kernels and its hand-off, on its own stream.
+    fn stage_work(&mut self, s: usize) -> memra_engine::Result<()> {
+        let (n, k) = (self.n, self.k);
+        if s == 0 {
+            let st = &mut self.stages[0];
+            st.engine.copy(&self.x0, &mut st.ping, n)?;
+        }
+        let (head, tail) = self.stages.split_at_mut(s + 1);
+        let st = &mut head[s];
+        for i in 0..k {
+            if i % 2 == 0 {
+                st.engine.add(&st.ping, &st.v, &mut st.pong, n)?;
+            } else {
+                st.engine.add(&st.pong, &st.v, &mut st.ping, n)?;
+            }
+        }
+        if let Some(next) = tail.first_mut() {
+            let out = if k % 2 == 0 { &st.ping } else { &st.pong };
+            st.engine
+                .copy_to_peer(out, &next.engine, &mut next.ping, n)?;
+        }
+        Ok(())
+    }
+
+    /// One round issued eagerly (also the body of the one-graph capture).
+    fn round(&mut self) -> memra_engine::Result<()> {
+        let last = self.stages.len() - 1;
+        for s in 0..=last {
+            if s > 0 {
+                if let Some(h) = &self.stages[s - 1].handoff {
+                    self.stages[s].engine.wait_event(h)?;
+                }
+            }
+            self.stage_work(s)?;
+            if let Some(h) = &self.stages[s].handoff {
+                h.record()?;
+            }
+        }
+        if last > 0 {
+            self.done.record()?;
+            self.stages[0].engine.wait_event(&self.done)?;
+        }
+        Ok(())
+    }
+
+    /// One graph per stage; stage 0's includes the reset of `x0`.
+    fn capture_per_stage(&mut self) -> anyhow::Result<(Vec<Graph>, f64)> {
+        let t = Instant::now();
+        let mut graphs = Vec::new();
+        for s in 0..self.stages.len() {
+            let e = self.stages[s].engine.clone();
+            let g = e.capture_graph(|_| self.stage_work(s))?;
+            graphs.push(g);
+        }
+        Ok((graphs, t.elapsed().as_secs_f64() * 1e3))
+    }
+
+    /// One round of the per-stage graphs, launched in order with events between stages.
+    fn launch_per_stage(&self, graphs: &[Graph]) -> memra_engine::Result<()> {
+        let last = self.stages.len() - 1;
+        for (s, g) in graphs.iter().enumerate() {
+            if s > 0 {
+                if let Some(h) = &self.stages[s - 1].handoff {
+                    self.stages[s].engine.wait_event(h)?;
+                }
+            }
+            g.launch()?;
+            if let Some(h) = &self.stages[s].handoff {
+                h.record()?;
+            }
+        }
+        if last > 0 {
+            self.done.record()?;
+            self.stages[0].engine.wait_event(&self.done)?;
+        }
+        Ok(())
+    }
+
+    fn sync(&self) -> memra_engine::Result<()> {
+        for st in &self.stages {
+            st.engine.stream().synchronize()?;
+        }
+        Ok(())
+    }
+
+    fn check(&self, what: &str) -> anyhow::Result<()> {
+        let st = self.stages.last().expect("at least one stage");
+        let out = if self.k % 2 == 0 { &st.ping } else { &st.pong };
+        let got = st.engine.dtoh(out)?;
+        let want = self.reference();
+        if let Some(i) = (0..self.n).find(|&i| got[i] != want[i]) {
+            bail!(
+                "pipeline result after {what} differs from the CPU reference at element {i}: {} != {}",
+                got[i],
+                want[i]
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Bandwidth of a large copy from `a` to `b`, GB/s, median of 5.
+fn copy_bandwidth(a: &Engine, b: &Engine) -> anyhow::Result<f64> {
+    let n = 64 << 20; // 256 MiB of f32
+    let src = a.zeros::<f32>(n)?;
+    let mut dst = b.zeros::<f32>(n)?;
+    let mut gbs = Vec::new();
+    for _ in 0..5 {
+        let (s, e) = (a.event()?, a.event()?);
+        s.record()?;
+        a.copy_to_peer(&src, b, &mut dst, n)?;
+        e.record()?;
+        e.synchronize()?;
+        gbs.push((n * 4) as f64 / (s.elapsed_ms(&e)? as f64 * 1e-3) / 1e9);
+    }
+    Ok(median(&gbs))
+}
+
+/// Runs the pipeline on `engines` (one per stage).
+pub fn run(
+    engines: Vec<Engine>,
+    cfg: &PipelineConfig,
+    tick: &mut dyn FnMut(),
+) -> anyhow::Result<PipelineResult> {
+    let mut links = Vec::new();
+    for w in engines.windows(2) {
+        let path = w[0].enable_peer_access(&w[1])?;
+        w[1].enable_peer_access(&w[0])?;
+        links.push(format!(
+            "{}->{}: {:?}",
+            w[0].ordinal(),
+            w[1].ordinal(),
+            path
+        ));
+        if path == PeerPath::ThroughHost {
+            eprintln!(
+                "note: devices {} and {} cannot access each other; copies go through host memory",
+                w[0].ordinal(),
+                w[1].ordinal()
+            );
+        }
+    }
+    let copy_gb_per_s = match engines.len() {
+        0 | 1 => None,
+        _ => Some(copy_bandwidth(&engines[0], &engines[1]).context("measuring the stage copy")?),
+    };
+    let n = (cfg.activation_bytes / 4).max(1);
+    let mut p = Pipeline::new(engines.clone(), cfg.stage_launches, n)?;
+    let others: Vec<&Engine> = engines[1..].iter().collect();
+    let t = Instant::now();
+    let (graph, _keeper): (Graph, Keeper) = engines[0]
+        .capture_graph_across(&others, |_| p.round())
+        .context("capturing the pipeline as one multi-device graph")?;
+    let graph_build_ms = t.elapsed().as_secs_f64() * 1e3;
+    let (stage_graphs, per_device_build_ms) = p
+        .capture_per_stage()
+        .context("capturing one graph per stage")?;
+    let mut checked = 0;
+    let mut trials = Vec::new();
+    let per = 1e3 / cfg.reps as f64;
+    for i in 0..cfg.warmup + cfg.trials {
+        if crate::interrupt::requested() {
+            break;
+        }
+        let mut tr = PipelineTrial::default();
+        for k in 0..3 {
+            match (k + i) % 3 {
+                0 => {
+                    let s = Instant::now();
+                    for _ in 0..cfg.reps {
+                        p.round()?;
+                    }
+                    tr.eager_issue_ms = s.elapsed().as_secs_f64() * per;
+                    p.sync()?;
+                    tr.eager_wall_ms = s.elapsed().as_secs_f64() * per;
+                    p.check("eager rounds")?;
+                }
+                1 => {
+                    let s = Instant::now();
+                    for _ in 0..cfg.reps {
+                        graph.launch()?;
+                    }
+                    p.sync()?;
+                    tr.graph_wall_ms = s.elapsed().as_secs_f64() * per;
+                    p.check("one-graph replays")?;
+                }
+                _ => {
+                    let s = Instant::now();
+                    for _ in 0..cfg.reps {
+                        p.launch_per_stage(&stage_graphs)?;
+                    }
+                    tr.per_device_issue_ms = s.elapsed().as_secs_f64() * per;
+                    p.sync()?;
+                    tr.per_device_wall_ms = s.elapsed().as_secs_f64() * per;
+                    p.check("per-device graph rounds")?;
+                }
+            }
+            checked += 1;
+        }
+        if i >= cfg.warmup {
+            trials.push(tr);
+        }
+        tick();
+    }
+    let mut summary = std::collections::BTreeMap::new();
+    for (name, get) in FIGURES {
+        let v: Vec<f64> = trials.iter().map(get).collect();
+        summary.insert(name.to_string(), Summary::of(&v));
+    }
+    Ok(PipelineResult {
+        config: cfg.clone(),
+        links,
+        copy_gb_per_s,
+        graph_nodes: graph.node_count(),
+        graph_build_ms,
+        per_device_build_ms,
+        trials,
+        summary,
+        checked_rounds: checked,
+    })
+}
+
+/// Device list for `--devices`: ordinals, no duplicates, at least one.
+pub fn parse_devices(s: &str) -> Result<Vec<usize>, String> {
+    let mut out: Vec<usize> = Vec::new();
+    for item in s.split(',') {
+        let d: usize = item
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{item}` is not a device ordinal"))?;
+        if out.contains(&d) {
+            return Err(format!(
+                "device {d} is listed twice (use --stages to put several stages on one device)"
+            ));
+        }
+        out.push(d);
+    }
+    if out.len() > 64 {
+        return Err("more than 64 devices".into());
+    }
+    Ok(out)
+}
+
+/// Which device each stage runs on: one stage per listed device, or `stages` stages on a
+/// single listed device (several streams of one GPU).
+pub fn stage_devices(devices: &[usize], stages: Option<usize>) -> Result<Vec<usize>, String> {
+    match (devices, stages) {
+        (_, Some(0)) => Err("--stages must be at least 1".into()),
+        ([d], Some(s)) => Ok(vec![*d; s]),
+        (ds, Some(s)) if s != ds.len() => Err(format!(
+            "--stages {s} does not match {} devices; give one device to run several stages on it",
+            ds.len()
+        )),
+        (ds, _) => Ok(ds.to_vec()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_lists() {
+        assert_eq!(parse_devices("0,1"), Ok(vec![0, 1]));
+        assert!(parse_devices("0,0").unwrap_err().contains("listed twice"));
+        assert!(parse_devices("a")
+            .unwrap_err()
+            .contains("not a device ordinal"));
+        assert!(parse_devices("").is_err());
+        assert!(parse_devices("0,-1").is_err());
+    }
+
+    #[test]
+    fn stages_map_to_devices() {
+        assert_eq!(stage_devices(&[0], Some(2)), Ok(vec![0, 0]));
+        assert_eq!(stage_devices(&[0, 1], None), Ok(vec![0, 1]));
+        assert_eq!(stage_devices(&[0, 1], Some(2)), Ok(vec![0, 1]));
+        assert!(stage_devices(&[0, 1], Some(3)).is_err());
+        assert!(stage_devices(&[0], Some(0)).is_err());
+    }
+}
