@@ -264,6 +264,11 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 0.0, value_parser = parse_us)]
     pub host_overhead_us: f64,
 
+    /// How much longer a profiler sees the spin kernel than its own span, ns (measure it on
+    /// another GPU with scripts/spin_cupti.py).
+    #[arg(long, default_value_t = crate::replay::DEFAULT_SPIN_RAMP_NS, value_parser = parse_ns)]
+    pub spin_ramp_ns: f64,
+
     #[command(flatten)]
     pub export: ExportArgs,
 }
@@ -288,6 +293,18 @@ pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
         return Err(format!("window `{s}` is empty: FROM must be below TO"));
     }
     Ok((a, b))
+}
+
+/// A duration in ns: finite, 0..=1e6.
+pub fn parse_ns(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of ns"))?;
+    if !v.is_finite() || !(0.0..=1e6).contains(&v) {
+        return Err(format!("`{s}` must be between 0 and 1000000 ns"));
+    }
+    Ok(v)
 }
 
 /// A host overhead in µs: finite, 0..=1e6.

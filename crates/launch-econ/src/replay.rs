@@ -14,23 +14,45 @@ use crate::stats::{median, Summary};
 use crate::trace::{OpKind, Walk};
 
 /// Requested spin durations used to calibrate the spin kernel, ns.
-const CALIBRATION_NS: [u64; 5] = [2_000, 5_000, 10_000, 20_000, 50_000];
+const CALIBRATION_NS: [u64; 3] = [2_000, 5_000, 10_000];
+/// Grid sizes (blocks of 128 threads) used to calibrate.
+const CALIBRATION_BLOCKS: [u32; 4] = [1, 16, 132, 1056];
 /// Kernels at least this long (recorded) are held to the fidelity goal.
 pub const FIDELITY_MIN_NS: f64 = 2_000.0;
+/// How much longer a profiler sees the spin kernel run than the span it measures itself
+/// (launch ramp before its first timestamp, retire after its last). Measured on an H200 with
+/// CUPTI by `scripts/spin_cupti.py` (640–770 ns over grids of 1 to 1056 blocks); a trace from
+/// another GPU can be matched by measuring it there and passing `--spin-ramp-ns`.
+pub const DEFAULT_SPIN_RAMP_NS: f64 = 680.0;
 
-/// How the spin kernel's own span relates to what it was asked for.
+/// How the spin kernel's own span relates to what it was asked for, and to what a profiler
+/// would record for it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
-    /// Median of (span − requested), ns: subtracted from every recorded duration.
-    pub overhead_ns: f64,
+    /// span − requested = fixed + per_block × blocks (least squares over the calibration).
+    pub span_overhead_fixed_ns: f64,
+    pub span_overhead_per_block_ns: f64,
+    /// Profiled duration − span (see [`DEFAULT_SPIN_RAMP_NS`]).
+    pub ramp_ns: f64,
     /// Smallest non-zero difference between spans seen: the timer's effective tick, ns.
     pub timer_tick_ns: f64,
+}
+
+impl Calibration {
+    /// The spin request that makes a kernel of `blocks` blocks last `recorded_ns` as a
+    /// profiler would measure it; 0 when the recording is shorter than the spin's floor.
+    pub fn request_ns(&self, recorded_ns: f64, blocks: u64) -> u64 {
+        let off = self.ramp_ns
+            + self.span_overhead_fixed_ns
+            + self.span_overhead_per_block_ns * blocks as f64;
+        (recorded_ns - off).max(0.0).round() as u64
+    }
 }
 
 /// Replayed against recorded duration, kernel by kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fidelity {
-    /// (recorded ns, replayed span ns) per kernel, in walk order.
+    /// (recorded ns, replayed ns) per kernel, in walk order; replayed = own span + ramp.
     pub kernels: Vec<(f64, f64)>,
     /// |replayed − recorded| / recorded over kernels ≥ 2 µs.
     pub rel_error_long: Option<Summary>,
@@ -63,6 +85,8 @@ pub struct ReplayConfig {
     pub warmup: usize,
     /// Host busy-work before each eager launch, µs, standing for a framework's own overhead.
     pub host_overhead_us: f64,
+    /// Profiled duration − own span of the spin kernel, ns.
+    pub spin_ramp_ns: f64,
 }
 
 /// Everything a replay measured.
@@ -131,7 +155,8 @@ impl Prepared {
         for op in &walk.ops {
             steps.push(match &op.kind {
                 OpKind::Kernel { grid, block } => {
-                    let ns = (op.duration_ns - cal.overhead_ns).max(0.0).round() as u64;
+                    let blocks = grid.0 as u64 * grid.1 as u64 * grid.2 as u64;
+                    let ns = cal.request_ns(op.duration_ns, blocks);
                     kernels += 1;
                     Step::Spin {
                         ns,
@@ -192,37 +217,46 @@ impl Prepared {
         e.capture_graph(|eng| self.issue(eng, Duration::ZERO))
     }
 
-    /// Each kernel's last recorded span, ns, in walk order.
-    fn spans(&self, e: &Engine) -> memra_engine::Result<Vec<f64>> {
+    /// Each kernel's last replayed duration as a profiler would see it (own span + ramp), ns,
+    /// in walk order.
+    fn durations(&self, e: &Engine, ramp_ns: f64) -> memra_engine::Result<Vec<f64>> {
         let s = e.dtoh(&self.slots)?;
         Ok(self
             .steps
             .iter()
             .filter_map(|st| match st {
-                Step::Spin { slot, .. } => Some(s[slot * Engine::SPIN_SLOT_WORDS + 2] as f64),
+                Step::Spin { slot, .. } => {
+                    Some(s[slot * Engine::SPIN_SLOT_WORDS + 2] as f64 + ramp_ns)
+                }
                 _ => None,
             })
             .collect())
     }
 }
 
-/// Measures how far the spin kernel's span runs past what it was asked for.
-pub fn calibrate(e: &Engine) -> anyhow::Result<Calibration> {
+/// Measures how far the spin kernel's span runs past what it was asked for, by grid size.
+pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
-    let shape = LaunchShape {
-        grid: (132, 1, 1),
-        block: (128, 1, 1),
-    };
-    let mut over = Vec::new();
+    let mut points = Vec::new();
     let mut spans = Vec::new();
-    for _ in 0..9 {
+    for &blocks in &CALIBRATION_BLOCKS {
+        let shape = LaunchShape {
+            grid: (blocks, 1, 1),
+            block: (128, 1, 1),
+        };
         for &ns in &CALIBRATION_NS {
-            e.spin_grid(ns, shape, &mut slots, 0)?;
-            let span = e.dtoh(&slots)?[2];
-            over.push(span as f64 - ns as f64);
-            spans.push(span);
+            let mut over = Vec::new();
+            for _ in 0..7 {
+                e.spin_grid(ns, shape, &mut slots, 0)?;
+                let span = e.dtoh(&slots)?[2];
+                over.push(span as f64 - ns as f64);
+                spans.push(span);
+            }
+            points.push((blocks as f64, median(&over)));
         }
     }
+    let (fixed, per_block) = crate::stats::linear_fit(&points)
+        .ok_or_else(|| anyhow::anyhow!("spin calibration produced no usable line"))?;
     spans.sort_unstable();
     spans.dedup();
     let tick = spans
@@ -232,7 +266,9 @@ pub fn calibrate(e: &Engine) -> anyhow::Result<Calibration> {
         .min()
         .unwrap_or(0) as f64;
     Ok(Calibration {
-        overhead_ns: median(&over),
+        span_overhead_fixed_ns: fixed,
+        span_overhead_per_block_ns: per_block.max(0.0),
+        ramp_ns,
         timer_tick_ns: tick,
     })
 }
@@ -276,7 +312,7 @@ pub fn replay(
     cfg: &ReplayConfig,
     tick: &mut dyn FnMut(),
 ) -> anyhow::Result<ReplayResult> {
-    let cal = calibrate(e)?;
+    let cal = calibrate(e, cfg.spin_ramp_ns)?;
     let mut prep = Prepared::new(e, walk, &cal)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
     let mut trials = Vec::new();
@@ -326,7 +362,7 @@ pub fn replay(
         b.synchronize()?;
         t.graph_gpu_ms = a.elapsed_ms(&b)? as f64;
         if i == cfg.warmup + cfg.trials - 1 || spans.is_empty() {
-            spans = prep.spans(e)?;
+            spans = prep.durations(e, cal.ramp_ns)?;
         }
         if i >= cfg.warmup {
             trials.push(t);
@@ -356,6 +392,19 @@ pub fn replay(
 mod tests {
     use super::*;
     use crate::trace::Op;
+
+    #[test]
+    fn requests_subtract_ramp_and_grid_overhead() {
+        let c = Calibration {
+            span_overhead_fixed_ns: 300.0,
+            span_overhead_per_block_ns: 0.5,
+            ramp_ns: 700.0,
+            timer_tick_ns: 32.0,
+        };
+        assert_eq!(c.request_ns(5000.0, 1), 4_000); // 3999.5 rounds up
+        assert_eq!(c.request_ns(5000.0, 1000), 3_500);
+        assert_eq!(c.request_ns(800.0, 1), 0, "shorter than the floor");
+    }
 
     #[test]
     fn fidelity_counts_long_kernels_only() {

@@ -1,8 +1,8 @@
 //! Several devices: peer access, copies between engines, and cross-stream waits.
 //!
-//! One `Engine` per device. A copy between engines goes through `cuMemcpyPeerAsync`, which
-//! uses the direct peer path when peer access is enabled and stages through host memory when
-//! the devices cannot reach each other; both are ordered on the issuing engine's stream. A
+//! One `Engine` per device. A copy between engines is a unified-addressing `cuMemcpyAsync` on
+//! the issuing engine's stream: device to device when peer access is enabled, staged through
+//! host memory by the driver when the devices cannot reach each other. A
 //! stream waits for work on another engine's stream through an event, which is also how a
 //! capture forks to another device and joins back (see [`Engine::capture_graph_across`]).
 
@@ -82,19 +82,20 @@ impl Engine {
             return Ok(());
         }
         self.inner.bind()?;
-        // SAFETY: both ranges lie inside live allocations of their contexts; the copy is
-        // ordered on this engine's stream, which belongs to the current context.
+        // With unified addressing a plain cuMemcpyAsync copies between devices, and unlike
+        // cuMemcpyPeerAsync it can be captured into a graph.
+        // SAFETY: both ranges lie inside live allocations; the copy is ordered on this
+        // engine's stream, which belongs to the current context.
         unsafe {
-            result::memcpy_peer_async(
-                dst_engine.inner.ctx.cu_ctx(),
+            sys::cuMemcpyAsync(
                 dst.device_ptr()?,
-                self.inner.ctx.cu_ctx(),
                 src.device_ptr()?,
                 bytes,
                 self.inner.stream.cu_stream(),
             )
         }
-        .map_err(|source| self.inner.driver("cuMemcpyPeerAsync", source))
+        .result()
+        .map_err(|source| self.inner.driver("cuMemcpyAsync (peer)", source))
     }
 
     /// Makes this engine's stream wait until `event` (recorded on any engine's stream) has

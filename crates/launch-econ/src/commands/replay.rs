@@ -51,6 +51,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         reps: args.reps as usize,
         warmup: args.warmup as usize,
         host_overhead_us: args.host_overhead_us,
+        spin_ramp_ns: args.spin_ramp_ns,
     };
     let pb = progress((cfg.trials + cfg.warmup) as u64, "replaying");
     let r = replay(&e, &walk, &cfg, &mut || pb.inc(1)).context("replaying the walk")?;
@@ -131,10 +132,11 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         "\nreplay on {device}: {} ops ({} kernels), {} trials x {} walks (+{} warm-up), host overhead {} us/launch",
         r.ops, r.kernels, c.trials, c.reps, c.warmup, c.host_overhead_us
     );
+    let cal = &r.calibration;
     let _ = writeln!(
         out,
-        "spin kernel: {:.0} ns over the requested span (subtracted), timer tick {:.0} ns",
-        r.calibration.overhead_ns, r.calibration.timer_tick_ns
+        "spin kernel: span = request + {:.0} ns + {:.3} ns/block; profiled = span + {:.0} ns (ramp); timer tick {:.0} ns",
+        cal.span_overhead_fixed_ns, cal.span_overhead_per_block_ns, cal.ramp_ns, cal.timer_tick_ns
     );
     let f = &r.fidelity;
     match (&f.rel_error_long, f.p90_rel_error_long, f.within_5pct_long) {
