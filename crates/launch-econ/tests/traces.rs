@@ -172,3 +172,22 @@ proptest! {
         let _ = kineto::read(&s[..], "fuzz.json");
     }
 }
+
+/// A real trace: a two-layer decode step profiled with torch.profiler on an H200
+/// (scripts/torch_decode.py), GPU activity only.
+#[test]
+fn real_pytorch_profiler_trace() {
+    let w = trace::read(&fixture("torch_decode_small.json")).unwrap();
+    let s = summarize(&w, 3);
+    assert_eq!(s.kernels, 56);
+    assert_eq!((s.copies, s.memsets), (0, 0));
+    assert_eq!(s.devices, vec![0]);
+    assert!(
+        (s.kernel_gpu_ns / 1e3 - 101.948).abs() < 1e-3,
+        "{}",
+        s.kernel_gpu_ns
+    );
+    // Every kernel has a shape the GPU accepts and a start after the previous one's.
+    assert!(w.ops.windows(2).all(|p| p[0].start_ns <= p[1].start_ns));
+    assert!(w.kernels().all(|o| matches!(o.kind, OpKind::Kernel { .. })));
+}
