@@ -52,7 +52,8 @@ impl Calibration {
 /// Replayed against recorded duration, kernel by kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fidelity {
-    /// (recorded ns, replayed ns) per kernel, in walk order; replayed = own span + ramp.
+    /// (recorded ns, replayed ns) per kernel, in walk order; replayed = own span + ramp, the
+    /// median over the measured trials' graph replays.
     pub kernels: Vec<(f64, f64)>,
     /// |replayed − recorded| / recorded over kernels ≥ 2 µs.
     pub rel_error_long: Option<Summary>,
@@ -273,6 +274,14 @@ pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
     })
 }
 
+/// Each kernel's median over the measured trials' replays.
+fn per_kernel_median(per_trial: &[Vec<f64>]) -> Vec<f64> {
+    let n = per_trial.first().map_or(0, |v| v.len());
+    (0..n)
+        .map(|k| median(&per_trial.iter().map(|v| v[k]).collect::<Vec<_>>()))
+        .collect()
+}
+
 fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
     let kernels: Vec<(f64, f64)> = walk
         .kernels()
@@ -361,10 +370,8 @@ pub fn replay(
         b.record()?;
         b.synchronize()?;
         t.graph_gpu_ms = a.elapsed_ms(&b)? as f64;
-        if i == cfg.warmup + cfg.trials - 1 || spans.is_empty() {
-            spans = prep.durations(e, cal.ramp_ns)?;
-        }
         if i >= cfg.warmup {
+            spans.push(prep.durations(e, cal.ramp_ns)?);
             trials.push(t);
         }
         tick();
@@ -382,7 +389,7 @@ pub fn replay(
         recorded_gpu_ms: sum / 1e6,
         recorded_span_ms: walk.span_ns() / 1e6,
         calibration: cal,
-        fidelity: fidelity(walk, &spans),
+        fidelity: fidelity(walk, &per_kernel_median(&spans)),
         trials,
         summary,
     })
@@ -392,6 +399,13 @@ pub fn replay(
 mod tests {
     use super::*;
     use crate::trace::Op;
+
+    #[test]
+    fn per_kernel_medians_over_trials() {
+        let m = per_kernel_median(&[vec![1.0, 10.0], vec![3.0, 30.0], vec![2.0, 20.0]]);
+        assert_eq!(m, vec![2.0, 20.0]);
+        assert!(per_kernel_median(&[]).is_empty());
+    }
 
     #[test]
     fn requests_subtract_ramp_and_grid_overhead() {
