@@ -54,6 +54,26 @@ impl Exporter for CsvExporter {
         }
         header.push("break_even_replays".into());
         w.write_record(&header)?;
+        let tables = figure_tables(doc);
+        if !tables.is_empty() {
+            // Replay and pipeline documents have no points: one row per figure instead.
+            let mut fig = csv::Writer::from_writer(Vec::new());
+            fig.write_record(["document", "figure", "median", "min", "max", "mad", "n"])?;
+            for (title, summary) in tables {
+                for (name, s) in summary {
+                    fig.write_record([
+                        title.to_string(),
+                        name.clone(),
+                        format!("{:.6}", s.median),
+                        format!("{:.6}", s.min),
+                        format!("{:.6}", s.max),
+                        format!("{:.6}", s.mad),
+                        s.n.to_string(),
+                    ])?;
+                }
+            }
+            return Ok(fig.into_inner()?);
+        }
         for p in &doc.points {
             let c = &p.config;
             let mut row = vec![
@@ -82,8 +102,39 @@ impl Exporter for MarkdownExporter {
         "Markdown"
     }
     fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>> {
-        Ok(crate::report::points_table(doc, true).into_bytes())
+        let mut out = String::new();
+        if !doc.points.is_empty() {
+            out.push_str(&crate::report::points_table(doc, true));
+        }
+        for (title, summary) in figure_tables(doc) {
+            out.push_str(&format!("\n**{title}** (ms per walk or round)\n\n"));
+            out.push_str("| figure | median | min | max | MAD |\n|---|---:|---:|---:|---:|\n");
+            for (name, s) in summary {
+                out.push_str(&format!(
+                    "| {name} | {:.4} | {:.4} | {:.4} | {:.4} |\n",
+                    s.median, s.min, s.max, s.mad
+                ));
+            }
+        }
+        Ok(out.into_bytes())
     }
+}
+
+/// The summarised figures of a replay or pipeline document, with a title each.
+fn figure_tables(
+    doc: &Profile,
+) -> Vec<(
+    &'static str,
+    &std::collections::BTreeMap<String, crate::stats::Summary>,
+)> {
+    let mut v = Vec::new();
+    if let Some(r) = &doc.replay {
+        v.push(("replay", &r.summary));
+    }
+    if let Some(p) = &doc.pipeline {
+        v.push(("pipeline", &p.summary));
+    }
+    v
 }
 
 /// Where one export goes.
@@ -245,6 +296,55 @@ mod tests {
     fn csv_export() {
         let csv = String::from_utf8(CsvExporter.render(&doc()).unwrap()).unwrap();
         insta::assert_snapshot!(csv);
+    }
+
+    #[test]
+    fn replay_documents_export_their_figures() {
+        let mut d = Profile::new("replay", None);
+        let mut summary = std::collections::BTreeMap::new();
+        summary.insert(
+            "graph_wall_ms".to_string(),
+            crate::stats::Summary::of(&[0.74, 0.75, 0.76]),
+        );
+        d.pipeline = None;
+        d.replay = Some(crate::replay::ReplayResult {
+            config: crate::replay::ReplayConfig {
+                trials: 3,
+                reps: 1,
+                warmup: 0,
+                host_overhead_us: 0.0,
+                spin_ramp_ns: 680.0,
+            },
+            ops: 1,
+            kernels: 1,
+            recorded_gpu_ms: 0.7,
+            recorded_span_ms: 1.0,
+            calibration: crate::replay::Calibration {
+                span_overhead_fixed_ns: 330.0,
+                span_overhead_per_block_ns: 0.7,
+                ramp_ns: 680.0,
+                timer_tick_ns: 32.0,
+            },
+            fidelity: crate::replay::Fidelity {
+                kernels: vec![],
+                rel_error_long: None,
+                p90_rel_error_long: None,
+                within_5pct_long: None,
+                too_short_to_match: 0,
+            },
+            trials: vec![],
+            summary,
+        });
+        let md = String::from_utf8(MarkdownExporter.render(&d).unwrap()).unwrap();
+        assert!(
+            md.contains("| graph_wall_ms | 0.7500 | 0.7400 | 0.7600 | 0.0100 |"),
+            "{md}"
+        );
+        let csv = String::from_utf8(CsvExporter.render(&d).unwrap()).unwrap();
+        assert_eq!(
+            csv.lines().nth(1).unwrap(),
+            "replay,graph_wall_ms,0.750000,0.740000,0.760000,0.010000,3"
+        );
     }
 
     #[test]
