@@ -192,21 +192,28 @@ pub fn summarize(w: &Walk, top: usize) -> Summary {
 /// Reads a trace, choosing the reader by content: JSON (`{` or `[` first) or CSV.
 pub fn read(path: &Path) -> Result<Walk, TraceError> {
     let p = path.display().to_string();
-    let mut f = std::fs::File::open(path).map_err(|source| TraceError::Io {
+    let io = |source| TraceError::Io {
         path: p.clone(),
         source,
-    })?;
-    let mut head = [0u8; 512];
-    let n = std::io::Read::read(&mut f, &mut head).map_err(|source| TraceError::Io {
-        path: p.clone(),
-        source,
-    })?;
-    let first = head[..n].iter().find(|b| !b.is_ascii_whitespace());
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
-        path: p.clone(),
-        source,
-    })?;
-    let reader = std::io::BufReader::new(file);
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, file);
+    // Peek at the first non-blank byte: `{` or `[` is JSON, else CSV. Only whole buffers of
+    // blanks are consumed.
+    let first = loop {
+        let buf = std::io::BufRead::fill_buf(&mut reader).map_err(io)?;
+        if buf.is_empty() {
+            break None;
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            // Not consumed: the CSV reader counts lines from the start of the file.
+            Some(i) => break Some(buf[i]),
+            None => {
+                let n = buf.len();
+                std::io::BufRead::consume(&mut reader, n);
+            }
+        }
+    };
     let walk = match first {
         None => {
             return Err(TraceError::Format {
@@ -214,7 +221,7 @@ pub fn read(path: &Path) -> Result<Walk, TraceError> {
                 what: "the file is empty".into(),
             })
         }
-        Some(b'{') | Some(b'[') => kineto::read(reader, &p)?,
+        Some(b'{' | b'[') => kineto::read(reader, &p)?,
         Some(_) => nsys::read(reader, &p)?,
     };
     if walk.ops.is_empty() {
