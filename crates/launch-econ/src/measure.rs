@@ -61,11 +61,8 @@ pub struct Trial {
     pub upload_ms: f64,
 }
 
-/// Reads one figure out of a trial.
-pub type Figure = fn(&Trial) -> f64;
-
 /// The figures of a trial, by name, for summaries, exports and warnings.
-pub const FIGURES: &[(&str, Figure)] = &[
+pub const FIGURES: &[crate::stats::NamedFigure<Trial>] = &[
     ("eager_issue_us", |t| t.eager_issue_us),
     ("eager_wall_us", |t| t.eager_wall_us),
     ("floor_issue_us", |t| t.floor_issue_us),
@@ -100,12 +97,11 @@ pub struct Point {
 impl Point {
     /// Builds summaries and warnings from the trials.
     pub fn from_trials(config: Config, warmup_trials: Vec<Trial>, trials: Vec<Trial>) -> Point {
-        let mut summary = BTreeMap::new();
+        let summary = crate::stats::summarize_figures(&trials, FIGURES);
         let mut warns = Vec::new();
         for (name, get) in FIGURES {
-            let v: Vec<f64> = trials.iter().map(get).collect();
-            summary.insert(name.to_string(), Summary::of(&v));
             if matches!(*name, "eager_issue_us" | "floor_issue_us" | "graph_wall_us") {
+                let v: Vec<f64> = trials.iter().map(get).collect();
                 warns.extend(warnings(name, &v));
             }
         }

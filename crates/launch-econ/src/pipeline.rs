@@ -54,8 +54,7 @@ pub struct PipelineResult {
     pub checked_rounds: usize,
 }
 
-type Figure = fn(&PipelineTrial) -> f64;
-const FIGURES: &[(&str, Figure)] = &[
+const FIGURES: &[crate::stats::NamedFigure<PipelineTrial>] = &[
     ("eager_issue_ms", |t| t.eager_issue_ms),
     ("eager_wall_ms", |t| t.eager_wall_ms),
     ("graph_wall_ms", |t| t.graph_wall_ms),
@@ -138,8 +137,13 @@ impl Pipeline {
         Ok(())
     }
 
-    /// One round issued eagerly (also the body of the one-graph capture).
-    fn round(&mut self) -> memra_engine::Result<()> {
+    /// One round: `stage(self, s)` issues stage `s` on its stream; events hand each stage to
+    /// the next, and stage 0 joins on the last (which also makes inside a capture the fork to
+    /// the other engines and the join back).
+    fn chain(
+        &mut self,
+        mut stage: impl FnMut(&mut Self, usize) -> memra_engine::Result<()>,
+    ) -> memra_engine::Result<()> {
         let last = self.stages.len() - 1;
         for s in 0..=last {
             if s > 0 {
@@ -147,7 +151,7 @@ impl Pipeline {
                     self.stages[s].engine.wait_event(h)?;
                 }
             }
-            self.stage_work(s)?;
+            stage(self, s)?;
             if let Some(h) = &self.stages[s].handoff {
                 h.record()?;
             }
@@ -157,6 +161,11 @@ impl Pipeline {
             self.stages[0].engine.wait_event(&self.done)?;
         }
         Ok(())
+    }
+
+    /// One round issued eagerly (also the body of the one-graph capture).
+    fn round(&mut self) -> memra_engine::Result<()> {
+        self.chain(|p, s| p.stage_work(s))
     }
 
     /// One graph per stage; stage 0's includes the reset of `x0`.
@@ -172,24 +181,8 @@ impl Pipeline {
     }
 
     /// One round of the per-stage graphs, launched in order with events between stages.
-    fn launch_per_stage(&self, graphs: &[Graph]) -> memra_engine::Result<()> {
-        let last = self.stages.len() - 1;
-        for (s, g) in graphs.iter().enumerate() {
-            if s > 0 {
-                if let Some(h) = &self.stages[s - 1].handoff {
-                    self.stages[s].engine.wait_event(h)?;
-                }
-            }
-            g.launch()?;
-            if let Some(h) = &self.stages[s].handoff {
-                h.record()?;
-            }
-        }
-        if last > 0 {
-            self.done.record()?;
-            self.stages[0].engine.wait_event(&self.done)?;
-        }
-        Ok(())
+    fn launch_per_stage(&mut self, graphs: &[Graph]) -> memra_engine::Result<()> {
+        self.chain(|_, s| graphs[s].launch())
     }
 
     fn sync(&self) -> memra_engine::Result<()> {
@@ -318,11 +311,7 @@ pub fn run(
         }
         tick();
     }
-    let mut summary = std::collections::BTreeMap::new();
-    for (name, get) in FIGURES {
-        let v: Vec<f64> = trials.iter().map(get).collect();
-        summary.insert(name.to_string(), Summary::of(&v));
-    }
+    let summary = crate::stats::summarize_figures(&trials, FIGURES);
     Ok(PipelineResult {
         config: cfg.clone(),
         links,

@@ -111,8 +111,7 @@ impl ReplayResult {
 }
 
 /// Figures summarised over trials.
-type TrialFigure = fn(&ReplayTrial) -> f64;
-const FIGURES: &[(&str, TrialFigure)] = &[
+const FIGURES: &[crate::stats::NamedFigure<ReplayTrial>] = &[
     ("eager_issue_ms", |t| t.eager_issue_ms),
     ("eager_wall_ms", |t| t.eager_wall_ms),
     ("graph_launch_host_ms", |t| t.graph_launch_host_ms),
@@ -376,11 +375,7 @@ pub fn replay(
         }
         tick();
     }
-    let mut summary = std::collections::BTreeMap::new();
-    for (name, get) in FIGURES {
-        let v: Vec<f64> = trials.iter().map(get).collect();
-        summary.insert(name.to_string(), Summary::of(&v));
-    }
+    let summary = crate::stats::summarize_figures(&trials, FIGURES);
     let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
     Ok(ReplayResult {
         config: *cfg,

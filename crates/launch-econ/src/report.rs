@@ -82,14 +82,29 @@ pub fn points_table(doc: &Profile, markdown: bool) -> String {
     out
 }
 
-fn row(out: &mut String, label: &str, s: Option<&Summary>, unit: &str) {
+/// One line of a median/min/max/MAD table; nothing when the figure is missing.
+pub fn summary_row(
+    out: &mut String,
+    label: &str,
+    s: Option<&Summary>,
+    decimals: usize,
+    unit: &str,
+) {
     if let Some(s) = s {
         let _ = writeln!(
             out,
-            "  {label:<34} {:>10.3} {:>10.3} {:>10.3} {:>9.3}  {unit}",
-            s.median, s.min, s.max, s.mad
+            "  {label:<34} {:>10.d$} {:>10.d$} {:>10.d$} {:>9.d$}  {unit}",
+            s.median,
+            s.min,
+            s.max,
+            s.mad,
+            d = decimals
         );
     }
+}
+
+fn row(out: &mut String, label: &str, s: Option<&Summary>, unit: &str) {
+    summary_row(out, label, s, 3, unit)
 }
 
 /// The breakdown printed after the seed's two lines.

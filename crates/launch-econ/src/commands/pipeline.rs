@@ -95,13 +95,7 @@ pub fn report(r: &PipelineResult) -> String {
         ("per-device graphs: host issue", "per_device_issue_ms"),
         ("per-device graphs: wall", "per_device_wall_ms"),
     ] {
-        if let Some(s) = r.summary.get(name) {
-            let _ = writeln!(
-                out,
-                "  {label:<30} {:>10.4} {:>10.4} {:>10.4} {:>9.4}",
-                s.median, s.min, s.max, s.mad
-            );
-        }
+        crate::report::summary_row(&mut out, label, r.summary.get(name), 4, "");
     }
     let m = |n: &str| r.summary.get(n).map_or(f64::NAN, |s| s.median);
     let launches = c.stage_devices.len() * (c.stage_launches + 1);

@@ -114,13 +114,7 @@ pub fn summary_text(path: &str, s: &Summary) -> String {
 }
 
 fn row(out: &mut String, label: &str, r: &ReplayResult, name: &str) {
-    if let Some(s) = r.summary.get(name) {
-        let _ = writeln!(
-            out,
-            "  {label:<32} {:>10.4} {:>10.4} {:>10.4} {:>9.4}",
-            s.median, s.min, s.max, s.mad
-        );
-    }
+    crate::report::summary_row(out, label, r.summary.get(name), 4, "")
 }
 
 /// The replay report.
