@@ -82,29 +82,36 @@ pub fn points_table(doc: &Profile, markdown: bool) -> String {
     out
 }
 
-/// One line of a median/min/max/MAD table; nothing when the figure is missing.
-pub fn summary_row(
-    out: &mut String,
-    label: &str,
-    s: Option<&Summary>,
-    decimals: usize,
-    unit: &str,
-) {
+/// Column layout of a median/min/max/MAD table.
+#[derive(Debug, Clone, Copy)]
+pub struct RowStyle {
+    pub label_width: usize,
+    pub decimals: usize,
+}
+
+/// One line of a median/min/max/MAD table (unit appended when not empty); nothing when the
+/// figure is missing.
+pub fn summary_row(out: &mut String, st: RowStyle, label: &str, s: Option<&Summary>, unit: &str) {
     if let Some(s) = s {
-        let _ = writeln!(
-            out,
-            "  {label:<34} {:>10.d$} {:>10.d$} {:>10.d$} {:>9.d$}  {unit}",
-            s.median,
-            s.min,
-            s.max,
-            s.mad,
-            d = decimals
+        let (w, d) = (st.label_width, st.decimals);
+        let mut line = format!(
+            "  {label:<w$} {:>10.d$} {:>10.d$} {:>10.d$} {:>9.d$}",
+            s.median, s.min, s.max, s.mad
         );
+        if !unit.is_empty() {
+            line.push_str("  ");
+            line.push_str(unit);
+        }
+        let _ = writeln!(out, "{line}");
     }
 }
 
 fn row(out: &mut String, label: &str, s: Option<&Summary>, unit: &str) {
-    summary_row(out, label, s, 3, unit)
+    let st = RowStyle {
+        label_width: 34,
+        decimals: 3,
+    };
+    summary_row(out, st, label, s, unit)
 }
 
 /// The breakdown printed after the seed's two lines.
@@ -256,4 +263,49 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             .map_or("never (no saving)".into(), |v| format!("{v:.1} rounds"))
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_rows_align_and_skip_missing_figures() {
+        let s = Summary::of(&[1.0, 2.0, 4.0]);
+        let mut out = String::new();
+        summary_row(
+            &mut out,
+            RowStyle {
+                label_width: 6,
+                decimals: 2,
+            },
+            "x",
+            Some(&s),
+            "ms",
+        );
+        summary_row(
+            &mut out,
+            RowStyle {
+                label_width: 6,
+                decimals: 1,
+            },
+            "y",
+            Some(&s),
+            "",
+        );
+        summary_row(
+            &mut out,
+            RowStyle {
+                label_width: 6,
+                decimals: 1,
+            },
+            "z",
+            None,
+            "ms",
+        );
+        assert_eq!(
+            out,
+            "  x            2.00       1.00       4.00      1.00  ms\n  y             2.0        1.0        4.0       1.0\n"
+        );
+    }
 }

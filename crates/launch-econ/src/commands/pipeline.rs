@@ -95,7 +95,11 @@ pub fn report(r: &PipelineResult) -> String {
         ("per-device graphs: host issue", "per_device_issue_ms"),
         ("per-device graphs: wall", "per_device_wall_ms"),
     ] {
-        crate::report::summary_row(&mut out, label, r.summary.get(name), 4, "");
+        let st = crate::report::RowStyle {
+            label_width: 30,
+            decimals: 4,
+        };
+        crate::report::summary_row(&mut out, st, label, r.summary.get(name), "");
     }
     let m = |n: &str| r.summary.get(n).map_or(f64::NAN, |s| s.median);
     let launches = c.stage_devices.len() * (c.stage_launches + 1);

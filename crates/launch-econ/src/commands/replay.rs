@@ -114,7 +114,11 @@ pub fn summary_text(path: &str, s: &Summary) -> String {
 }
 
 fn row(out: &mut String, label: &str, r: &ReplayResult, name: &str) {
-    crate::report::summary_row(out, label, r.summary.get(name), 4, "")
+    let st = crate::report::RowStyle {
+        label_width: 32,
+        decimals: 4,
+    };
+    crate::report::summary_row(out, st, label, r.summary.get(name), "")
 }
 
 /// The replay report.
