@@ -7,7 +7,7 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 use memra_engine::cudarc::driver::result;
-use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, Graph, Kernel, LaunchShape};
 use serde::{Deserialize, Serialize};
 
 use crate::stats::{linear_fit, warnings, Summary};
@@ -165,9 +165,7 @@ impl Work {
 
     /// `reps × n` raw `cuLaunchKernel` calls of the engine's own `add_f32`, no wrapper.
     fn raw_rounds(&self, e: &Engine, n: usize, reps: usize) -> anyhow::Result<()> {
-        let f = e
-            .cu_function("add_f32")
-            .ok_or_else(|| anyhow::anyhow!("the engine has no add_f32 kernel"))?;
+        let f = e.cu_function(Kernel::AddF32);
         let stream = e.stream().cu_stream();
         let n32 = u32::try_from(self.elems)?;
         let (mut pa, mut pb, mut py, mut pn) = (

@@ -1,20 +1,20 @@
-//! CUDA-graph capture that is safe with allocations.
+//! CUDA-graph capture that is memory-safe.
 //!
-//! A captured graph refers to device addresses, not to Rust owners. If the captured step
-//! allocates a buffer and drops it when the closure returns, the graph would replay into freed
-//! memory. The engine therefore *retains* every allocation made (or dropped) during the warm-up
-//! and the capture, and hands them to a [`Keeper`]: while the keeper lives, every address in
-//! the graph stays valid.
+//! A captured graph refers to device addresses, not to Rust owners. The engine therefore
+//! *retains*, during the warm-up and the capture, every allocation an operation touches, every
+//! allocation made and every one dropped, and the graph holds them (an `Arc` on each): while
+//! the graph exists, no address it replays into can be freed and handed out again. The graph
+//! also holds the engines it spans, so their contexts, streams and kernels outlive it.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{result, sys};
+use cudarc::driver::{result, sys, CudaEvent};
 
+use crate::context::EngineCore;
 use crate::engine::{Engine, Inner};
 use crate::error::{Error, Result};
-use crate::memory::Allocation;
+use crate::memory::{release, Allocation};
 
 /// What building a graph cost, phase by phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -29,48 +29,42 @@ pub struct CaptureTimings {
     pub upload: Duration,
 }
 
-/// An instantiated, uploaded CUDA graph on the engine stream.
-///
-/// Dropping it destroys the executable graph; a failure there is recorded and reported by the
-/// next `synchronize` or [`Engine::check_deferred`], never panicked.
-pub struct Graph {
-    graph: sys::CUgraph,
-    exec: sys::CUgraphExec,
-    nodes: usize,
-    timings: CaptureTimings,
-    inner: Arc<Inner>,
-    /// For [`Engine::capture_graph`]: the graph keeps its own allocations.
-    own_keeper: Option<Keeper>,
+/// The allocations a graph may replay into. Shared by the graph and its [`Keeper`]; the memory
+/// goes back when both are gone (each free first waits for every stream that used it).
+struct Retained(Vec<Arc<Allocation>>);
+
+impl Drop for Retained {
+    fn drop(&mut self) {
+        for a in self.0.drain(..) {
+            release(a);
+        }
+    }
 }
 
-// SAFETY: the handles are only used through &self methods that bind the context first; CUDA
-// allows graph launches from any thread as long as they are not concurrent on one exec, and
-// `Graph` is not `Sync`.
-unsafe impl Send for Graph {}
-
-/// Keeps alive every device allocation a captured graph may use. Keep it as long as the graph
-/// replays; dropping it (after or before the graph, either order is fine) waits for the engine
-/// stream and releases the memory.
+/// A view of the allocations a captured graph keeps alive, returned by
+/// [`Engine::capture_graph_retained`].
+///
+/// The graph itself holds the same allocations, so dropping the keeper early is harmless: the
+/// memory goes back when the graph *and* the keeper are gone. Keep it to look at what was
+/// retained, or to keep that memory reserved after the graph is dropped.
 pub struct Keeper {
-    allocations: Vec<Arc<Allocation>>,
-    /// Every engine whose stream the graph may use (one, or several for a cross-device capture).
-    inners: Vec<Arc<Inner>>,
+    retained: Arc<Retained>,
 }
 
 impl Keeper {
     /// Number of allocations retained.
     pub fn len(&self) -> usize {
-        self.allocations.len()
+        self.retained.0.len()
     }
 
-    /// True when the capture allocated nothing.
+    /// True when the capture touched and allocated nothing.
     pub fn is_empty(&self) -> bool {
-        self.allocations.is_empty()
+        self.retained.0.is_empty()
     }
 
     /// Bytes retained.
     pub fn bytes(&self) -> usize {
-        self.allocations.iter().map(|a| a.bytes()).sum()
+        self.retained.0.iter().map(|a| a.bytes()).sum()
     }
 }
 
@@ -83,39 +77,87 @@ impl std::fmt::Debug for Keeper {
     }
 }
 
-impl Drop for Keeper {
-    fn drop(&mut self) {
-        if self.allocations.is_empty() {
-            return;
-        }
-        // A replay may still be running: wait before the memory goes back.
-        for inner in &self.inners {
-            if let Err(source) = inner.stream.cu.synchronize() {
-                inner
-                    .sink
-                    .record(inner.driver("cuStreamSynchronize (keeper drop)", source));
-            }
-        }
-        self.allocations.clear();
-    }
+/// Another engine's stream that a launch is ordered with: the launch waits for its earlier
+/// work, and its later work waits for the launch.
+struct Peer {
+    core: Arc<EngineCore>,
+    /// Created in the peer's context, recorded on its stream.
+    before: CudaEvent,
 }
 
+/// An instantiated, uploaded CUDA graph on the engine stream.
+///
+/// It owns every allocation it may replay into and the engines it spans, so every launch is
+/// safe for as long as the graph exists, whatever was dropped since. Dropping it destroys the
+/// executable graph (the driver finishes a replay still in flight) and releases its memory once
+/// the streams that use it have finished; a failure there is recorded and reported by the next
+/// `synchronize` or [`Engine::check_deferred`], never panicked.
+pub struct Graph {
+    graph: sys::CUgraph,
+    exec: sys::CUgraphExec,
+    nodes: usize,
+    timings: CaptureTimings,
+    /// The engine the graph launches on, first, then the others it spans.
+    engines: Vec<Arc<Inner>>,
+    peers: Vec<Peer>,
+    /// Created in the launching context; the peers' streams wait on it after each launch.
+    after: Option<CudaEvent>,
+    retained: Arc<Retained>,
+}
+
+// SAFETY: the handles are used only through &self methods that bind the context first, and
+// the CUDA driver API may be called from any thread. `Graph` is not `Sync`, so one executable
+// graph is never launched from two threads at once.
+unsafe impl Send for Graph {}
+
 impl Graph {
+    fn core(&self) -> &Arc<EngineCore> {
+        &self.engines[0].core
+    }
+
     /// Replays the graph on the engine stream.
+    ///
+    /// A graph that spans other engines (nodes on their devices, or memory they own) is
+    /// ordered with their streams: it starts after the work already queued there, and their
+    /// later work starts after it, so eager work on another engine never races a replay.
     pub fn launch(&self) -> Result<()> {
-        self.inner.bind()?;
-        // SAFETY: exec is a live executable graph of this context; the stream belongs to it.
-        unsafe { result::graph::launch(self.exec, self.inner.stream.cu_stream()) }
-            .map_err(|source| self.inner.driver("cuGraphLaunch", source))
+        let core = self.core();
+        for p in &self.peers {
+            p.before
+                .record(&p.core.stream)
+                .map_err(|source| p.core.driver("cuEventRecord (graph launch)", source))?;
+            core.stream
+                .wait(&p.before)
+                .map_err(|source| core.driver("cuStreamWaitEvent (graph launch)", source))?;
+        }
+        core.bind()?;
+        // SAFETY: exec is a live executable graph of this context (current, bound above) and
+        // the stream belongs to it. Every address the graph uses belongs to an allocation the
+        // graph holds, and every kernel to a module of an engine the graph holds.
+        unsafe { result::graph::launch(self.exec, core.cu_stream()) }
+            .map_err(|source| core.driver("cuGraphLaunch", source))?;
+        if let Some(after) = &self.after {
+            after
+                .record(&core.stream)
+                .map_err(|source| core.driver("cuEventRecord (graph launch)", source))?;
+            for p in &self.peers {
+                p.core
+                    .stream
+                    .wait(after)
+                    .map_err(|source| p.core.driver("cuStreamWaitEvent (graph launch)", source))?;
+            }
+        }
+        Ok(())
     }
 
     /// Uploads the graph's resources to the device again (the engine already does this once
     /// after instantiation, so the first launch pays no setup).
     pub fn upload(&self) -> Result<()> {
-        self.inner.bind()?;
-        // SAFETY: as in `launch`.
-        unsafe { result::graph::upload(self.exec, self.inner.stream.cu_stream()) }
-            .map_err(|source| self.inner.driver("cuGraphUpload", source))
+        let core = self.core();
+        core.bind()?;
+        // SAFETY: as in `launch`: a live executable graph and a stream of the current context.
+        unsafe { result::graph::upload(self.exec, core.cu_stream()) }
+            .map_err(|source| core.driver("cuGraphUpload", source))
     }
 
     /// Nodes in the captured graph (kernels, copies, memsets).
@@ -127,75 +169,104 @@ impl Graph {
     pub fn timings(&self) -> CaptureTimings {
         self.timings
     }
+
+    /// Number of allocations the graph keeps alive.
+    pub fn retained_allocations(&self) -> usize {
+        self.retained.0.len()
+    }
+
+    /// Bytes of device memory the graph keeps alive.
+    pub fn retained_bytes(&self) -> usize {
+        self.retained.0.iter().map(|a| a.bytes()).sum()
+    }
+
+    /// The engine the graph launches on. The graph holds it, so this works after every other
+    /// handle to the engine is gone.
+    pub fn engine(&self) -> Engine {
+        Engine {
+            inner: self.engines[0].clone(),
+        }
+    }
+
+    /// A [`Keeper`] sharing this graph's retained allocations.
+    pub fn keeper(&self) -> Keeper {
+        Keeper {
+            retained: self.retained.clone(),
+        }
+    }
 }
 
 impl Drop for Graph {
     fn drop(&mut self) {
-        if let Err(e) = self.inner.bind() {
-            self.inner.sink.record(e);
+        let core = self.engines[0].core.clone();
+        if let Err(e) = core.bind() {
+            core.sink.record(e);
             return;
         }
-        // SAFETY: both handles are owned by this Graph and destroyed exactly once, here.
+        // SAFETY: both handles are owned by this Graph and destroyed exactly once, here. The
+        // driver documents that an executable graph still in flight is freed asynchronously on
+        // completion, not terminated.
         if let Err(source) = unsafe { result::graph::exec_destroy(self.exec) } {
-            self.inner
-                .sink
-                .record(self.inner.driver("cuGraphExecDestroy (in drop)", source));
+            core.sink
+                .record(core.driver("cuGraphExecDestroy (in drop)", source));
         }
-        // SAFETY: as above.
+        // SAFETY: as above; the executable graph made from it is already destroyed.
         if let Err(source) = unsafe { result::graph::destroy(self.graph) } {
-            self.inner
-                .sink
-                .record(self.inner.driver("cuGraphDestroy (in drop)", source));
+            core.sink
+                .record(core.driver("cuGraphDestroy (in drop)", source));
         }
-        // own_keeper, if any, drops after this body: the graph is gone before its memory.
+        // The retained memory drops after this body; each free waits for its streams, among
+        // them this graph's launch stream.
     }
 }
 
-/// Retention on every engine of a capture; released (after a synchronize) if the capture is
-/// abandoned by an error or a panic.
+/// Retention on every engine of a capture; released if the capture is abandoned by an error or
+/// a panic (each free waits for its streams, so warm-up work still running is safe).
 struct RetainGuard<'a> {
-    inners: Vec<&'a Arc<Inner>>,
+    cores: Vec<&'a Arc<EngineCore>>,
     done: bool,
 }
 
 impl<'a> RetainGuard<'a> {
-    fn start(inners: Vec<&'a Arc<Inner>>) -> Result<RetainGuard<'a>> {
+    fn start(cores: Vec<&'a Arc<EngineCore>>) -> Result<RetainGuard<'a>> {
         let mut guard = RetainGuard {
-            inners: Vec::with_capacity(inners.len()),
+            cores: Vec::with_capacity(cores.len()),
             done: false,
         };
-        for inner in inners {
-            if !inner.capture.start_retaining() {
+        for core in cores {
+            if !core.capture.start_retaining() {
                 return Err(Error::CaptureForbidden {
                     op: "capture_graph",
                     why: "a capture is already in progress on this engine (graphs cannot nest, and each engine may take part once)",
                 });
             }
-            guard.inners.push(inner);
+            guard.cores.push(core);
         }
         Ok(guard)
     }
 
-    fn finish(mut self) -> Keeper {
+    /// Everything retained, with the launching engine recorded as a user of each allocation
+    /// (replays run on its stream, so every free must wait for it).
+    fn finish(mut self, launcher: &Arc<EngineCore>) -> Vec<Arc<Allocation>> {
         self.done = true;
-        Keeper {
-            allocations: self
-                .inners
-                .iter()
-                .flat_map(|i| i.capture.stop_retaining())
-                .collect(),
-            inners: self.inners.iter().map(|i| Arc::clone(i)).collect(),
+        let all: Vec<Arc<Allocation>> = self
+            .cores
+            .iter()
+            .flat_map(|c| c.capture.stop_retaining())
+            .collect();
+        for a in &all {
+            a.used_by(launcher);
         }
+        all
     }
 }
 
 impl Drop for RetainGuard<'_> {
     fn drop(&mut self) {
         if !self.done {
-            // Synchronize before freeing: the warm-up may still be using the memory.
-            for inner in &self.inners {
-                let _ = inner.stream.cu.synchronize();
-                drop(inner.capture.stop_retaining());
+            for core in &self.cores {
+                let retained = core.capture.stop_retaining();
+                retained.into_iter().for_each(release);
             }
         }
     }
@@ -203,20 +274,24 @@ impl Drop for RetainGuard<'_> {
 
 /// Ends an open stream capture on error or panic, so every engine stays usable.
 struct CaptureGuard<'a> {
-    primary: &'a Arc<Inner>,
-    all: Vec<&'a Arc<Inner>>,
+    primary: &'a Arc<EngineCore>,
+    all: Vec<&'a Arc<EngineCore>>,
     open: bool,
 }
 
 impl<'a> CaptureGuard<'a> {
-    fn begin(primary: &'a Arc<Inner>, all: Vec<&'a Arc<Inner>>) -> Result<CaptureGuard<'a>> {
+    fn begin(
+        primary: &'a Arc<EngineCore>,
+        all: Vec<&'a Arc<EngineCore>>,
+    ) -> Result<CaptureGuard<'a>> {
         primary.bind()?;
         // Relaxed mode: allocations inside the step (cuMemAlloc) are legal; the engine itself
         // refuses the operations that would break the graph (see `CaptureState::refuse`).
-        // SAFETY: the stream belongs to the current context and is not capturing.
+        // SAFETY: the stream belongs to the current context and is not capturing (this engine
+        // takes part in no other capture: `RetainGuard::start` succeeded for it).
         unsafe {
             result::stream::begin_capture(
-                primary.stream.cu_stream(),
+                primary.cu_stream(),
                 sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
             )
         }
@@ -225,8 +300,8 @@ impl<'a> CaptureGuard<'a> {
             device: primary.ordinal,
             source,
         })?;
-        for inner in &all {
-            inner.capture.capturing.store(true, Ordering::Release);
+        for core in &all {
+            core.capture.set_capturing(true);
         }
         Ok(CaptureGuard {
             primary,
@@ -237,12 +312,12 @@ impl<'a> CaptureGuard<'a> {
 
     fn end(&mut self) -> Result<sys::CUgraph> {
         self.open = false;
-        for inner in &self.all {
-            inner.capture.capturing.store(false, Ordering::Release);
+        for core in &self.all {
+            core.capture.set_capturing(false);
         }
         let _ = self.primary.bind();
-        // SAFETY: the primary stream is capturing (begun in `begin`).
-        let g = unsafe { result::stream::end_capture(self.primary.stream.cu_stream()) };
+        // SAFETY: the primary stream is capturing (begun in `begin`, ended only here).
+        let g = unsafe { result::stream::end_capture(self.primary.cu_stream()) };
         g.map_err(|source| Error::Capture {
             call: "cuStreamEndCapture",
             device: self.primary.ordinal,
@@ -269,21 +344,17 @@ fn destroy_graph(g: sys::CUgraph) {
 }
 
 impl Engine {
-    /// Builds a graph of one call of `step` and keeps its allocations alive with the graph.
-    ///
-    /// Like [`Engine::capture_graph_retained`], but the keeper lives inside the returned graph,
-    /// so the graph is always safe to replay for as long as it exists.
+    /// Builds a graph of one call of `step`. The graph keeps alive every buffer the step
+    /// touched or allocated, so it is safe to replay for as long as it exists.
     pub fn capture_graph<F>(&self, step: F) -> Result<Graph>
     where
         F: FnMut(&Engine) -> Result<()>,
     {
-        let (mut graph, keeper) = self.capture_graph_retained(step)?;
-        graph.own_keeper = Some(keeper);
-        Ok(graph)
+        self.capture_graph_across(&[], step).map(|(g, _)| g)
     }
 
-    /// Builds a graph of one call of `step`, and returns it with a [`Keeper`] of every device
-    /// allocation made during the warm-up and the capture.
+    /// Builds a graph of one call of `step`, and returns it with a [`Keeper`] that shows (and
+    /// shares) what the graph keeps alive.
     ///
     /// 1. `step` runs once eagerly (warm-up), so module loads and first-touch costs happen
     ///    outside the capture; the stream is synchronized.
@@ -291,10 +362,11 @@ impl Engine {
     ///    hold (host copies, synchronize, event waits) return [`Error::CaptureForbidden`].
     /// 3. The graph is instantiated and uploaded.
     ///
-    /// Contract: keep the keeper at least as long as the graph replays. Buffers the step
-    /// allocated — even ones dropped when the closure returned — stay allocated until the
-    /// keeper drops, so replays never touch freed memory. Graph and keeper may be dropped in
-    /// either order; dropping both releases everything.
+    /// Every buffer an operation touched during the warm-up or the capture, every buffer
+    /// allocated then (even ones the closure dropped when it returned) is held by the graph:
+    /// dropping a buffer the graph uses drops only the caller's reference, and replays keep
+    /// writing into memory that stays the graph's. Graph and keeper may be dropped in either
+    /// order; the memory goes back when both are gone.
     ///
     /// If `step` fails (in warm-up or mid-capture), the capture is ended, what was retained is
     /// released, the engine stays usable, and the step's error is returned.
@@ -309,9 +381,10 @@ impl Engine {
     /// or streams): the capture starts on this engine's stream; inside `step`, record an
     /// [`crate::Event`] here and make another engine [`Engine::wait_event`] on it to fork the
     /// capture onto that engine, and join back the same way before `step` returns. The result
-    /// is one graph with nodes on every device involved, launched on this engine's stream.
-    /// Allocations made during warm-up and capture on *any* of the engines are retained by
-    /// the keeper, and operations a graph cannot hold are refused on all of them.
+    /// is one graph with nodes on every device involved, launched on this engine's stream and
+    /// ordered with the others' streams (see [`Graph::launch`]). Buffers touched or allocated
+    /// on *any* of the engines are held by the graph, and operations a graph cannot hold are
+    /// refused on all of them.
     pub fn capture_graph_across<F>(
         &self,
         others: &[&Engine],
@@ -320,22 +393,22 @@ impl Engine {
     where
         F: FnMut(&Engine) -> Result<()>,
     {
-        let inner = &self.inner;
-        let all: Vec<&Arc<Inner>> = std::iter::once(inner)
-            .chain(others.iter().map(|e| &e.inner))
+        let core = &self.inner.core;
+        let all: Vec<&Arc<EngineCore>> = std::iter::once(core)
+            .chain(others.iter().map(|e| &e.inner.core))
             .collect();
         let retain = RetainGuard::start(all.clone())?;
         let mut timings = CaptureTimings::default();
 
         let t = Instant::now();
         step(self)?;
-        for i in &all {
-            i.stream.synchronize()?;
+        for c in &all {
+            c.sync_stream()?;
         }
         timings.warmup = t.elapsed();
 
         let t = Instant::now();
-        let mut capture = CaptureGuard::begin(inner, all)?;
+        let mut capture = CaptureGuard::begin(core, all)?;
         let stepped = step(self);
         let ended = capture.end();
         timings.capture = t.elapsed();
@@ -358,36 +431,77 @@ impl Engine {
 
         let nodes = node_count(graph);
         let t = Instant::now();
-        // SAFETY: graph is a valid captured graph; on failure it is destroyed below.
+        // SAFETY: graph is a valid captured graph of the current context; on failure it is
+        // destroyed below and never used again.
         let exec =
             match unsafe { result::graph::instantiate(graph, sys::CUgraphInstantiate_flags(0)) } {
                 Ok(exec) => exec,
                 Err(source) => {
                     destroy_graph(graph);
-                    return Err(inner.driver("cuGraphInstantiate", source));
+                    return Err(core.driver("cuGraphInstantiate", source));
                 }
             };
         timings.instantiate = t.elapsed();
-        let g = Graph {
+        let allocations = retain.finish(core);
+        let mut engines = vec![self.inner.clone()];
+        engines.extend(others.iter().map(|e| e.inner.clone()));
+        let peer_cores = peer_cores(core, &engines, &allocations);
+        let mut g = Graph {
             graph,
             exec,
             nodes,
             timings,
-            inner: inner.clone(),
-            own_keeper: None,
+            engines,
+            peers: Vec::new(),
+            after: None,
+            retained: Arc::new(Retained(allocations)),
         };
+        if !peer_cores.is_empty() {
+            let event = |c: &Arc<EngineCore>| {
+                c.ctx
+                    .new_event(None)
+                    .map_err(|source| c.driver("cuEventCreate", source))
+            };
+            g.after = Some(event(core)?);
+            for c in peer_cores {
+                g.peers.push(Peer {
+                    before: event(&c)?,
+                    core: c,
+                });
+            }
+        }
         let t = Instant::now();
         g.upload()?;
         self.stream().synchronize()?;
-        let mut g = g;
         g.timings.upload = t.elapsed();
-        Ok((g, retain.finish()))
+        let keeper = g.keeper();
+        Ok((g, keeper))
     }
+}
+
+/// The engines other than `launcher` whose streams a replay must be ordered with: those the
+/// capture spans and the owners of memory the graph uses, each once.
+fn peer_cores(
+    launcher: &Arc<EngineCore>,
+    engines: &[Arc<Inner>],
+    allocations: &[Arc<Allocation>],
+) -> Vec<Arc<EngineCore>> {
+    let mut out: Vec<Arc<EngineCore>> = Vec::new();
+    let candidates = engines
+        .iter()
+        .map(|e| &e.core)
+        .chain(allocations.iter().map(|a| a.owner()));
+    for c in candidates {
+        if !Arc::ptr_eq(c, launcher) && !out.iter().any(|o| Arc::ptr_eq(o, c)) {
+            out.push(c.clone());
+        }
+    }
+    out
 }
 
 fn node_count(graph: sys::CUgraph) -> usize {
     let mut n = 0usize;
-    // SAFETY: a null node array asks only for the count.
+    // SAFETY: graph is a valid graph; a null node array asks only for the count, written to n.
     let _ = unsafe { sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut n) };
     n
 }

@@ -16,38 +16,125 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
-/// One `.cu` file and the `extern "C"` functions it defines.
+/// One `.cu` file of the engine.
 pub(crate) struct KernelSource {
     pub file: &'static str,
     pub source: &'static str,
-    pub functions: &'static [&'static str],
 }
 
-/// Every source the engine compiles, in load order.
-pub(crate) const SOURCES: &[KernelSource] = &[
-    KernelSource {
-        file: "add.cu",
-        source: include_str!("../kernels/add.cu"),
-        functions: &["add_f32"],
-    },
-    KernelSource {
-        file: "noop.cu",
-        source: include_str!("../kernels/noop.cu"),
-        functions: &["noop"],
-    },
-    KernelSource {
-        file: "spin.cu",
-        source: include_str!("../kernels/spin.cu"),
-        functions: &["spin_ns", "spin_grid_ns"],
-    },
-];
+const ADD: KernelSource = KernelSource {
+    file: "add.cu",
+    source: include_str!("../kernels/add.cu"),
+};
+const NOOP: KernelSource = KernelSource {
+    file: "noop.cu",
+    source: include_str!("../kernels/noop.cu"),
+};
+const SPIN: KernelSource = KernelSource {
+    file: "spin.cu",
+    source: include_str!("../kernels/spin.cu"),
+};
 
-/// Loaded kernel functions. A `CudaFunction` keeps its module alive.
+/// Every source the engine compiles, in load order.
+pub(crate) const SOURCES: &[&KernelSource] = &[&ADD, &NOOP, &SPIN];
+
+/// The kind of one kernel parameter, as the launch builder checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Param {
+    /// A device pointer (`T*`), 64 bits.
+    Ptr,
+    /// `unsigned int`.
+    U32,
+    /// `unsigned long long`.
+    U64,
+}
+
+/// The engine's kernels, by id. Adding one means a `.cu` file (or a function in one), a variant
+/// here with its source, name and parameters, and one op method that launches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// `add_f32(const float*, const float*, float*, unsigned)`: element-wise add.
+    AddF32,
+    /// `noop()`: the empty kernel.
+    Noop,
+    /// `spin_ns(unsigned long long, unsigned*)`: every thread busy for a span of GPU time.
+    SpinNs,
+    /// `spin_grid_ns(unsigned long long, unsigned long long*)`: one span for a whole grid.
+    SpinGridNs,
+}
+
+impl Kernel {
+    /// Every kernel, in the order of the enum's discriminants.
+    pub const ALL: [Kernel; 4] = [
+        Kernel::AddF32,
+        Kernel::Noop,
+        Kernel::SpinNs,
+        Kernel::SpinGridNs,
+    ];
+
+    /// The `extern "C"` function name in its source.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::AddF32 => "add_f32",
+            Kernel::Noop => "noop",
+            Kernel::SpinNs => "spin_ns",
+            Kernel::SpinGridNs => "spin_grid_ns",
+        }
+    }
+
+    pub(crate) fn source(self) -> &'static KernelSource {
+        match self {
+            Kernel::AddF32 => &ADD,
+            Kernel::Noop => &NOOP,
+            Kernel::SpinNs | Kernel::SpinGridNs => &SPIN,
+        }
+    }
+
+    /// The parameters, in order, as the launch builder must supply them.
+    pub(crate) fn params(self) -> &'static [Param] {
+        match self {
+            Kernel::AddF32 => &[Param::Ptr, Param::Ptr, Param::Ptr, Param::U32],
+            Kernel::Noop => &[],
+            Kernel::SpinNs => &[Param::U64, Param::Ptr],
+            Kernel::SpinGridNs => &[Param::U64, Param::Ptr],
+        }
+    }
+}
+
+/// Loaded kernel functions, indexed by [`Kernel`]. A `CudaFunction` keeps its module alive.
 pub(crate) struct Kernels {
-    pub add_f32: CudaFunction,
-    pub noop: CudaFunction,
-    pub spin_ns: CudaFunction,
-    pub spin_grid_ns: CudaFunction,
+    functions: Vec<CudaFunction>,
+}
+
+impl Kernels {
+    pub(crate) fn get(&self, k: Kernel) -> &CudaFunction {
+        // `load` fills one function per entry of Kernel::ALL, in discriminant order.
+        &self.functions[k as usize]
+    }
+}
+
+/// Where compiled kernels are cached on disk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum KernelCache {
+    /// `MEMRA_KERNEL_CACHE` (empty or `off` disables the cache), else
+    /// `$XDG_CACHE_HOME/memra-engine/kernels`, else `$HOME/.cache/memra-engine/kernels`.
+    #[default]
+    FromEnvironment,
+    /// This directory.
+    Dir(PathBuf),
+    /// No disk cache: compile every time.
+    Off,
+}
+
+impl KernelCache {
+    /// The directory this setting names, if any.
+    pub fn dir(&self) -> Option<PathBuf> {
+        match self {
+            KernelCache::FromEnvironment => cache_dir(),
+            KernelCache::Dir(d) => Some(d.clone()),
+            KernelCache::Off => None,
+        }
+    }
 }
 
 /// What starting the engine's kernels cost, so tools can report a cold versus warm start.
@@ -129,12 +216,13 @@ impl Kernels {
         ctx: &Arc<CudaContext>,
         ordinal: usize,
         cc: (i32, i32),
+        cache: &KernelCache,
     ) -> Result<(Self, KernelInitReport)> {
         let start = Instant::now();
         let options = nvrtc_options(cc.0, cc.1);
         let arch = format!("compute_{}{}", cc.0, cc.1);
         let version = nvrtc_version();
-        let dir = cache_dir();
+        let dir = cache.dir();
         let mut report = KernelInitReport {
             total: Duration::ZERO,
             compiled: 0,
@@ -143,7 +231,7 @@ impl Kernels {
             cache_warning: None,
             arch: arch.clone(),
         };
-        let mut functions = Vec::new();
+        let mut modules = Vec::with_capacity(SOURCES.len());
         for src in SOURCES {
             let key = cache_key(src.source, &options, version);
             let path = dir
@@ -174,23 +262,30 @@ impl Kernels {
                     device: ordinal,
                     source,
                 })?;
-            for name in src.functions {
-                let f = module.load_function(name).map_err(|source| Error::Driver {
-                    call: "cuModuleGetFunction",
-                    device: ordinal,
-                    source,
-                })?;
-                functions.push(f);
-            }
+            modules.push((src.file, module));
         }
-        let mut it = functions.into_iter();
-        let mut next = || it.next().expect("SOURCES lists exactly these functions");
-        let kernels = Kernels {
-            add_f32: next(),
-            noop: next(),
-            spin_ns: next(),
-            spin_grid_ns: next(),
-        };
+        let functions = Kernel::ALL
+            .iter()
+            .map(|k| {
+                let file = k.source().file;
+                let module = modules
+                    .iter()
+                    .find(|(f, _)| *f == file)
+                    .map(|(_, m)| m)
+                    .ok_or_else(|| Error::InvalidArgument {
+                        op: "load kernels",
+                        what: format!("{} is not among the compiled sources", file),
+                    })?;
+                module
+                    .load_function(k.name())
+                    .map_err(|source| Error::Driver {
+                        call: "cuModuleGetFunction",
+                        device: ordinal,
+                        source,
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let kernels = Kernels { functions };
         report.total = start.elapsed();
         Ok((kernels, report))
     }
@@ -237,16 +332,37 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
+    /// The C parameter list of `name` in `source`, split at commas.
+    fn c_params(source: &str, name: &str) -> Vec<String> {
+        let start = source
+            .find(&format!("void {name}("))
+            .unwrap_or_else(|| panic!("{name} is not defined"))
+            + name.len()
+            + 6;
+        let end = start + source[start..].find(')').unwrap();
+        source[start..end]
+            .split(',')
+            .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|p| !p.is_empty())
+            .collect()
+    }
+
     #[test]
-    fn every_listed_function_is_defined_in_its_source() {
-        for src in SOURCES {
-            for f in src.functions {
-                assert!(
-                    src.source.contains(&format!("void {f}(")),
-                    "{} does not define {f}",
-                    src.file
-                );
-                assert!(src.source.contains("extern \"C\""), "{}", src.file);
+    fn every_kernel_is_defined_with_the_declared_parameters() {
+        for (i, k) in Kernel::ALL.iter().enumerate() {
+            assert_eq!(*k as usize, i, "ALL must follow the discriminants");
+            let src = k.source();
+            assert!(SOURCES.iter().any(|s| s.file == src.file));
+            assert!(src.source.contains("extern \"C\""), "{}", src.file);
+            let c = c_params(src.source, k.name());
+            assert_eq!(c.len(), k.params().len(), "{}: {c:?}", k.name());
+            for (p, decl) in k.params().iter().zip(&c) {
+                let ok = match p {
+                    Param::Ptr => decl.contains('*'),
+                    Param::U32 => decl.starts_with("unsigned int "),
+                    Param::U64 => decl.starts_with("unsigned long long ") && !decl.contains('*'),
+                };
+                assert!(ok, "{}: {decl} is not a {p:?}", k.name());
             }
         }
     }

@@ -22,24 +22,31 @@
 //! # Ok(()) }
 //! ```
 //!
+//! A graph holds every buffer its step touched or allocated (an `Arc` on each allocation), so
+//! dropping a buffer, the keeper or the engine never lets a replay write into memory that was
+//! handed out again; every free first waits for the streams that may still use the memory.
+//!
 //! The driver (`libcuda`) and NVRTC are loaded at run time: the crate builds without a CUDA
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
 
+mod context;
 mod device;
 mod engine;
 mod error;
 mod graph;
 mod kernels;
+mod launch;
 mod memory;
 mod ops;
 mod peer;
 mod timing;
 
 pub use device::{device_count, DeviceInfo};
-pub use engine::{Engine, LaunchShape, Stream};
+pub use engine::{Engine, EngineOptions, Stream};
 pub use error::{Error, Result};
 pub use graph::{CaptureTimings, Graph, Keeper};
-pub use kernels::{cache_dir as kernel_cache_dir, KernelInitReport};
+pub use kernels::{cache_dir as kernel_cache_dir, Kernel, KernelCache, KernelInitReport};
+pub use launch::LaunchShape;
 pub use memory::{DeviceBuffer, DeviceCopy};
 pub use peer::PeerPath;
 pub use timing::Event;

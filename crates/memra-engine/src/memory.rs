@@ -1,15 +1,16 @@
 //! Device memory: raw allocations and the typed buffers users hold.
 //!
-//! An [`Allocation`] owns one `cuMemAlloc` block and frees it when the last reference goes.
-//! A [`DeviceBuffer`] holds its allocation through an `Arc`, so a graph capture can keep the
-//! allocation alive after the buffer itself is dropped (see [`crate::Keeper`]).
+//! An `Allocation` owns one `cuMemAlloc` block and frees it when the last reference goes. A
+//! [`DeviceBuffer`] holds its allocation through an `Arc`, and so does every graph that touched
+//! it during capture: dropping the buffer while a graph can still replay it only drops one
+//! reference, and the memory stays the graph's (see [`crate::Graph`]).
 
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{result, sys, CudaContext};
+use cudarc::driver::{result, sys};
 
-use crate::engine::Inner;
+use crate::context::EngineCore;
 use crate::error::{Error, Result};
 
 /// Element types that can live in device memory: plain numbers, copied bit for bit.
@@ -40,94 +41,98 @@ unsafe impl DeviceCopy for i32 {}
 // SAFETY: as above.
 unsafe impl DeviceCopy for i64 {}
 
-/// Errors raised where no caller can receive them (in `Drop`), kept until someone asks.
-#[derive(Debug, Default)]
-pub(crate) struct ErrorSink(Mutex<Vec<Error>>);
-
-impl ErrorSink {
-    pub(crate) fn record(&self, e: Error) {
-        // A poisoned lock only means another thread panicked while pushing; the Vec is fine.
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(e);
-    }
-
-    /// The first recorded error, as `Error::Deferred`; clears the sink.
-    pub(crate) fn take(&self) -> Result<()> {
-        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if v.is_empty() {
-            return Ok(());
-        }
-        let first = v.remove(0);
-        v.clear();
-        Err(Error::Deferred(Box::new(first)))
-    }
-}
-
-/// One block of device memory. Freed with `cuMemFree` when dropped; a failure there is recorded
-/// in the engine's error sink, never panicked.
+/// One block of device memory, freed when the last reference goes.
+///
+/// Before `cuMemFree` the drop waits for every stream that may still use the block: the owning
+/// engine's stream, and the streams of other engines that copied into it or replay a graph that
+/// touches it. The CUDA documentation says only that `cuMemFree` *may* synchronize, so the
+/// engine does not rely on it. A failure there is recorded in the owner's error sink and the
+/// block is leaked rather than freed under running work; nothing panics.
 #[derive(Debug)]
-pub struct Allocation {
+pub(crate) struct Allocation {
     ptr: sys::CUdeviceptr,
     bytes: usize,
-    ordinal: usize,
-    ctx: Arc<CudaContext>,
-    sink: Arc<ErrorSink>,
+    owner: Arc<EngineCore>,
+    /// Engines other than the owner whose streams have used the block.
+    users: Mutex<Vec<Arc<EngineCore>>>,
 }
 
 impl Allocation {
-    /// Allocates `bytes` on `ctx`'s device; zero bytes allocate nothing.
-    pub(crate) fn new(
-        ctx: &Arc<CudaContext>,
-        ordinal: usize,
-        sink: &Arc<ErrorSink>,
-        bytes: usize,
-    ) -> Result<Self> {
+    /// Allocates `bytes` on `owner`'s device; zero bytes allocate nothing.
+    pub(crate) fn new(owner: &Arc<EngineCore>, bytes: usize) -> Result<Self> {
         let ptr = if bytes == 0 {
             0
         } else {
-            ctx.bind_to_thread().map_err(|source| Error::Driver {
-                call: "cuCtxSetCurrent",
-                device: ordinal,
-                source,
-            })?;
-            // SAFETY: the context is current on this thread; the pointer is owned by the
-            // returned Allocation and freed exactly once, in Drop.
+            owner.bind()?;
+            // SAFETY: the owner's context is current on this thread (bound above); the pointer
+            // is owned by the returned Allocation and freed exactly once, in Drop.
             match unsafe { result::malloc_sync(bytes) } {
                 Ok(p) => p,
                 Err(source) if source.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
                     let (free, total) = result::mem_get_info().unwrap_or((0, 0));
                     return Err(Error::OutOfMemory {
-                        device: ordinal,
+                        device: owner.ordinal,
                         bytes,
                         free,
                         total,
                     });
                 }
-                Err(source) => {
-                    return Err(Error::Driver {
-                        call: "cuMemAlloc",
-                        device: ordinal,
-                        source,
-                    })
-                }
+                Err(source) => return Err(owner.driver("cuMemAlloc", source)),
             }
         };
         Ok(Allocation {
             ptr,
             bytes,
-            ordinal,
-            ctx: ctx.clone(),
-            sink: sink.clone(),
+            owner: owner.clone(),
+            users: Mutex::new(Vec::new()),
         })
     }
 
     /// The device address.
-    pub fn ptr(&self) -> sys::CUdeviceptr {
+    pub(crate) fn ptr(&self) -> sys::CUdeviceptr {
         self.ptr
     }
 
     /// Size in bytes.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// The engine whose context allocated the block.
+    pub(crate) fn owner(&self) -> &Arc<EngineCore> {
+        &self.owner
+    }
+
+    fn users(&self) -> std::sync::MutexGuard<'_, Vec<Arc<EngineCore>>> {
+        // A poisoned lock only means a panic elsewhere while the list was held.
+        self.users.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes that `core`'s stream uses the block, so the free waits for that stream too.
+    pub(crate) fn used_by(&self, core: &Arc<EngineCore>) {
+        if Arc::ptr_eq(core, &self.owner) {
+            return;
+        }
+        let mut users = self.users();
+        if !users.iter().any(|u| Arc::ptr_eq(u, core)) {
+            users.push(core.clone());
+        }
+    }
+
+    /// Every engine whose stream may use the block: the owner first.
+    pub(crate) fn streams(&self) -> Vec<Arc<EngineCore>> {
+        std::iter::once(self.owner.clone())
+            .chain(self.users().iter().cloned())
+            .collect()
+    }
+}
+
+/// Lets go of one reference to an allocation. If an engine that may use it is building a
+/// graph, that capture keeps it (the graph may refer to it, and a free would have to wait for a
+/// stream that cannot be synchronized while it captures).
+pub(crate) fn release(a: Arc<Allocation>) {
+    for core in a.streams() {
+        core.capture.retain_if_capturing(&a);
     }
 }
 
@@ -136,23 +141,33 @@ impl Drop for Allocation {
         if self.ptr == 0 {
             return;
         }
-        let device = self.ordinal;
-        if let Err(source) = self.ctx.bind_to_thread() {
-            self.sink.record(Error::Driver {
-                call: "cuCtxSetCurrent (in drop)",
-                device,
-                source,
-            });
+        let sink = &self.owner.sink;
+        for core in self.streams() {
+            if core.capture.is_capturing() {
+                sink.record(Error::InvalidArgument {
+                    op: "free (in drop)",
+                    what: format!(
+                        "{} bytes could not be freed while device {}'s stream captures a graph; leaked",
+                        self.bytes, core.ordinal
+                    ),
+                });
+                return;
+            }
+            if let Err(e) = core.bind().and_then(|()| core.sync_stream()) {
+                // Freeing now could pull the memory from under running work: leak it instead.
+                sink.record(e);
+                return;
+            }
+        }
+        if let Err(e) = self.owner.bind() {
+            sink.record(e);
             return;
         }
-        // SAFETY: ptr came from cuMemAlloc in this context and is freed only here. cuMemFree
-        // waits for work using it to finish, so in-flight kernels never see freed memory.
+        // SAFETY: ptr came from cuMemAlloc in the owner's context (current, bound above) and is
+        // freed only here; every stream that may use it was synchronized just before, and no
+        // new work can reach it because no Rust owner of it is left.
         if let Err(source) = unsafe { result::free_sync(self.ptr) } {
-            self.sink.record(Error::Driver {
-                call: "cuMemFree (in drop)",
-                device,
-                source,
-            });
+            sink.record(self.owner.driver("cuMemFree (in drop)", source));
         }
     }
 }
@@ -164,9 +179,9 @@ impl Drop for Allocation {
 /// if the allocation fails, the clone is *poisoned* and every use of it returns that error; use
 /// [`DeviceBuffer::try_clone`] to get the error at once.
 pub struct DeviceBuffer<T: DeviceCopy> {
-    pub(crate) alloc: std::result::Result<Arc<Allocation>, String>,
-    pub(crate) len: usize,
-    pub(crate) engine: Arc<Inner>,
+    alloc: std::result::Result<Arc<Allocation>, String>,
+    len: usize,
+    pub(crate) core: Arc<EngineCore>,
     _t: PhantomData<T>,
 }
 
@@ -175,7 +190,7 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
         f.debug_struct("DeviceBuffer")
             .field("type", &std::any::type_name::<T>())
             .field("len", &self.len)
-            .field("device", &self.engine.ordinal)
+            .field("device", &self.core.ordinal)
             .field("poisoned", &self.alloc.is_err())
             .finish()
     }
@@ -183,7 +198,7 @@ impl<T: DeviceCopy> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T: DeviceCopy> DeviceBuffer<T> {
     /// An uninitialised buffer of `len` elements; only the engine writes it before handing out.
-    pub(crate) fn alloc(engine: &Arc<Inner>, len: usize) -> Result<Self> {
+    pub(crate) fn alloc(core: &Arc<EngineCore>, len: usize) -> Result<Self> {
         let bytes =
             len.checked_mul(std::mem::size_of::<T>())
                 .ok_or_else(|| Error::InvalidArgument {
@@ -193,17 +208,12 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                         std::any::type_name::<T>()
                     ),
                 })?;
-        let alloc = Arc::new(Allocation::new(
-            &engine.ctx,
-            engine.ordinal,
-            &engine.sink,
-            bytes,
-        )?);
-        engine.capture.retain_if_capturing(&alloc);
+        let alloc = Arc::new(Allocation::new(core, bytes)?);
+        core.capture.retain_if_capturing(&alloc);
         Ok(DeviceBuffer {
             alloc: Ok(alloc),
             len,
-            engine: engine.clone(),
+            core: core.clone(),
             _t: PhantomData,
         })
     }
@@ -225,25 +235,57 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
     /// The device ordinal the buffer lives on.
     pub fn device(&self) -> usize {
-        self.engine.ordinal
+        self.core.ordinal
     }
 
-    /// The raw device address, for passing to kernels launched outside the engine. Valid while
-    /// this buffer (or a keeper that retained it) lives.
+    /// The raw device address, for passing to work issued outside the engine (which needs
+    /// `unsafe` to use it). Valid while this buffer lives; the engine orders its own work, but
+    /// raw work on another stream must be ordered by the caller.
     pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
         self.allocation().map(|a| a.ptr())
     }
 
-    pub(crate) fn allocation(&self) -> Result<&Arc<Allocation>> {
+    fn allocation(&self) -> Result<&Arc<Allocation>> {
         self.alloc.as_ref().map_err(|e| Error::Poisoned(e.clone()))
+    }
+
+    /// Records that `issuer`'s stream is about to use this buffer, and returns its address.
+    ///
+    /// Every operation calls this for every buffer it reads or writes: while `issuer` captures
+    /// a graph, the allocation is retained by that graph, and an engine other than the owner is
+    /// remembered so the eventual free waits for its stream too.
+    pub(crate) fn touch(&self, issuer: &Arc<EngineCore>) -> Result<sys::CUdeviceptr> {
+        let a = self.allocation()?;
+        a.used_by(issuer);
+        issuer.capture.retain_if_capturing(a);
+        Ok(a.ptr())
+    }
+
+    /// Errors unless the buffer belongs to `core`'s engine.
+    pub(crate) fn check_owner(
+        &self,
+        core: &Arc<EngineCore>,
+        op: &'static str,
+        arg: &'static str,
+    ) -> Result<()> {
+        if Arc::ptr_eq(&self.core, core) {
+            Ok(())
+        } else {
+            Err(Error::ForeignBuffer {
+                op,
+                arg,
+                device: core.ordinal,
+                other: self.core.ordinal,
+            })
+        }
     }
 
     /// A copy on the device, with the allocation error if there was one.
     pub fn try_clone(&self) -> Result<Self> {
-        let src = self.allocation()?.ptr();
-        let out = Self::alloc(&self.engine, self.len)?;
-        self.engine
-            .copy_dtod(src, out.allocation()?.ptr(), self.num_bytes())?;
+        let src = self.touch(&self.core)?;
+        let out = Self::alloc(&self.core, self.len)?;
+        let dst = out.touch(&self.core)?;
+        self.core.copy_dtod(src, dst, self.num_bytes())?;
         Ok(out)
     }
 }
@@ -255,7 +297,7 @@ impl<T: DeviceCopy> Clone for DeviceBuffer<T> {
             Err(e) => DeviceBuffer {
                 alloc: Err(e.to_string()),
                 len: self.len,
-                engine: self.engine.clone(),
+                core: self.core.clone(),
                 _t: PhantomData,
             },
         }
@@ -264,10 +306,9 @@ impl<T: DeviceCopy> Clone for DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        if let Ok(a) = &self.alloc {
-            // While a capture retains allocations, a buffer dropped inside the captured step
-            // must not free memory the graph still uses: the keeper takes it.
-            self.engine.capture.retain_if_capturing(a);
+        let poisoned = Err(String::new());
+        if let Ok(a) = std::mem::replace(&mut self.alloc, poisoned) {
+            release(a);
         }
     }
 }

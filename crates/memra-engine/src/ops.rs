@@ -1,18 +1,22 @@
 //! The engine's kernel launches: the element-wise `add`, the empty `noop`, and the timed spins
-//! that stand in for recorded kernels.
-
-use std::ffi::c_void;
+//! that stand in for recorded kernels. Each is one method over the launch builder.
 
 use cudarc::driver::{result, sys};
 
-use crate::engine::{Engine, LaunchShape};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::launch::{Launch, LaunchShape};
 use crate::memory::{DeviceBuffer, DeviceCopy};
 
 /// Threads per block for element-wise kernels.
 const BLOCK: u32 = 256;
 
 impl Engine {
+    fn kernel(&self, k: Kernel) -> Launch<'_> {
+        Launch::new(&self.inner.core, &self.inner.kernels, k)
+    }
+
     /// `y[i] = a[i] + b[i]` for `i < n`, on the engine stream.
     pub fn add(
         &self,
@@ -21,13 +25,11 @@ impl Engine {
         y: &mut DeviceBuffer<f32>,
         n: usize,
     ) -> Result<()> {
-        let inner = &self.inner;
-        inner.owns(a, "add", "a")?;
-        inner.owns(b, "add", "b")?;
-        inner.owns(y, "add", "y")?;
-        inner.check_len("add", "a", n, a.len())?;
-        inner.check_len("add", "b", n, b.len())?;
-        inner.check_len("add", "y", n, y.len())?;
+        let core = &self.inner.core;
+        for (arg, buf) in [("a", a), ("b", b), ("y", &*y)] {
+            buf.check_owner(core, "add", arg)?;
+            core.check_len("add", arg, n, buf.len())?;
+        }
         if n == 0 {
             return Ok(());
         }
@@ -35,34 +37,17 @@ impl Engine {
             op: "add",
             what: format!("{n} elements exceed the kernel's 32-bit index"),
         })?;
-        let (mut pa, mut pb, mut py, mut pn) =
-            (a.device_ptr()?, b.device_ptr()?, y.device_ptr()?, n32);
-        let mut params: [*mut c_void; 4] = [
-            (&mut pa as *mut sys::CUdeviceptr).cast(),
-            (&mut pb as *mut sys::CUdeviceptr).cast(),
-            (&mut py as *mut sys::CUdeviceptr).cast(),
-            (&mut pn as *mut u32).cast(),
-        ];
-        let shape = LaunchShape {
-            grid: (n32.div_ceil(BLOCK), 1, 1),
-            block: (BLOCK, 1, 1),
-        };
-        // SAFETY: the parameters match add_f32(const float*, const float*, float*, unsigned);
-        // all three buffers hold at least n elements and belong to this engine.
-        unsafe { inner.launch(&inner.kernels.add_f32, "add_f32", shape, &mut params) }
+        self.kernel(Kernel::AddF32)
+            .buf(a)
+            .buf(b)
+            .buf(y)
+            .u32(n32)
+            .run(LaunchShape::linear(n32.div_ceil(BLOCK), BLOCK))
     }
 
     /// Launches the empty kernel with one block of one thread: the cheapest possible launch.
     pub fn noop(&self) -> Result<()> {
-        let shape = LaunchShape {
-            grid: (1, 1, 1),
-            block: (1, 1, 1),
-        };
-        // SAFETY: noop() takes no parameters.
-        unsafe {
-            self.inner
-                .launch(&self.inner.kernels.noop, "noop", shape, &mut [])
-        }
+        self.kernel(Kernel::Noop).run(LaunchShape::linear(1, 1))
     }
 
     /// Launches a kernel that keeps every thread of `shape` busy for `ns` nanoseconds of the
@@ -74,25 +59,16 @@ impl Engine {
         shape: LaunchShape,
         sink: Option<&mut DeviceBuffer<u32>>,
     ) -> Result<()> {
-        shape.validate("spin")?;
-        let mut p_sink: sys::CUdeviceptr = match sink {
+        let launch = self.kernel(Kernel::SpinNs).u64(ns);
+        let launch = match sink {
             Some(s) => {
-                self.inner.owns(s, "spin", "sink")?;
-                self.inner.check_len("spin", "sink", 1, s.len())?;
-                s.device_ptr()?
+                s.check_owner(&self.inner.core, "spin", "sink")?;
+                self.inner.core.check_len("spin", "sink", 1, s.len())?;
+                launch.buf(s)
             }
-            None => 0,
+            None => launch.null(),
         };
-        let mut p_ns = ns;
-        let mut params: [*mut c_void; 2] = [
-            (&mut p_ns as *mut u64).cast(),
-            (&mut p_sink as *mut sys::CUdeviceptr).cast(),
-        ];
-        // SAFETY: matches spin_ns(unsigned long long, unsigned*); sink is null or holds ≥ 1.
-        unsafe {
-            self.inner
-                .launch(&self.inner.kernels.spin_ns, "spin_ns", shape, &mut params)
-        }
+        launch.run(shape)
     }
 
     /// Words of a [`Engine::spin_grid`] slot.
@@ -109,30 +85,18 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        shape.validate("spin_grid")?;
-        self.inner.owns(slots, "spin_grid", "slots")?;
+        let core = &self.inner.core;
+        slots.check_owner(core, "spin_grid", "slots")?;
         let need = slot
             .checked_add(1)
             .and_then(|s| s.checked_mul(Self::SPIN_SLOT_WORDS))
             .unwrap_or(usize::MAX);
-        self.inner
-            .check_len("spin_grid", "slots", need, slots.len())?;
-        let mut p_ns = ns;
-        let mut p_slot = slots.device_ptr()? + (slot * Self::SPIN_SLOT_WORDS * 8) as u64;
-        let mut params: [*mut c_void; 2] = [
-            (&mut p_ns as *mut u64).cast(),
-            (&mut p_slot as *mut sys::CUdeviceptr).cast(),
-        ];
-        // SAFETY: matches spin_grid_ns(unsigned long long, unsigned long long*); the slot's four
-        // words lie inside `slots`, which belongs to this engine.
-        unsafe {
-            self.inner.launch(
-                &self.inner.kernels.spin_grid_ns,
-                "spin_grid_ns",
-                shape,
-                &mut params,
-            )
-        }
+        core.check_len("spin_grid", "slots", need, slots.len())?;
+        let offset = (slot * Self::SPIN_SLOT_WORDS * 8) as u64;
+        self.kernel(Kernel::SpinGridNs)
+            .u64(ns)
+            .buf_at(slots, offset)
+            .run(shape)
     }
 
     /// Sets the first `bytes` bytes of `dst` to zero on the engine stream (a memset node in a
@@ -142,30 +106,22 @@ impl Engine {
         dst: &mut DeviceBuffer<T>,
         bytes: usize,
     ) -> Result<()> {
-        self.inner.owns(dst, "memset_zero", "dst")?;
-        self.inner
-            .check_len("memset_zero", "dst (bytes)", bytes, dst.num_bytes())?;
+        let core = &self.inner.core;
+        dst.check_owner(core, "memset_zero", "dst")?;
+        core.check_len("memset_zero", "dst (bytes)", bytes, dst.num_bytes())?;
         if bytes == 0 {
             return Ok(());
         }
-        self.inner.bind()?;
-        // SAFETY: the range lies inside dst's allocation.
-        unsafe {
-            result::memset_d8_async(dst.device_ptr()?, 0, bytes, self.inner.stream.cu_stream())
-        }
-        .map_err(|source| self.inner.driver("cuMemsetD8Async", source))
+        let ptr = dst.touch(core)?;
+        core.bind()?;
+        // SAFETY: the range lies inside dst's allocation, touched for this stream.
+        unsafe { result::memset_d8_async(ptr, 0, bytes, core.cu_stream()) }
+            .map_err(|source| core.driver("cuMemsetD8Async", source))
     }
 
-    /// The raw `CUfunction` of an engine kernel (`"add_f32"`, `"noop"`, `"spin_ns"`), for
-    /// issuing launches outside the engine. Valid while the engine lives.
-    pub fn cu_function(&self, name: &str) -> Option<sys::CUfunction> {
-        let k = &self.inner.kernels;
-        match name {
-            "add_f32" => Some(k.add_f32.cu_function()),
-            "noop" => Some(k.noop.cu_function()),
-            "spin_ns" => Some(k.spin_ns.cu_function()),
-            "spin_grid_ns" => Some(k.spin_grid_ns.cu_function()),
-            _ => None,
-        }
+    /// The raw `CUfunction` of an engine kernel, for issuing launches outside the engine (e.g.
+    /// measuring the driver's own floor). Valid while the engine lives.
+    pub fn cu_function(&self, kernel: Kernel) -> sys::CUfunction {
+        self.inner.kernels.get(kernel).cu_function()
     }
 }

@@ -5,11 +5,17 @@
 //! host memory by the driver when the devices cannot reach each other. A
 //! stream waits for work on another engine's stream through an event, which is also how a
 //! capture forks to another device and joins back (see [`Engine::capture_graph_across`]).
+//!
+//! Outside a capture a peer copy orders itself with the destination engine's stream (it waits
+//! for work queued there, and later work there waits for it), so safe code cannot race it.
 
 use cudarc::driver::{result, sys};
 
+use std::sync::Arc;
+
+use crate::context::EngineCore;
 use crate::engine::Engine;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::memory::{DeviceBuffer, DeviceCopy};
 use crate::timing::Event;
 
@@ -32,27 +38,22 @@ impl Engine {
             return Ok(PeerPath::SameDevice);
         }
         let mut can = 0;
+        let (core, peer) = (&self.inner.core, &other.inner.core);
         // SAFETY: both devices are valid handles of initialised engines; `can` is writable.
-        unsafe {
-            sys::cuDeviceCanAccessPeer(
-                &mut can,
-                self.inner.ctx.cu_device(),
-                other.inner.ctx.cu_device(),
-            )
-        }
-        .result()
-        .map_err(|source| self.inner.driver("cuDeviceCanAccessPeer", source))?;
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, core.ctx.cu_device(), peer.ctx.cu_device()) }
+            .result()
+            .map_err(|source| core.driver("cuDeviceCanAccessPeer", source))?;
         if can == 0 {
             return Ok(PeerPath::ThroughHost);
         }
-        self.inner.bind()?;
+        core.bind()?;
         // SAFETY: this engine's context is current; the peer context lives as long as `other`.
-        match unsafe { sys::cuCtxEnablePeerAccess(other.inner.ctx.cu_ctx(), 0) }.result() {
+        match unsafe { sys::cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) }.result() {
             Ok(()) => Ok(PeerPath::Direct),
             Err(e) if e.0 == sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {
                 Ok(PeerPath::Direct)
             }
-            Err(source) => Err(self.inner.driver("cuCtxEnablePeerAccess", source)),
+            Err(source) => Err(core.driver("cuCtxEnablePeerAccess", source)),
         }
     }
 
@@ -65,51 +66,53 @@ impl Engine {
         dst: &mut DeviceBuffer<T>,
         n: usize,
     ) -> Result<()> {
-        self.inner.owns(src, "copy_to_peer", "src")?;
-        dst_engine.inner.owns(dst, "copy_to_peer", "dst")?;
-        for (arg, len) in [("src", src.len()), ("dst", dst.len())] {
-            if n > len {
-                return Err(Error::Length {
-                    op: "copy_to_peer",
-                    arg,
-                    wanted: n,
-                    len,
-                });
-            }
-        }
+        let (core, peer) = (&self.inner.core, &dst_engine.inner.core);
+        src.check_owner(core, "copy_to_peer", "src")?;
+        dst.check_owner(peer, "copy_to_peer", "dst")?;
+        core.check_len("copy_to_peer", "src", n, src.len())?;
+        core.check_len("copy_to_peer", "dst", n, dst.len())?;
         let bytes = n * std::mem::size_of::<T>();
         if bytes == 0 {
             return Ok(());
         }
-        self.inner.bind()?;
+        let ordered = !Arc::ptr_eq(core, peer) && !core.capture.is_capturing();
+        let join = |waiter: &Arc<EngineCore>, on: &Arc<EngineCore>| {
+            waiter
+                .stream
+                .join(&on.stream)
+                .map_err(|source| waiter.driver("cuStreamWaitEvent (peer copy)", source))
+        };
+        if ordered {
+            join(core, peer)?;
+        }
+        let (s, d) = (src.touch(core)?, dst.touch(core)?);
+        core.bind()?;
         // With unified addressing a plain cuMemcpyAsync copies between devices, and unlike
         // cuMemcpyPeerAsync it can be captured into a graph.
-        // SAFETY: both ranges lie inside live allocations; the copy is ordered on this
-        // engine's stream, which belongs to the current context.
-        unsafe {
-            sys::cuMemcpyAsync(
-                dst.device_ptr()?,
-                src.device_ptr()?,
-                bytes,
-                self.inner.stream.cu_stream(),
-            )
+        // SAFETY: both ranges lie inside allocations touched for this stream; the copy is
+        // ordered on this engine's stream, which belongs to the current context.
+        unsafe { sys::cuMemcpyAsync(d, s, bytes, core.cu_stream()) }
+            .result()
+            .map_err(|source| core.driver("cuMemcpyAsync (peer)", source))?;
+        if ordered {
+            join(peer, core)?;
         }
-        .result()
-        .map_err(|source| self.inner.driver("cuMemcpyAsync (peer)", source))
+        Ok(())
     }
 
     /// Makes this engine's stream wait until `event` (recorded on any engine's stream) has
     /// completed. Inside a capture this forks the capture onto this stream or joins it back.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        self.inner.bind()?;
+        let core = &self.inner.core;
+        core.bind()?;
         // SAFETY: the stream belongs to the current context; the event is live (borrowed).
         unsafe {
             result::stream::wait_event(
-                self.inner.stream.cu_stream(),
+                core.cu_stream(),
                 event.cu_event(),
                 sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
             )
         }
-        .map_err(|source| self.inner.driver("cuStreamWaitEvent", source))
+        .map_err(|source| core.driver("cuStreamWaitEvent", source))
     }
 }

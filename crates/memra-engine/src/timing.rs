@@ -7,27 +7,27 @@ use std::sync::Arc;
 
 use cudarc::driver::{sys, CudaEvent};
 
-use crate::engine::{Engine, Inner};
+use crate::context::EngineCore;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 
 /// A timing event recorded on the engine stream.
 pub struct Event {
     ev: CudaEvent,
-    inner: Arc<Inner>,
+    core: Arc<EngineCore>,
 }
 
 impl Engine {
     /// A new event with timing enabled.
     pub fn event(&self) -> Result<Event> {
-        self.inner.bind()?;
-        let ev = self
-            .inner
+        let core = &self.inner.core;
+        let ev = core
             .ctx
             .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|source| self.inner.driver("cuEventCreate", source))?;
+            .map_err(|source| core.driver("cuEventCreate", source))?;
         Ok(Event {
             ev,
-            inner: self.inner.clone(),
+            core: core.clone(),
         })
     }
 }
@@ -37,32 +37,32 @@ impl Event {
     /// event-record node).
     pub fn record(&self) -> Result<()> {
         self.ev
-            .record(&self.inner.stream.cu)
-            .map_err(|source| self.inner.driver("cuEventRecord", source))
+            .record(&self.core.stream)
+            .map_err(|source| self.core.driver("cuEventRecord", source))
     }
 
     /// Waits until the work before the event's last record has finished. Refused during
     /// capture: a graph cannot make the host wait.
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.capture.refuse(
+        self.core.capture.refuse(
             "event synchronize",
             "a graph cannot make the host wait; synchronize after the capture closure returns",
         )?;
         self.ev
             .synchronize()
-            .map_err(|source| self.inner.driver("cuEventSynchronize", source))
+            .map_err(|source| self.core.driver("cuEventSynchronize", source))
     }
 
     /// Whether the work before the event has finished. Refused during capture: the answer
     /// would describe the capture, not a replay.
     pub fn query(&self) -> Result<bool> {
-        self.inner.capture.refuse(
+        self.core.capture.refuse(
             "event query",
             "the answer would describe capture time, not a replay; query after launching the graph",
         )?;
         self.ev
             .try_is_complete()
-            .map_err(|source| self.inner.driver("cuEventQuery", source))
+            .map_err(|source| self.core.driver("cuEventQuery", source))
     }
 
     /// The raw event handle. Valid while this `Event` lives.
@@ -72,11 +72,11 @@ impl Event {
 
     /// GPU time in milliseconds from this event to `end` (both recorded and complete).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
-        self.inner.capture.refuse(
+        self.core.capture.refuse(
             "event elapsed time",
             "events recorded inside a capture carry no timestamps until a replay runs",
         )?;
-        if !Arc::ptr_eq(&self.inner, &end.inner) {
+        if !Arc::ptr_eq(&self.core, &end.core) {
             return Err(Error::InvalidArgument {
                 op: "elapsed_ms",
                 what: "the two events belong to different engines".into(),
@@ -84,6 +84,6 @@ impl Event {
         }
         self.ev
             .elapsed_ms(&end.ev)
-            .map_err(|source| self.inner.driver("cuEventElapsedTime", source))
+            .map_err(|source| self.core.driver("cuEventElapsedTime", source))
     }
 }

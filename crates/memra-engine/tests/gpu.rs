@@ -1,7 +1,7 @@
 //! Engine behaviour on a real device. Run with `--include-ignored` on a machine with a GPU
 //! (`bash .gpu/run.sh tests` on the GPU machine).
 
-use memra_engine::{Engine, Error, LaunchShape};
+use memra_engine::{Engine, EngineOptions, Error, KernelCache, LaunchShape};
 
 const GPU: &str = "needs a CUDA device";
 
@@ -197,8 +197,8 @@ fn dropping_graph_and_keeper_returns_device_memory() {
         let held = cycle(graph_first);
         assert_eq!(
             held,
-            2 * big * 4,
-            "warm-up clone and capture clone retained"
+            3 * big * 4,
+            "the touched input, the warm-up clone and the capture clone retained"
         );
         let after = free_bytes(&e);
         assert_eq!(
@@ -223,13 +223,24 @@ fn keeper_holds_memory_while_alive() {
         })
         .unwrap();
     let during = free_bytes(&e);
+    // `a` was allocated before `before` and is retained too (the graph reads it).
+    let made_by_capture = keeper.bytes() - a.num_bytes();
+    assert_eq!(keeper.bytes(), graph.retained_bytes());
     assert!(
-        before - during >= keeper.bytes(),
-        "retained {} bytes but free memory fell by only {}",
-        keeper.bytes(),
+        before - during >= made_by_capture,
+        "retained {made_by_capture} new bytes but free memory fell by only {}",
         before - during
     );
-    drop((graph, keeper));
+    // Dropping the keeper first leaves the memory with the graph.
+    drop(keeper);
+    assert_eq!(free_bytes(&e), during);
+    drop(graph);
+    let after = free_bytes(&e);
+    assert!(
+        after - during >= made_by_capture,
+        "dropping the graph gave back {} of {made_by_capture} bytes",
+        after - during
+    );
 }
 
 #[test]
@@ -371,13 +382,17 @@ fn out_of_memory_is_an_error_and_the_engine_stays_usable() {
 #[ignore = "needs a CUDA device"]
 fn kernel_cache_is_hit_on_second_start() {
     let dir = std::env::temp_dir().join(format!("memra-kc-{}", std::process::id()));
-    std::env::set_var("MEMRA_KERNEL_CACHE", &dir);
-    let first = Engine::new(0).unwrap();
+    // The directory is passed in, not set in the environment: other tests in this binary
+    // start engines at the same time.
+    let options = EngineOptions {
+        kernel_cache: KernelCache::Dir(dir.clone()),
+    };
+    let first = Engine::with_options(0, &options).unwrap();
     let r1 = first.kernel_init_report().clone();
     drop(first);
-    let second = Engine::new(0).unwrap();
+    let second = Engine::with_options(0, &options).unwrap();
     let r2 = second.kernel_init_report().clone();
-    std::env::remove_var("MEMRA_KERNEL_CACHE");
+    assert_eq!(r2.cache_dir.as_deref(), Some(dir.as_path()));
     assert_eq!(r1.cache_hits + r1.compiled, 3, "three .cu sources");
     assert_eq!(r2.cache_hits, 3, "{r2:?}");
     assert_eq!(r2.compiled, 0);

@@ -74,7 +74,7 @@ fn capture_launch_drop_cycles_do_not_leak_in_either_drop_order() {
             drop(graph);
             drop(keeper);
         } else {
-            // Keeper first: its drop waits for the replay, then frees; the graph drops after.
+            // Keeper first: the graph still holds the memory; it goes back when the graph drops.
             drop(keeper);
             drop(graph);
         }

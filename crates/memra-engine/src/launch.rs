@@ -1,0 +1,228 @@
+//! The one way the engine launches a kernel: a builder that collects typed arguments, touches
+//! every buffer it is given (so captures retain them and frees wait for them), checks the
+//! arguments against the kernel's declared parameters, and calls `cuLaunchKernel`.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::driver::{result, sys};
+
+use crate::context::EngineCore;
+use crate::error::{Error, Result};
+use crate::kernels::{Kernel, Kernels, Param};
+use crate::memory::{DeviceBuffer, DeviceCopy};
+
+/// Launch geometry: grid and block in three dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchShape {
+    /// Blocks in x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block: (u32, u32, u32),
+}
+
+impl LaunchShape {
+    /// One-dimensional shape: `grid` blocks of `block` threads.
+    pub fn linear(grid: u32, block: u32) -> Self {
+        LaunchShape {
+            grid: (grid, 1, 1),
+            block: (block, 1, 1),
+        }
+    }
+
+    /// Checks the shape against CUDA's fixed limits (grid y/z ≤ 65535, ≤ 1024 threads a block).
+    pub fn validate(&self, op: &'static str) -> Result<()> {
+        let (gx, gy, gz) = self.grid;
+        let (bx, by, bz) = self.block;
+        let bad = |what: String| Err(Error::InvalidArgument { op, what });
+        if gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 {
+            return bad(format!(
+                "grid {:?} and block {:?} must be non-zero",
+                self.grid, self.block
+            ));
+        }
+        if gx > i32::MAX as u32 || gy > 65535 || gz > 65535 {
+            return bad(format!(
+                "grid {:?} exceeds (2^31-1, 65535, 65535)",
+                self.grid
+            ));
+        }
+        if bx > 1024 || by > 1024 || bz > 64 || (bx as u64 * by as u64 * bz as u64) > 1024 {
+            return bad(format!(
+                "block {:?} exceeds 1024 threads or (1024, 1024, 64)",
+                self.block
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One argument value, stored where `cuLaunchKernel` can read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arg {
+    Ptr(sys::CUdeviceptr),
+    U32(u32),
+    U64(u64),
+}
+
+impl Arg {
+    fn kind(&self) -> Param {
+        match self {
+            Arg::Ptr(_) => Param::Ptr,
+            Arg::U32(_) => Param::U32,
+            Arg::U64(_) => Param::U64,
+        }
+    }
+
+    fn as_param(&mut self) -> *mut c_void {
+        match self {
+            Arg::Ptr(p) => (p as *mut sys::CUdeviceptr).cast(),
+            Arg::U32(v) => (v as *mut u32).cast(),
+            Arg::U64(v) => (v as *mut u64).cast(),
+        }
+    }
+}
+
+/// Arguments of one launch, in order. The first error (a poisoned buffer) is kept and
+/// returned by [`Launch::run`], so call sites chain without `?` at every argument.
+pub(crate) struct Launch<'a> {
+    core: &'a Arc<EngineCore>,
+    kernels: &'a Kernels,
+    kernel: Kernel,
+    args: Vec<Arg>,
+    error: Option<Error>,
+}
+
+impl<'a> Launch<'a> {
+    pub(crate) fn new(core: &'a Arc<EngineCore>, kernels: &'a Kernels, kernel: Kernel) -> Self {
+        Launch {
+            core,
+            kernels,
+            kernel,
+            args: Vec::with_capacity(kernel.params().len()),
+            error: None,
+        }
+    }
+
+    /// A buffer argument, passed as its device address plus `byte_offset`. The buffer is
+    /// touched: retained by an open capture, and its free will wait for this stream.
+    pub(crate) fn buf_at<T: DeviceCopy>(mut self, b: &DeviceBuffer<T>, byte_offset: u64) -> Self {
+        match b.touch(self.core) {
+            Ok(p) => self.args.push(Arg::Ptr(p + byte_offset)),
+            Err(e) => {
+                self.error.get_or_insert(e);
+                self.args.push(Arg::Ptr(0));
+            }
+        }
+        self
+    }
+
+    pub(crate) fn buf<T: DeviceCopy>(self, b: &DeviceBuffer<T>) -> Self {
+        self.buf_at(b, 0)
+    }
+
+    /// A null pointer argument (the kernel checks for it).
+    pub(crate) fn null(mut self) -> Self {
+        self.args.push(Arg::Ptr(0));
+        self
+    }
+
+    pub(crate) fn u32(mut self, v: u32) -> Self {
+        self.args.push(Arg::U32(v));
+        self
+    }
+
+    pub(crate) fn u64(mut self, v: u64) -> Self {
+        self.args.push(Arg::U64(v));
+        self
+    }
+
+    /// Launches on the engine stream.
+    pub(crate) fn run(mut self, shape: LaunchShape) -> Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let kinds: Vec<Param> = self.args.iter().map(Arg::kind).collect();
+        if kinds != self.kernel.params() {
+            return Err(Error::InvalidArgument {
+                op: self.kernel.name(),
+                what: format!(
+                    "arguments {kinds:?} do not match the kernel's parameters {:?}",
+                    self.kernel.params()
+                ),
+            });
+        }
+        shape.validate(self.kernel.name())?;
+        let mut params: Vec<*mut c_void> = self.args.iter_mut().map(Arg::as_param).collect();
+        self.core.bind()?;
+        let f = self.kernels.get(self.kernel);
+        // SAFETY: `params` holds one pointer per kernel parameter, each to a value of the
+        // parameter's type (checked against the kernel's declaration just above, which a unit
+        // test checks against the .cu source), alive until the call returns (the driver copies
+        // the values at launch). Pointer arguments are device addresses of buffers touched for
+        // this stream, whose memory is not freed before the stream has finished with it. `f`
+        // comes from a module this engine keeps loaded in the context made current above, and
+        // the stream belongs to that context.
+        unsafe {
+            result::launch_kernel(
+                f.cu_function(),
+                shape.grid,
+                shape.block,
+                0,
+                self.core.cu_stream(),
+                &mut params,
+            )
+        }
+        .map_err(|source| Error::Launch {
+            kernel: self.kernel.name(),
+            device: self.core.ordinal,
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_shape_limits() {
+        assert!(LaunchShape::linear(132, 256).validate("t").is_ok());
+        for bad in [
+            LaunchShape::linear(0, 1),
+            LaunchShape {
+                grid: (1, 70000, 1),
+                block: (1, 1, 1),
+            },
+            LaunchShape::linear(1, 2048),
+            LaunchShape {
+                grid: (1, 1, 1),
+                block: (64, 64, 1),
+            },
+            LaunchShape {
+                grid: (1, 1, 1),
+                block: (1, 1, 65),
+            },
+        ] {
+            let e = bad.validate("spin").unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidArgument { op: "spin", .. }),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn args_point_at_values_of_their_own_width() {
+        let mut a = [Arg::Ptr(0xdead_beef_0000), Arg::U32(7), Arg::U64(1 << 40)];
+        let kinds: Vec<Param> = a.iter().map(Arg::kind).collect();
+        assert_eq!(kinds, [Param::Ptr, Param::U32, Param::U64]);
+        let p: Vec<*mut c_void> = a.iter_mut().map(Arg::as_param).collect();
+        // SAFETY: each pointer was just made from a live element of `a` of the read type.
+        unsafe {
+            assert_eq!(*(p[0] as *const u64), 0xdead_beef_0000);
+            assert_eq!(*(p[1] as *const u32), 7);
+            assert_eq!(*(p[2] as *const u64), 1 << 40);
+        }
+    }
+}
