@@ -1,35 +1,36 @@
-//! Exports: JSON (the whole document), CSV and Markdown (one row per point). Files are written
-//! whole or not at all (temporary file, then rename); `-` writes to stdout.
+//! Exports: JSON (the whole document), CSV and Markdown (the result's one table). Files are
+//! written whole or not at all (temporary file, then rename); `-` writes to stdout; a target
+//! that is not a regular file (a FIFO, `/dev/stdout`, `/dev/full`) is written in place. Every
+//! target is attempted and every failure reported, so one bad target never loses the others.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::measure::FIGURES;
+use crate::document::{Document, Table};
 use crate::options::ExportArgs;
-use crate::profile::Profile;
 
 /// Renders a document in one format.
 pub trait Exporter {
     /// Name used in messages.
     fn name(&self) -> &'static str;
     /// The bytes to write.
-    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>>;
+    fn render(&self, doc: &Document) -> anyhow::Result<Vec<u8>>;
 }
 
 /// The whole document, pretty-printed.
 pub struct JsonExporter;
-/// One row per point: configuration, then median and MAD of every figure.
+/// The result's table: one row per point, or one per figure.
 pub struct CsvExporter;
-/// A table of the figures a reader compares first.
+/// The same table in Markdown.
 pub struct MarkdownExporter;
 
 impl Exporter for JsonExporter {
     fn name(&self) -> &'static str {
         "JSON"
     }
-    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>> {
+    fn render(&self, doc: &Document) -> anyhow::Result<Vec<u8>> {
         let mut v = serde_json::to_vec_pretty(doc)?;
         v.push(b'\n');
         Ok(v)
@@ -40,58 +41,12 @@ impl Exporter for CsvExporter {
     fn name(&self) -> &'static str {
         "CSV"
     }
-    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>> {
+    fn render(&self, doc: &Document) -> anyhow::Result<Vec<u8>> {
+        let Table { columns, rows, .. } = doc.result.table();
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut header = vec![
-            "launches".to_string(),
-            "elems".into(),
-            "trials".into(),
-            "reps".into(),
-        ];
-        for (name, _) in FIGURES {
-            header.push(format!("{name}_median"));
-            header.push(format!("{name}_mad"));
-        }
-        header.push("break_even_replays".into());
-        w.write_record(&header)?;
-        let tables = figure_tables(doc);
-        if !tables.is_empty() {
-            // Replay and pipeline documents have no points: one row per figure instead.
-            let mut fig = csv::Writer::from_writer(Vec::new());
-            fig.write_record(["document", "figure", "median", "min", "max", "mad", "n"])?;
-            for (title, summary) in tables {
-                for (name, s) in summary {
-                    fig.write_record([
-                        title.to_string(),
-                        name.clone(),
-                        format!("{:.6}", s.median),
-                        format!("{:.6}", s.min),
-                        format!("{:.6}", s.max),
-                        format!("{:.6}", s.mad),
-                        s.n.to_string(),
-                    ])?;
-                }
-            }
-            return Ok(fig.into_inner()?);
-        }
-        for p in &doc.points {
-            let c = &p.config;
-            let mut row = vec![
-                c.launches.to_string(),
-                c.elems.to_string(),
-                c.trials.to_string(),
-                c.reps.to_string(),
-            ];
-            for (name, _) in FIGURES {
-                let s = p.summary.get(*name);
-                row.push(s.map_or(String::new(), |s| format!("{:.6}", s.median)));
-                row.push(s.map_or(String::new(), |s| format!("{:.6}", s.mad)));
-            }
-            row.push(
-                p.break_even_replays()
-                    .map_or(String::new(), |v| format!("{v:.3}")),
-            );
-            w.write_record(&row)?;
+        w.write_record(&columns)?;
+        for r in &rows {
+            w.write_record(r)?;
         }
         Ok(w.into_inner()?)
     }
@@ -101,40 +56,30 @@ impl Exporter for MarkdownExporter {
     fn name(&self) -> &'static str {
         "Markdown"
     }
-    fn render(&self, doc: &Profile) -> anyhow::Result<Vec<u8>> {
-        let mut out = String::new();
-        if !doc.points.is_empty() {
-            out.push_str(&crate::report::points_table(doc, true));
+    fn render(&self, doc: &Document) -> anyhow::Result<Vec<u8>> {
+        let t = doc.result.table();
+        let mut out = format!("**{}**", t.title);
+        if let Some(d) = &doc.device {
+            out.push_str(&format!(" on {}", d.name));
         }
-        for (title, summary) in figure_tables(doc) {
-            out.push_str(&format!("\n**{title}** (ms per walk or round)\n\n"));
-            out.push_str("| figure | median | min | max | MAD |\n|---|---:|---:|---:|---:|\n");
-            for (name, s) in summary {
-                out.push_str(&format!(
-                    "| {name} | {:.4} | {:.4} | {:.4} | {:.4} |\n",
-                    s.median, s.min, s.max, s.mad
-                ));
-            }
+        if doc.partial {
+            out.push_str(" (partial: interrupted)");
+        }
+        out.push_str("\n\n");
+        out.push_str(&format!("| {} |\n", t.columns.join(" | ")));
+        out.push_str(&format!(
+            "|{}|\n",
+            t.columns
+                .iter()
+                .map(|_| "---")
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
+        for r in &t.rows {
+            out.push_str(&format!("| {} |\n", r.join(" | ")));
         }
         Ok(out.into_bytes())
     }
-}
-
-/// The summarised figures of a replay or pipeline document, with a title each.
-fn figure_tables(
-    doc: &Profile,
-) -> Vec<(
-    &'static str,
-    &std::collections::BTreeMap<String, crate::stats::Summary>,
-)> {
-    let mut v = Vec::new();
-    if let Some(r) = &doc.replay {
-        v.push(("replay", &r.summary));
-    }
-    if let Some(p) = &doc.pipeline {
-        v.push(("pipeline", &p.summary));
-    }
-    v
 }
 
 /// Where one export goes.
@@ -169,6 +114,12 @@ pub fn targets(args: &ExportArgs) -> Vec<(Box<dyn Exporter>, Target)> {
     out
 }
 
+/// Whether `path` names something that exists and is not a regular file (a device, a FIFO):
+/// such a target is written in place, never replaced by a rename.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// Checks, before any measuring, that a file can be written at `path`: its directory exists
 /// and it is not itself a directory. Returns a sentence for the user otherwise.
 pub fn check_writable(path: &Path) -> Result<(), String> {
@@ -177,6 +128,13 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
     }
     if path.is_dir() {
         return Err(format!("{} is a directory, not a file", path.display()));
+    }
+    if is_special(path) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map(|_| ())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()));
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -199,8 +157,16 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+/// Writes `bytes` to `path`: in place for a device or FIFO, else through a temporary file in
+/// the same directory and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if is_special(path) {
+        let result = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()));
+        return result.with_context(|| format!("cannot write {}", path.display()));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -222,39 +188,46 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Renders and writes every requested export.
-pub fn write_all(doc: &Profile, targets: &[(Box<dyn Exporter>, Target)]) -> anyhow::Result<()> {
+/// Renders and writes every requested export. Every target is attempted; the error, if any,
+/// names each target that failed.
+pub fn write_all(doc: &Document, targets: &[(Box<dyn Exporter>, Target)]) -> anyhow::Result<()> {
+    let mut failed = Vec::new();
     for (exp, target) in targets {
-        let bytes = exp.render(doc)?;
-        match target {
-            Target::Stdout => std::io::stdout()
-                .write_all(&bytes)
-                .with_context(|| format!("writing {} to stdout", exp.name()))?,
-            Target::File(p) => {
-                write_atomically(p, &bytes)?;
-                eprintln!("wrote {} to {}", exp.name(), p.display());
+        let written = exp.render(doc).and_then(|bytes| match target {
+            Target::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(&bytes)
+                    .and_then(|()| out.flush())
+                    .with_context(|| format!("cannot write {} to stdout", exp.name()))
             }
+            Target::File(p) => write_atomically(p, &bytes).map(|()| {
+                eprintln!("wrote {} to {}", exp.name(), p.display());
+            }),
+        });
+        if let Err(e) = written {
+            failed.push(format!("{e:#}"));
         }
     }
-    Ok(())
+    match failed.len() {
+        0 => Ok(()),
+        _ => Err(anyhow::anyhow!("{}", failed.join("; "))),
+    }
+}
+
+/// Whether one of the targets is stdout (then the human report goes to stderr).
+pub fn has_stdout(targets: &[(Box<dyn Exporter>, Target)]) -> bool {
+    targets.iter().any(|(_, t)| *t == Target::Stdout)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::{CommandResult, Host, SweepResult};
     use crate::measure::{Config, Point, Trial};
-    use crate::profile::Host;
+    use crate::runner::{Outcome, StopRule};
 
     /// A document with fixed contents, so the rendered exports can be pinned.
-    fn doc() -> Profile {
-        let mut p = Profile::new("sweep", None);
-        p.argv = vec!["launch-econ".into(), "sweep".into()];
-        p.created_unix = 0;
-        p.host = Host {
-            cpu_model: "test cpu".into(),
-            logical_cpus: 2,
-            os: "linux x86_64".into(),
-        };
+    fn doc() -> Document {
         let trial = |k: f64| Trial {
             eager_issue_us: 3.0 + k,
             eager_wall_us: 3.1 + k,
@@ -269,20 +242,41 @@ mod tests {
             instantiate_ms: 2.0,
             upload_ms: 1.0,
         };
-        for (launches, elems) in [(16, 4096), (1024, 65536)] {
-            let cfg = Config {
-                launches,
-                elems,
-                trials: 3,
-                reps: 2,
-                warmup: 0,
-            };
-            p.points.push(Point::from_trials(
-                cfg,
-                vec![],
-                vec![trial(0.0), trial(0.1), trial(0.2)],
-            ));
-        }
+        let points = [(16, 4096), (1024, 65536)]
+            .into_iter()
+            .map(|(launches, elems)| {
+                let cfg = Config {
+                    launches,
+                    elems,
+                    reps: 2,
+                    warmup: 0,
+                    rule: StopRule::fixed(3),
+                };
+                Point::from_outcome(
+                    cfg,
+                    Outcome {
+                        warmup: vec![],
+                        trials: vec![trial(0.0), trial(0.1), trial(0.2)],
+                        convergence: vec![],
+                        interrupted: false,
+                    },
+                )
+            })
+            .collect();
+        let mut p = Document::new(
+            &["launch-econ".into(), "sweep".into()],
+            None,
+            CommandResult::Sweep(SweepResult {
+                points,
+                launch_fit: None,
+            }),
+        );
+        p.created_unix = 0;
+        p.host = Host {
+            cpu_model: "test cpu".into(),
+            logical_cpus: 2,
+            os: "linux x86_64".into(),
+        };
         p
     }
 
@@ -299,59 +293,18 @@ mod tests {
     }
 
     #[test]
-    fn replay_documents_export_their_figures() {
-        let mut d = Profile::new("replay", None);
-        let mut summary = std::collections::BTreeMap::new();
-        summary.insert(
-            "graph_wall_ms".to_string(),
-            crate::stats::Summary::of(&[0.74, 0.75, 0.76]),
-        );
-        d.pipeline = None;
-        d.replay = Some(crate::replay::ReplayResult {
-            config: crate::replay::ReplayConfig {
-                trials: 3,
-                reps: 1,
-                warmup: 0,
-                host_overhead_us: 0.0,
-                spin_ramp_ns: 680.0,
-            },
-            ops: 1,
-            kernels: 1,
-            recorded_gpu_ms: 0.7,
-            recorded_span_ms: 1.0,
-            calibration: crate::replay::Calibration {
-                span_overhead_fixed_ns: 330.0,
-                span_overhead_per_block_ns: 0.7,
-                ramp_ns: 680.0,
-                timer_tick_ns: 32.0,
-            },
-            fidelity: crate::replay::Fidelity {
-                kernels: vec![],
-                rel_error_long: None,
-                p90_rel_error_long: None,
-                within_5pct_long: None,
-                too_short_to_match: 0,
-            },
-            trials: vec![],
-            summary,
-        });
-        let md = String::from_utf8(MarkdownExporter.render(&d).unwrap()).unwrap();
-        assert!(
-            md.contains("| graph_wall_ms | 0.7500 | 0.7400 | 0.7600 | 0.0100 |"),
-            "{md}"
-        );
-        let csv = String::from_utf8(CsvExporter.render(&d).unwrap()).unwrap();
-        assert_eq!(
-            csv.lines().nth(1).unwrap(),
-            "replay,graph_wall_ms,0.750000,0.740000,0.760000,0.010000,3"
-        );
+    fn every_row_of_a_table_has_every_column() {
+        let t = doc().result.table();
+        assert!(t.rows.iter().all(|r| r.len() == t.columns.len()));
+        let csv = String::from_utf8(CsvExporter.render(&doc()).unwrap()).unwrap();
+        assert_eq!(csv.lines().count(), 3, "header and two points");
     }
 
     #[test]
     fn json_export_round_trips() {
         let d = doc();
         let bytes = JsonExporter.render(&d).unwrap();
-        let back = Profile::parse(std::str::from_utf8(&bytes).unwrap(), "t").unwrap();
+        let back = Document::parse(std::str::from_utf8(&bytes).unwrap(), "t").unwrap();
         assert_eq!(back, d);
     }
 
@@ -374,5 +327,26 @@ mod tests {
         assert_eq!(std::fs::read(&f).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_device_target_is_written_in_place_and_its_errors_reported() {
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return; // not every OS has it
+        }
+        assert!(check_writable(full).is_ok(), "it can be opened for writing");
+        let e = write_atomically(full, b"x").unwrap_err();
+        assert!(format!("{e:#}").contains("/dev/full"), "{e:#}");
+        assert!(
+            std::fs::metadata(full).is_ok_and(|m| !m.is_file()),
+            "still a device, not replaced by a file"
+        );
+        let targets: Vec<(Box<dyn Exporter>, Target)> = vec![
+            (Box::new(JsonExporter), Target::File(full.to_path_buf())),
+            (Box::new(CsvExporter), Target::File(full.to_path_buf())),
+        ];
+        let e = write_all(&doc(), &targets).unwrap_err().to_string();
+        assert_eq!(e.matches("cannot write /dev/full").count(), 2, "{e}");
     }
 }

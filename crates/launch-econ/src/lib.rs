@@ -4,18 +4,22 @@
 //! `main` only calls [`run`]; everything else lives in one module per concept.
 
 pub mod commands;
+pub mod document;
 pub mod export;
+pub mod figures;
 pub mod interrupt;
 pub mod measure;
 pub mod model;
 pub mod options;
+pub mod output;
 pub mod pipeline;
 pub mod plot;
-pub mod profile;
 pub mod replay;
 pub mod report;
+pub mod runner;
 pub mod seed;
 pub mod stats;
+pub mod tables;
 pub mod trace;
 
 use clap::Parser;
@@ -34,26 +38,33 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    // Before any thread exists: the signal thread takes SIGINT and SIGTERM from here on.
+    interrupt::install();
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    // Arguments may be any bytes; the document records them read lossily as UTF-8.
+    let argv: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
             return e.exit_code();
         }
     };
-    interrupt::install();
     let result = match &cli.command {
-        None => commands::run::run(&cli.run),
-        Some(Command::Sweep(a)) => commands::sweep::run(a),
-        Some(Command::Predict(a)) => commands::predict::run(a),
-        Some(Command::Replay(a)) => commands::replay::run(a),
-        Some(Command::Pipeline(a)) => commands::pipeline::run(a),
+        None => commands::run::run(&cli.run, &argv),
+        Some(Command::Sweep(a)) => commands::sweep::run(a, &argv),
+        Some(Command::Predict(a)) => commands::predict::run(a, &argv),
+        Some(Command::Replay(a)) => commands::replay::run(a, &argv),
+        Some(Command::Pipeline(a)) => commands::pipeline::run(a, &argv),
     };
     match result {
         Ok(()) => 0,
         Err(e) if e.downcast_ref::<interrupt::Interrupted>().is_some() => {
             eprintln!("launch-econ: {e}");
-            interrupt::EXIT_INTERRUPTED
+            interrupt::exit_status()
         }
         Err(e) if e.downcast_ref::<UsageError>().is_some() => {
             eprintln!("launch-econ: error: {e:#}");

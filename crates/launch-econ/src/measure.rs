@@ -2,7 +2,6 @@
 //! time by events, and graph build cost — interleaved within each trial so that machine drift
 //! (clocks, other tenants) hits every path alike.
 
-use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::time::Instant;
 
@@ -10,7 +9,9 @@ use memra_engine::cudarc::driver::result;
 use memra_engine::{DeviceBuffer, Engine, Graph, Kernel, LaunchShape};
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{linear_fit, warnings, Summary};
+use crate::figures::{headline_warnings, FigureSet, Summaries};
+use crate::runner::{Convergence, Outcome, StopRule};
+use crate::stats::{linear_fit, Summary};
 
 /// Threads per block of the `add` kernel (the engine's choice, repeated for the raw floor).
 const BLOCK: u32 = 256;
@@ -24,12 +25,12 @@ pub struct Config {
     pub launches: usize,
     /// Elements of the `add` kernel.
     pub elems: usize,
-    /// Measured trials.
-    pub trials: usize,
     /// Rounds per trial.
     pub reps: usize,
     /// Trials run first and reported apart, not summarised.
     pub warmup: usize,
+    /// When to stop taking trials.
+    pub rule: StopRule,
 }
 
 /// One trial's raw numbers. Per-launch figures are µs; build phases are ms.
@@ -61,28 +62,92 @@ pub struct Trial {
     pub upload_ms: f64,
 }
 
-/// The figures of a trial, by name, for summaries, exports and warnings.
-pub const FIGURES: &[crate::stats::NamedFigure<Trial>] = &[
-    ("eager_issue_us", |t| t.eager_issue_us),
-    ("eager_wall_us", |t| t.eager_wall_us),
-    ("floor_issue_us", |t| t.floor_issue_us),
-    ("floor_wall_us", |t| t.floor_wall_us),
-    ("engine_floor_ratio", |t| {
-        t.eager_issue_us / t.floor_issue_us
-    }),
-    ("graph_launch_host_us", |t| t.graph_launch_host_us),
-    ("graph_wall_us", |t| t.graph_wall_us),
-    ("graph_gpu_us", |t| t.graph_gpu_us),
-    ("eager_gpu_us", |t| t.eager_gpu_us),
-    ("kernel_gpu_us", |t| t.kernel_gpu_us),
-    ("inter_node_gap_us", |t| t.graph_gpu_us - t.kernel_gpu_us),
-    ("capture_ms", |t| t.capture_ms),
-    ("instantiate_ms", |t| t.instantiate_ms),
-    ("upload_ms", |t| t.upload_ms),
-    ("build_ms", |t| {
-        t.capture_ms + t.instantiate_ms + t.upload_ms
-    }),
-];
+/// The figures of a run trial (the fields above and what is derived from them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunFigure {
+    EagerIssueUs,
+    EagerWallUs,
+    FloorIssueUs,
+    FloorWallUs,
+    EngineFloorRatio,
+    GraphLaunchHostUs,
+    GraphWallUs,
+    GraphGpuUs,
+    EagerGpuUs,
+    KernelGpuUs,
+    InterNodeGapUs,
+    CaptureMs,
+    InstantiateMs,
+    UploadMs,
+    BuildMs,
+}
+
+impl FigureSet for RunFigure {
+    type Trial = Trial;
+    const ALL: &'static [RunFigure] = &[
+        RunFigure::EagerIssueUs,
+        RunFigure::EagerWallUs,
+        RunFigure::FloorIssueUs,
+        RunFigure::FloorWallUs,
+        RunFigure::EngineFloorRatio,
+        RunFigure::GraphLaunchHostUs,
+        RunFigure::GraphWallUs,
+        RunFigure::GraphGpuUs,
+        RunFigure::EagerGpuUs,
+        RunFigure::KernelGpuUs,
+        RunFigure::InterNodeGapUs,
+        RunFigure::CaptureMs,
+        RunFigure::InstantiateMs,
+        RunFigure::UploadMs,
+        RunFigure::BuildMs,
+    ];
+    const HEADLINE: &'static [RunFigure] = &[
+        RunFigure::EagerWallUs,
+        RunFigure::GraphWallUs,
+        RunFigure::EagerIssueUs,
+        RunFigure::FloorIssueUs,
+    ];
+
+    fn key(self) -> &'static str {
+        match self {
+            RunFigure::EagerIssueUs => "eager_issue_us",
+            RunFigure::EagerWallUs => "eager_wall_us",
+            RunFigure::FloorIssueUs => "floor_issue_us",
+            RunFigure::FloorWallUs => "floor_wall_us",
+            RunFigure::EngineFloorRatio => "engine_floor_ratio",
+            RunFigure::GraphLaunchHostUs => "graph_launch_host_us",
+            RunFigure::GraphWallUs => "graph_wall_us",
+            RunFigure::GraphGpuUs => "graph_gpu_us",
+            RunFigure::EagerGpuUs => "eager_gpu_us",
+            RunFigure::KernelGpuUs => "kernel_gpu_us",
+            RunFigure::InterNodeGapUs => "inter_node_gap_us",
+            RunFigure::CaptureMs => "capture_ms",
+            RunFigure::InstantiateMs => "instantiate_ms",
+            RunFigure::UploadMs => "upload_ms",
+            RunFigure::BuildMs => "build_ms",
+        }
+    }
+
+    fn value(self, t: &Trial) -> f64 {
+        match self {
+            RunFigure::EagerIssueUs => t.eager_issue_us,
+            RunFigure::EagerWallUs => t.eager_wall_us,
+            RunFigure::FloorIssueUs => t.floor_issue_us,
+            RunFigure::FloorWallUs => t.floor_wall_us,
+            RunFigure::EngineFloorRatio => t.eager_issue_us / t.floor_issue_us,
+            RunFigure::GraphLaunchHostUs => t.graph_launch_host_us,
+            RunFigure::GraphWallUs => t.graph_wall_us,
+            RunFigure::GraphGpuUs => t.graph_gpu_us,
+            RunFigure::EagerGpuUs => t.eager_gpu_us,
+            RunFigure::KernelGpuUs => t.kernel_gpu_us,
+            RunFigure::InterNodeGapUs => t.graph_gpu_us - t.kernel_gpu_us,
+            RunFigure::CaptureMs => t.capture_ms,
+            RunFigure::InstantiateMs => t.instantiate_ms,
+            RunFigure::UploadMs => t.upload_ms,
+            RunFigure::BuildMs => t.capture_ms + t.instantiate_ms + t.upload_ms,
+        }
+    }
+}
 
 /// One measured point: configuration, every trial, and the summaries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,41 +155,38 @@ pub struct Point {
     pub config: Config,
     pub warmup_trials: Vec<Trial>,
     pub trials: Vec<Trial>,
-    pub summary: BTreeMap<String, Summary>,
+    pub summary: Summaries<RunFigure>,
+    /// Whether each headline figure reached the noise goal (empty for a fixed trial count).
+    pub convergence: Vec<Convergence>,
     pub warnings: Vec<String>,
 }
 
 impl Point {
-    /// Builds summaries and warnings from the trials.
-    pub fn from_trials(config: Config, warmup_trials: Vec<Trial>, trials: Vec<Trial>) -> Point {
-        let summary = crate::stats::summarize_figures(&trials, FIGURES);
-        let mut warns = Vec::new();
-        for (name, get) in FIGURES {
-            if matches!(*name, "eager_issue_us" | "floor_issue_us" | "graph_wall_us") {
-                let v: Vec<f64> = trials.iter().map(get).collect();
-                warns.extend(warnings(name, &v));
-            }
-        }
+    /// Builds summaries and warnings from the runner's outcome.
+    pub fn from_outcome(config: Config, out: Outcome<Trial>) -> Point {
+        let mut warnings = headline_warnings::<RunFigure>(&out.trials);
+        warnings.extend(out.convergence_warnings(config.rule.max_noise));
         Point {
             config,
-            warmup_trials,
-            trials,
-            summary,
-            warnings: warns,
+            summary: Summaries::of(&out.trials),
+            warmup_trials: out.warmup,
+            trials: out.trials,
+            convergence: out.convergence,
+            warnings,
         }
     }
 
-    /// The median of a figure (NaN if unknown).
-    pub fn median(&self, name: &str) -> f64 {
-        self.summary.get(name).map_or(f64::NAN, |s| s.median)
+    /// The median of a figure.
+    pub fn median(&self, f: RunFigure) -> f64 {
+        self.summary.median(f)
     }
 
     /// Replays of this round that pay back the graph's build, or `None` if replay is not
     /// faster than eager.
     pub fn break_even_replays(&self) -> Option<f64> {
-        let saving_us = (self.median("eager_wall_us") - self.median("graph_wall_us"))
+        let saving_us = (self.median(RunFigure::EagerWallUs) - self.median(RunFigure::GraphWallUs))
             * self.config.launches as f64;
-        (saving_us > 0.0).then(|| self.median("build_ms") * 1e3 / saving_us)
+        (saving_us > 0.0).then(|| self.median(RunFigure::BuildMs) * 1e3 / saving_us)
     }
 }
 
@@ -218,7 +280,7 @@ fn gpu_us(e: &Engine, work: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Resu
     Ok(start.elapsed_ms(&end)? as f64 * 1e3)
 }
 
-fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: usize) -> anyhow::Result<Trial> {
+fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: &[usize]) -> anyhow::Result<Trial> {
     let (n, reps) = (cfg.launches, cfg.reps);
     let mut t = Trial::default();
     let graph = w.capture(e, n)?;
@@ -228,8 +290,8 @@ fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: usize) -> anyhow::Re
     t.upload_ms = ct.upload.as_secs_f64() * 1e3;
     graph.launch()?;
     e.stream().synchronize()?;
-    for k in 0..3 {
-        match (k + order) % 3 {
+    for &path in order {
+        match path {
             0 => {
                 (t.eager_issue_us, t.eager_wall_us) = issue_then_sync(e, reps * n, || {
                     for _ in 0..reps {
@@ -278,25 +340,22 @@ fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: usize) -> anyhow::Re
     Ok(t)
 }
 
-/// Measures one point: `warmup` trials, then `trials` trials, each interleaving the paths in
-/// a rotating order. `tick` is called after every trial (for progress bars).
-pub fn measure_point(e: &Engine, cfg: &Config, tick: &mut dyn FnMut()) -> anyhow::Result<Point> {
+/// The three interleaved paths of a run trial: eager, raw driver floor, graph replay.
+pub const RUN_PATHS: usize = 3;
+
+/// Measures one point with the trial runner: warm-up, then trials until the stopping rule
+/// holds, each interleaving the paths in a rotating order. Returns the point and whether an
+/// interrupt cut it short.
+pub fn measure_point(
+    e: &Engine,
+    cfg: &Config,
+    ctx: &crate::runner::Context<'_>,
+) -> anyhow::Result<(Point, bool)> {
     let mut w = Work::new(e, cfg.elems)?;
-    let mut warm = Vec::with_capacity(cfg.warmup);
-    let mut trials = Vec::with_capacity(cfg.trials);
-    for i in 0..cfg.warmup + cfg.trials {
-        if crate::interrupt::requested() {
-            break;
-        }
-        let t = one_trial(e, &mut w, cfg, i)?;
-        if i < cfg.warmup {
-            warm.push(t);
-        } else {
-            trials.push(t);
-        }
-        tick();
-    }
-    Ok(Point::from_trials(*cfg, warm, trials))
+    let runner = ctx.runner(cfg.rule, cfg.warmup, RUN_PATHS);
+    let out = runner.run::<RunFigure>(|order| one_trial(e, &mut w, cfg, order))?;
+    let interrupted = out.interrupted;
+    Ok((Point::from_outcome(*cfg, out), interrupted))
 }
 
 /// Host cost of one `Graph::launch()` as a line over node counts: fixed + per node.
@@ -321,39 +380,54 @@ impl LaunchFit {
     }
 }
 
-/// Measures the host cost of `Graph::launch()` for graphs of each size in `sizes`,
-/// interleaved by trial, and fits fixed + per-node cost.
+/// Measures the host cost of `Graph::launch()` for graphs of each size in `sizes`, one path
+/// per size interleaved by the trial runner, and fits fixed + per-node cost.
 pub fn measure_launch_fit(
     e: &Engine,
     elems: usize,
     sizes: &[usize],
-    trials: usize,
+    rule: StopRule,
     reps: usize,
+    ctx: &crate::runner::Context<'_>,
 ) -> anyhow::Result<Option<LaunchFit>> {
     let mut w = Work::new(e, elems)?;
     let graphs = sizes
         .iter()
         .map(|&n| w.capture(e, n))
         .collect::<memra_engine::Result<Vec<_>>>()?;
-    let mut samples = vec![Vec::with_capacity(trials); sizes.len()];
-    for trial in 0..trials + 1 {
-        for k in 0..graphs.len() {
-            let i = (k + trial) % graphs.len();
-            let (issue, _) = issue_then_sync(e, reps, || {
-                for _ in 0..reps {
-                    graphs[i].launch()?;
-                }
-                Ok(())
-            })?;
-            if trial > 0 {
-                samples[i].push(issue);
+    let runner = ctx.runner(rule, 1, graphs.len());
+    let out = runner.run_with(
+        |order| {
+            let mut sample = vec![0.0; graphs.len()];
+            for &i in order {
+                let (issue, _) = issue_then_sync(e, reps, || {
+                    for _ in 0..reps {
+                        graphs[i].launch()?;
+                    }
+                    Ok(())
+                })?;
+                sample[i] = issue;
             }
-        }
-    }
+            Ok(sample)
+        },
+        |trials: &[Vec<f64>]| {
+            sizes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let v: Vec<f64> = trials.iter().map(|t| t[i]).collect();
+                    (format!("graph launch host, {n} nodes"), v)
+                })
+                .collect()
+        },
+    )?;
     let points = sizes
         .iter()
-        .zip(&samples)
-        .map(|(&n, s)| (n, Summary::of(s)))
+        .enumerate()
+        .map(|(i, &n)| {
+            let v: Vec<f64> = out.trials.iter().map(|t| t[i]).collect();
+            (n, Summary::of(&v))
+        })
         .collect();
     Ok(LaunchFit::from_points(points))
 }
@@ -382,31 +456,39 @@ mod tests {
         Config {
             launches: 1000,
             elems: 4096,
-            trials: 3,
             reps: 2,
             warmup: 1,
+            rule: StopRule::fixed(3),
         }
+    }
+
+    fn point(trials: Vec<Trial>) -> Point {
+        Point::from_outcome(
+            cfg(),
+            Outcome {
+                warmup: vec![],
+                trials,
+                convergence: vec![],
+                interrupted: false,
+            },
+        )
     }
 
     #[test]
     fn point_summarises_every_figure() {
-        let p = Point::from_trials(
-            cfg(),
-            vec![],
-            vec![trial(4.0, 1.0), trial(4.2, 1.0), trial(3.8, 1.0)],
-        );
-        assert_eq!(p.summary.len(), FIGURES.len());
-        assert_eq!(p.median("eager_issue_us"), 4.0);
-        assert!((p.median("engine_floor_ratio") - 1.02).abs() < 1e-12);
-        assert!((p.median("inter_node_gap_us") - 0.6).abs() < 1e-12);
-        assert_eq!(p.median("build_ms"), 7.0);
+        let p = point(vec![trial(4.0, 1.0), trial(4.2, 1.0), trial(3.8, 1.0)]);
+        assert_eq!(p.summary.iter().count(), RunFigure::ALL.len());
+        assert_eq!(p.median(RunFigure::EagerIssueUs), 4.0);
+        assert!((p.median(RunFigure::EngineFloorRatio) - 1.02).abs() < 1e-12);
+        assert!((p.median(RunFigure::InterNodeGapUs) - 0.6).abs() < 1e-12);
+        assert_eq!(p.median(RunFigure::BuildMs), 7.0);
         // saving per replay: (4.1 - 1.0) µs × 1000 = 3.1 ms; build 7 ms → 2.26 replays
         assert!((p.break_even_replays().unwrap() - 7.0 / 3.1).abs() < 1e-9);
     }
 
     #[test]
     fn no_break_even_when_replay_is_slower() {
-        let p = Point::from_trials(cfg(), vec![], vec![trial(1.0, 5.0)]);
+        let p = point(vec![trial(1.0, 5.0)]);
         assert!(p.break_even_replays().is_none());
     }
 

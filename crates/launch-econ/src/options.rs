@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::runner::StopRule;
+
 /// The most launches one round may ask for: past this a run takes minutes and the graph
 /// gigabytes of host memory, which no question about launch overhead needs.
 pub const MAX_LAUNCHES: u64 = 1_000_000;
@@ -64,17 +66,8 @@ pub struct PipelineArgs {
     #[arg(long, default_value_t = 1 << 20, value_parser = parse_activation)]
     pub activation_bytes: u64,
 
-    /// Measured trials.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub trials: u32,
-
-    /// Rounds per trial.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100000))]
-    pub reps: u32,
-
-    /// Warm-up trials.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub warmup: u32,
+    #[command(flatten)]
+    pub timing: TimingArgs,
 
     #[command(flatten)]
     pub export: ExportArgs,
@@ -116,20 +109,108 @@ pub struct RunArgs {
     pub export: ExportArgs,
 }
 
-/// How long to measure.
-#[derive(Debug, Args, Clone, Copy)]
+/// How long to measure: a stopping rule on the headline figures' noise (in the manner of
+/// nvbench), or a fixed number of trials. Each command has its own defaults (see `--help`).
+#[derive(Debug, Args, Clone, Copy, Default)]
 pub struct TimingArgs {
-    /// Measured trials; each interleaves eager, raw floor and graph replay.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub trials: u32,
+    /// A fixed number of measured trials (turns the noise rule off); each trial interleaves
+    /// every measured path.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub trials: Option<u32>,
 
     /// Rounds per trial (each round is N launches, or one replay).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100000))]
     pub reps: Option<u32>,
 
     /// Trials run first and reported apart (not in the summaries).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub warmup: u32,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: Option<u32>,
+
+    /// Stop once every headline figure's relative noise is below this, in percent.
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub max_noise: Option<f64>,
+
+    /// Take trials for at least this long, seconds (warm-up included).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub min_time: Option<f64>,
+
+    /// Stop after this long whatever the noise, seconds (warm-up included).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub max_time: Option<f64>,
+}
+
+/// A command's own defaults for [`TimingArgs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimingDefaults {
+    pub reps: usize,
+    pub warmup: usize,
+    pub min_time_s: f64,
+    pub max_time_s: f64,
+}
+
+/// The noise goal when `--max-noise` is not given: 0.5%, as nvbench.
+pub const DEFAULT_MAX_NOISE_PERCENT: f64 = 0.5;
+/// Fewest measured trials the noise rule trusts.
+pub const MIN_TRIALS: usize = 5;
+
+impl TimingArgs {
+    /// The stopping rule these options ask for.
+    pub fn rule(&self, d: TimingDefaults) -> Result<StopRule, String> {
+        let min_time_s = self.min_time.unwrap_or(d.min_time_s);
+        let max_time_s = self.max_time.unwrap_or(d.max_time_s.max(min_time_s));
+        if min_time_s > max_time_s {
+            return Err(format!(
+                "--min-time {min_time_s} s is longer than --max-time {max_time_s} s"
+            ));
+        }
+        if let Some(n) = self.trials {
+            if self.min_time.is_some() || self.max_time.is_some() || self.max_noise.is_some() {
+                return Err(
+                    "--trials asks for a fixed count; it cannot be combined with --min-time, --max-time or --max-noise".into(),
+                );
+            }
+            return Ok(StopRule::fixed(n as usize));
+        }
+        Ok(StopRule {
+            fixed_trials: None,
+            min_time_s,
+            max_time_s,
+            max_noise: self.max_noise.unwrap_or(DEFAULT_MAX_NOISE_PERCENT) / 100.0,
+            min_trials: MIN_TRIALS,
+        })
+    }
+
+    pub fn reps(&self, d: TimingDefaults) -> usize {
+        self.reps.map_or(d.reps, |r| r as usize)
+    }
+
+    pub fn warmup(&self, d: TimingDefaults) -> usize {
+        self.warmup.map_or(d.warmup, |w| w as usize)
+    }
+}
+
+/// A relative noise in percent: finite, above 0, at most 100.
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a percentage"))?;
+    if !v.is_finite() || v <= 0.0 || v > 100.0 {
+        return Err(format!("`{s}` must be above 0 and at most 100 (percent)"));
+    }
+    Ok(v)
+}
+
+/// A time in seconds: finite, 0..=86400.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !v.is_finite() || !(0.0..=86400.0).contains(&v) {
+        return Err(format!("`{s}` must be between 0 and 86400 seconds"));
+    }
+    Ok(v)
 }
 
 /// The user's round, for the prediction.
@@ -180,17 +261,9 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 0)]
     pub device: usize,
 
-    /// Measured trials per point.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub trials: u32,
-
-    /// Rounds per trial; by default enough for about 16384 launches per trial.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100000))]
-    pub reps: Option<u32>,
-
-    /// Warm-up trials per point.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub warmup: u32,
+    /// Timing per point; `--reps` defaults to about 16384 launches per trial.
+    #[command(flatten)]
+    pub timing: TimingArgs,
 
     /// Draw µs per launch against launch count (eager, graph, floor) as SVG.
     #[arg(long, value_name = "FILE.svg")]
@@ -248,17 +321,9 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 0)]
     pub device: usize,
 
-    /// Measured trials.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub trials: u32,
-
-    /// Walks per trial (eager rounds, graph replays).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
-    pub reps: u32,
-
-    /// Warm-up trials.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub warmup: u32,
+    /// Timing; `--reps` counts walks per trial (eager rounds, graph replays).
+    #[command(flatten)]
+    pub timing: TimingArgs,
 
     /// Host work, µs, busy-waited before each eager launch (a framework's own overhead).
     #[arg(long, default_value_t = 0.0, value_parser = parse_us)]
@@ -520,6 +585,50 @@ mod tests {
     fn clap_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn timing_options_make_a_stopping_rule() {
+        let d = TimingDefaults {
+            reps: 5,
+            warmup: 1,
+            min_time_s: 0.3,
+            max_time_s: 1.0,
+        };
+        let r = TimingArgs::default().rule(d).unwrap();
+        assert_eq!((r.min_time_s, r.max_time_s, r.max_noise), (0.3, 1.0, 0.005));
+        assert!(r.fixed_trials.is_none());
+        let t = TimingArgs {
+            trials: Some(7),
+            ..TimingArgs::default()
+        };
+        assert_eq!(t.rule(d).unwrap().fixed_trials, Some(7));
+        let bad = TimingArgs {
+            trials: Some(7),
+            max_noise: Some(1.0),
+            ..TimingArgs::default()
+        };
+        assert!(bad.rule(d).unwrap_err().contains("cannot be combined"));
+        let long_min = TimingArgs {
+            min_time: Some(5.0),
+            ..TimingArgs::default()
+        };
+        assert_eq!(
+            long_min.rule(d).unwrap().max_time_s,
+            5.0,
+            "max follows a longer min"
+        );
+        let crossed = TimingArgs {
+            min_time: Some(5.0),
+            max_time: Some(1.0),
+            ..TimingArgs::default()
+        };
+        assert!(crossed
+            .rule(d)
+            .unwrap_err()
+            .contains("longer than --max-time"));
+        assert!(parse_percent("0").is_err() && parse_percent("0.5").is_ok());
+        assert!(parse_seconds("-1").is_err() && parse_seconds("nan").is_err());
     }
 
     proptest! {

@@ -9,11 +9,13 @@
 
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::{bail, Context as _};
 use memra_engine::{DeviceBuffer, Engine, Event, Graph, Keeper, PeerPath};
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{median, Summary};
+use crate::figures::{headline_warnings, FigureSet, Summaries};
+use crate::runner::{Context, Convergence, StopRule};
+use crate::stats::median;
 
 /// What a pipeline run does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,7 +24,7 @@ pub struct PipelineConfig {
     pub stage_devices: Vec<usize>,
     pub stage_launches: usize,
     pub activation_bytes: usize,
-    pub trials: usize,
+    pub rule: StopRule,
     pub reps: usize,
     pub warmup: usize,
 }
@@ -49,18 +51,66 @@ pub struct PipelineResult {
     pub graph_build_ms: f64,
     pub per_device_build_ms: f64,
     pub trials: Vec<PipelineTrial>,
-    pub summary: std::collections::BTreeMap<String, Summary>,
+    pub summary: Summaries<PipelineFigure>,
+    pub convergence: Vec<Convergence>,
+    pub warnings: Vec<String>,
     /// Rounds checked against the CPU reference (after eager, one-graph and per-device rounds).
     pub checked_rounds: usize,
+    /// True when an interrupt cut the trials short.
+    pub interrupted: bool,
 }
 
-const FIGURES: &[crate::stats::NamedFigure<PipelineTrial>] = &[
-    ("eager_issue_ms", |t| t.eager_issue_ms),
-    ("eager_wall_ms", |t| t.eager_wall_ms),
-    ("graph_wall_ms", |t| t.graph_wall_ms),
-    ("per_device_issue_ms", |t| t.per_device_issue_ms),
-    ("per_device_wall_ms", |t| t.per_device_wall_ms),
-];
+impl PipelineResult {
+    pub fn median(&self, f: PipelineFigure) -> f64 {
+        self.summary.median(f)
+    }
+}
+
+/// The figures of a pipeline trial, ms per round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PipelineFigure {
+    EagerIssueMs,
+    EagerWallMs,
+    GraphWallMs,
+    PerDeviceIssueMs,
+    PerDeviceWallMs,
+}
+
+impl FigureSet for PipelineFigure {
+    type Trial = PipelineTrial;
+    const ALL: &'static [PipelineFigure] = &[
+        PipelineFigure::EagerIssueMs,
+        PipelineFigure::EagerWallMs,
+        PipelineFigure::GraphWallMs,
+        PipelineFigure::PerDeviceIssueMs,
+        PipelineFigure::PerDeviceWallMs,
+    ];
+    const HEADLINE: &'static [PipelineFigure] = &[
+        PipelineFigure::EagerWallMs,
+        PipelineFigure::GraphWallMs,
+        PipelineFigure::PerDeviceWallMs,
+    ];
+
+    fn key(self) -> &'static str {
+        match self {
+            PipelineFigure::EagerIssueMs => "eager_issue_ms",
+            PipelineFigure::EagerWallMs => "eager_wall_ms",
+            PipelineFigure::GraphWallMs => "graph_wall_ms",
+            PipelineFigure::PerDeviceIssueMs => "per_device_issue_ms",
+            PipelineFigure::PerDeviceWallMs => "per_device_wall_ms",
+        }
+    }
+
+    fn value(self, t: &PipelineTrial) -> f64 {
+        match self {
+            PipelineFigure::EagerIssueMs => t.eager_issue_ms,
+            PipelineFigure::EagerWallMs => t.eager_wall_ms,
+            PipelineFigure::GraphWallMs => t.graph_wall_ms,
+            PipelineFigure::PerDeviceIssueMs => t.per_device_issue_ms,
+            PipelineFigure::PerDeviceWallMs => t.per_device_wall_ms,
+        }
+    }
+}
 
 struct Stage {
     engine: Engine,
@@ -229,7 +279,7 @@ fn copy_bandwidth(a: &Engine, b: &Engine) -> anyhow::Result<f64> {
 pub fn run(
     engines: Vec<Engine>,
     cfg: &PipelineConfig,
-    tick: &mut dyn FnMut(),
+    ctx: &Context<'_>,
 ) -> anyhow::Result<PipelineResult> {
     let mut links = Vec::new();
     for w in engines.windows(2) {
@@ -265,17 +315,14 @@ pub fn run(
         .capture_per_stage()
         .context("capturing one graph per stage")?;
     let mut checked = 0;
-    let mut trials = Vec::new();
     let per = 1e3 / cfg.reps as f64;
-    for i in 0..cfg.warmup + cfg.trials {
-        if crate::interrupt::requested() {
-            break;
-        }
+    let runner = ctx.runner(cfg.rule, cfg.warmup, 3);
+    let out = runner.run::<PipelineFigure>(|order| {
         let mut tr = PipelineTrial::default();
-        for k in 0..3 {
-            match (k + i) % 3 {
+        for &path in order {
+            let s = Instant::now();
+            match path {
                 0 => {
-                    let s = Instant::now();
                     for _ in 0..cfg.reps {
                         p.round()?;
                     }
@@ -285,7 +332,6 @@ pub fn run(
                     p.check("eager rounds")?;
                 }
                 1 => {
-                    let s = Instant::now();
                     for _ in 0..cfg.reps {
                         graph.launch()?;
                     }
@@ -294,7 +340,6 @@ pub fn run(
                     p.check("one-graph replays")?;
                 }
                 _ => {
-                    let s = Instant::now();
                     for _ in 0..cfg.reps {
                         p.launch_per_stage(&stage_graphs)?;
                     }
@@ -306,12 +351,10 @@ pub fn run(
             }
             checked += 1;
         }
-        if i >= cfg.warmup {
-            trials.push(tr);
-        }
-        tick();
-    }
-    let summary = crate::stats::summarize_figures(&trials, FIGURES);
+        Ok(tr)
+    })?;
+    let mut warnings = headline_warnings::<PipelineFigure>(&out.trials);
+    warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(PipelineResult {
         config: cfg.clone(),
         links,
@@ -319,9 +362,12 @@ pub fn run(
         graph_nodes: graph.node_count(),
         graph_build_ms,
         per_device_build_ms,
-        trials,
-        summary,
+        summary: Summaries::of(&out.trials),
+        trials: out.trials,
+        convergence: out.convergence,
+        warnings,
         checked_rounds: checked,
+        interrupted: out.interrupted,
     })
 }
 

@@ -6,40 +6,45 @@ use std::path::Path;
 use anyhow::{anyhow, Context};
 use plotters::prelude::*;
 
-use crate::profile::Profile;
+use crate::document::{Device, Document, SweepResult};
+use crate::measure::RunFigure;
 
 /// (label, figure, colour) of each drawn series.
-const SERIES: &[(&str, &str, RGBColor)] = &[
-    ("eager wall", "eager_wall_us", RGBColor(214, 39, 40)),
+const SERIES: &[(&str, RunFigure, RGBColor)] = &[
+    ("eager wall", RunFigure::EagerWallUs, RGBColor(214, 39, 40)),
     (
         "driver floor wall",
-        "floor_wall_us",
+        RunFigure::FloorWallUs,
         RGBColor(127, 127, 127),
     ),
-    ("graph replay wall", "graph_wall_us", RGBColor(31, 119, 180)),
+    (
+        "graph replay wall",
+        RunFigure::GraphWallUs,
+        RGBColor(31, 119, 180),
+    ),
 ];
 
 /// Renders the chart to an SVG string.
-pub fn render_svg(doc: &Profile) -> anyhow::Result<String> {
-    let mut sizes: Vec<usize> = doc.points.iter().map(|p| p.config.elems).collect();
+pub fn render_svg(device: Option<&Device>, sweep: &SweepResult) -> anyhow::Result<String> {
+    let points = &sweep.points;
+    let mut sizes: Vec<usize> = points.iter().map(|p| p.config.elems).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let xs = doc.points.iter().map(|p| p.config.launches as f64);
+    let xs = points.iter().map(|p| p.config.launches as f64);
     let (xmin, xmax) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let ymax = doc
-        .points
+    let ymax = points
         .iter()
-        .flat_map(|p| SERIES.iter().map(move |(_, f, _)| p.median(f)))
+        .flat_map(|p| SERIES.iter().map(move |(_, f, _)| p.median(*f)))
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
-    if doc.points.is_empty() || !ymax.is_finite() {
+    if points.is_empty() || !ymax.is_finite() {
         return Err(anyhow!("nothing to plot: the sweep has no points"));
     }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (960, 600)).into_drawing_area();
         root.fill(&WHITE)?;
-        let title = match &doc.device {
+        let title = match device {
             Some(d) => format!("launch cost on {} (median of trials)", d.name),
             None => "launch cost (median of trials)".into(),
         };
@@ -59,11 +64,10 @@ pub fn render_svg(doc: &Profile) -> anyhow::Result<String> {
             .draw()?;
         for (si, &size) in sizes.iter().enumerate() {
             for (label, figure, color) in SERIES {
-                let mut pts: Vec<(f64, f64)> = doc
-                    .points
+                let mut pts: Vec<(f64, f64)> = points
                     .iter()
                     .filter(|p| p.config.elems == size)
-                    .map(|p| (p.config.launches as f64, p.median(figure)))
+                    .map(|p| (p.config.launches as f64, p.median(*figure)))
                     .filter(|(_, y)| y.is_finite())
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -93,8 +97,8 @@ pub fn render_svg(doc: &Profile) -> anyhow::Result<String> {
 }
 
 /// Renders and writes the chart atomically.
-pub fn write_svg(doc: &Profile, path: &Path) -> anyhow::Result<()> {
-    let svg = render_svg(doc).context("drawing the chart")?;
+pub fn write_svg(doc: &Document, sweep: &SweepResult, path: &Path) -> anyhow::Result<()> {
+    let svg = render_svg(doc.device.as_ref(), sweep).context("drawing the chart")?;
     crate::export::write_atomically(path, svg.as_bytes())?;
     eprintln!("wrote chart to {}", path.display());
     Ok(())

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
 use serde::{Deserialize, Serialize};
 
+use crate::figures::{headline_warnings, FigureSet, Summaries};
+use crate::runner::{Context, Convergence, StopRule};
 use crate::stats::{median, Summary};
 use crate::trace::{OpKind, Walk};
 
@@ -78,10 +80,69 @@ pub struct ReplayTrial {
     pub upload_ms: f64,
 }
 
+/// The figures of a replay trial, ms per walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayFigure {
+    EagerIssueMs,
+    EagerWallMs,
+    GraphLaunchHostMs,
+    GraphWallMs,
+    GraphGpuMs,
+    CaptureMs,
+    InstantiateMs,
+    UploadMs,
+    BuildMs,
+}
+
+impl FigureSet for ReplayFigure {
+    type Trial = ReplayTrial;
+    const ALL: &'static [ReplayFigure] = &[
+        ReplayFigure::EagerIssueMs,
+        ReplayFigure::EagerWallMs,
+        ReplayFigure::GraphLaunchHostMs,
+        ReplayFigure::GraphWallMs,
+        ReplayFigure::GraphGpuMs,
+        ReplayFigure::CaptureMs,
+        ReplayFigure::InstantiateMs,
+        ReplayFigure::UploadMs,
+        ReplayFigure::BuildMs,
+    ];
+    const HEADLINE: &'static [ReplayFigure] =
+        &[ReplayFigure::EagerWallMs, ReplayFigure::GraphWallMs];
+
+    fn key(self) -> &'static str {
+        match self {
+            ReplayFigure::EagerIssueMs => "eager_issue_ms",
+            ReplayFigure::EagerWallMs => "eager_wall_ms",
+            ReplayFigure::GraphLaunchHostMs => "graph_launch_host_ms",
+            ReplayFigure::GraphWallMs => "graph_wall_ms",
+            ReplayFigure::GraphGpuMs => "graph_gpu_ms",
+            ReplayFigure::CaptureMs => "capture_ms",
+            ReplayFigure::InstantiateMs => "instantiate_ms",
+            ReplayFigure::UploadMs => "upload_ms",
+            ReplayFigure::BuildMs => "build_ms",
+        }
+    }
+
+    fn value(self, t: &ReplayTrial) -> f64 {
+        match self {
+            ReplayFigure::EagerIssueMs => t.eager_issue_ms,
+            ReplayFigure::EagerWallMs => t.eager_wall_ms,
+            ReplayFigure::GraphLaunchHostMs => t.graph_launch_host_ms,
+            ReplayFigure::GraphWallMs => t.graph_wall_ms,
+            ReplayFigure::GraphGpuMs => t.graph_gpu_ms,
+            ReplayFigure::CaptureMs => t.capture_ms,
+            ReplayFigure::InstantiateMs => t.instantiate_ms,
+            ReplayFigure::UploadMs => t.upload_ms,
+            ReplayFigure::BuildMs => t.capture_ms + t.instantiate_ms + t.upload_ms,
+        }
+    }
+}
+
 /// Options of a replay run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ReplayConfig {
-    pub trials: usize,
+    pub rule: StopRule,
     pub reps: usize,
     pub warmup: usize,
     /// Host busy-work before each eager launch, µs, standing for a framework's own overhead.
@@ -101,29 +162,18 @@ pub struct ReplayResult {
     pub calibration: Calibration,
     pub fidelity: Fidelity,
     pub trials: Vec<ReplayTrial>,
-    pub summary: std::collections::BTreeMap<String, Summary>,
+    pub summary: Summaries<ReplayFigure>,
+    pub convergence: Vec<Convergence>,
+    pub warnings: Vec<String>,
+    /// True when an interrupt cut the trials short.
+    pub interrupted: bool,
 }
 
 impl ReplayResult {
-    pub fn median(&self, name: &str) -> f64 {
-        self.summary.get(name).map_or(f64::NAN, |s| s.median)
+    pub fn median(&self, f: ReplayFigure) -> f64 {
+        self.summary.median(f)
     }
 }
-
-/// Figures summarised over trials.
-const FIGURES: &[crate::stats::NamedFigure<ReplayTrial>] = &[
-    ("eager_issue_ms", |t| t.eager_issue_ms),
-    ("eager_wall_ms", |t| t.eager_wall_ms),
-    ("graph_launch_host_ms", |t| t.graph_launch_host_ms),
-    ("graph_wall_ms", |t| t.graph_wall_ms),
-    ("graph_gpu_ms", |t| t.graph_gpu_ms),
-    ("capture_ms", |t| t.capture_ms),
-    ("instantiate_ms", |t| t.instantiate_ms),
-    ("upload_ms", |t| t.upload_ms),
-    ("build_ms", |t| {
-        t.capture_ms + t.instantiate_ms + t.upload_ms
-    }),
-];
 
 /// A walk made ready to launch: spin requests, shapes and buffers.
 struct Prepared {
@@ -313,55 +363,45 @@ fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
     }
 }
 
-/// Replays `walk` eagerly and as a graph, `warmup + trials` times, interleaved per trial.
+/// Replays `walk` eagerly and as a graph with the trial runner; each trial rebuilds the graph
+/// (so build time is sampled too), then runs the eager and graph paths in rotating order.
 pub fn replay(
     e: &Engine,
     walk: &Walk,
     cfg: &ReplayConfig,
-    tick: &mut dyn FnMut(),
+    ctx: &Context<'_>,
 ) -> anyhow::Result<ReplayResult> {
     let cal = calibrate(e, cfg.spin_ramp_ns)?;
     let mut prep = Prepared::new(e, walk, &cal)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
-    let mut trials = Vec::new();
     let mut spans = Vec::new();
-    for i in 0..cfg.warmup + cfg.trials {
-        if crate::interrupt::requested() {
-            break;
-        }
+    let mut done = 0usize;
+    let runner = ctx.runner(cfg.rule, cfg.warmup, 2);
+    let per = 1e3 / cfg.reps as f64;
+    let out = runner.run::<ReplayFigure>(|order| {
         let mut t = ReplayTrial::default();
         let graph = prep.capture(e)?;
         let ct = graph.timings();
         t.capture_ms = ct.capture.as_secs_f64() * 1e3;
         t.instantiate_ms = ct.instantiate.as_secs_f64() * 1e3;
         t.upload_ms = ct.upload.as_secs_f64() * 1e3;
-        let per = 1e3 / cfg.reps as f64;
-        let mut eager = |t: &mut ReplayTrial| -> anyhow::Result<()> {
+        for &path in order {
             let s = Instant::now();
-            for _ in 0..cfg.reps {
-                prep.issue(e, overhead)?;
+            if path == 0 {
+                for _ in 0..cfg.reps {
+                    prep.issue(e, overhead)?;
+                }
+                t.eager_issue_ms = s.elapsed().as_secs_f64() * per;
+                e.stream().synchronize()?;
+                t.eager_wall_ms = s.elapsed().as_secs_f64() * per;
+            } else {
+                for _ in 0..cfg.reps {
+                    graph.launch()?;
+                }
+                t.graph_launch_host_ms = s.elapsed().as_secs_f64() * per;
+                e.stream().synchronize()?;
+                t.graph_wall_ms = s.elapsed().as_secs_f64() * per;
             }
-            t.eager_issue_ms = s.elapsed().as_secs_f64() * per;
-            e.stream().synchronize()?;
-            t.eager_wall_ms = s.elapsed().as_secs_f64() * per;
-            Ok(())
-        };
-        let replayed = |t: &mut ReplayTrial| -> anyhow::Result<()> {
-            let s = Instant::now();
-            for _ in 0..cfg.reps {
-                graph.launch()?;
-            }
-            t.graph_launch_host_ms = s.elapsed().as_secs_f64() * per;
-            e.stream().synchronize()?;
-            t.graph_wall_ms = s.elapsed().as_secs_f64() * per;
-            Ok(())
-        };
-        if i % 2 == 0 {
-            eager(&mut t)?;
-            replayed(&mut t)?;
-        } else {
-            replayed(&mut t)?;
-            eager(&mut t)?;
         }
         let (a, b) = (e.event()?, e.event()?);
         a.record()?;
@@ -369,14 +409,15 @@ pub fn replay(
         b.record()?;
         b.synchronize()?;
         t.graph_gpu_ms = a.elapsed_ms(&b)? as f64;
-        if i >= cfg.warmup {
+        done += 1;
+        if done > cfg.warmup {
             spans.push(prep.durations(e, cal.ramp_ns)?);
-            trials.push(t);
         }
-        tick();
-    }
-    let summary = crate::stats::summarize_figures(&trials, FIGURES);
+        Ok(t)
+    })?;
     let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
+    let mut warnings = headline_warnings::<ReplayFigure>(&out.trials);
+    warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
         config: *cfg,
         ops: walk.ops.len(),
@@ -385,8 +426,11 @@ pub fn replay(
         recorded_span_ms: walk.span_ns() / 1e6,
         calibration: cal,
         fidelity: fidelity(walk, &per_kernel_median(&spans)),
-        trials,
-        summary,
+        summary: Summaries::of(&out.trials),
+        trials: out.trials,
+        convergence: out.convergence,
+        warnings,
+        interrupted: out.interrupted,
     })
 }
 

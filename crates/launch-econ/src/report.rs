@@ -2,37 +2,37 @@
 
 use std::fmt::Write;
 
-use crate::measure::Point;
+use crate::document::Device;
+use crate::measure::{LaunchFit, Point, RunFigure};
 use crate::model::{ModelInputs, Prediction, Round};
-use crate::profile::Profile;
+use crate::output::num;
 use crate::stats::Summary;
 
-/// Columns of the points table: header, unit, figure name.
-const COLUMNS: &[(&str, &str)] = &[
-    ("eager issue", "eager_issue_us"),
-    ("eager wall", "eager_wall_us"),
-    ("floor issue", "floor_issue_us"),
-    ("engine/floor", "engine_floor_ratio"),
-    ("graph wall/node", "graph_wall_us"),
-    ("graph GPU/node", "graph_gpu_us"),
-    ("graph launch", "graph_launch_host_us"),
-    ("build ms", "build_ms"),
+/// Columns of the points table: header and figure.
+const COLUMNS: &[(&str, RunFigure)] = &[
+    ("eager issue", RunFigure::EagerIssueUs),
+    ("eager wall", RunFigure::EagerWallUs),
+    ("floor issue", RunFigure::FloorIssueUs),
+    ("engine/floor", RunFigure::EngineFloorRatio),
+    ("graph wall/node", RunFigure::GraphWallUs),
+    ("graph GPU/node", RunFigure::GraphGpuUs),
+    ("graph launch", RunFigure::GraphLaunchHostUs),
+    ("build ms", RunFigure::BuildMs),
 ];
 
 /// One row per point; `markdown` selects a Markdown table, else aligned text. Times in µs
 /// unless the header says ms; each cell is the median over trials.
-pub fn points_table(doc: &Profile, markdown: bool) -> String {
+pub fn points_table(points: &[Point], markdown: bool) -> String {
     let mut header: Vec<String> = vec!["elems".into(), "launches".into()];
     header.extend(COLUMNS.iter().map(|(h, _)| h.to_string()));
     header.push("break-even".into());
-    let rows: Vec<Vec<String>> = doc
-        .points
+    let rows: Vec<Vec<String>> = points
         .iter()
         .map(|p| {
             let mut r = vec![p.config.elems.to_string(), p.config.launches.to_string()];
-            for (_, name) in COLUMNS {
-                let v = p.median(name);
-                r.push(if *name == "engine_floor_ratio" {
+            for (_, f) in COLUMNS {
+                let v = p.median(*f);
+                r.push(if *f == RunFigure::EngineFloorRatio {
                     format!("{v:.3}x")
                 } else {
                     format!("{v:.3}")
@@ -106,18 +106,10 @@ pub fn summary_row(out: &mut String, st: RowStyle, label: &str, s: Option<&Summa
     }
 }
 
-fn row(out: &mut String, label: &str, s: Option<&Summary>, unit: &str) {
-    let st = RowStyle {
-        label_width: 34,
-        decimals: 3,
-    };
-    summary_row(out, st, label, s, unit)
-}
-
 /// The breakdown printed after the seed's two lines.
-pub fn run_breakdown(doc: &Profile, p: &Point) -> String {
+pub fn run_breakdown(device: Option<&Device>, p: &Point, fit: Option<&LaunchFit>) -> String {
     let mut out = String::new();
-    if let Some(d) = &doc.device {
+    if let Some(d) = device {
         let _ = writeln!(
             out,
             "\ndevice {}: {} (sm_{}, {} SMs, CUDA driver {}), kernels {} in {:.1} ms ({} from cache)",
@@ -132,82 +124,88 @@ pub fn run_breakdown(doc: &Profile, p: &Point) -> String {
         );
     }
     let c = &p.config;
+    let rule = match c.rule.fixed_trials {
+        Some(_) => "fixed count".to_string(),
+        None => format!(
+            "until noise < {}% (min {} s, max {} s)",
+            num(100.0 * c.rule.max_noise, 2),
+            c.rule.min_time_s,
+            c.rule.max_time_s
+        ),
+    };
     let _ = writeln!(
         out,
-        "add of {} elements, {} launches a round, {} trials x {} rounds (+{} warm-up trials), interleaved\n",
-        c.elems, c.launches, c.trials, c.reps, c.warmup
+        "add of {} elements, {} launches a round, {} trials x {} rounds (+{} warm-up trials, {rule}), interleaved\n",
+        c.elems,
+        c.launches,
+        p.trials.len(),
+        c.reps,
+        p.warmup_trials.len()
     );
     let _ = writeln!(
         out,
         "  {:<34} {:>10} {:>10} {:>10} {:>9}",
         "", "median", "min", "max", "MAD"
     );
-    let s = |n: &str| p.summary.get(n);
-    row(
-        &mut out,
-        "eager: host issue",
-        s("eager_issue_us"),
-        "us/launch",
-    );
-    row(
-        &mut out,
-        "eager: wall (issue + GPU tail)",
-        s("eager_wall_us"),
-        "us/launch",
-    );
-    row(
-        &mut out,
-        "driver floor: raw cuLaunchKernel",
-        s("floor_issue_us"),
-        "us/launch",
-    );
-    row(
-        &mut out,
-        "driver floor: wall",
-        s("floor_wall_us"),
-        "us/launch",
-    );
-    row(
-        &mut out,
-        "engine / floor (host issue)",
-        s("engine_floor_ratio"),
-        "x",
-    );
-    row(
-        &mut out,
-        "graph: host cost of launch()",
-        s("graph_launch_host_us"),
-        "us/call",
-    );
-    row(
-        &mut out,
-        "graph: wall per node",
-        s("graph_wall_us"),
-        "us/node",
-    );
-    row(
-        &mut out,
-        "GPU: per graph node (events)",
-        s("graph_gpu_us"),
-        "us/node",
-    );
-    row(
-        &mut out,
-        "GPU: per eager kernel, back to back",
-        s("eager_gpu_us"),
-        "us/kernel",
-    );
-    row(&mut out, "GPU: one kernel alone", s("kernel_gpu_us"), "us");
-    row(
-        &mut out,
-        "GPU: inter-node gap in replay",
-        s("inter_node_gap_us"),
-        "us",
-    );
-    row(&mut out, "build: capture", s("capture_ms"), "ms");
-    row(&mut out, "build: instantiate", s("instantiate_ms"), "ms");
-    row(&mut out, "build: upload", s("upload_ms"), "ms");
-    if let Some(f) = &doc.launch_fit {
+    for (label, f, unit) in [
+        ("eager: host issue", RunFigure::EagerIssueUs, "us/launch"),
+        (
+            "eager: wall (issue + GPU tail)",
+            RunFigure::EagerWallUs,
+            "us/launch",
+        ),
+        (
+            "driver floor: raw cuLaunchKernel",
+            RunFigure::FloorIssueUs,
+            "us/launch",
+        ),
+        ("driver floor: wall", RunFigure::FloorWallUs, "us/launch"),
+        (
+            "engine / floor (host issue)",
+            RunFigure::EngineFloorRatio,
+            "x",
+        ),
+        (
+            "graph: host cost of launch()",
+            RunFigure::GraphLaunchHostUs,
+            "us/call",
+        ),
+        ("graph: wall per node", RunFigure::GraphWallUs, "us/node"),
+        (
+            "GPU: per graph node (events)",
+            RunFigure::GraphGpuUs,
+            "us/node",
+        ),
+        (
+            "GPU: per eager kernel, back to back",
+            RunFigure::EagerGpuUs,
+            "us/kernel",
+        ),
+        ("GPU: one kernel alone", RunFigure::KernelGpuUs, "us"),
+        (
+            "GPU: inter-node gap in replay",
+            RunFigure::InterNodeGapUs,
+            "us",
+        ),
+        ("build: capture", RunFigure::CaptureMs, "ms"),
+        ("build: instantiate", RunFigure::InstantiateMs, "ms"),
+        ("build: upload", RunFigure::UploadMs, "ms"),
+    ] {
+        let st = RowStyle {
+            label_width: 34,
+            decimals: 3,
+        };
+        summary_row(&mut out, st, label, Some(p.summary.get(f)), unit);
+    }
+    for c in p.convergence.iter().filter(|c| !c.converged) {
+        let _ = writeln!(
+            out,
+            "  (not converged: {} noise {}%)",
+            c.figure,
+            num(100.0 * c.noise, 2)
+        );
+    }
+    if let Some(f) = fit {
         let sizes: Vec<String> = f.points.iter().map(|(n, _)| n.to_string()).collect();
         let _ = writeln!(
             out,
@@ -226,23 +224,25 @@ pub fn run_breakdown(doc: &Profile, p: &Point) -> String {
     out
 }
 
-/// The prediction for the user's round, with its inputs.
+/// The prediction for the user's round, with its inputs. Absurd but finite inputs print in
+/// scientific form.
 pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
     let mut out = String::new();
     let gpu = r
         .gpu_ms
         .map_or("GPU time not given: taken as host-bound".into(), |g| {
-            format!("{g:.3} ms GPU")
+            format!("{} ms GPU", num(g, 3))
         });
     let _ = writeln!(
         out,
-        "\nround: {} launches, {:.3} ms host issue, {gpu}",
-        r.launches, r.host_issue_ms
+        "\nround: {} launches, {} ms host issue, {gpu}",
+        r.launches,
+        num(r.host_issue_ms, 3)
     );
     let _ = writeln!(
         out,
-        "  eager  {:>9.3} ms  (max of host issue and GPU time; {})",
-        p.eager_ms,
+        "  eager  {:>9} ms  (max of host issue and GPU time; {})",
+        num(p.eager_ms, 3),
         if p.gpu_bound {
             "GPU-bound"
         } else {
@@ -251,16 +251,26 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
     );
     let _ = writeln!(
         out,
-        "  graph  {:>9.3} ms  (launch {:.3} ms + GPU {:.3} ms; replay floor {:.3} us/node)",
-        p.graph_ms, p.graph_launch_ms, p.graph_gpu_ms, m.graph_node_gpu_us
+        "  graph  {:>9} ms  (launch {} ms + GPU {} ms; replay floor {} us/node)",
+        num(p.graph_ms, 3),
+        num(p.graph_launch_ms, 3),
+        num(p.graph_gpu_ms, 3),
+        num(m.graph_node_gpu_us, 3)
     );
-    let _ = writeln!(out, "  saving {:>9.3} ms per round", p.saving_ms);
+    if p.saving_ms > 0.0 {
+        let _ = writeln!(out, "  saving {:>9} ms per round", num(p.saving_ms, 3));
+    } else {
+        let _ = writeln!(out, "  saving  no saving: the graph round is not shorter");
+    }
     let _ = writeln!(
         out,
-        "  build  {:>9.3} ms once; break-even after {}",
-        p.build_ms,
+        "  build  {:>9} ms once; break-even after {}",
+        num(p.build_ms, 3),
         p.break_even_rounds
-            .map_or("never (no saving)".into(), |v| format!("{v:.1} rounds"))
+            .map_or("never (no saving)".into(), |v| format!(
+                "{} rounds",
+                num(v, 1)
+            ))
     );
     out
 }

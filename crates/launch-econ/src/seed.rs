@@ -28,8 +28,10 @@ impl SeedResult {
 /// The second line, for the user's round and the model's saving in ms.
 pub fn saving_line(round: &Round, saving_ms: f64) -> String {
     format!(
-        "predicted saving on a step37 verify round ({} launches, {} ms measured host issue): {saving_ms:.2} ms",
-        round.launches, round.host_issue_ms
+        "predicted saving on a step37 verify round ({} launches, {} ms measured host issue): {} ms",
+        round.launches,
+        crate::output::num_plain(round.host_issue_ms),
+        crate::output::num(saving_ms, 2)
     )
 }
 

@@ -85,23 +85,6 @@ pub fn warnings(name: &str, samples: &[f64]) -> Vec<String> {
     out
 }
 
-/// A named figure: how one trial of type `T` gives it.
-pub type NamedFigure<T> = (&'static str, fn(&T) -> f64);
-
-/// Summaries of named figures over trials.
-pub fn summarize_figures<T>(
-    trials: &[T],
-    figures: &[NamedFigure<T>],
-) -> std::collections::BTreeMap<String, Summary> {
-    figures
-        .iter()
-        .map(|(name, get)| {
-            let v: Vec<f64> = trials.iter().map(get).collect();
-            (name.to_string(), Summary::of(&v))
-        })
-        .collect()
-}
-
 /// Least-squares line `y = a + b·x`; `None` with fewer than two distinct x.
 pub fn linear_fit(points: &[(f64, f64)]) -> Option<(f64, f64)> {
     let n = points.len() as f64;
@@ -152,15 +135,6 @@ mod tests {
     fn noisy_samples_are_flagged() {
         let w = warnings("x", &[1.0, 2.0, 1.0, 2.0, 1.5]);
         assert!(w.iter().any(|m| m.contains("high spread")), "{w:?}");
-    }
-
-    #[test]
-    fn figures_are_summarised_by_name() {
-        let trials = [(1.0, 10.0), (3.0, 30.0), (2.0, 20.0)];
-        let m = summarize_figures(&trials, &[("a", |t| t.0), ("b", |t| t.1)]);
-        assert_eq!(m["a"].median, 2.0);
-        assert_eq!(m["b"].max, 30.0);
-        assert_eq!(m.len(), 2);
     }
 
     #[test]

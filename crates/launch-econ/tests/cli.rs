@@ -165,6 +165,29 @@ fn bad_sweep_export_and_profile_input_exit_2() {
         ),
         (vec!["--trials".into(), "0".into()], "invalid value '0'"),
         (
+            vec![
+                "--trials".into(),
+                "3".into(),
+                "--max-time".into(),
+                "1".into(),
+            ],
+            "cannot be combined",
+        ),
+        (
+            vec![
+                "--min-time".into(),
+                "2".into(),
+                "--max-time".into(),
+                "1".into(),
+            ],
+            "longer than --max-time",
+        ),
+        (vec!["--max-noise".into(), "0".into()], "above 0"),
+        (
+            vec!["--max-time".into(), "inf".into()],
+            "between 0 and 86400",
+        ),
+        (
             vec!["--round-host-issue-ms".into(), "-1".into()],
             "finite, non-negative",
         ),
@@ -191,7 +214,7 @@ fn bad_sweep_export_and_profile_input_exit_2() {
                 "--profile".into(),
                 no_inputs.display().to_string(),
             ],
-            "not a complete",
+            "no model_inputs",
         ),
         (
             vec![
@@ -245,12 +268,119 @@ fn predict_works_without_a_gpu() {
         .success()
         .get_output()
         .clone();
+    // With `-`, stdout holds only the JSON; the report goes to stderr.
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["result"];
+    assert!(r["prediction"]["saving_ms"].as_f64().unwrap() <= 0.0);
+    assert_eq!(r["prediction"]["gpu_bound"], true);
+    assert_eq!(r["kind"], "predict");
+    assert_eq!(v["schema_version"], 2);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("no saving"), "{stderr}");
+    assert!(!stderr.contains("-0.00"), "{stderr}");
+}
+
+/// Every export target that cannot take the output is an error that names it, with a
+/// non-zero exit; the other outputs are still written.
+#[test]
+fn lost_output_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("le-lost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    if std::path::Path::new("/dev/full").exists() {
+        // A full device as the export: error, exit 1, and /dev/full is still a device.
+        cmd()
+            .args(["predict", "--export-json", "/dev/full"])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("cannot write /dev/full"));
+        assert!(std::fs::metadata("/dev/full").is_ok_and(|m| !m.is_file()));
+        // A full device as stdout: the report cannot be written.
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_launch-econ"))
+            .arg("predict")
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("writing the report to stdout"), "{stderr}");
+        // Report lost, export kept: the JSON file is still written.
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let json = dir.join("kept.json");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_launch-econ"))
+            .args(["predict", "--export-json"])
+            .arg(&json)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["result"]["kind"], "predict");
+    }
+    // A closed pipe as stdout.
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe() writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just created and are owned here alone.
+    let (read, write) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    };
+    drop(read);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_launch-econ"))
+        .args(["predict", "--export-json", "-"])
+        .stdout(std::process::Stdio::from(write))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot write JSON to stdout"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // No permission to write: refused before any work.
+    cmd()
+        .args(["predict", "--export-json", "/proc/version"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot write /proc/version"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Arguments that are not UTF-8 are paths like any other, and absurd but finite numbers print
+/// in scientific form.
+#[test]
+fn odd_arguments_never_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::env::temp_dir().join(format!("le-odd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = dir.join(std::ffi::OsStr::from_bytes(b"\xff.json"));
+    cmd()
+        .args(["predict", "--export-json"])
+        .arg(&name)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&name).unwrap()).unwrap();
+    assert!(v["argv"][3].as_str().unwrap().ends_with("\u{fffd}.json"));
+    let out = cmd()
+        .args(["predict", "--round-host-issue-ms", "1e300"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let json = &stdout[stdout.find('{').unwrap()..];
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
-    assert!(v["prediction"]["saving_ms"].as_f64().unwrap() <= 0.0);
-    assert_eq!(v["prediction"]["gpu_bound"], true);
-    assert_eq!(v["kind"], "predict");
+    assert!(stdout.contains("1.000e300 ms"), "{stdout}");
+    assert!(stdout.lines().all(|l| l.len() < 200), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A small sweep on a GPU writes every export and the chart.
@@ -278,8 +408,9 @@ fn sweep_writes_exports_and_chart() {
         .success();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(p("s.json")).unwrap()).unwrap();
-    assert_eq!(v["points"].as_array().unwrap().len(), 2);
-    assert_eq!(v["points"][0]["trials"].as_array().unwrap().len(), 3);
+    let points = v["result"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[0]["trials"].as_array().unwrap().len(), 3);
     assert!(v["device"]["name"].as_str().unwrap().contains("NVIDIA"));
     assert_eq!(
         std::fs::read_to_string(p("s.csv")).unwrap().lines().count(),
@@ -287,18 +418,17 @@ fn sweep_writes_exports_and_chart() {
     );
     assert!(std::fs::read_to_string(p("s.md"))
         .unwrap()
-        .starts_with("| elems | launches |"));
+        .starts_with("**sweep** on NVIDIA"));
     assert!(std::fs::read_to_string(p("s.svg"))
         .unwrap()
         .contains("<svg"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Ctrl-C during a sweep: what was measured is written, marked partial, and the exit is 130.
-#[test]
-#[ignore = "needs a CUDA device"]
-fn ctrl_c_during_a_sweep_writes_partial_results_and_exits_130() {
-    let dir = std::env::temp_dir().join(format!("le-int-{}", std::process::id()));
+/// Sends `sig` to a sweep after `after`, twice at once as `timeout` and shells do (to the
+/// process and to its group); returns the exit status, stderr and the JSON written.
+fn interrupt_a_sweep(sig: i32, after: std::time::Duration) -> (Option<i32>, String, String) {
+    let dir = std::env::temp_dir().join(format!("le-int-{}-{sig}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("partial.json");
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_launch-econ"))
@@ -315,22 +445,38 @@ fn ctrl_c_during_a_sweep_writes_partial_results_and_exits_130() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(4));
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    std::thread::sleep(after);
+    let pid = child.id() as i32;
+    for _ in 0..2 {
+        // SAFETY: kill() only sends a signal to our own child process.
+        assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+    }
     let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(!stderr.contains("panicked"));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(v["partial"], true);
-    let points = v["points"].as_array().unwrap().len();
-    assert!((1..42).contains(&points), "{points} points");
+    let written = std::fs::read_to_string(&json).unwrap_or_default();
     std::fs::remove_dir_all(&dir).unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        written,
+    )
+}
+
+/// SIGINT (and its duplicate) during a sweep: what was measured is written, marked partial,
+/// and the exit is 130; SIGTERM the same with 143.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_signal_during_a_sweep_writes_partial_results() {
+    for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let (status, stderr, json) = interrupt_a_sweep(sig, std::time::Duration::from_secs(3));
+        assert_eq!(status, Some(code), "signal {sig}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!stderr.contains("DEINITIALIZED"), "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&json)
+            .unwrap_or_else(|e| panic!("signal {sig}: no partial JSON ({e}); stderr: {stderr}"));
+        assert_eq!(v["partial"], true);
+        let points = v["result"]["points"].as_array().unwrap().len();
+        assert!((1..42).contains(&points), "{points} points");
+    }
 }
 
 /// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
@@ -364,11 +510,9 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
         .success()
         .get_output()
         .clone();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let v: serde_json::Value =
-        serde_json::from_str(&stdout[stdout.find("\n{").unwrap()..]).unwrap();
-    assert_eq!(v["trace"]["summary"]["kernels"], 2);
-    assert_eq!(v["kind"], "replay-summary");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"]["summary"]["kernels"], 2);
+    assert_eq!(v["result"]["kind"], "replay-summary");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             vec!["replay".into(), fx("missing.json"), "--summary".into()],
@@ -446,11 +590,10 @@ fn replay_runs_on_a_gpu() {
         .success()
         .get_output()
         .clone();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("fidelity, kernels >= 2 us (2)"), "{stdout}");
-    let v: serde_json::Value =
-        serde_json::from_str(&stdout[stdout.find("\n{").unwrap()..]).unwrap();
-    let r = &v["replay"];
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("fidelity, kernels >= 2 us (2)"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["result"]["replay"];
     assert_eq!(r["kernels"], 2);
     assert_eq!(r["trials"].as_array().unwrap().len(), 3);
     assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
@@ -480,6 +623,7 @@ fn pipeline_runs_and_checks_its_result() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("all equal"), "{stdout}");
     assert!(stdout.contains("0->0: SameDevice"), "{stdout}");
+    assert!(stdout.contains("2 trials x 3 rounds"), "{stdout}");
     cmd()
         .args(["pipeline", "--devices", "0,99"])
         .assert()

@@ -1,4 +1,5 @@
-//! The commands: the default run, `sweep` and `predict`, and what they share.
+//! The commands: the default run, `sweep`, `predict`, `replay` and `pipeline`, and what they
+//! share: output checks, progress, and delivering the report and exports.
 
 pub mod pipeline;
 pub mod predict;
@@ -10,8 +11,11 @@ use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::export::check_writable;
+use crate::document::Document;
+use crate::export::{check_writable, has_stdout, targets, write_all};
 use crate::options::ExportArgs;
+use crate::output::ReportTo;
+use crate::runner::Progress;
 
 /// Bad input found after parsing (an export path that cannot be written, a profile that
 /// cannot be read): reported like clap's usage errors, with exit status 2.
@@ -48,14 +52,50 @@ pub fn check_outputs(export: &ExportArgs, extra: &[&Option<PathBuf>]) -> Result<
     Ok(())
 }
 
-/// A progress bar on stderr; indicatif draws nothing when stderr is not a terminal.
-pub fn progress(total: u64, what: &str) -> ProgressBar {
-    let pb = ProgressBar::new(total);
+/// A progress line on stderr: trials done and time spent. indicatif draws nothing when stderr
+/// is not a terminal.
+pub fn progress(what: &str) -> ProgressBar {
+    let pb = ProgressBar::new_spinner();
     pb.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} trials, {elapsed} (eta {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+        ProgressStyle::with_template("{spinner} {prefix}: {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
-    pb.set_message(what.to_string());
+    pb.set_prefix(what.to_string());
     pb
+}
+
+/// Shows a runner's progress on `pb`.
+pub fn show(pb: &ProgressBar, p: Progress) {
+    pb.set_message(format!(
+        "{} warm-up + {} trials, {:.1} s",
+        p.warmup_done,
+        p.trials_done,
+        p.elapsed.as_secs_f64()
+    ));
+    pb.tick();
+}
+
+/// Writes the human report (to stdout, or to stderr when an export takes stdout), the
+/// warnings, and every export. Every output is attempted; the error names each that failed.
+/// A partial document is written too, and then reported as an interrupt.
+pub fn deliver(doc: &Document, report: &str, export: &ExportArgs) -> anyhow::Result<()> {
+    let targets = targets(export);
+    let to = ReportTo::choose(has_stdout(&targets));
+    let mut failed = Vec::new();
+    if let Err(e) = to.write(report) {
+        failed.push(format!("{e:#}"));
+    }
+    for w in &doc.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Err(e) = write_all(doc, &targets) {
+        failed.push(format!("{e:#}"));
+    }
+    if !failed.is_empty() {
+        anyhow::bail!("{}", failed.join("; "));
+    }
+    if doc.partial {
+        return Err(crate::interrupt::Interrupted.into());
+    }
+    Ok(())
 }

@@ -3,17 +3,29 @@
 
 use std::fmt::Write;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use memra_engine::Engine;
 
-use crate::commands::{check_outputs, progress, UsageError};
-use crate::export::{targets, write_all};
-use crate::options::PipelineArgs;
-use crate::pipeline::{run as run_pipeline, stage_devices, PipelineConfig, PipelineResult};
-use crate::profile::{Device, Profile};
+use crate::commands::{check_outputs, deliver, progress, show, UsageError};
+use crate::document::{CommandResult, Device, Document};
+use crate::options::{PipelineArgs, TimingDefaults};
+use crate::output::num;
+use crate::pipeline::{
+    run as run_pipeline, stage_devices, PipelineConfig, PipelineFigure, PipelineResult,
+};
+use crate::runner::Context;
 
-pub fn run(args: &PipelineArgs) -> anyhow::Result<()> {
+/// Timing of a pipeline run.
+pub const DEFAULTS: TimingDefaults = TimingDefaults {
+    reps: 20,
+    warmup: 2,
+    min_time_s: 0.5,
+    max_time_s: 3.0,
+};
+
+pub fn run(args: &PipelineArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[])?;
+    let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let stages =
         stage_devices(&args.devices, args.stages.map(|s| s as usize)).map_err(UsageError)?;
     let count = memra_engine::device_count().context("finding CUDA devices")?;
@@ -31,22 +43,25 @@ pub fn run(args: &PipelineArgs) -> anyhow::Result<()> {
         stage_devices: stages,
         stage_launches: args.stage_launches as usize,
         activation_bytes: args.activation_bytes as usize,
-        trials: args.trials as usize,
-        reps: args.reps as usize,
-        warmup: args.warmup as usize,
+        rule,
+        reps: args.timing.reps(DEFAULTS),
+        warmup: args.timing.warmup(DEFAULTS),
     };
-    let mut doc = Profile::new("pipeline", Some(Device::of(&engines[0])));
-    let pb = progress((cfg.trials + cfg.warmup) as u64, "pipeline");
-    let r = run_pipeline(engines, &cfg, &mut || pb.inc(1))?;
+    let device = Some(Device::of(&engines[0]));
+    let pb = progress("pipeline");
+    let show_pb = |p| show(&pb, p);
+    let ctx = Context {
+        interrupted: &crate::interrupt::requested,
+        progress: &show_pb,
+    };
+    let r = run_pipeline(engines, &cfg, &ctx)?;
     pb.finish_and_clear();
-    print!("{}", report(&r));
-    doc.partial = r.trials.len() < cfg.trials;
-    doc.pipeline = Some(r);
-    write_all(&doc, &targets(&args.export))?;
-    if doc.partial {
-        return Err(crate::interrupt::Interrupted.into());
-    }
-    Ok(())
+    let text = report(&r);
+    let (partial, warnings) = (r.interrupted, r.warnings.clone());
+    let mut doc = Document::new(argv, device, CommandResult::Pipeline(r));
+    doc.partial = partial;
+    doc.warnings = warnings;
+    deliver(&doc, &text, &args.export)
 }
 
 /// The terminal report.
@@ -60,7 +75,7 @@ pub fn report(r: &PipelineResult) -> String {
         c.stage_devices,
         c.stage_launches,
         c.activation_bytes,
-        c.trials,
+        r.trials.len(),
         c.reps,
         c.warmup
     );
@@ -88,32 +103,51 @@ pub fn report(r: &PipelineResult) -> String {
         "  {:<30} {:>10} {:>10} {:>10} {:>9}   (ms per round)",
         "", "median", "min", "max", "MAD"
     );
-    for (label, name) in [
-        ("eager: host issue", "eager_issue_ms"),
-        ("eager: wall", "eager_wall_ms"),
-        ("one multi-device graph: wall", "graph_wall_ms"),
-        ("per-device graphs: host issue", "per_device_issue_ms"),
-        ("per-device graphs: wall", "per_device_wall_ms"),
+    for (label, f) in [
+        ("eager: host issue", PipelineFigure::EagerIssueMs),
+        ("eager: wall", PipelineFigure::EagerWallMs),
+        ("one multi-device graph: wall", PipelineFigure::GraphWallMs),
+        (
+            "per-device graphs: host issue",
+            PipelineFigure::PerDeviceIssueMs,
+        ),
+        ("per-device graphs: wall", PipelineFigure::PerDeviceWallMs),
     ] {
         let st = crate::report::RowStyle {
             label_width: 30,
             decimals: 4,
         };
-        crate::report::summary_row(&mut out, st, label, r.summary.get(name), "");
+        crate::report::summary_row(&mut out, st, label, Some(r.summary.get(f)), "");
     }
-    let m = |n: &str| r.summary.get(n).map_or(f64::NAN, |s| s.median);
+    let m = |f| r.median(f);
     let launches = c.stage_devices.len() * (c.stage_launches + 1);
+    let one = m(PipelineFigure::EagerWallMs) - m(PipelineFigure::GraphWallMs);
+    let per = m(PipelineFigure::EagerWallMs) - m(PipelineFigure::PerDeviceWallMs);
+    let saving = |v: f64| {
+        if v > 0.0 {
+            format!("{} ms", num(v, 4))
+        } else {
+            "no saving".into()
+        }
+    };
+    let payback = if one > 0.0 {
+        format!(
+            "one graph pays back its build after {} rounds",
+            num(r.graph_build_ms / one, 1)
+        )
+    } else {
+        "one graph never pays back its build".into()
+    };
     let _ = writeln!(
         out,
-        "\n  saving per round: one graph {:.4} ms, per-device graphs {:.4} ms; one graph pays back its build after {:.1} rounds",
-        m("eager_wall_ms") - m("graph_wall_ms"),
-        m("eager_wall_ms") - m("per_device_wall_ms"),
-        r.graph_build_ms / (m("eager_wall_ms") - m("graph_wall_ms")).max(f64::MIN_POSITIVE)
+        "\n  saving per round: one graph {}, per-device graphs {}; {payback}",
+        saving(one),
+        saving(per)
     );
     let _ = writeln!(
         out,
         "  prediction inputs: launch-econ predict --round-launches {launches} --round-host-issue-ms {:.4}",
-        m("eager_issue_ms")
+        m(PipelineFigure::EagerIssueMs)
     );
     out
 }

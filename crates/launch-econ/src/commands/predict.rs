@@ -1,14 +1,15 @@
 //! `launch-econ predict`: the round model applied to a saved measurement. Needs no GPU.
 
-use crate::commands::{check_outputs, UsageError};
-use crate::export::{write_all, JsonExporter, Target};
+use crate::commands::{check_outputs, deliver, UsageError};
+use crate::document::{
+    CommandResult, Document, ModelProfile, PredictResult, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
+};
 use crate::model::{predict, Round};
 use crate::options::{ExportArgs, PredictArgs};
-use crate::profile::{Profile, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME};
 use crate::report::prediction_text;
 use crate::seed::saving_line;
 
-pub fn run(args: &PredictArgs) -> anyhow::Result<()> {
+pub fn run(args: &PredictArgs, argv: &[String]) -> anyhow::Result<()> {
     let export = ExportArgs {
         export_json: args.export_json.clone(),
         ..ExportArgs::default()
@@ -16,17 +17,15 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<()> {
     check_outputs(&export, &[])?;
     let (source, origin) = match &args.profile {
         Some(p) => (
-            Profile::load(p).map_err(|e| UsageError(format!("{e:#}")))?,
+            ModelProfile::load(p).map_err(|e| UsageError(format!("{e:#}")))?,
             p.display().to_string(),
         ),
         None => (
-            Profile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME)?,
+            ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME)?,
             format!("{DEFAULT_PROFILE_NAME} (shipped with launch-econ)"),
         ),
     };
-    let inputs = source
-        .require_model_inputs(&origin)
-        .map_err(|e| UsageError(format!("{e:#}")))?;
+    let inputs = source.model_inputs;
     let round = Round {
         launches: args.round.round_launches,
         host_issue_ms: args.round.round_host_issue_ms,
@@ -37,20 +36,20 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<()> {
         .device
         .as_ref()
         .map_or("unknown device".into(), |d| d.name.clone());
-    println!("{}", saving_line(&round, p.saving_ms));
-    println!("profile: {origin}, measured on {device}");
-    print!("{}", prediction_text(&inputs, &round, &p));
-    let mut doc = Profile::new("predict", source.device.clone());
-    doc.model_inputs = Some(inputs);
-    doc.round = Some(round);
-    doc.prediction = Some(p);
-    if let Some(path) = &args.export_json {
-        let target = if path.as_os_str() == "-" {
-            Target::Stdout
-        } else {
-            Target::File(path.clone())
-        };
-        write_all(&doc, &[(Box::new(JsonExporter), target)])?;
-    }
-    Ok(())
+    let mut report = format!(
+        "{}\nprofile: {origin}, measured on {device}\n",
+        saving_line(&round, p.saving_ms)
+    );
+    report.push_str(&prediction_text(&inputs, &round, &p));
+    let doc = Document::new(
+        argv,
+        source.device.clone(),
+        CommandResult::Predict(PredictResult {
+            profile: origin,
+            model_inputs: inputs,
+            round,
+            prediction: p,
+        }),
+    );
+    deliver(&doc, &report, &export)
 }

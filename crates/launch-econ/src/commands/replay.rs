@@ -2,18 +2,28 @@
 
 use std::fmt::Write;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use memra_engine::Engine;
 
-use crate::commands::{check_outputs, progress, UsageError};
-use crate::export::{targets, write_all};
-use crate::options::ReplayArgs;
-use crate::profile::{Device, Profile, TraceInfo};
-use crate::replay::{replay, ReplayConfig, ReplayResult, FIDELITY_MIN_NS};
+use crate::commands::{check_outputs, deliver, progress, show, UsageError};
+use crate::document::{CommandResult, Device, Document, ReplayReport, TraceInfo};
+use crate::options::{ReplayArgs, TimingDefaults};
+use crate::output::num;
+use crate::replay::{replay, ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
+use crate::runner::Context;
 use crate::trace::{self, summarize, Filter, Summary};
 
-pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
+/// Timing of a replay: walks are long, so fewer and longer trials than the default run.
+pub const DEFAULTS: TimingDefaults = TimingDefaults {
+    reps: 10,
+    warmup: 2,
+    min_time_s: 0.5,
+    max_time_s: 3.0,
+};
+
+pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[])?;
+    let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let walk = trace::read(&args.trace).map_err(|e| UsageError(e.to_string()))?;
     let filter = Filter {
         device: args.trace_device,
@@ -30,42 +40,47 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         .into());
     }
     let summary = summarize(&walk, args.top);
-    print!(
-        "{}",
-        summary_text(&args.trace.display().to_string(), &summary)
-    );
+    let mut report = summary_text(&args.trace.display().to_string(), &summary);
     let info = TraceInfo {
         path: args.trace.display().to_string(),
         filter: describe_filter(&filter),
         summary,
     };
     if args.summary {
-        let mut doc = Profile::new("replay-summary", None);
-        doc.trace = Some(info);
-        return write_all(&doc, &targets(&args.export));
+        let doc = Document::new(argv, None, CommandResult::ReplaySummary(info));
+        return deliver(&doc, &report, &args.export);
     }
     let e = Engine::new(args.device)
         .with_context(|| format!("starting the engine on GPU {}", args.device))?;
     let cfg = ReplayConfig {
-        trials: args.trials as usize,
-        reps: args.reps as usize,
-        warmup: args.warmup as usize,
+        rule,
+        reps: args.timing.reps(DEFAULTS),
+        warmup: args.timing.warmup(DEFAULTS),
         host_overhead_us: args.host_overhead_us,
         spin_ramp_ns: args.spin_ramp_ns,
     };
-    let pb = progress((cfg.trials + cfg.warmup) as u64, "replaying");
-    let r = replay(&e, &walk, &cfg, &mut || pb.inc(1)).context("replaying the walk")?;
+    let pb = progress("replaying");
+    let show_pb = |p| show(&pb, p);
+    let ctx = Context {
+        interrupted: &crate::interrupt::requested,
+        progress: &show_pb,
+    };
+    let r = replay(&e, &walk, &cfg, &ctx).context("replaying the walk")?;
     pb.finish_and_clear();
-    let mut doc = Profile::new("replay", Some(Device::of(&e)));
-    doc.partial = r.trials.len() < cfg.trials;
-    print!("{}", replay_text(&e.device_info().name, &r));
-    doc.trace = Some(info);
-    doc.replay = Some(r);
-    write_all(&doc, &targets(&args.export))?;
-    if doc.partial {
-        return Err(crate::interrupt::Interrupted.into());
-    }
-    Ok(())
+    report.push_str(&replay_text(&e.device_info().name, &r));
+    let partial = r.interrupted;
+    let warnings = r.warnings.clone();
+    let mut doc = Document::new(
+        argv,
+        Some(Device::of(&e)),
+        CommandResult::Replay(ReplayReport {
+            trace: info,
+            replay: r,
+        }),
+    );
+    doc.partial = partial;
+    doc.warnings = warnings;
+    deliver(&doc, &report, &args.export)
 }
 
 fn describe_filter(f: &Filter) -> String {
@@ -113,12 +128,12 @@ pub fn summary_text(path: &str, s: &Summary) -> String {
     out
 }
 
-fn row(out: &mut String, label: &str, r: &ReplayResult, name: &str) {
+fn row(out: &mut String, label: &str, r: &ReplayResult, f: ReplayFigure) {
     let st = crate::report::RowStyle {
         label_width: 32,
         decimals: 4,
     };
-    crate::report::summary_row(out, st, label, r.summary.get(name), "")
+    crate::report::summary_row(out, st, label, Some(r.summary.get(f)), "")
 }
 
 /// The replay report.
@@ -128,7 +143,7 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     let _ = writeln!(
         out,
         "\nreplay on {device}: {} ops ({} kernels), {} trials x {} walks (+{} warm-up), host overhead {} us/launch",
-        r.ops, r.kernels, c.trials, c.reps, c.warmup, c.host_overhead_us
+        r.ops, r.kernels, r.trials.len(), c.reps, c.warmup, c.host_overhead_us
     );
     let cal = &r.calibration;
     let _ = writeln!(
@@ -175,36 +190,57 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         "  {:<32} {:>10.4}",
         "recorded GPU sum", r.recorded_gpu_ms
     );
-    row(&mut out, "eager: host issue", r, "eager_issue_ms");
-    row(&mut out, "eager: wall", r, "eager_wall_ms");
-    row(&mut out, "graph: launch() host", r, "graph_launch_host_ms");
-    row(&mut out, "graph: wall per replay", r, "graph_wall_ms");
+    row(&mut out, "eager: host issue", r, ReplayFigure::EagerIssueMs);
+    row(&mut out, "eager: wall", r, ReplayFigure::EagerWallMs);
+    row(
+        &mut out,
+        "graph: launch() host",
+        r,
+        ReplayFigure::GraphLaunchHostMs,
+    );
+    row(
+        &mut out,
+        "graph: wall per replay",
+        r,
+        ReplayFigure::GraphWallMs,
+    );
     row(
         &mut out,
         "graph: GPU per replay (events)",
         r,
-        "graph_gpu_ms",
+        ReplayFigure::GraphGpuMs,
     );
-    row(&mut out, "build: capture", r, "capture_ms");
-    row(&mut out, "build: instantiate", r, "instantiate_ms");
-    row(&mut out, "build: upload", r, "upload_ms");
-    let saving = r.median("eager_wall_ms") - r.median("graph_wall_ms");
-    let _ = writeln!(
-        out,
-        "\nsaving per walk: {saving:.4} ms (eager wall - graph wall); build {:.3} ms; break-even after {}",
-        r.median("build_ms"),
-        if saving > 0.0 {
-            format!("{:.1} walks", r.median("build_ms") / saving)
-        } else {
-            "never (no saving)".into()
-        }
+    row(&mut out, "build: capture", r, ReplayFigure::CaptureMs);
+    row(
+        &mut out,
+        "build: instantiate",
+        r,
+        ReplayFigure::InstantiateMs,
     );
+    row(&mut out, "build: upload", r, ReplayFigure::UploadMs);
+    let saving = r.median(ReplayFigure::EagerWallMs) - r.median(ReplayFigure::GraphWallMs);
+    let build = r.median(ReplayFigure::BuildMs);
+    let _ = if saving > 0.0 {
+        writeln!(
+            out,
+            "\nsaving per walk: {} ms (eager wall - graph wall); build {} ms; break-even after {} walks",
+            num(saving, 4),
+            num(build, 3),
+            num(build / saving, 1)
+        )
+    } else {
+        writeln!(
+            out,
+            "\nsaving per walk: no saving (graph wall is not below eager wall); build {} ms",
+            num(build, 3)
+        )
+    };
     let _ = writeln!(
         out,
         "prediction inputs: launch-econ predict --round-launches {} --round-host-issue-ms {:.4} --round-gpu-ms {:.4}",
         r.ops,
-        r.median("eager_issue_ms"),
-        r.median("graph_gpu_ms")
+        r.median(ReplayFigure::EagerIssueMs),
+        r.median(ReplayFigure::GraphGpuMs)
     );
     out
 }

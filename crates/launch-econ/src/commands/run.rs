@@ -1,20 +1,34 @@
 //! `launch-econ [N]`: one round measured every way, the seed's two lines, the breakdown, and
 //! the prediction for the user's round.
 
-use anyhow::Context;
+use anyhow::Context as _;
 use memra_engine::Engine;
 
-use crate::commands::{check_outputs, progress};
-use crate::export::{targets, write_all};
-use crate::measure::{measure_launch_fit, measure_point, Config, LaunchFit, Point};
+use crate::commands::{check_outputs, deliver, progress, show, UsageError};
+use crate::document::{CommandResult, Device, Document, RunResult};
+use crate::measure::{measure_launch_fit, measure_point, Config, LaunchFit, Point, RunFigure};
 use crate::model::{predict, ModelInputs, Round};
-use crate::options::RunArgs;
-use crate::profile::{Device, Profile};
+use crate::options::{RunArgs, TimingArgs, TimingDefaults};
 use crate::report::{prediction_text, run_breakdown};
+use crate::runner::Context;
 use crate::seed::{saving_line, SeedResult};
 
-/// Rounds per trial when `--reps` is not given: the seed's 20.
-pub const DEFAULT_REPS: u32 = 20;
+/// Timing of the default run: short trials (5 rounds), a second of sampling at most, so the
+/// whole run, start-up included, takes about as long as `nvidia-smi`.
+pub const DEFAULTS: TimingDefaults = TimingDefaults {
+    reps: 5,
+    warmup: 1,
+    min_time_s: 0.3,
+    max_time_s: 1.0,
+};
+
+/// Timing of the launch-cost fit that follows the point.
+const FIT: TimingDefaults = TimingDefaults {
+    reps: 10,
+    warmup: 1,
+    min_time_s: 0.05,
+    max_time_s: 0.25,
+};
 
 /// Graph sizes for the launch-cost fit: small to the round's own size.
 pub fn fit_sizes(n: usize) -> Vec<usize> {
@@ -28,41 +42,51 @@ pub fn model_inputs(p: &Point, fit: Option<&LaunchFit>) -> ModelInputs {
     let n = p.config.launches as f64;
     let (fixed, per_node) = match fit {
         Some(f) => (f.fixed_us, f.per_node_us),
-        None => (p.median("graph_launch_host_us"), 0.0),
+        None => (p.median(RunFigure::GraphLaunchHostUs), 0.0),
     };
     ModelInputs {
-        graph_node_gpu_us: p.median("graph_gpu_us"),
+        graph_node_gpu_us: p.median(RunFigure::GraphGpuUs),
         graph_launch_fixed_us: fixed,
         graph_launch_per_node_us: per_node,
-        build_per_node_us: p.median("build_ms") * 1e3 / n,
-        eager_issue_us: p.median("eager_issue_us"),
+        build_per_node_us: p.median(RunFigure::BuildMs) * 1e3 / n,
+        eager_issue_us: p.median(RunFigure::EagerIssueUs),
     }
 }
 
-pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[])?;
+    let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let e = Engine::new(args.device)
         .with_context(|| format!("starting the engine on GPU {}", args.device))?;
     let cfg = Config {
         launches: args.n_launches as usize,
         elems: args.elems as usize,
-        trials: args.timing.trials as usize,
-        reps: args.timing.reps.unwrap_or(DEFAULT_REPS) as usize,
-        warmup: args.timing.warmup as usize,
+        reps: args.timing.reps(DEFAULTS),
+        warmup: args.timing.warmup(DEFAULTS),
+        rule,
     };
-    let pb = progress((cfg.trials + cfg.warmup) as u64, "measuring");
-    let point = measure_point(&e, &cfg, &mut || pb.inc(1)).context("measuring launches")?;
-    if point.trials.len() < cfg.trials {
+    let pb = progress("measuring");
+    let show_pb = |p| show(&pb, p);
+    let ctx = Context {
+        interrupted: &crate::interrupt::requested,
+        progress: &show_pb,
+    };
+    let (point, interrupted) = measure_point(&e, &cfg, &ctx).context("measuring launches")?;
+    let device = Some(Device::of(&e));
+    if interrupted {
         pb.finish_and_clear();
-        return write_partial(args, &e, point);
+        return deliver_partial(args, argv, device, point);
     }
-    pb.set_message("fitting graph launch cost");
+    pb.set_prefix("fitting graph launch cost");
+    // The fit is short and needs no noise goal of its own beyond the default.
+    let fit_rule = TimingArgs::default().rule(FIT).map_err(UsageError)?;
     let fit = measure_launch_fit(
         &e,
         cfg.elems,
         &fit_sizes(cfg.launches),
-        cfg.trials,
-        cfg.reps,
+        fit_rule,
+        FIT.reps,
+        &ctx,
     )
     .context("measuring graph launch cost")?;
     pb.finish_and_clear();
@@ -76,37 +100,57 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let prediction = predict(&inputs, &round);
     let seed = SeedResult {
         launches: args.n_launches,
-        eager_us: point.median("eager_wall_us"),
-        graph_us: point.median("graph_wall_us"),
+        eager_us: point.median(RunFigure::EagerWallUs),
+        graph_us: point.median(RunFigure::GraphWallUs),
     };
-    println!("{}", seed.line());
-    println!("{}", saving_line(&round, prediction.saving_ms));
-
-    let mut doc = Profile::new("run", Some(Device::of(&e)));
-    doc.warnings = point.warnings.clone();
-    doc.points.push(point);
-    doc.launch_fit = fit;
-    doc.model_inputs = Some(inputs);
-    doc.round = Some(round);
-    doc.prediction = Some(prediction);
-    print!("{}", run_breakdown(&doc, &doc.points[0]));
-    print!("{}", prediction_text(&inputs, &round, &prediction));
-    for w in &doc.warnings {
-        eprintln!("warning: {w}");
-    }
-    write_all(&doc, &targets(&args.export))
+    let mut report = format!(
+        "{}\n{}\n",
+        seed.line(),
+        saving_line(&round, prediction.saving_ms)
+    );
+    report.push_str(&run_breakdown(device.as_ref(), &point, fit.as_ref()));
+    report.push_str(&prediction_text(&inputs, &round, &prediction));
+    let warnings = point.warnings.clone();
+    let mut doc = Document::new(
+        argv,
+        device,
+        CommandResult::Run(RunResult {
+            point,
+            launch_fit: fit,
+            model_inputs: Some(inputs),
+            round: Some(round),
+            prediction: Some(prediction),
+        }),
+    );
+    doc.warnings = warnings;
+    deliver(&doc, &report, &args.export)
 }
 
-/// After Ctrl-C: the trials measured so far, marked partial, and no prediction.
-fn write_partial(args: &RunArgs, e: &Engine, point: Point) -> anyhow::Result<()> {
-    let mut doc = Profile::new("run", Some(Device::of(e)));
+/// After an interrupt: the trials measured so far, marked partial, and no prediction.
+fn deliver_partial(
+    args: &RunArgs,
+    argv: &[String],
+    device: Option<Device>,
+    point: Point,
+) -> anyhow::Result<()> {
+    let report = if point.trials.is_empty() {
+        String::new()
+    } else {
+        run_breakdown(device.as_ref(), &point, None)
+    };
+    let mut doc = Document::new(
+        argv,
+        device,
+        CommandResult::Run(RunResult {
+            point,
+            launch_fit: None,
+            model_inputs: None,
+            round: None,
+            prediction: None,
+        }),
+    );
     doc.partial = true;
-    if !point.trials.is_empty() {
-        print!("{}", run_breakdown(&doc, &point));
-        doc.points.push(point);
-    }
-    write_all(&doc, &targets(&args.export))?;
-    Err(crate::interrupt::Interrupted.into())
+    deliver(&doc, &report, &args.export)
 }
 
 #[cfg(test)]

@@ -1,93 +1,109 @@
 //! `launch-econ sweep`: every launch count × kernel size, a table, exports and a chart.
 
-use anyhow::Context;
+use anyhow::Context as _;
 use memra_engine::Engine;
 
-use crate::commands::{check_outputs, progress};
-use crate::export::{targets, write_all};
-use crate::measure::{measure_point, Config, LaunchFit};
-use crate::options::SweepArgs;
-use crate::profile::{Device, Profile};
+use crate::commands::{check_outputs, deliver, progress, show, UsageError};
+use crate::document::{CommandResult, Device, Document, SweepResult};
+use crate::measure::{measure_point, Config, LaunchFit, RunFigure};
+use crate::options::{SweepArgs, TimingDefaults};
 use crate::report::points_table;
+use crate::runner::Context;
 
 /// Launches per trial the automatic `--reps` aims at.
 const LAUNCHES_PER_TRIAL: usize = 16384;
+
+/// Timing per point of a sweep (`reps` is replaced by [`auto_reps`] unless given).
+pub const DEFAULTS: TimingDefaults = TimingDefaults {
+    reps: 0,
+    warmup: 1,
+    min_time_s: 0.1,
+    max_time_s: 0.5,
+};
 
 /// Rounds per trial for `n` launches when `--reps` is not given.
 pub fn auto_reps(n: usize) -> usize {
     LAUNCHES_PER_TRIAL.div_ceil(n).clamp(3, 200)
 }
 
-pub fn run(args: &SweepArgs) -> anyhow::Result<()> {
+pub fn run(args: &SweepArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[&args.plot])?;
+    let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let e = Engine::new(args.device)
         .with_context(|| format!("starting the engine on GPU {}", args.device))?;
-    let per_point = (args.trials + args.warmup) as u64;
-    let total = per_point * (args.launches.len() * args.sizes.len()) as u64;
-    let pb = progress(total, "sweeping");
-    let mut doc = Profile::new("sweep", Some(Device::of(&e)));
+    let pb = progress("sweeping");
+    let show_pb = |p| show(&pb, p);
+    let ctx = Context {
+        interrupted: &crate::interrupt::requested,
+        progress: &show_pb,
+    };
+    let mut points = Vec::new();
+    let mut warnings = Vec::new();
+    let mut partial = false;
     'sizes: for &elems in &args.sizes {
         for &n in &args.launches {
             if crate::interrupt::requested() {
-                doc.partial = true;
+                partial = true;
                 break 'sizes;
             }
             let cfg = Config {
                 launches: n as usize,
                 elems: elems as usize,
-                trials: args.trials as usize,
                 reps: args
+                    .timing
                     .reps
                     .map_or_else(|| auto_reps(n as usize), |r| r as usize),
-                warmup: args.warmup as usize,
+                warmup: args.timing.warmup(DEFAULTS),
+                rule,
             };
-            pb.set_message(format!("{elems} elems x {n} launches"));
-            let p = measure_point(&e, &cfg, &mut || pb.inc(1))
+            pb.set_prefix(format!("{elems} elems x {n} launches"));
+            let (p, interrupted) = measure_point(&e, &cfg, &ctx)
                 .with_context(|| format!("measuring {n} launches of {elems} elements"))?;
-            doc.warnings.extend(
+            warnings.extend(
                 p.warnings
                     .iter()
                     .map(|w| format!("{elems} elems x {n} launches: {w}")),
             );
-            if p.trials.len() < cfg.trials {
-                doc.partial = true;
-            }
+            partial |= interrupted;
             if !p.trials.is_empty() {
-                doc.points.push(p);
+                points.push(p);
             }
         }
     }
     pb.finish_and_clear();
-    let first = doc.points.first().map_or(0, |p| p.config.elems);
-    doc.launch_fit = LaunchFit::from_points(
-        doc.points
+    let first = points.first().map_or(0, |p| p.config.elems);
+    let launch_fit = LaunchFit::from_points(
+        points
             .iter()
             .filter(|p| p.config.elems == first)
-            .filter_map(|p| {
-                p.summary
-                    .get("graph_launch_host_us")
-                    .map(|s| (p.config.launches, *s))
+            .map(|p| {
+                (
+                    p.config.launches,
+                    *p.summary.get(RunFigure::GraphLaunchHostUs),
+                )
             })
             .collect(),
     );
-    print!("{}", points_table(&doc, false));
-    println!(
-        "(µs per launch or node unless marked ms; medians over {} trials)",
-        args.trials
-    );
-    for w in &doc.warnings {
-        eprintln!("warning: {w}");
-    }
-    write_all(&doc, &targets(&args.export))?;
-    if let Some(p) = &args.plot {
-        if !doc.points.is_empty() {
-            crate::plot::write_svg(&doc, p)?;
+    let mut report = points_table(&points, false);
+    report.push_str("(µs per launch or node unless marked ms; medians over trials)\n");
+    let result = SweepResult { points, launch_fit };
+    let mut doc = Document::new(argv, Some(Device::of(&e)), CommandResult::Sweep(result));
+    doc.partial = partial;
+    doc.warnings = warnings;
+    let delivered = deliver(&doc, &report, &args.export);
+    let plotted = match (&args.plot, &doc.result) {
+        (Some(p), CommandResult::Sweep(s)) if !s.points.is_empty() => {
+            crate::plot::write_svg(&doc, s, p)
         }
+        _ => Ok(()),
+    };
+    match (delivered, plotted) {
+        (Ok(()), Err(e)) => Err(e),
+        (Err(d), Err(p)) if d.downcast_ref::<crate::interrupt::Interrupted>().is_none() => {
+            Err(anyhow::anyhow!("{d:#}; {p:#}"))
+        }
+        (d, _) => d,
     }
-    if doc.partial {
-        return Err(crate::interrupt::Interrupted.into());
-    }
-    Ok(())
 }
 
 #[cfg(test)]

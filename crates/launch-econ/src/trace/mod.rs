@@ -125,7 +125,7 @@ impl Walk {
 }
 
 /// The `--summary` numbers of a walk.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub kernels: usize,
     pub copies: usize,

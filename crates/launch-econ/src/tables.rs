@@ -1,0 +1,139 @@
+//! The one table form of every command's result, read by the CSV and Markdown exporters.
+//! [`CommandResult::table`] matches every variant, so a new command cannot compile without
+//! saying what its table is.
+
+use crate::document::{CommandResult, Table};
+use crate::figures::{FigureSet, Summaries};
+use crate::measure::{Point, RunFigure};
+use crate::stats::Summary;
+
+impl CommandResult {
+    /// This result as one table: a row per measured point (run, sweep), or a row per figure.
+    pub fn table(&self) -> Table {
+        match self {
+            CommandResult::Run(r) => points("run", std::slice::from_ref(&r.point)),
+            CommandResult::Sweep(s) => points("sweep", &s.points),
+            CommandResult::Predict(p) => {
+                let m = &p.model_inputs;
+                let q = &p.prediction;
+                values(
+                    "predict",
+                    &[
+                        ("round_launches", p.round.launches as f64, ""),
+                        ("round_host_issue_ms", p.round.host_issue_ms, "ms"),
+                        ("round_gpu_ms", p.round.gpu_ms.unwrap_or(f64::NAN), "ms"),
+                        ("eager_ms", q.eager_ms, "ms"),
+                        ("graph_ms", q.graph_ms, "ms"),
+                        ("graph_launch_ms", q.graph_launch_ms, "ms"),
+                        ("graph_gpu_ms", q.graph_gpu_ms, "ms"),
+                        ("saving_ms", q.saving_ms, "ms"),
+                        ("build_ms", q.build_ms, "ms"),
+                        (
+                            "break_even_rounds",
+                            q.break_even_rounds.unwrap_or(f64::NAN),
+                            "",
+                        ),
+                        ("graph_node_gpu_us", m.graph_node_gpu_us, "us"),
+                        ("graph_launch_fixed_us", m.graph_launch_fixed_us, "us"),
+                        ("graph_launch_per_node_us", m.graph_launch_per_node_us, "us"),
+                        ("build_per_node_us", m.build_per_node_us, "us"),
+                        ("eager_issue_us", m.eager_issue_us, "us"),
+                    ],
+                )
+            }
+            CommandResult::ReplaySummary(t) => {
+                let s = &t.summary;
+                values(
+                    "replay-summary",
+                    &[
+                        ("kernels", s.kernels as f64, ""),
+                        ("copies", s.copies as f64, ""),
+                        ("memsets", s.memsets as f64, ""),
+                        ("distinct_kernels", s.distinct_kernels as f64, ""),
+                        ("kernel_gpu_ms", s.kernel_gpu_ns / 1e6, "ms"),
+                        ("copy_gpu_ms", s.copy_gpu_ns / 1e6, "ms"),
+                        ("span_ms", s.span_ns / 1e6, "ms"),
+                    ],
+                )
+            }
+            CommandResult::Replay(r) => summaries("replay", &r.replay.summary),
+            CommandResult::Pipeline(p) => summaries("pipeline", &p.summary),
+        }
+    }
+}
+
+fn cell(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.6}")
+    } else {
+        String::new()
+    }
+}
+
+/// One row per point: configuration, then median and MAD of every figure.
+fn points(title: &str, pts: &[Point]) -> Table {
+    let mut columns: Vec<String> = ["launches", "elems", "trials", "reps"]
+        .map(String::from)
+        .to_vec();
+    for f in RunFigure::ALL {
+        columns.push(format!("{}_median", f.key()));
+        columns.push(format!("{}_mad", f.key()));
+    }
+    columns.push("break_even_replays".into());
+    let rows = pts
+        .iter()
+        .map(|p| {
+            let c = &p.config;
+            let mut row = vec![
+                c.launches.to_string(),
+                c.elems.to_string(),
+                p.trials.len().to_string(),
+                c.reps.to_string(),
+            ];
+            for (_, s) in p.summary.iter() {
+                row.push(cell(s.median));
+                row.push(cell(s.mad));
+            }
+            row.push(p.break_even_replays().map_or(String::new(), cell));
+            row
+        })
+        .collect();
+    Table {
+        title: title.into(),
+        columns,
+        rows,
+    }
+}
+
+/// One row per figure: median, min, max, MAD and trials.
+fn summaries<F: FigureSet>(title: &str, s: &Summaries<F>) -> Table {
+    let row = |name: &str, s: &Summary| {
+        vec![
+            name.to_string(),
+            cell(s.median),
+            cell(s.min),
+            cell(s.max),
+            cell(s.mad),
+            s.n.to_string(),
+        ]
+    };
+    Table {
+        title: title.into(),
+        columns: ["figure", "median", "min", "max", "mad", "n"]
+            .map(String::from)
+            .to_vec(),
+        rows: s.iter().map(|(f, s)| row(f.key(), s)).collect(),
+    }
+}
+
+/// One row per named value.
+fn values(title: &str, v: &[(&str, f64, &str)]) -> Table {
+    Table {
+        title: title.into(),
+        columns: ["figure", "value", "unit"].map(String::from).to_vec(),
+        rows: v
+            .iter()
+            .map(|(n, x, u)| vec![n.to_string(), cell(*x), u.to_string()])
+            .collect(),
+    }
+}
