@@ -34,6 +34,10 @@ pub struct Document {
     pub partial: bool,
     pub device: Option<Device>,
     pub host: Host,
+    /// Where the measuring thread ran (see `affinity`); absent for commands that measure
+    /// nothing.
+    #[serde(default)]
+    pub placement: Option<String>,
     pub warnings: Vec<String>,
     pub result: CommandResult,
 }
@@ -203,6 +207,7 @@ impl Document {
             partial: false,
             device,
             host: Host::current(),
+            placement: None,
             warnings: Vec::new(),
             result,
         }

@@ -3,6 +3,7 @@
 //!
 //! `main` only calls [`run`]; everything else lives in one module per concept.
 
+pub mod affinity;
 pub mod commands;
 pub mod document;
 pub mod export;

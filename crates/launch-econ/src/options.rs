@@ -137,6 +137,22 @@ pub struct TimingArgs {
     /// Stop after this long whatever the noise, seconds (warm-up included).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub max_time: Option<f64>,
+
+    /// Leave the host thread where the scheduler puts it, instead of on the CPUs local to the
+    /// GPU (where host launch cost is lowest and steadiest).
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+impl TimingArgs {
+    /// Pins the calling thread near the engine's GPU unless `--no-pin`; says where it runs.
+    pub fn place(&self, e: &memra_engine::Engine) -> crate::affinity::Placement {
+        if self.no_pin {
+            crate::affinity::Placement::Unpinned("--no-pin".into())
+        } else {
+            crate::affinity::pin_near(&e.device_info().pci_bus_id)
+        }
+    }
 }
 
 /// A command's own defaults for [`TimingArgs`].

@@ -113,6 +113,9 @@ impl std::fmt::Debug for EngineCore {
 #[derive(Default)]
 pub(crate) struct CaptureState {
     pub(crate) capturing: AtomicBool,
+    /// Mirrors `retained.is_some()`, so the common case (no capture) costs one atomic load per
+    /// touched buffer instead of a lock.
+    retaining: AtomicBool,
     retained: Mutex<Option<HashMap<sys::CUdeviceptr, Arc<Allocation>>>>,
 }
 
@@ -129,13 +132,15 @@ impl CaptureState {
             return false;
         }
         *r = Some(HashMap::new());
+        self.retaining.store(true, Ordering::Release);
         true
     }
 
     /// Stops retaining and hands over what was retained.
     pub(crate) fn stop_retaining(&self) -> Vec<Arc<Allocation>> {
-        self.lock()
-            .take()
+        let mut r = self.lock();
+        self.retaining.store(false, Ordering::Release);
+        r.take()
             .map(|m| m.into_values().collect())
             .unwrap_or_default()
     }
@@ -143,7 +148,9 @@ impl CaptureState {
     /// While a capture retains, keeps `a` alive with the graph being built. Called for every
     /// buffer an operation touches, every buffer allocated, and every buffer dropped.
     pub(crate) fn retain_if_capturing(&self, a: &Arc<Allocation>) {
-        if a.bytes() == 0 {
+        // Retention starts and stops on the thread that runs the capture, before and after the
+        // step; operations of that step see the flag set.
+        if a.bytes() == 0 || !self.retaining.load(Ordering::Acquire) {
             return;
         }
         if let Some(m) = self.lock().as_mut() {

@@ -83,13 +83,18 @@ impl Arg {
     }
 }
 
-/// Arguments of one launch, in order. The first error (a poisoned buffer) is kept and
-/// returned by [`Launch::run`], so call sites chain without `?` at every argument.
+/// The most parameters an engine kernel takes; arguments live on the stack, so a launch
+/// allocates nothing.
+const MAX_ARGS: usize = 8;
+
+/// Arguments of one launch, in order. The first error (a poisoned buffer, too many arguments)
+/// is kept and returned by [`Launch::run`], so call sites chain without `?` at every argument.
 pub(crate) struct Launch<'a> {
     core: &'a Arc<EngineCore>,
     kernels: &'a Kernels,
     kernel: Kernel,
-    args: Vec<Arg>,
+    args: [Arg; MAX_ARGS],
+    len: usize,
     error: Option<Error>,
 }
 
@@ -99,8 +104,21 @@ impl<'a> Launch<'a> {
             core,
             kernels,
             kernel,
-            args: Vec::with_capacity(kernel.params().len()),
+            args: [Arg::U64(0); MAX_ARGS],
+            len: 0,
             error: None,
+        }
+    }
+
+    fn push(&mut self, a: Arg) {
+        if self.len < MAX_ARGS {
+            self.args[self.len] = a;
+            self.len += 1;
+        } else {
+            self.error.get_or_insert(Error::InvalidArgument {
+                op: self.kernel.name(),
+                what: format!("more than {MAX_ARGS} arguments"),
+            });
         }
     }
 
@@ -108,10 +126,10 @@ impl<'a> Launch<'a> {
     /// touched: retained by an open capture, and its free will wait for this stream.
     pub(crate) fn buf_at<T: DeviceCopy>(mut self, b: &DeviceBuffer<T>, byte_offset: u64) -> Self {
         match b.touch(self.core) {
-            Ok(p) => self.args.push(Arg::Ptr(p + byte_offset)),
+            Ok(p) => self.push(Arg::Ptr(p + byte_offset)),
             Err(e) => {
                 self.error.get_or_insert(e);
-                self.args.push(Arg::Ptr(0));
+                self.push(Arg::Ptr(0));
             }
         }
         self
@@ -123,17 +141,17 @@ impl<'a> Launch<'a> {
 
     /// A null pointer argument (the kernel checks for it).
     pub(crate) fn null(mut self) -> Self {
-        self.args.push(Arg::Ptr(0));
+        self.push(Arg::Ptr(0));
         self
     }
 
     pub(crate) fn u32(mut self, v: u32) -> Self {
-        self.args.push(Arg::U32(v));
+        self.push(Arg::U32(v));
         self
     }
 
     pub(crate) fn u64(mut self, v: u64) -> Self {
-        self.args.push(Arg::U64(v));
+        self.push(Arg::U64(v));
         self
     }
 
@@ -142,18 +160,23 @@ impl<'a> Launch<'a> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let kinds: Vec<Param> = self.args.iter().map(Arg::kind).collect();
-        if kinds != self.kernel.params() {
+        let args = &mut self.args[..self.len];
+        let declared = self.kernel.params();
+        if args.len() != declared.len() || args.iter().zip(declared).any(|(a, p)| a.kind() != *p) {
+            let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
             return Err(Error::InvalidArgument {
                 op: self.kernel.name(),
                 what: format!(
-                    "arguments {kinds:?} do not match the kernel's parameters {:?}",
-                    self.kernel.params()
+                    "arguments {kinds:?} do not match the kernel's parameters {declared:?}"
                 ),
             });
         }
         shape.validate(self.kernel.name())?;
-        let mut params: Vec<*mut c_void> = self.args.iter_mut().map(Arg::as_param).collect();
+        let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
+        for (slot, a) in params.iter_mut().zip(args.iter_mut()) {
+            *slot = a.as_param();
+        }
+        let params = &mut params[..self.len];
         self.core.bind()?;
         let f = self.kernels.get(self.kernel);
         // SAFETY: `params` holds one pointer per kernel parameter, each to a value of the
@@ -170,7 +193,7 @@ impl<'a> Launch<'a> {
                 shape.block,
                 0,
                 self.core.cu_stream(),
-                &mut params,
+                params,
             )
         }
         .map_err(|source| Error::Launch {

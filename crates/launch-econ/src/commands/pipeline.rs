@@ -48,6 +48,7 @@ pub fn run(args: &PipelineArgs, argv: &[String]) -> anyhow::Result<()> {
         warmup: args.timing.warmup(DEFAULTS),
     };
     let device = Some(Device::of(&engines[0]));
+    let placement = args.timing.place(&engines[0]);
     let pb = progress("pipeline");
     let show_pb = |p| show(&pb, p);
     let ctx = Context {
@@ -61,6 +62,7 @@ pub fn run(args: &PipelineArgs, argv: &[String]) -> anyhow::Result<()> {
     let mut doc = Document::new(argv, device, CommandResult::Pipeline(r));
     doc.partial = partial;
     doc.warnings = warnings;
+    doc.placement = Some(placement.to_string());
     deliver(&doc, &text, &args.export)
 }
 

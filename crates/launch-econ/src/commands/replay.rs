@@ -52,6 +52,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     }
     let e = Engine::new(args.device)
         .with_context(|| format!("starting the engine on GPU {}", args.device))?;
+    let placement = args.timing.place(&e);
     let cfg = ReplayConfig {
         rule,
         reps: args.timing.reps(DEFAULTS),
@@ -80,6 +81,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     );
     doc.partial = partial;
     doc.warnings = warnings;
+    doc.placement = Some(placement.to_string());
     deliver(&doc, &report, &args.export)
 }
 

@@ -58,6 +58,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let e = Engine::new(args.device)
         .with_context(|| format!("starting the engine on GPU {}", args.device))?;
+    let placement = args.timing.place(&e);
     let cfg = Config {
         launches: args.n_launches as usize,
         elems: args.elems as usize,
@@ -75,7 +76,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     let device = Some(Device::of(&e));
     if interrupted {
         pb.finish_and_clear();
-        return deliver_partial(args, argv, device, point);
+        return deliver_partial(args, argv, device, point, placement);
     }
     pb.set_prefix("fitting graph launch cost");
     // The fit is short and needs no noise goal of its own beyond the default.
@@ -109,6 +110,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         saving_line(&round, prediction.saving_ms)
     );
     report.push_str(&run_breakdown(device.as_ref(), &point, fit.as_ref()));
+    report.push_str(&format!("  {placement}\n"));
     report.push_str(&prediction_text(&inputs, &round, &prediction));
     let warnings = point.warnings.clone();
     let mut doc = Document::new(
@@ -123,6 +125,10 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         }),
     );
     doc.warnings = warnings;
+    doc.placement = Some(placement.to_string());
+    // An interrupt during the launch-cost fit cut the fit short: the point is whole, but the
+    // document is still marked partial and the exit says it was interrupted.
+    doc.partial = crate::interrupt::requested();
     deliver(&doc, &report, &args.export)
 }
 
@@ -132,6 +138,7 @@ fn deliver_partial(
     argv: &[String],
     device: Option<Device>,
     point: Point,
+    placement: crate::affinity::Placement,
 ) -> anyhow::Result<()> {
     let report = if point.trials.is_empty() {
         String::new()
@@ -150,6 +157,7 @@ fn deliver_partial(
         }),
     );
     doc.partial = true;
+    doc.placement = Some(placement.to_string());
     deliver(&doc, &report, &args.export)
 }
 

@@ -31,6 +31,7 @@ pub fn run(args: &SweepArgs, argv: &[String]) -> anyhow::Result<()> {
     let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let e = Engine::new(args.device)
         .with_context(|| format!("starting the engine on GPU {}", args.device))?;
+    let placement = args.timing.place(&e);
     let pb = progress("sweeping");
     let show_pb = |p| show(&pb, p);
     let ctx = Context {
@@ -90,6 +91,7 @@ pub fn run(args: &SweepArgs, argv: &[String]) -> anyhow::Result<()> {
     let mut doc = Document::new(argv, Some(Device::of(&e)), CommandResult::Sweep(result));
     doc.partial = partial;
     doc.warnings = warnings;
+    doc.placement = Some(placement.to_string());
     let delivered = deliver(&doc, &report, &args.export);
     let plotted = match (&args.plot, &doc.result) {
         (Some(p), CommandResult::Sweep(s)) if !s.points.is_empty() => {
