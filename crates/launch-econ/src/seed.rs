@@ -25,13 +25,18 @@ impl SeedResult {
     }
 }
 
-/// The second line, for the user's round and the model's saving in ms.
+/// The second line, for the user's round and the model's saving in ms; a round the graph
+/// does not shorten says "no saving" rather than a negative (or `-0.00`) number.
 pub fn saving_line(round: &Round, saving_ms: f64) -> String {
+    let saving = if saving_ms > 0.0 {
+        format!("{} ms", crate::output::num(saving_ms, 2))
+    } else {
+        "no saving".into()
+    };
     format!(
-        "predicted saving on a step37 verify round ({} launches, {} ms measured host issue): {} ms",
+        "predicted saving on a step37 verify round ({} launches, {} ms measured host issue): {saving}",
         round.launches,
         crate::output::num_plain(round.host_issue_ms),
-        crate::output::num(saving_ms, 2)
     )
 }
 
@@ -59,5 +64,6 @@ mod tests {
             saving_line(&round, 4.2204),
             "predicted saving on a step37 verify round (1346 launches, 7.9 ms measured host issue): 4.22 ms"
         );
+        assert!(saving_line(&round, -0.004).ends_with("issue): no saving"));
     }
 }
