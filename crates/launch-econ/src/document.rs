@@ -52,8 +52,8 @@ pub enum CommandResult {
     Sweep(SweepResult),
     /// The round model applied to a saved measurement.
     Predict(PredictResult),
-    /// A trace read and summarised, without a GPU.
-    ReplaySummary(TraceInfo),
+    /// A trace read, summarised and priced without a GPU.
+    ReplaySummary(SummaryReport),
     /// A trace replayed on the GPU.
     Replay(ReplayReport),
     /// A pipeline round across devices.
@@ -93,6 +93,16 @@ pub struct PredictResult {
 pub struct ReplayReport {
     pub trace: TraceInfo,
     pub replay: crate::replay::ReplayResult,
+    pub prediction: crate::price::StepPrice,
+}
+
+/// A trace priced offline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryReport {
+    pub trace: TraceInfo,
+    /// The profile the model used.
+    pub profile: String,
+    pub prediction: crate::price::StepPrice,
 }
 
 /// The one table form every exporter reads: a header and rows of cells.
@@ -348,10 +358,18 @@ mod tests {
         let p = Document::new(
             &["launch-econ".into()],
             None,
-            CommandResult::ReplaySummary(TraceInfo {
-                path: "t.json".into(),
-                filter: "none".into(),
-                summary: crate::trace::Summary::default(),
+            CommandResult::ReplaySummary(SummaryReport {
+                trace: TraceInfo {
+                    path: "t.json".into(),
+                    filter: "none".into(),
+                    summary: crate::trace::Summary::default(),
+                },
+                profile: "p".into(),
+                prediction: crate::price::StepPrice::new(
+                    (1.0, crate::price::GraphSource::Model),
+                    (2.0, crate::price::EagerSource::User),
+                    3.0,
+                ),
             }),
         );
         let text = serde_json::to_string(&p).unwrap();

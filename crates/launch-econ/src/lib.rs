@@ -15,6 +15,7 @@ pub mod options;
 pub mod output;
 pub mod pipeline;
 pub mod plot;
+pub mod price;
 pub mod replay;
 pub mod report;
 pub mod runner;

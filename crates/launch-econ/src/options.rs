@@ -341,6 +341,16 @@ pub struct ReplayArgs {
     #[command(flatten)]
     pub timing: TimingArgs,
 
+    /// Your eager step, ms, timed without a profiler: the saving is priced against it (without
+    /// it, the trace's host side is used, or the engine's own cost as a labelled lower bound).
+    #[arg(long, value_parser = parse_positive_ms)]
+    pub eager_step_ms: Option<f64>,
+
+    /// The device profile the offline model (`--summary`) uses; the shipped H200 profile
+    /// without it.
+    #[arg(long, value_name = "FILE.json")]
+    pub profile: Option<PathBuf>,
+
     /// Host work, µs, busy-waited before each eager launch (a framework's own overhead).
     #[arg(long, default_value_t = 0.0, value_parser = parse_us)]
     pub host_overhead_us: f64,
@@ -428,6 +438,15 @@ fn parse_count(s: &str, what: &str, max: u64) -> Result<u64, String> {
         return Err(format!("{n} {what} is more than the maximum of {max}"));
     }
     Ok(n)
+}
+
+/// A time in ms: finite and above zero.
+pub fn parse_positive_ms(s: &str) -> Result<f64, String> {
+    let v = parse_ms(s)?;
+    if v <= 0.0 {
+        return Err(format!("`{s}` must be above 0 ms"));
+    }
+    Ok(v)
 }
 
 /// A time in ms: finite and not negative.

@@ -474,6 +474,7 @@ mod tests {
         };
         let w = Walk {
             ops: vec![k(1000.0), k(2000.0), k(10000.0), k(4000.0)],
+            host: None,
         };
         let f = fidelity(&w, &[1800.0, 2050.0, 10100.0, 4400.0]);
         let s = f.rel_error_long.unwrap();

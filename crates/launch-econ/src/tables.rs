@@ -41,8 +41,9 @@ impl CommandResult {
                     ],
                 )
             }
-            CommandResult::ReplaySummary(t) => {
-                let s = &t.summary;
+            CommandResult::ReplaySummary(r) => {
+                let s = &r.trace.summary;
+                let p = &r.prediction;
                 values(
                     "replay-summary",
                     &[
@@ -53,6 +54,15 @@ impl CommandResult {
                         ("kernel_gpu_ms", s.kernel_gpu_ns / 1e6, "ms"),
                         ("copy_gpu_ms", s.copy_gpu_ns / 1e6, "ms"),
                         ("span_ms", s.span_ns / 1e6, "ms"),
+                        ("graph_step_ms", p.graph_step_ms, "ms"),
+                        ("eager_step_ms", p.eager_step_ms, "ms"),
+                        ("saving_ms", p.saving_ms, "ms"),
+                        ("build_ms", p.build_ms, "ms"),
+                        (
+                            "break_even_steps",
+                            p.break_even_steps.unwrap_or(f64::NAN),
+                            "",
+                        ),
                     ],
                 )
             }

@@ -511,7 +511,8 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
         .get_output()
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["result"]["summary"]["kernels"], 2);
+    assert_eq!(v["result"]["trace"]["summary"]["kernels"], 2);
+    assert_eq!(v["result"]["prediction"]["graph_source"], "model");
     assert_eq!(v["result"]["kind"], "replay-summary");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (

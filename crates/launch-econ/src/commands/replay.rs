@@ -6,12 +6,18 @@ use anyhow::Context as _;
 use memra_engine::Engine;
 
 use crate::commands::{check_outputs, deliver, progress, show, UsageError};
-use crate::document::{CommandResult, Device, Document, ReplayReport, TraceInfo};
+use crate::document::{
+    CommandResult, Device, Document, ModelProfile, ReplayReport, SummaryReport, TraceInfo,
+    DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
+};
 use crate::options::{ReplayArgs, TimingDefaults};
-use crate::output::num;
+use crate::price::{
+    build_model, eager_from_trace, engine_floor_model, graph_step_model, EagerSource, GraphSource,
+    StepPrice,
+};
 use crate::replay::{replay, ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
-use crate::trace::{self, summarize, Filter, Summary};
+use crate::trace::{self, summarize, Filter, Summary, Walk};
 
 /// Timing of a replay: walks are long, so fewer and longer trials than the default run.
 pub const DEFAULTS: TimingDefaults = TimingDefaults {
@@ -46,8 +52,36 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         filter: describe_filter(&filter),
         summary,
     };
+    let (profile, origin) = match &args.profile {
+        Some(p) => (
+            ModelProfile::load(p).map_err(|e| UsageError(format!("{e:#}")))?,
+            p.display().to_string(),
+        ),
+        None => (
+            ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME)?,
+            DEFAULT_PROFILE_NAME.to_string(),
+        ),
+    };
+    let m = profile.model_inputs;
     if args.summary {
-        let doc = Document::new(argv, None, CommandResult::ReplaySummary(info));
+        let eager = choose_eager(args, &walk, m.eager_issue_us, || {
+            engine_floor_model(&walk, &m)
+        });
+        let prediction = StepPrice::new(
+            (graph_step_model(&walk, &m), GraphSource::Model),
+            eager,
+            build_model(&walk, &m),
+        );
+        report.push_str(&prediction.text());
+        let doc = Document::new(
+            argv,
+            profile.device.clone(),
+            CommandResult::ReplaySummary(SummaryReport {
+                trace: info,
+                profile: origin,
+                prediction,
+            }),
+        );
         return deliver(&doc, &report, &args.export);
     }
     let e = Engine::new(args.device)
@@ -69,6 +103,18 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let r = replay(&e, &walk, &cfg, &ctx).context("replaying the walk")?;
     pb.finish_and_clear();
     report.push_str(&replay_text(&e.device_info().name, &r));
+    // The engine's measured cost of one eager launch of this walk stands for an unprofiled
+    // launch call when the trace's inflation is removed.
+    let launch_floor_us = r.median(ReplayFigure::EagerIssueMs) * 1e3 / r.ops.max(1) as f64;
+    let eager = choose_eager(args, &walk, launch_floor_us, || {
+        r.median(ReplayFigure::EagerWallMs)
+    });
+    let prediction = StepPrice::new(
+        (r.median(ReplayFigure::GraphWallMs), GraphSource::Replay),
+        eager,
+        r.median(ReplayFigure::BuildMs),
+    );
+    report.push_str(&prediction.text());
     let partial = r.interrupted;
     let warnings = r.warnings.clone();
     let mut doc = Document::new(
@@ -77,12 +123,30 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         CommandResult::Replay(ReplayReport {
             trace: info,
             replay: r,
+            prediction,
         }),
     );
     doc.partial = partial;
     doc.warnings = warnings;
     doc.placement = Some(placement.to_string());
     deliver(&doc, &report, &args.export)
+}
+
+/// The eager step and its source: the user's, else the trace's host side, else the engine's
+/// own cost (`floor`).
+fn choose_eager(
+    args: &ReplayArgs,
+    walk: &Walk,
+    launch_floor_us: f64,
+    floor: impl FnOnce() -> f64,
+) -> (f64, EagerSource) {
+    if let Some(ms) = args.eager_step_ms {
+        return (ms, EagerSource::User);
+    }
+    match eager_from_trace(walk, launch_floor_us) {
+        Some(ms) => (ms, EagerSource::Trace),
+        None => (floor(), EagerSource::EngineFloor),
+    }
 }
 
 fn describe_filter(f: &Filter) -> String {
@@ -220,29 +284,5 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         ReplayFigure::InstantiateMs,
     );
     row(&mut out, "build: upload", r, ReplayFigure::UploadMs);
-    let saving = r.median(ReplayFigure::EagerWallMs) - r.median(ReplayFigure::GraphWallMs);
-    let build = r.median(ReplayFigure::BuildMs);
-    let _ = if saving > 0.0 {
-        writeln!(
-            out,
-            "\nsaving per walk: {} ms (eager wall - graph wall); build {} ms; break-even after {} walks",
-            num(saving, 4),
-            num(build, 3),
-            num(build / saving, 1)
-        )
-    } else {
-        writeln!(
-            out,
-            "\nsaving per walk: no saving (graph wall is not below eager wall); build {} ms",
-            num(build, 3)
-        )
-    };
-    let _ = writeln!(
-        out,
-        "prediction inputs: launch-econ predict --round-launches {} --round-host-issue-ms {:.4} --round-gpu-ms {:.4}",
-        r.ops,
-        r.median(ReplayFigure::EagerIssueMs),
-        r.median(ReplayFigure::GraphGpuMs)
-    );
     out
 }

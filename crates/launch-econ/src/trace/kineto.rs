@@ -5,6 +5,10 @@
 //! `args.device`, `args.stream`, `args.grid`, `args.block`, `args.bytes`. The file is
 //! streamed event by event: memory holds the walk, not the document, so a large trace of
 //! mostly CPU events costs little.
+//!
+//! CPU events are summed into the walk's host side: the first CPU operator or runtime call,
+//! and the runtime/driver calls that issue GPU work (`cuda_runtime`/`cuda_driver` events whose
+//! name contains `LaunchKernel`, `Memcpy` or `Memset`, or `cudaGraphLaunch`).
 
 use std::fmt;
 use std::io::Read;
@@ -13,7 +17,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{check_duration, check_shape, Op, OpKind, TraceError, Walk, MAX_OPS};
+use super::{check_duration, check_shape, HostSide, Op, OpKind, TraceError, Walk, MAX_OPS};
 
 /// The fields read from each event; anything else is skipped unparsed.
 #[derive(Deserialize)]
@@ -89,13 +93,48 @@ fn as_dim(v: &Option<Value>, what: &str) -> Result<(u32, u32, u32), String> {
     Ok((d[0], d[1], d[2]))
 }
 
-/// Turns one event into an op, `None` for events that are not GPU work.
-fn convert(ev: Event) -> Result<Option<Op>, String> {
+/// Adds a CPU event to the host side; ignores events without a usable time.
+fn note_host(host: &mut Option<HostSide>, cat: &str, ev: &Event) {
+    let is_op = cat == "cpu_op";
+    let is_call = cat == "cuda_runtime" || cat == "cuda_driver";
+    if !is_op && !is_call {
+        return;
+    }
+    let ts = ev.ts.as_ref().and_then(as_f64).filter(|t| t.is_finite());
+    let dur = ev
+        .dur
+        .as_ref()
+        .and_then(as_f64)
+        .filter(|d| d.is_finite() && *d >= 0.0);
+    let Some(ts) = ts else { return };
+    let h = host.get_or_insert(HostSide {
+        start_ns: f64::INFINITY,
+        ..HostSide::default()
+    });
+    h.start_ns = h.start_ns.min(ts * 1e3);
+    if is_op {
+        h.cpu_ops += 1;
+        return;
+    }
+    let name = ev.name.as_ref().and_then(|n| n.as_str()).unwrap_or("");
+    let issues = ["LaunchKernel", "Memcpy", "Memset", "GraphLaunch"]
+        .iter()
+        .any(|k| name.contains(k));
+    if issues {
+        h.launch_calls += 1;
+        h.launch_call_ns += dur.unwrap_or(0.0) * 1e3;
+    }
+}
+
+/// Turns one event into an op, `None` for events that are not GPU work (CPU events go to
+/// the host side).
+fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Option<Op>, String> {
     let cat = match ev.cat.as_ref().and_then(|c| c.as_str()) {
         Some(c) => c.to_ascii_lowercase(),
         None => return Ok(None),
     };
     if !matches!(cat.as_str(), "kernel" | "gpu_memcpy" | "gpu_memset") {
+        note_host(host, &cat, &ev);
         return Ok(None);
     }
     let name = match &ev.name {
@@ -169,7 +208,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
         while let Some(ev) = seq.next_element::<Event>()? {
             let i = self.0.index;
             self.0.index += 1;
-            match convert(ev) {
+            match convert(ev, &mut self.0.walk.host) {
                 Ok(Some(op)) => {
                     if self.0.walk.ops.len() >= MAX_OPS {
                         return Err(de::Error::custom(format!(
@@ -234,6 +273,9 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
     sink.walk.sort();
+    if sink.walk.host.is_some_and(|h| !h.start_ns.is_finite()) {
+        sink.walk.host = None;
+    }
     Ok(sink.walk)
 }
 
@@ -261,6 +303,27 @@ mod tests {
                 block: (128, 1, 1)
             }
         );
+    }
+
+    #[test]
+    fn host_side_counts_issuing_calls_and_the_first_cpu_event() {
+        let w = read_str(
+            r#"{"traceEvents":[
+            {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":100,"dur":9},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":102,"dur":4.5},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","ts":110,"dur":2},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","ts":120,"dur":50},
+            {"ph":"X","cat":"kernel","name":"k","ts":104,"dur":3,"args":{"grid":[1,1,1],"block":[32,1,1]}}]}"#,
+        )
+        .unwrap();
+        let h = w.host.unwrap();
+        assert_eq!(h.start_ns, 100_000.0);
+        assert_eq!((h.launch_calls, h.cpu_ops), (2, 1));
+        assert_eq!(h.launch_call_ns, 6_500.0);
+        assert_eq!(w.end_ns(), 107_000.0);
+        // A GPU-only trace has no host side.
+        let g = read_str(r#"[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]"#).unwrap();
+        assert!(g.host.is_none());
     }
 
     #[test]

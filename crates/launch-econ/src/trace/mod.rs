@@ -49,10 +49,25 @@ impl Op {
     }
 }
 
-/// A walk: the operations in start order.
+/// A walk: the operations in start order, and what the host did to issue them when the trace
+/// recorded it (Kineto traces with CPU activity do; `cuda_gpu_trace` CSVs do not).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Walk {
     pub ops: Vec<Op>,
+    pub host: Option<HostSide>,
+}
+
+/// The host side of a recorded step, for estimating the eager step from the trace alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostSide {
+    /// The first CPU operator or runtime call, ns on the profiler's clock.
+    pub start_ns: f64,
+    /// Runtime or driver calls that issue GPU work (kernel launches, async copies, memsets).
+    pub launch_calls: usize,
+    /// Their total recorded duration, ns (profiled: the profiler's callbacks inflate it).
+    pub launch_call_ns: f64,
+    /// CPU operators (framework ops) recorded.
+    pub cpu_ops: usize,
 }
 
 /// Which operations to keep.
@@ -82,7 +97,8 @@ impl Walk {
         self.ops.sort_by(|a, b| a.start_ns.total_cmp(&b.start_ns));
     }
 
-    /// The walk restricted to `f`, in start order.
+    /// The walk restricted to `f`, in start order. The host side is kept only when nothing is
+    /// filtered out: it cannot be split by device, stream or window.
     pub fn filtered(&self, f: &Filter) -> Walk {
         let mut ops: Vec<Op> = self
             .ops
@@ -97,7 +113,20 @@ impl Walk {
                 t >= from && t < to
             });
         }
-        Walk { ops }
+        let host = if ops.len() == self.ops.len() {
+            self.host
+        } else {
+            None
+        };
+        Walk { ops, host }
+    }
+
+    /// The end of the last operation, ns.
+    pub fn end_ns(&self) -> f64 {
+        self.ops
+            .iter()
+            .map(|o| o.start_ns + o.duration_ns)
+            .fold(f64::NEG_INFINITY, f64::max)
     }
 
     pub fn kernels(&self) -> impl Iterator<Item = &Op> {
@@ -297,6 +326,7 @@ mod tests {
                     ..op("[CUDA memcpy HtoD]", 1000.0, 50.0, 7)
                 },
             ],
+            host: None,
         };
         w.sort();
         assert_eq!(w.ops[0].name, "a");

@@ -1,0 +1,222 @@
+//! The price of capturing a recorded step: the graph step, the eager step and where it came
+//! from, the saving, the build, and when the build pays back.
+//!
+//! The eager step is the one figure the GPU cannot measure for the user: most of a real eager
+//! step is the framework's own host work, which a lean replay does not have. It comes, in this
+//! order of preference, from the user (`--eager-step-ms`, the step timed without a profiler),
+//! from the trace's host side (the recorded span, less the profiler's inflation of each launch
+//! call), or, last and labelled as a lower bound, from the engine's own issue cost.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ModelInputs;
+use crate::output::num;
+use crate::trace::Walk;
+
+/// Where the eager step came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EagerSource {
+    /// `--eager-step-ms`: the user's unprofiled step.
+    User,
+    /// The trace's host side.
+    Trace,
+    /// The engine's own issue cost: no framework work at all, so a lower bound.
+    EngineFloor,
+}
+
+impl EagerSource {
+    pub fn describe(self) -> &'static str {
+        match self {
+            EagerSource::User => "--eager-step-ms (your unprofiled step)",
+            EagerSource::Trace => {
+                "the trace's host side: recorded span less the profiler's launch-call inflation"
+            }
+            EagerSource::EngineFloor => {
+                "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
+            }
+        }
+    }
+}
+
+/// Where the graph step came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GraphSource {
+    /// The walk replayed as a graph on this GPU.
+    Replay,
+    /// The offline model over a saved profile.
+    Model,
+}
+
+/// The prediction block of `replay` and `replay --summary`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StepPrice {
+    pub graph_step_ms: f64,
+    pub graph_source: GraphSource,
+    pub eager_step_ms: f64,
+    pub eager_source: EagerSource,
+    /// Eager minus graph; not positive means no saving.
+    pub saving_ms: f64,
+    pub build_ms: f64,
+    /// Steps of replay that pay back the build; `None` without a saving.
+    pub break_even_steps: Option<f64>,
+}
+
+impl StepPrice {
+    pub fn new(graph: (f64, GraphSource), eager: (f64, EagerSource), build_ms: f64) -> StepPrice {
+        let saving_ms = eager.0 - graph.0;
+        StepPrice {
+            graph_step_ms: graph.0,
+            graph_source: graph.1,
+            eager_step_ms: eager.0,
+            eager_source: eager.1,
+            saving_ms,
+            build_ms,
+            break_even_steps: (saving_ms > 0.0).then(|| build_ms / saving_ms),
+        }
+    }
+
+    /// The terminal block.
+    pub fn text(&self) -> String {
+        let graph_from = match self.graph_source {
+            GraphSource::Replay => "the walk replayed as a graph on this GPU",
+            GraphSource::Model => "the offline model over the device profile",
+        };
+        let saving = if self.saving_ms > 0.0 {
+            format!(
+                "{} ms per step; build {} ms pays back after {} steps",
+                num(self.saving_ms, 4),
+                num(self.build_ms, 3),
+                num(self.break_even_steps.unwrap_or(f64::NAN), 1)
+            )
+        } else {
+            format!(
+                "no saving (the graph step is not shorter); build {} ms",
+                num(self.build_ms, 3)
+            )
+        };
+        format!(
+            "\nprediction:\n  graph step  {} ms   from {graph_from}\n  eager step  {} ms   from {}\n  saving      {saving}\n",
+            num(self.graph_step_ms, 4),
+            num(self.eager_step_ms, 4),
+            self.eager_source.describe()
+        )
+    }
+}
+
+/// The eager step estimated from the trace's host side, ms: from the first CPU event to the
+/// end of the last GPU operation, less what the profiler added to each launch call (its
+/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
+/// and never below the recorded GPU time. `None` without a host side.
+pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
+    let h = walk.host?;
+    let span_ns = walk.end_ns() - h.start_ns;
+    if !(span_ns.is_finite() && span_ns > 0.0) {
+        return None;
+    }
+    let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
+    let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
+    Some((span_ns - excess_ns).max(gpu_ns) / 1e6)
+}
+
+/// The graph step predicted without a GPU, ms: each node occupies the stream for its recorded
+/// duration or the replay floor per node, whichever is longer, plus one graph launch.
+pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
+    let nodes_ns: f64 = walk
+        .ops
+        .iter()
+        .map(|o| o.duration_ns.max(m.graph_node_gpu_us * 1e3))
+        .sum();
+    (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// Build cost of a graph of the walk's size, ms, from the profile's per-node build cost.
+pub fn build_model(walk: &Walk, m: &ModelInputs) -> f64 {
+    walk.ops.len() as f64 * m.build_per_node_us / 1e3
+}
+
+/// The engine-floor eager step without a GPU, ms: every op issued at the engine's cost, and
+/// never below the recorded GPU time.
+pub fn engine_floor_model(walk: &Walk, m: &ModelInputs) -> f64 {
+    let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
+    (walk.ops.len() as f64 * m.eager_issue_us * 1e3).max(gpu_ns) / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{HostSide, Op, OpKind};
+
+    fn walk(durs: &[f64], host: Option<HostSide>) -> Walk {
+        let mut t = 0.0;
+        let ops = durs
+            .iter()
+            .map(|&d| {
+                let o = Op {
+                    name: "k".into(),
+                    start_ns: t,
+                    duration_ns: d,
+                    device: None,
+                    stream: None,
+                    kind: OpKind::Kernel {
+                        grid: (1, 1, 1),
+                        block: (32, 1, 1),
+                    },
+                };
+                t += d + 5000.0;
+                o
+            })
+            .collect();
+        Walk { ops, host }
+    }
+
+    fn inputs() -> ModelInputs {
+        ModelInputs {
+            graph_node_gpu_us: 1.0,
+            graph_launch_fixed_us: 2.0,
+            graph_launch_per_node_us: 0.0,
+            build_per_node_us: 5.0,
+            eager_issue_us: 3.0,
+        }
+    }
+
+    #[test]
+    fn short_nodes_cost_the_floor_in_the_model() {
+        let w = walk(&[500.0, 4000.0], None);
+        // max(0.5, 1.0) + 4.0 µs + 2 µs launch = 7 µs
+        assert!((graph_step_model(&w, &inputs()) - 0.007).abs() < 1e-12);
+        assert!((build_model(&w, &inputs()) - 0.010).abs() < 1e-12);
+        assert!((engine_floor_model(&w, &inputs()) - 0.006).abs() < 1e-12);
+    }
+
+    #[test]
+    fn trace_estimate_removes_launch_inflation_and_keeps_gpu_time() {
+        // Ops end at 0.5 + 5 + 4 = 9.5 µs; host starts 10 µs earlier; 2 launches of 8 µs
+        // against a 3 µs floor: 10 µs of inflation.
+        let h = HostSide {
+            start_ns: -10_000.0,
+            launch_calls: 2,
+            launch_call_ns: 16_000.0,
+            cpu_ops: 2,
+        };
+        let w = walk(&[500.0, 4000.0], Some(h));
+        let e = eager_from_trace(&w, 3.0).unwrap();
+        assert!((e - 0.0095).abs() < 1e-12, "{e}");
+        assert!(eager_from_trace(&walk(&[1.0], None), 3.0).is_none());
+    }
+
+    #[test]
+    fn no_saving_has_no_break_even() {
+        let p = StepPrice::new((2.0, GraphSource::Replay), (1.5, EagerSource::User), 10.0);
+        assert!(p.break_even_steps.is_none());
+        assert!(p.text().contains("no saving"));
+        let p = StepPrice::new(
+            (1.0, GraphSource::Model),
+            (3.0, EagerSource::EngineFloor),
+            10.0,
+        );
+        assert_eq!(p.break_even_steps, Some(5.0));
+        assert!(p.text().contains("LOWER BOUND"));
+    }
+}

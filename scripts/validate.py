@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Checks launch-econ's prices against real walks on the GPU at hand.
+
+For each walk (one process per walk, so that no profiler has run before the reference
+timings are taken):
+  1. build it and warm it up;
+  2. time the eager step and a torch.cuda.CUDAGraph (or CuPy graph) replay of it, unprofiled,
+     interleaved, as medians over several batches;
+  3. record one eager step with torch.profiler (Kineto trace), and one graph replay;
+then run `launch-econ replay TRACE --eager-step-ms <measured>` and `launch-econ replay TRACE
+--summary` on the eager trace and compare their predictions with the measured figures.
+
+    python3 scripts/validate.py --out DIR [--launch-econ PATH] [--walks a,b,...]
+
+Writes DIR/validation.json (every number) and DIR/validation.md (the table). Needs PyTorch and
+transformers (CuPy for the CuPy walk); downloads nothing: models are built from configs with
+random weights.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+
+WALKS = [
+    "llama_decode_b1",
+    "llama_decode_b16",
+    "llama_prefill_512",
+    "gpt2_decode_b1",
+    "qwen2_decode_b4",
+    "fp16_mlp_1024",
+    "two_streams",
+    "cupy_chain",
+]
+
+
+# --------------------------------------------------------------------------- walks (child)
+
+def llama_config(torch, transformers):
+    return transformers.LlamaConfig(
+        hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
+        num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
+        max_position_embeddings=2048)
+
+
+def hf_step(torch, model, batch, seq):
+    ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
+
+    def step():
+        with torch.no_grad():
+            return model(input_ids=ids, use_cache=False).logits
+    return step
+
+
+def build(name):
+    """Returns (step, kind): kind is 'torch' or 'cupy'."""
+    import torch
+    torch.manual_seed(0)
+    if name.startswith("llama") or name.startswith("gpt2") or name.startswith("qwen2"):
+        import transformers
+        with torch.device("cuda"):
+            if name.startswith("llama"):
+                model = transformers.LlamaForCausalLM(llama_config(torch, transformers))
+                model = model.to(torch.bfloat16)
+            elif name.startswith("gpt2"):
+                cfg = transformers.GPT2Config(n_embd=1024, n_layer=24, n_head=16, n_positions=1024)
+                model = transformers.GPT2LMHeadModel(cfg).to(torch.float16)
+            else:
+                cfg = transformers.Qwen2Config(
+                    hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
+                    num_attention_heads=12, num_key_value_heads=2, vocab_size=32000)
+                model = transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16)
+        model.eval()
+        batch, seq = {"llama_decode_b1": (1, 1), "llama_decode_b16": (16, 1),
+                      "llama_prefill_512": (1, 512), "gpt2_decode_b1": (1, 1),
+                      "qwen2_decode_b4": (4, 1)}[name]
+        return hf_step(torch, model, batch, seq), "torch"
+    if name == "fp16_mlp_1024":
+        d, layers = 1024, 24
+        ws = [(torch.randn(4 * d, d, device="cuda", dtype=torch.float16) * 0.02,
+               torch.randn(d, 4 * d, device="cuda", dtype=torch.float16) * 0.02,
+               torch.ones(d, device="cuda", dtype=torch.float16)) for _ in range(layers)]
+        x = torch.randn(1, d, device="cuda", dtype=torch.float16)
+
+        def step():
+            y = x
+            for up, down, g in ws:
+                h = torch.nn.functional.layer_norm(y, (d,), g)
+                y = y + torch.nn.functional.linear(torch.nn.functional.gelu(
+                    torch.nn.functional.linear(h, up)), down)
+            return y
+        return step, "torch"
+    if name == "two_streams":
+        d, layers = 1024, 16
+        s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+        wa = [torch.randn(d, d, device="cuda", dtype=torch.float16) * 0.03 for _ in range(layers)]
+        wb = [torch.randn(d, d, device="cuda", dtype=torch.float16) * 0.03 for _ in range(layers)]
+        x = torch.randn(8, d, device="cuda", dtype=torch.float16)
+
+        def step():
+            main = torch.cuda.current_stream()
+            s1.wait_stream(main)
+            s2.wait_stream(main)
+            with torch.cuda.stream(s1):
+                a = x
+                for w in wa:
+                    a = torch.relu(a @ w)
+            with torch.cuda.stream(s2):
+                b = x
+                for w in wb:
+                    b = torch.tanh(b @ w)
+            main.wait_stream(s1)
+            main.wait_stream(s2)
+            return a + b
+        return step, "torch"
+    if name == "cupy_chain":
+        import cupy as cp
+        n = 256
+        a = cp.random.random((n, n), dtype=cp.float32)
+        ws = [cp.random.random((n, n), dtype=cp.float32) * 0.01 for _ in range(60)]
+
+        def step():
+            y = a
+            for w in ws:
+                y = cp.tanh(y @ w) + 0.5
+            return y
+        return step, "cupy"
+    raise ValueError(f"unknown walk {name}")
+
+
+def child(name, out, batches, reps):
+    import torch
+    step, kind = build(name)
+    res = {"walk": name, "kind": kind}
+    if kind == "cupy":
+        import cupy as cp
+        stream = cp.cuda.Stream(non_blocking=True)
+        sync = stream.synchronize
+    else:
+        stream = torch.cuda.Stream()
+        sync = torch.cuda.synchronize
+    # Warm-up on the stream the graph will use (also fills caches and autotuning).
+    if kind == "cupy":
+        with stream:
+            for _ in range(5):
+                step()
+        sync()
+        with stream:
+            stream.begin_capture()
+            step()
+            graph = stream.end_capture()
+        graph.upload(stream)
+
+        def replay():
+            graph.launch(stream)
+
+        def eager():
+            with stream:
+                step()
+    else:
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(5):
+                step()
+        torch.cuda.current_stream().wait_stream(stream)
+        sync()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            step()
+        sync()
+
+        def replay():
+            graph.replay()
+
+        def eager():
+            step()
+    for _ in range(5):
+        eager()
+        replay()
+    sync()
+    # Unprofiled timings, interleaved batch by batch.
+    e_ms, g_ms = [], []
+    for i in range(batches):
+        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            fn = eager if which == 0 else replay
+            sync()
+            t = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            sync()
+            (e_ms if which == 0 else g_ms).append((time.perf_counter() - t) * 1e3 / reps)
+    res["eager_step_ms"] = statistics.median(e_ms)
+    res["graph_step_ms"] = statistics.median(g_ms)
+    res["eager_samples_ms"] = e_ms
+    res["graph_samples_ms"] = g_ms
+    # Only now the profiler: one eager step, then one graph replay.
+    from torch.profiler import ProfilerActivity, profile
+    acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
+    for label, fn in (("eager", eager), ("graph", replay)):
+        fn()
+        sync()
+        with profile(activities=acts) as prof:
+            fn()
+            sync()
+        path = os.path.join(out, f"{name}.{label}.json")
+        prof.export_chrome_trace(path)
+        res[f"{label}_trace"] = path
+    print(json.dumps(res))
+
+
+# --------------------------------------------------------------------------- parent
+
+def run_json(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr[-2000:]}")
+    return json.loads(p.stdout)
+
+
+def pct(pred, real):
+    return 100.0 * (pred - real) / real
+
+
+def parent(args):
+    os.makedirs(args.out, exist_ok=True)
+    results = []
+    names = args.walks.split(",") if args.walks else WALKS
+    for name in names:
+        t0 = time.time()
+        p = subprocess.run([sys.executable, __file__, "--child", name, "--out", args.out,
+                            "--batches", str(args.batches), "--reps", str(args.reps)],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            results.append({"walk": name, "error": p.stderr[-3000:]})
+            print(f"{name}: FAILED\n{p.stderr[-1500:]}", file=sys.stderr)
+            continue
+        r = json.loads(p.stdout.strip().splitlines()[-1])
+        trace = r["eager_trace"]
+        try:
+            rep = run_json([args.launch_econ, "replay", trace, "--eager-step-ms",
+                            f"{r['eager_step_ms']:.6f}", "--export-json", "-"])
+            r["replay"] = rep["result"]["prediction"]
+            r["replay_summary_table"] = rep["result"]["replay"]["summary"]
+            summ = run_json([args.launch_econ, "replay", trace, "--summary",
+                             "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
+                             "--export-json", "-"])
+            r["summary"] = summ["result"]["prediction"]
+            trace_only = run_json([args.launch_econ, "replay", trace, "--summary",
+                                   "--export-json", "-"])
+            r["trace_only"] = trace_only["result"]["prediction"]
+            r["walk_summary"] = summ["result"]["trace"]["summary"]
+            del r["walk_summary"]["top"]
+        except Exception as e:  # keep the other walks
+            r["error"] = str(e)
+        r["seconds"] = time.time() - t0
+        results.append(r)
+        print(f"{name}: done in {r['seconds']:.0f} s", file=sys.stderr)
+    with open(os.path.join(args.out, "validation.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    write_table(results, os.path.join(args.out, "validation.md"))
+
+
+def write_table(results, path):
+    rows = ["| walk | kernels | kernel sum ms | eager ms | graph ms | replay graph ms (err) | "
+            "summary graph ms (err) | real saving ms | replay saving ms (err) | "
+            "trace-only eager ms (err) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        if "error" in r or "replay" not in r:
+            rows.append(f"| {r['walk']} | failed: {r.get('error', '?')[:80]!r} |||||||||")
+            continue
+        e, g = r["eager_step_ms"], r["graph_step_ms"]
+        rp, sm, to = r["replay"], r["summary"], r["trace_only"]
+        ws = r["walk_summary"]
+        saving = e - g
+        rows.append(
+            f"| {r['walk']} | {ws['kernels']} | {ws['kernel_gpu_ns'] / 1e6:.3f} | {e:.3f} | "
+            f"{g:.3f} | {rp['graph_step_ms']:.3f} ({pct(rp['graph_step_ms'], g):+.1f}%) | "
+            f"{sm['graph_step_ms']:.3f} ({pct(sm['graph_step_ms'], g):+.1f}%) | {saving:.3f} | "
+            f"{rp['saving_ms']:.3f} ({pct(rp['saving_ms'], saving):+.1f}%) | "
+            f"{to['eager_step_ms']:.3f} ({pct(to['eager_step_ms'], e):+.1f}%) |")
+    with open(path, "w") as f:
+        f.write("\n".join(rows) + "\n")
+    print("\n".join(rows))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--launch-econ", default="launch-econ")
+    ap.add_argument("--walks", default="")
+    ap.add_argument("--batches", type=int, default=15)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--child", default="")
+    args = ap.parse_args()
+    if args.child:
+        try:
+            child(args.child, args.out, args.batches, args.reps)
+        except Exception:
+            traceback.print_exc()
+            sys.exit(1)
+    else:
+        parent(args)
+
+
+if __name__ == "__main__":
+    main()
