@@ -237,7 +237,6 @@ mod tests {
             graph_wall_us: 1.0,
             graph_gpu_us: 1.01,
             eager_gpu_us: 1.8,
-            kernel_gpu_us: 2.0,
             capture_ms: 0.5,
             instantiate_ms: 2.0,
             upload_ms: 1.0,

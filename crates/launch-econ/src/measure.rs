@@ -15,8 +15,6 @@ use crate::stats::{linear_fit, Summary};
 
 /// Threads per block of the `add` kernel (the engine's choice, repeated for the raw floor).
 const BLOCK: u32 = 256;
-/// Samples per trial for the single-kernel event timing.
-const EVENT_SAMPLES: usize = 21;
 
 /// What one measurement point runs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -52,8 +50,6 @@ pub struct Trial {
     pub graph_gpu_us: f64,
     /// GPU time per kernel when eager launches run back to back (events, GPU kept busy).
     pub eager_gpu_us: f64,
-    /// GPU time of one kernel between two events, minus two empty events' time.
-    pub kernel_gpu_us: f64,
     /// Stream capture of the round, ms.
     pub capture_ms: f64,
     /// `cuGraphInstantiate`, ms.
@@ -74,8 +70,6 @@ pub enum RunFigure {
     GraphWallUs,
     GraphGpuUs,
     EagerGpuUs,
-    KernelGpuUs,
-    InterNodeGapUs,
     CaptureMs,
     InstantiateMs,
     UploadMs,
@@ -94,8 +88,6 @@ impl FigureSet for RunFigure {
         RunFigure::GraphWallUs,
         RunFigure::GraphGpuUs,
         RunFigure::EagerGpuUs,
-        RunFigure::KernelGpuUs,
-        RunFigure::InterNodeGapUs,
         RunFigure::CaptureMs,
         RunFigure::InstantiateMs,
         RunFigure::UploadMs,
@@ -119,8 +111,6 @@ impl FigureSet for RunFigure {
             RunFigure::GraphWallUs => "graph_wall_us",
             RunFigure::GraphGpuUs => "graph_gpu_us",
             RunFigure::EagerGpuUs => "eager_gpu_us",
-            RunFigure::KernelGpuUs => "kernel_gpu_us",
-            RunFigure::InterNodeGapUs => "inter_node_gap_us",
             RunFigure::CaptureMs => "capture_ms",
             RunFigure::InstantiateMs => "instantiate_ms",
             RunFigure::UploadMs => "upload_ms",
@@ -139,8 +129,6 @@ impl FigureSet for RunFigure {
             RunFigure::GraphWallUs => t.graph_wall_us,
             RunFigure::GraphGpuUs => t.graph_gpu_us,
             RunFigure::EagerGpuUs => t.eager_gpu_us,
-            RunFigure::KernelGpuUs => t.kernel_gpu_us,
-            RunFigure::InterNodeGapUs => t.graph_gpu_us - t.kernel_gpu_us,
             RunFigure::CaptureMs => t.capture_ms,
             RunFigure::InstantiateMs => t.instantiate_ms,
             RunFigure::UploadMs => t.upload_ms,
@@ -327,16 +315,6 @@ fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: &[usize]) -> anyhow:
     t.eager_gpu_us = gpu_us(e, || Ok(w.round(e, n)?))? / n as f64;
     // One kernel between two events, the GPU held busy by a short spin while the host queues
     // them, so the events see the kernel and not the host's issue gap; minus empty events.
-    let hold_ns = 30_000;
-    let mut single = Vec::with_capacity(EVENT_SAMPLES);
-    let mut empty = Vec::with_capacity(EVENT_SAMPLES);
-    for _ in 0..EVENT_SAMPLES {
-        e.spin(hold_ns, one, None)?;
-        single.push(gpu_us(e, || Ok(w.round(e, 1)?))?);
-        e.spin(hold_ns, one, None)?;
-        empty.push(gpu_us(e, || Ok(()))?);
-    }
-    t.kernel_gpu_us = crate::stats::median(&single) - crate::stats::median(&empty);
     Ok(t)
 }
 
@@ -358,13 +336,21 @@ pub fn measure_point(
     Ok((Point::from_outcome(*cfg, out), interrupted))
 }
 
-/// Host cost of one `Graph::launch()` as a line over node counts: fixed + per node.
+/// Host cost of one `Graph::launch()` as a line over node counts: fixed + per node; and the
+/// GPU time of one replay (events, GPU idle before it) the same way, whose fixed part is the
+/// launch latency and whose slope is the per-node cost, measured with one instrument.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaunchFit {
     /// (nodes, host µs per launch call) medians the line was fitted to.
     pub points: Vec<(usize, Summary)>,
     pub fixed_us: f64,
     pub per_node_us: f64,
+    /// (nodes, GPU µs of one replay) medians.
+    #[serde(default)]
+    pub gpu_points: Vec<(usize, Summary)>,
+    /// GPU line: fixed µs (latency) and µs per node.
+    #[serde(default)]
+    pub gpu_line: Option<(f64, f64)>,
 }
 
 impl LaunchFit {
@@ -376,6 +362,8 @@ impl LaunchFit {
             points,
             fixed_us,
             per_node_us,
+            gpu_points: Vec::new(),
+            gpu_line: None,
         })
     }
 }
@@ -396,9 +384,11 @@ pub fn measure_launch_fit(
         .map(|&n| w.capture(e, n))
         .collect::<memra_engine::Result<Vec<_>>>()?;
     let runner = ctx.runner(rule, 1, graphs.len());
+    let k = graphs.len();
     let out = runner.run_with(
         |order| {
-            let mut sample = vec![0.0; graphs.len()];
+            // Host µs per launch call for each size, then GPU µs of one replay.
+            let mut sample = vec![0.0; 2 * k];
             for &i in order {
                 let (issue, _) = issue_then_sync(e, reps, || {
                     for _ in 0..reps {
@@ -407,6 +397,7 @@ pub fn measure_launch_fit(
                     Ok(())
                 })?;
                 sample[i] = issue;
+                sample[k + i] = gpu_us(e, || Ok(graphs[i].launch()?))?;
             }
             Ok(sample)
         },
@@ -421,15 +412,26 @@ pub fn measure_launch_fit(
                 .collect()
         },
     )?;
-    let points = sizes
+    let column = |i: usize| -> Vec<(usize, Summary)> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(j, &n)| {
+                let v: Vec<f64> = out.trials.iter().map(|t| t[i + j]).collect();
+                (n, Summary::of(&v))
+            })
+            .collect()
+    };
+    let gpu_points = column(k);
+    let gpu_xy: Vec<(f64, f64)> = gpu_points
         .iter()
-        .enumerate()
-        .map(|(i, &n)| {
-            let v: Vec<f64> = out.trials.iter().map(|t| t[i]).collect();
-            (n, Summary::of(&v))
-        })
+        .map(|(n, s)| (*n as f64, s.median))
         .collect();
-    Ok(LaunchFit::from_points(points))
+    Ok(LaunchFit::from_points(column(0)).map(|mut f| {
+        f.gpu_line = linear_fit(&gpu_xy);
+        f.gpu_points = gpu_points;
+        f
+    }))
 }
 
 #[cfg(test)]
@@ -444,7 +446,6 @@ mod tests {
             floor_wall_us: eager,
             graph_wall_us: graph_wall,
             graph_gpu_us: 1.0,
-            kernel_gpu_us: 0.4,
             capture_ms: 1.0,
             instantiate_ms: 5.0,
             upload_ms: 1.0,
@@ -480,7 +481,6 @@ mod tests {
         assert_eq!(p.summary.iter().count(), RunFigure::ALL.len());
         assert_eq!(p.median(RunFigure::EagerIssueUs), 4.0);
         assert!((p.median(RunFigure::EngineFloorRatio) - 1.02).abs() < 1e-12);
-        assert!((p.median(RunFigure::InterNodeGapUs) - 0.6).abs() < 1e-12);
         assert_eq!(p.median(RunFigure::BuildMs), 7.0);
         // saving per replay: (4.1 - 1.0) µs × 1000 = 3.1 ms; build 7 ms → 2.26 replays
         assert!((p.break_even_replays().unwrap() - 7.0 / 3.1).abs() < 1e-9);

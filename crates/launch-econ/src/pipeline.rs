@@ -218,16 +218,31 @@ impl Pipeline {
         self.chain(|p, s| p.stage_work(s))
     }
 
-    /// One graph per stage; stage 0's includes the reset of `x0`.
+    /// One graph per stage; stage 0's includes the reset of `x0`. Also returns the build
+    /// time (capture, instantiate, upload; the eager warm-up of each capture not counted).
     fn capture_per_stage(&mut self) -> anyhow::Result<(Vec<Graph>, f64)> {
-        let t = Instant::now();
         let mut graphs = Vec::new();
+        let mut build_ms = 0.0;
         for s in 0..self.stages.len() {
             let e = self.stages[s].engine.clone();
             let g = e.capture_graph(|_| self.stage_work(s))?;
+            build_ms += build_time_ms(&g);
             graphs.push(g);
         }
-        Ok((graphs, t.elapsed().as_secs_f64() * 1e3))
+        Ok((graphs, build_ms))
+    }
+
+    /// Overwrites the last stage's output with NaN, so a round that does not run (an empty or
+    /// stale graph) cannot pass the check.
+    fn poison(&mut self) -> memra_engine::Result<()> {
+        let st = self.stages.last_mut().expect("at least one stage");
+        let nan = vec![f32::NAN; self.n];
+        let out = if self.k % 2 == 0 {
+            &mut st.ping
+        } else {
+            &mut st.pong
+        };
+        st.engine.htod_into(&nan, out)
     }
 
     /// One round of the per-stage graphs, launched in order with events between stages.
@@ -256,6 +271,12 @@ impl Pipeline {
         }
         Ok(())
     }
+}
+
+/// Capture, instantiate and upload of `g`, ms.
+fn build_time_ms(g: &Graph) -> f64 {
+    let t = g.timings();
+    (t.capture + t.instantiate + t.upload).as_secs_f64() * 1e3
 }
 
 /// Bandwidth of a large copy from `a` to `b`, GB/s, median of 5.
@@ -306,11 +327,10 @@ pub fn run(
     let n = (cfg.activation_bytes / 4).max(1);
     let mut p = Pipeline::new(engines.clone(), cfg.stage_launches, n)?;
     let others: Vec<&Engine> = engines[1..].iter().collect();
-    let t = Instant::now();
     let (graph, _keeper): (Graph, Keeper) = engines[0]
         .capture_graph_across(&others, |_| p.round())
         .context("capturing the pipeline as one multi-device graph")?;
-    let graph_build_ms = t.elapsed().as_secs_f64() * 1e3;
+    let graph_build_ms = build_time_ms(&graph);
     let (stage_graphs, per_device_build_ms) = p
         .capture_per_stage()
         .context("capturing one graph per stage")?;
@@ -320,6 +340,7 @@ pub fn run(
     let out = runner.run::<PipelineFigure>(|order| {
         let mut tr = PipelineTrial::default();
         for &path in order {
+            p.poison()?;
             let s = Instant::now();
             match path {
                 0 => {
@@ -409,6 +430,31 @@ pub fn stage_devices(devices: &[usize], stages: Option<usize>) -> Result<Vec<usi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn the_check_fails_when_a_graph_does_nothing() {
+        let engines = vec![Engine::new(0).unwrap(), Engine::new(0).unwrap()];
+        let mut p = Pipeline::new(engines.clone(), 4, 1024).unwrap();
+        p.round().unwrap();
+        p.sync().unwrap();
+        p.check("an eager round").unwrap();
+        let empty = engines[0].capture_graph(|_| Ok(())).unwrap();
+        p.poison().unwrap();
+        empty.launch().unwrap();
+        p.sync().unwrap();
+        let e = p.check("an empty graph").unwrap_err().to_string();
+        assert!(e.contains("differs from the CPU reference"), "{e}");
+        // A real graph of the round passes again.
+        let others: Vec<&Engine> = engines[1..].iter().collect();
+        let (g, _k) = engines[0]
+            .capture_graph_across(&others, |_| p.round())
+            .unwrap();
+        p.poison().unwrap();
+        g.launch().unwrap();
+        p.sync().unwrap();
+        p.check("a real graph").unwrap();
+    }
 
     #[test]
     fn device_lists() {

@@ -323,6 +323,37 @@ pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
     })
 }
 
+/// What this replay does not reproduce of `walk`, as warnings for the user.
+pub fn unreproduced(walk: &Walk) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut streams: Vec<u64> = walk.ops.iter().filter_map(|o| o.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    if streams.len() > 1 {
+        out.push(format!(
+            "the trace holds {} streams; they are replayed one after another on one stream, so where they overlapped in the recording the replayed graph step is too long (an upper bound); filter with --stream to price one",
+            streams.len()
+        ));
+    }
+    let host_copies = walk
+        .ops
+        .iter()
+        .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if direction.contains('H')))
+        .count();
+    if host_copies > 0 {
+        out.push(format!(
+            "{host_copies} host<->device copies are replayed as device-to-device copies of the same size"
+        ));
+    }
+    let nccl = walk.kernels().filter(|o| o.name.contains("nccl")).count();
+    if nccl > 0 {
+        out.push(format!(
+            "{nccl} NCCL kernels are replayed for their recorded duration, which includes their waits on other ranks"
+        ));
+    }
+    out
+}
+
 /// Each kernel's median over the measured trials' replays.
 fn per_kernel_median(per_trial: &[Vec<f64>]) -> Vec<f64> {
     let n = per_trial.first().map_or(0, |v| v.len());
@@ -416,7 +447,8 @@ pub fn replay(
         Ok(t)
     })?;
     let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
-    let mut warnings = headline_warnings::<ReplayFigure>(&out.trials);
+    let mut warnings = unreproduced(walk);
+    warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
         config: *cfg,
@@ -438,6 +470,46 @@ pub fn replay(
 mod tests {
     use super::*;
     use crate::trace::Op;
+
+    #[test]
+    fn what_is_not_reproduced_is_said() {
+        let op = |stream: u64, kind: OpKind, name: &str| Op {
+            name: name.into(),
+            start_ns: 0.0,
+            duration_ns: 1.0,
+            device: None,
+            stream: Some(stream),
+            kind,
+        };
+        let k = OpKind::Kernel {
+            grid: (1, 1, 1),
+            block: (1, 1, 1),
+        };
+        let one = Walk {
+            ops: vec![op(7, k.clone(), "gemm")],
+            host: None,
+        };
+        assert!(unreproduced(&one).is_empty());
+        let w = Walk {
+            ops: vec![
+                op(7, k.clone(), "gemm"),
+                op(8, k, "ncclDevKernel_AllReduce"),
+                op(
+                    7,
+                    OpKind::Memcpy {
+                        bytes: 4,
+                        direction: "HtoD".into(),
+                    },
+                    "copy",
+                ),
+            ],
+            host: None,
+        };
+        let msgs = unreproduced(&w).join("\n");
+        assert!(msgs.contains("2 streams"), "{msgs}");
+        assert!(msgs.contains("1 host<->device"), "{msgs}");
+        assert!(msgs.contains("1 NCCL"), "{msgs}");
+    }
 
     #[test]
     fn per_kernel_medians_over_trials() {

@@ -181,12 +181,6 @@ pub fn run_breakdown(device: Option<&Device>, p: &Point, fit: Option<&LaunchFit>
             RunFigure::EagerGpuUs,
             "us/kernel",
         ),
-        ("GPU: one kernel alone", RunFigure::KernelGpuUs, "us"),
-        (
-            "GPU: inter-node gap in replay",
-            RunFigure::InterNodeGapUs,
-            "us",
-        ),
         ("build: capture", RunFigure::CaptureMs, "ms"),
         ("build: instantiate", RunFigure::InstantiateMs, "ms"),
         ("build: upload", RunFigure::UploadMs, "ms"),
@@ -214,6 +208,12 @@ pub fn run_breakdown(device: Option<&Device>, p: &Point, fit: Option<&LaunchFit>
             f.per_node_us,
             sizes.join(", ")
         );
+        if let Some((lat, per)) = f.gpu_line {
+            let _ = writeln!(
+                out,
+                "  GPU time of one replay:   {lat:.3} us + {per:.5} us/node (events; the fixed part is launch latency, the slope the per-node cost)"
+            );
+        }
     }
     let _ = writeln!(
         out,

@@ -73,7 +73,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
             build_model(&walk, &m),
         );
         report.push_str(&prediction.text());
-        let doc = Document::new(
+        let mut doc = Document::new(
             argv,
             profile.device.clone(),
             CommandResult::ReplaySummary(SummaryReport {
@@ -82,6 +82,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
                 prediction,
             }),
         );
+        doc.warnings = crate::replay::unreproduced(&walk);
         return deliver(&doc, &report, &args.export);
     }
     let e = Engine::new(args.device)
