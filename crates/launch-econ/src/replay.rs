@@ -55,8 +55,9 @@ impl Calibration {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fidelity {
     /// (recorded ns, replayed ns) per kernel, in walk order; replayed = own span + ramp, the
-    /// median over the measured trials' graph replays.
-    pub kernels: Vec<(f64, f64)>,
+    /// median over the measured trials' graph replays; `None` for kernels replayed by the
+    /// empty kernel of their shape (they are shorter than any timed spin of that shape).
+    pub kernels: Vec<(f64, Option<f64>)>,
     /// |replayed − recorded| / recorded over kernels ≥ 2 µs.
     pub rel_error_long: Option<Summary>,
     /// 90th percentile of that error.
@@ -65,6 +66,9 @@ pub struct Fidelity {
     pub within_5pct_long: Option<f64>,
     /// Kernels shorter than the spin kernel can go (replayed longer than recorded).
     pub too_short_to_match: usize,
+    /// Kernels replayed by the empty kernel of their shape.
+    #[serde(default)]
+    pub empty_stand_ins: usize,
 }
 
 /// One trial of the replay, in ms per walk.
@@ -189,6 +193,11 @@ enum Step {
         shape: LaunchShape,
         slot: usize,
     },
+    /// A recorded kernel shorter than the spin kernel's floor for its grid: the empty kernel
+    /// of the same shape, which is as close as a stand-in can get.
+    Empty {
+        shape: LaunchShape,
+    },
     Copy {
         bytes: usize,
     },
@@ -207,14 +216,19 @@ impl Prepared {
                 OpKind::Kernel { grid, block } => {
                     let blocks = grid.0 as u64 * grid.1 as u64 * grid.2 as u64;
                     let ns = cal.request_ns(op.duration_ns, blocks);
+                    let shape = LaunchShape {
+                        grid: *grid,
+                        block: *block,
+                    };
                     kernels += 1;
-                    Step::Spin {
-                        ns,
-                        shape: LaunchShape {
-                            grid: *grid,
-                            block: *block,
-                        },
-                        slot: kernels - 1,
+                    if ns == 0 {
+                        Step::Empty { shape }
+                    } else {
+                        Step::Spin {
+                            ns,
+                            shape,
+                            slot: kernels - 1,
+                        }
                     }
                 }
                 OpKind::Memcpy { bytes, .. } => {
@@ -256,6 +270,7 @@ impl Prepared {
             }
             match *s {
                 Step::Spin { ns, shape, slot } => e.spin_grid(ns, shape, slots, slot)?,
+                Step::Empty { shape } => e.noop_shaped(shape)?,
                 Step::Copy { bytes } => e.copy(src, dst, bytes)?,
                 Step::Memset { bytes } => e.memset_zero(dst, bytes)?,
             }
@@ -268,7 +283,7 @@ impl Prepared {
     }
 
     /// Each kernel's last replayed duration as a profiler would see it (own span + ramp), ns,
-    /// in walk order.
+    /// in walk order; NaN for kernels replayed by the empty kernel (they time nothing).
     fn durations(&self, e: &Engine, ramp_ns: f64) -> memra_engine::Result<Vec<f64>> {
         let s = e.dtoh(&self.slots)?;
         Ok(self
@@ -278,6 +293,7 @@ impl Prepared {
                 Step::Spin { slot, .. } => {
                     Some(s[slot * Engine::SPIN_SLOT_WORDS + 2] as f64 + ramp_ns)
                 }
+                Step::Empty { .. } => Some(f64::NAN),
                 _ => None,
             })
             .collect())
@@ -363,13 +379,14 @@ fn per_kernel_median(per_trial: &[Vec<f64>]) -> Vec<f64> {
 }
 
 fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
-    let kernels: Vec<(f64, f64)> = walk
+    let kernels: Vec<(f64, Option<f64>)> = walk
         .kernels()
         .map(|o| o.duration_ns)
-        .zip(spans.iter().copied())
+        .zip(spans.iter().map(|&p| p.is_finite().then_some(p)))
         .collect();
     let errs: Vec<f64> = kernels
         .iter()
+        .filter_map(|&(r, p)| Some((r, p?)))
         .filter(|(r, _)| *r >= FIDELITY_MIN_NS)
         .map(|(r, p)| (p - r).abs() / r)
         .collect();
@@ -385,8 +402,9 @@ fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
     Fidelity {
         too_short_to_match: kernels
             .iter()
-            .filter(|(r, p)| p > r && *r < FIDELITY_MIN_NS)
+            .filter(|(r, p)| p.is_some_and(|p| p > *r) && *r < FIDELITY_MIN_NS)
             .count(),
+        empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
         kernels,
         rel_error_long: summary,
         p90_rel_error_long: p90,
@@ -549,6 +567,9 @@ mod tests {
             host: None,
         };
         let f = fidelity(&w, &[1800.0, 2050.0, 10100.0, 4400.0]);
+        assert_eq!(f.empty_stand_ins, 0);
+        let g = fidelity(&w, &[f64::NAN, 2050.0, 10100.0, 4400.0]);
+        assert_eq!((g.empty_stand_ins, g.kernels[0].1), (1, None));
         let s = f.rel_error_long.unwrap();
         assert_eq!(s.n, 3);
         assert!((s.median - 0.025).abs() < 1e-12);

@@ -47,7 +47,13 @@ impl Engine {
 
     /// Launches the empty kernel with one block of one thread: the cheapest possible launch.
     pub fn noop(&self) -> Result<()> {
-        self.kernel(Kernel::Noop).run(LaunchShape::linear(1, 1))
+        self.noop_shaped(LaunchShape::linear(1, 1))
+    }
+
+    /// Launches the empty kernel with `shape`: what a grid of that shape costs when it does no
+    /// work (a stand-in for recorded kernels shorter than any timed spin of their shape).
+    pub fn noop_shaped(&self, shape: LaunchShape) -> Result<()> {
+        self.kernel(Kernel::Noop).run(shape)
     }
 
     /// Launches a kernel that keeps every thread of `shape` busy for `ns` nanoseconds of the

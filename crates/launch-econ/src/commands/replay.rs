@@ -240,6 +240,13 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             );
         }
     }
+    if f.empty_stand_ins > 0 {
+        let _ = writeln!(
+            out,
+            "  {} kernels are shorter than any timed spin of their grid and replay as the empty kernel of that shape",
+            f.empty_stand_ins
+        );
+    }
     if f.too_short_to_match > 0 {
         let _ = writeln!(
             out,
