@@ -337,10 +337,10 @@ fn node_us(
 /// better stood in for by the empty kernel of the shape.
 ///
 /// A graph node takes about its profiled duration plus the front end's gap `g`, for the
-/// recorded kernel as for a stand-in. `g` is measured as the node time of the shortest spin
-/// (`ns = 0`) less its calibrated profiled duration; then for each shape the stand-in whose
-/// node time is nearer the recorded kernels' `duration + g` (their median) is chosen. Both
-/// node times are measured here, on this GPU, shape by shape.
+/// recorded kernel as for a stand-in. `g` is measured once, on a one-block spin whose profiled
+/// duration the calibration knows well: its node time less that duration. Then for each shape
+/// the stand-in whose node time is nearer the recorded kernels' `duration + g` (their median)
+/// is chosen. Both node times are measured here, on this GPU, shape by shape.
 fn empty_stand_in_shapes(
     e: &Engine,
     walk: &Walk,
@@ -355,18 +355,20 @@ fn empty_stand_in_shapes(
             }
         }
     }
-    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let mut out = HashSet::new();
+    if short.is_empty() {
+        return Ok(out);
+    }
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
+    let one = LaunchShape::linear(1, 128);
+    let one_node = node_us(e, |eng| eng.spin_grid(0, one, &mut slots, 0))?;
+    let one_profiled_us =
+        (cal.ramp_ns + cal.span_overhead_fixed_ns + cal.span_overhead_per_block_ns) / 1e3;
+    let gap_us = (one_node - one_profiled_us).max(0.0);
     for ((grid, block), durations) in short {
         let shape = LaunchShape { grid, block };
-        let blocks = grid.0 as u64 * grid.1 as u64 * grid.2 as u64;
         let spin_node = node_us(e, |eng| eng.spin_grid(0, shape, &mut slots, 0))?;
         let empty_node = node_us(e, |eng| eng.noop_shaped(shape))?;
-        let spin_profiled_us = (cal.ramp_ns
-            + cal.span_overhead_fixed_ns
-            + cal.span_overhead_per_block_ns * blocks as f64)
-            / 1e3;
-        let gap_us = (spin_node - spin_profiled_us).max(0.0);
         let target = median(&durations) / 1e3 + gap_us;
         if (empty_node - target).abs() < (spin_node - target).abs() {
             out.insert((grid, block));
