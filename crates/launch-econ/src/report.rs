@@ -20,9 +20,9 @@ const COLUMNS: &[(&str, RunFigure)] = &[
     ("build ms", RunFigure::BuildMs),
 ];
 
-/// One row per point; `markdown` selects a Markdown table, else aligned text. Times in µs
+/// One row per point, as aligned text for the terminal. Times in µs
 /// unless the header says ms; each cell is the median over trials.
-pub fn points_table(points: &[Point], markdown: bool) -> String {
+pub fn points_table(points: &[Point]) -> String {
     let mut header: Vec<String> = vec!["elems".into(), "launches".into()];
     header.extend(COLUMNS.iter().map(|(h, _)| h.to_string()));
     header.push("break-even".into());
@@ -46,18 +46,6 @@ pub fn points_table(points: &[Point], markdown: bool) -> String {
         })
         .collect();
     let mut out = String::new();
-    if markdown {
-        let _ = writeln!(out, "| {} |", header.join(" | "));
-        let _ = writeln!(
-            out,
-            "|{}|",
-            header.iter().map(|_| "---:").collect::<Vec<_>>().join("|")
-        );
-        for r in &rows {
-            let _ = writeln!(out, "| {} |", r.join(" | "));
-        }
-        return out;
-    }
     let widths: Vec<usize> = (0..header.len())
         .map(|i| {
             rows.iter()

@@ -85,7 +85,7 @@ pub fn run(args: &SweepArgs, argv: &[String]) -> anyhow::Result<()> {
             })
             .collect(),
     );
-    let mut report = points_table(&points, false);
+    let mut report = points_table(&points);
     report.push_str("(µs per launch or node unless marked ms; medians over trials)\n");
     let result = SweepResult { points, launch_fit };
     let mut doc = Document::new(argv, Some(Device::of(&e)), CommandResult::Sweep(result));
