@@ -70,7 +70,7 @@ pub fn warnings(name: &str, samples: &[f64]) -> Vec<String> {
     let s = Summary::of(samples);
     if s.relative_spread() > HIGH_SPREAD {
         out.push(format!(
-            "{name}: high spread across trials (MAD {:.1}% of the median); the machine may be busy or clocks changing — consider more --trials",
+            "{name}: high spread across trials (MAD {:.1}% of the median); the machine may be busy or clocks changing — consider a longer --max-time",
             100.0 * s.relative_spread()
         ));
     }
