@@ -551,6 +551,46 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
             vec![
                 "replay".into(),
                 fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--eager-step-ms".into(),
+                "0".into(),
+            ],
+            "must be above 0 ms",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--eager-step-ms".into(),
+                "inf".into(),
+            ],
+            "finite, non-negative",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--profile".into(),
+                fx("missing-profile.json"),
+            ],
+            "cannot read profile",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--profile".into(),
+                fx("kineto_step.json"),
+            ],
+            "no schema_version",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
                 "--reps".into(),
                 "0".into(),
             ],
