@@ -24,6 +24,55 @@ pub trait FigureSet: Copy + Eq + std::fmt::Debug + 'static {
     fn value(self, t: &Self::Trial) -> f64;
 }
 
+/// Declares a figure enum and its [`FigureSet`]: one row per figure, giving its variant, its
+/// key and how a trial gives its value, so the three cannot drift apart.
+///
+/// ```ignore
+/// figure_set! {
+///     /// Docs of the enum.
+///     MyFigure for MyTrial, headline [A] {
+///         A => "a_us", |t| t.a;
+///         Ratio => "ratio", |t| t.a / t.b;
+///     }
+/// }
+/// ```
+macro_rules! figure_set {
+    (
+        $(#[$meta:meta])*
+        $name:ident for $trial:ty, headline [$($head:ident),* $(,)?] {
+            $($variant:ident => $key:literal, |$t:ident| $value:expr;)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($variant,)+
+        }
+
+        impl $crate::figures::FigureSet for $name {
+            type Trial = $trial;
+            const ALL: &'static [$name] = &[$($name::$variant,)+];
+            const HEADLINE: &'static [$name] = &[$($name::$head,)*];
+
+            fn key(self) -> &'static str {
+                match self {
+                    $($name::$variant => $key,)+
+                }
+            }
+
+            fn value(self, trial: &$trial) -> f64 {
+                match self {
+                    $($name::$variant => {
+                        let $t = trial;
+                        $value
+                    })+
+                }
+            }
+        }
+    };
+}
+pub(crate) use figure_set;
+
 /// One summary per figure of `F`, over the measured trials.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summaries<F: FigureSet> {
@@ -101,27 +150,10 @@ impl<'de, F: FigureSet> Deserialize<'de> for Summaries<F> {
 mod tests {
     use super::*;
 
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    enum Fig {
-        A,
-        B,
-    }
-
-    impl FigureSet for Fig {
-        type Trial = (f64, f64);
-        const ALL: &'static [Fig] = &[Fig::A, Fig::B];
-        const HEADLINE: &'static [Fig] = &[Fig::A];
-        fn key(self) -> &'static str {
-            match self {
-                Fig::A => "a_us",
-                Fig::B => "b_ms",
-            }
-        }
-        fn value(self, t: &(f64, f64)) -> f64 {
-            match self {
-                Fig::A => t.0,
-                Fig::B => t.1,
-            }
+    figure_set! {
+        Fig for (f64, f64), headline [A] {
+            A => "a_us", |t| t.0;
+            B => "b_ms", |t| t.1;
         }
     }
 

@@ -9,7 +9,7 @@ use memra_engine::cudarc::driver::result;
 use memra_engine::{DeviceBuffer, Engine, Graph, Kernel, LaunchShape};
 use serde::{Deserialize, Serialize};
 
-use crate::figures::{headline_warnings, FigureSet, Summaries};
+use crate::figures::{headline_warnings, Summaries};
 use crate::runner::{Convergence, Outcome, StopRule};
 use crate::stats::{linear_fit, Summary};
 
@@ -58,82 +58,22 @@ pub struct Trial {
     pub upload_ms: f64,
 }
 
-/// The figures of a run trial (the fields above and what is derived from them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunFigure {
-    EagerIssueUs,
-    EagerWallUs,
-    FloorIssueUs,
-    FloorWallUs,
-    EngineFloorRatio,
-    GraphLaunchHostUs,
-    GraphWallUs,
-    GraphGpuUs,
-    EagerGpuUs,
-    CaptureMs,
-    InstantiateMs,
-    UploadMs,
-    BuildMs,
-}
-
-impl FigureSet for RunFigure {
-    type Trial = Trial;
-    const ALL: &'static [RunFigure] = &[
-        RunFigure::EagerIssueUs,
-        RunFigure::EagerWallUs,
-        RunFigure::FloorIssueUs,
-        RunFigure::FloorWallUs,
-        RunFigure::EngineFloorRatio,
-        RunFigure::GraphLaunchHostUs,
-        RunFigure::GraphWallUs,
-        RunFigure::GraphGpuUs,
-        RunFigure::EagerGpuUs,
-        RunFigure::CaptureMs,
-        RunFigure::InstantiateMs,
-        RunFigure::UploadMs,
-        RunFigure::BuildMs,
-    ];
-    const HEADLINE: &'static [RunFigure] = &[
-        RunFigure::EagerWallUs,
-        RunFigure::GraphWallUs,
-        RunFigure::EagerIssueUs,
-        RunFigure::FloorIssueUs,
-    ];
-
-    fn key(self) -> &'static str {
-        match self {
-            RunFigure::EagerIssueUs => "eager_issue_us",
-            RunFigure::EagerWallUs => "eager_wall_us",
-            RunFigure::FloorIssueUs => "floor_issue_us",
-            RunFigure::FloorWallUs => "floor_wall_us",
-            RunFigure::EngineFloorRatio => "engine_floor_ratio",
-            RunFigure::GraphLaunchHostUs => "graph_launch_host_us",
-            RunFigure::GraphWallUs => "graph_wall_us",
-            RunFigure::GraphGpuUs => "graph_gpu_us",
-            RunFigure::EagerGpuUs => "eager_gpu_us",
-            RunFigure::CaptureMs => "capture_ms",
-            RunFigure::InstantiateMs => "instantiate_ms",
-            RunFigure::UploadMs => "upload_ms",
-            RunFigure::BuildMs => "build_ms",
-        }
-    }
-
-    fn value(self, t: &Trial) -> f64 {
-        match self {
-            RunFigure::EagerIssueUs => t.eager_issue_us,
-            RunFigure::EagerWallUs => t.eager_wall_us,
-            RunFigure::FloorIssueUs => t.floor_issue_us,
-            RunFigure::FloorWallUs => t.floor_wall_us,
-            RunFigure::EngineFloorRatio => t.eager_issue_us / t.floor_issue_us,
-            RunFigure::GraphLaunchHostUs => t.graph_launch_host_us,
-            RunFigure::GraphWallUs => t.graph_wall_us,
-            RunFigure::GraphGpuUs => t.graph_gpu_us,
-            RunFigure::EagerGpuUs => t.eager_gpu_us,
-            RunFigure::CaptureMs => t.capture_ms,
-            RunFigure::InstantiateMs => t.instantiate_ms,
-            RunFigure::UploadMs => t.upload_ms,
-            RunFigure::BuildMs => t.capture_ms + t.instantiate_ms + t.upload_ms,
-        }
+crate::figures::figure_set! {
+    /// The figures of a run trial (the fields above and what is derived from them).
+    RunFigure for Trial, headline [EagerWallUs, GraphWallUs, EagerIssueUs, FloorIssueUs] {
+        EagerIssueUs => "eager_issue_us", |t| t.eager_issue_us;
+        EagerWallUs => "eager_wall_us", |t| t.eager_wall_us;
+        FloorIssueUs => "floor_issue_us", |t| t.floor_issue_us;
+        FloorWallUs => "floor_wall_us", |t| t.floor_wall_us;
+        EngineFloorRatio => "engine_floor_ratio", |t| t.eager_issue_us / t.floor_issue_us;
+        GraphLaunchHostUs => "graph_launch_host_us", |t| t.graph_launch_host_us;
+        GraphWallUs => "graph_wall_us", |t| t.graph_wall_us;
+        GraphGpuUs => "graph_gpu_us", |t| t.graph_gpu_us;
+        EagerGpuUs => "eager_gpu_us", |t| t.eager_gpu_us;
+        CaptureMs => "capture_ms", |t| t.capture_ms;
+        InstantiateMs => "instantiate_ms", |t| t.instantiate_ms;
+        UploadMs => "upload_ms", |t| t.upload_ms;
+        BuildMs => "build_ms", |t| t.capture_ms + t.instantiate_ms + t.upload_ms;
     }
 }
 
@@ -437,6 +377,7 @@ pub fn measure_launch_fit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::FigureSet;
 
     fn trial(eager: f64, graph_wall: f64) -> Trial {
         Trial {

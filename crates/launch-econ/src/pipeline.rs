@@ -13,7 +13,7 @@ use anyhow::{bail, Context as _};
 use memra_engine::{DeviceBuffer, Engine, Event, Graph, Keeper, PeerPath};
 use serde::{Deserialize, Serialize};
 
-use crate::figures::{headline_warnings, FigureSet, Summaries};
+use crate::figures::{headline_warnings, Summaries};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stats::median;
 
@@ -66,49 +66,14 @@ impl PipelineResult {
     }
 }
 
-/// The figures of a pipeline trial, ms per round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PipelineFigure {
-    EagerIssueMs,
-    EagerWallMs,
-    GraphWallMs,
-    PerDeviceIssueMs,
-    PerDeviceWallMs,
-}
-
-impl FigureSet for PipelineFigure {
-    type Trial = PipelineTrial;
-    const ALL: &'static [PipelineFigure] = &[
-        PipelineFigure::EagerIssueMs,
-        PipelineFigure::EagerWallMs,
-        PipelineFigure::GraphWallMs,
-        PipelineFigure::PerDeviceIssueMs,
-        PipelineFigure::PerDeviceWallMs,
-    ];
-    const HEADLINE: &'static [PipelineFigure] = &[
-        PipelineFigure::EagerWallMs,
-        PipelineFigure::GraphWallMs,
-        PipelineFigure::PerDeviceWallMs,
-    ];
-
-    fn key(self) -> &'static str {
-        match self {
-            PipelineFigure::EagerIssueMs => "eager_issue_ms",
-            PipelineFigure::EagerWallMs => "eager_wall_ms",
-            PipelineFigure::GraphWallMs => "graph_wall_ms",
-            PipelineFigure::PerDeviceIssueMs => "per_device_issue_ms",
-            PipelineFigure::PerDeviceWallMs => "per_device_wall_ms",
-        }
-    }
-
-    fn value(self, t: &PipelineTrial) -> f64 {
-        match self {
-            PipelineFigure::EagerIssueMs => t.eager_issue_ms,
-            PipelineFigure::EagerWallMs => t.eager_wall_ms,
-            PipelineFigure::GraphWallMs => t.graph_wall_ms,
-            PipelineFigure::PerDeviceIssueMs => t.per_device_issue_ms,
-            PipelineFigure::PerDeviceWallMs => t.per_device_wall_ms,
-        }
+crate::figures::figure_set! {
+    /// The figures of a pipeline trial, ms per round.
+    PipelineFigure for PipelineTrial, headline [EagerWallMs, GraphWallMs, PerDeviceWallMs] {
+        EagerIssueMs => "eager_issue_ms", |t| t.eager_issue_ms;
+        EagerWallMs => "eager_wall_ms", |t| t.eager_wall_ms;
+        GraphWallMs => "graph_wall_ms", |t| t.graph_wall_ms;
+        PerDeviceIssueMs => "per_device_issue_ms", |t| t.per_device_issue_ms;
+        PerDeviceWallMs => "per_device_wall_ms", |t| t.per_device_wall_ms;
     }
 }
 

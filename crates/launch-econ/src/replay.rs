@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
 use serde::{Deserialize, Serialize};
 
-use crate::figures::{headline_warnings, FigureSet, Summaries};
+use crate::figures::{headline_warnings, Summaries};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stats::{median, Summary};
 use crate::trace::{OpKind, Walk};
@@ -85,62 +85,18 @@ pub struct ReplayTrial {
     pub upload_ms: f64,
 }
 
-/// The figures of a replay trial, ms per walk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplayFigure {
-    EagerIssueMs,
-    EagerWallMs,
-    GraphLaunchHostMs,
-    GraphWallMs,
-    GraphGpuMs,
-    CaptureMs,
-    InstantiateMs,
-    UploadMs,
-    BuildMs,
-}
-
-impl FigureSet for ReplayFigure {
-    type Trial = ReplayTrial;
-    const ALL: &'static [ReplayFigure] = &[
-        ReplayFigure::EagerIssueMs,
-        ReplayFigure::EagerWallMs,
-        ReplayFigure::GraphLaunchHostMs,
-        ReplayFigure::GraphWallMs,
-        ReplayFigure::GraphGpuMs,
-        ReplayFigure::CaptureMs,
-        ReplayFigure::InstantiateMs,
-        ReplayFigure::UploadMs,
-        ReplayFigure::BuildMs,
-    ];
-    const HEADLINE: &'static [ReplayFigure] =
-        &[ReplayFigure::EagerWallMs, ReplayFigure::GraphWallMs];
-
-    fn key(self) -> &'static str {
-        match self {
-            ReplayFigure::EagerIssueMs => "eager_issue_ms",
-            ReplayFigure::EagerWallMs => "eager_wall_ms",
-            ReplayFigure::GraphLaunchHostMs => "graph_launch_host_ms",
-            ReplayFigure::GraphWallMs => "graph_wall_ms",
-            ReplayFigure::GraphGpuMs => "graph_gpu_ms",
-            ReplayFigure::CaptureMs => "capture_ms",
-            ReplayFigure::InstantiateMs => "instantiate_ms",
-            ReplayFigure::UploadMs => "upload_ms",
-            ReplayFigure::BuildMs => "build_ms",
-        }
-    }
-
-    fn value(self, t: &ReplayTrial) -> f64 {
-        match self {
-            ReplayFigure::EagerIssueMs => t.eager_issue_ms,
-            ReplayFigure::EagerWallMs => t.eager_wall_ms,
-            ReplayFigure::GraphLaunchHostMs => t.graph_launch_host_ms,
-            ReplayFigure::GraphWallMs => t.graph_wall_ms,
-            ReplayFigure::GraphGpuMs => t.graph_gpu_ms,
-            ReplayFigure::CaptureMs => t.capture_ms,
-            ReplayFigure::InstantiateMs => t.instantiate_ms,
-            ReplayFigure::UploadMs => t.upload_ms,
-            ReplayFigure::BuildMs => t.capture_ms + t.instantiate_ms + t.upload_ms,
-        }
+crate::figures::figure_set! {
+    /// The figures of a replay trial, ms per walk.
+    ReplayFigure for ReplayTrial, headline [EagerWallMs, GraphWallMs] {
+        EagerIssueMs => "eager_issue_ms", |t| t.eager_issue_ms;
+        EagerWallMs => "eager_wall_ms", |t| t.eager_wall_ms;
+        GraphLaunchHostMs => "graph_launch_host_ms", |t| t.graph_launch_host_ms;
+        GraphWallMs => "graph_wall_ms", |t| t.graph_wall_ms;
+        GraphGpuMs => "graph_gpu_ms", |t| t.graph_gpu_ms;
+        CaptureMs => "capture_ms", |t| t.capture_ms;
+        InstantiateMs => "instantiate_ms", |t| t.instantiate_ms;
+        UploadMs => "upload_ms", |t| t.upload_ms;
+        BuildMs => "build_ms", |t| t.capture_ms + t.instantiate_ms + t.upload_ms;
     }
 }
 
