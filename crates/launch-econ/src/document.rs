@@ -58,6 +58,8 @@ pub enum CommandResult {
     Replay(ReplayReport),
     /// A pipeline round across devices.
     Pipeline(crate::pipeline::PipelineResult),
+    /// K steps in one WHILE-graph launch against K graph launches.
+    Loop(crate::device_loop::LoopResult),
 }
 
 /// The default run: one point, the launch-cost fit, and the prediction for the user's round.

@@ -250,6 +250,7 @@ mod tests {
                     reps: 2,
                     warmup: 0,
                     rule: StopRule::fixed(3),
+                    pdl: false,
                 };
                 Point::from_outcome(
                     cfg,

@@ -5,6 +5,7 @@
 
 pub mod affinity;
 pub mod commands;
+pub mod device_loop;
 pub mod document;
 pub mod export;
 pub mod figures;
@@ -61,6 +62,7 @@ where
         Some(Command::Predict(a)) => commands::predict::run(a, &argv),
         Some(Command::Replay(a)) => commands::replay::run(a, &argv),
         Some(Command::Pipeline(a)) => commands::pipeline::run(a, &argv),
+        Some(Command::Loop(a)) => commands::device_loop::run(a, &argv),
     };
     match result {
         Ok(()) => 0,

@@ -5,8 +5,7 @@
 use std::ffi::c_void;
 use std::time::Instant;
 
-use memra_engine::cudarc::driver::result;
-use memra_engine::{DeviceBuffer, Engine, Graph, Kernel, LaunchShape};
+use memra_engine::{launch_raw, DeviceBuffer, Engine, Graph, Kernel, LaunchShape};
 use serde::{Deserialize, Serialize};
 
 use crate::figures::{headline_warnings, Summaries};
@@ -29,6 +28,9 @@ pub struct Config {
     pub warmup: usize,
     /// When to stop taking trials.
     pub rule: StopRule,
+    /// Kernels launched with programmatic dependent launch (engine and raw floor alike).
+    #[serde(default)]
+    pub pdl: bool,
 }
 
 /// One trial's raw numbers. Per-launch figures are µs; build phases are ms.
@@ -153,9 +155,10 @@ impl Work {
         })
     }
 
-    /// `reps × n` raw `cuLaunchKernel` calls of the engine's own `add_f32`, no wrapper.
+    /// `reps × n` raw launches of the engine's own `add_f32`, no wrapper: `cuLaunchKernel`, or
+    /// `cuLaunchKernelEx` with the PDL attribute when the engine launches with PDL.
     fn raw_rounds(&self, e: &Engine, n: usize, reps: usize) -> anyhow::Result<()> {
-        let f = e.cu_function(Kernel::AddF32);
+        let f = e.cu_function(Kernel::AddF32)?;
         let stream = e.stream().cu_stream();
         let n32 = u32::try_from(self.elems)?;
         let (mut pa, mut pb, mut py, mut pn) = (
@@ -170,14 +173,16 @@ impl Work {
             (&mut py as *mut u64).cast(),
             (&mut pn as *mut u32).cast(),
         ];
-        let grid = (n32.div_ceil(BLOCK), 1, 1);
+        let shape = LaunchShape::linear(n32.div_ceil(BLOCK), BLOCK);
+        let pdl = e.pdl();
         e.bind_to_thread()?;
         for _ in 0..reps * n {
             // SAFETY: the parameters match add_f32(const float*, const float*, float*,
             // unsigned); the buffers hold `elems` floats and outlive the synchronize that
-            // follows; the function and stream belong to the engine's current context.
-            unsafe { result::launch_kernel(f, grid, (BLOCK, 1, 1), 0, stream, &mut params) }
-                .map_err(|e| anyhow::anyhow!("raw cuLaunchKernel failed: {e:?}"))?;
+            // follows; the function and stream belong to the engine's current context; with
+            // PDL, add_f32 waits for its predecessor before touching memory.
+            unsafe { launch_raw(f, shape, stream, &mut params, pdl) }
+                .map_err(|e| anyhow::anyhow!("raw kernel launch failed: {e:?}"))?;
         }
         Ok(())
     }
@@ -401,6 +406,7 @@ mod tests {
             reps: 2,
             warmup: 1,
             rule: StopRule::fixed(3),
+            pdl: false,
         }
     }
 

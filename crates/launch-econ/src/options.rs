@@ -44,6 +44,40 @@ pub enum Command {
     Replay(ReplayArgs),
     /// A pipeline-parallel round across devices: eager, one multi-device graph, per-device graphs.
     Pipeline(PipelineArgs),
+    /// K steps in one graph launch (a conditional WHILE graph) against K graph launches, and a
+    /// loop the device ends early.
+    #[command(name = "loop")]
+    Loop(LoopArgs),
+}
+
+/// `launch-econ loop`.
+#[derive(Debug, Args)]
+pub struct LoopArgs {
+    /// K: steps per loop.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub steps: u32,
+
+    /// `add` kernels per step (each step also runs one counting kernel).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub step_kernels: u32,
+
+    /// Elements of each `add` kernel.
+    #[arg(long, default_value_t = 4096, value_parser = parse_elems)]
+    pub elems: u64,
+
+    /// J: the step after which the device ends the early-exit loops (1..=K); K/2 by default.
+    #[arg(long)]
+    pub stop_at: Option<u32>,
+
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// `launch-econ pipeline`.
@@ -98,6 +132,12 @@ pub struct RunArgs {
     /// Elements of the `add` kernel each launch runs.
     #[arg(long, default_value_t = 4096, value_parser = parse_elems)]
     pub elems: u64,
+
+    /// Launch every kernel with programmatic dependent launch (sm_90+): each may start while
+    /// the one before still runs and waits on the device for its data; the raw-driver floor
+    /// uses `cuLaunchKernelEx` with the same attribute, so engine/floor stays a fair ratio.
+    #[arg(long)]
+    pub pdl: bool,
 
     #[command(flatten)]
     pub timing: TimingArgs,
@@ -277,6 +317,12 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 0)]
     pub device: usize,
 
+    /// Launch every kernel with programmatic dependent launch (sm_90+): each may start while
+    /// the one before still runs and waits on the device for its data; the raw-driver floor
+    /// uses `cuLaunchKernelEx` with the same attribute, so engine/floor stays a fair ratio.
+    #[arg(long)]
+    pub pdl: bool,
+
     /// Timing per point; `--reps` defaults to about 16384 launches per trial.
     #[command(flatten)]
     pub timing: TimingArgs,
@@ -336,6 +382,12 @@ pub struct ReplayArgs {
     /// CUDA device ordinal to replay on.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+
+    /// Replay every kernel with programmatic dependent launch (sm_90+): what the walk would
+    /// cost if each kernel waited on the device for its predecessor instead of the launch
+    /// order (eager and graph alike).
+    #[arg(long)]
+    pub pdl: bool,
 
     /// Timing; `--reps` counts walks per trial (eager rounds, graph replays).
     #[command(flatten)]

@@ -110,6 +110,9 @@ pub struct ReplayConfig {
     pub host_overhead_us: f64,
     /// Profiled duration − own span of the spin kernel, ns.
     pub spin_ramp_ns: f64,
+    /// Kernels replayed with programmatic dependent launch.
+    #[serde(default)]
+    pub pdl: bool,
 }
 
 /// Everything a replay measured.

@@ -123,8 +123,13 @@ pub fn run_breakdown(device: Option<&Device>, p: &Point, fit: Option<&LaunchFit>
     };
     let _ = writeln!(
         out,
-        "add of {} elements, {} launches a round, {} trials x {} rounds (+{} warm-up trials, {rule}), interleaved\n",
+        "add of {} elements{}, {} launches a round, {} trials x {} rounds (+{} warm-up trials, {rule}), interleaved\n",
         c.elems,
+        if c.pdl {
+            " with programmatic dependent launch"
+        } else {
+            ""
+        },
         c.launches,
         p.trials.len(),
         c.reps,

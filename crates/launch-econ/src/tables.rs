@@ -68,6 +68,7 @@ impl CommandResult {
             }
             CommandResult::Replay(r) => summaries("replay", &r.replay.summary),
             CommandResult::Pipeline(p) => summaries("pipeline", &p.summary),
+            CommandResult::Loop(l) => summaries("loop", &l.summary),
         }
     }
 }

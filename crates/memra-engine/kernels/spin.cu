@@ -2,6 +2,7 @@
 // word so the work is observable. Stands in for a recorded kernel of known duration: the launch
 // has the recorded grid and block shape and occupies the GPU for about the recorded time.
 extern "C" __global__ void spin_ns(unsigned long long ns, unsigned int* __restrict__ sink) {
+    pdl_enter();
     unsigned long long start;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
     unsigned long long now = start;
@@ -21,6 +22,7 @@ extern "C" __global__ void spin_ns(unsigned long long ns, unsigned int* __restri
 // slot: 4 words, zeroed before first use, used by one launch at a time.
 extern "C" __global__ void spin_grid_ns(unsigned long long ns, unsigned long long* __restrict__ slot) {
     __shared__ unsigned long long start;
+    pdl_enter();
     const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
     if (lead) {
         unsigned long long now;

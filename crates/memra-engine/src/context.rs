@@ -21,6 +21,8 @@ pub(crate) struct EngineCore {
     pub(crate) stream: Arc<CudaStream>,
     pub(crate) capture: CaptureState,
     pub(crate) sink: ErrorSink,
+    /// Launch kernels as programmatic dependents of the previous kernel (PDL).
+    pdl: AtomicBool,
 }
 
 impl EngineCore {
@@ -31,7 +33,17 @@ impl EngineCore {
             stream,
             capture: CaptureState::default(),
             sink: ErrorSink::default(),
+            pdl: AtomicBool::new(false),
         }
+    }
+
+    /// Whether kernels are launched with programmatic dependent launch.
+    pub(crate) fn pdl(&self) -> bool {
+        self.pdl.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_pdl(&self, on: bool) {
+        self.pdl.store(on, Ordering::Relaxed);
     }
 
     pub(crate) fn driver(&self, call: &'static str, source: DriverError) -> Error {

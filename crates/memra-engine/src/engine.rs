@@ -34,6 +34,8 @@ pub(crate) struct Inner {
 pub struct EngineOptions {
     /// Where compiled kernels are cached.
     pub kernel_cache: KernelCache,
+    /// Launch every kernel with programmatic dependent launch (see [`Engine::set_pdl`]).
+    pub pdl: bool,
 }
 
 /// The engine stream. Every engine operation is ordered on it.
@@ -105,7 +107,7 @@ impl Engine {
             &options.kernel_cache,
         )?;
         let core = Arc::new(EngineCore::new(ordinal, ctx, cu_stream));
-        Ok(Engine {
+        let engine = Engine {
             inner: Arc::new(Inner {
                 stream: Stream { core: core.clone() },
                 core,
@@ -113,7 +115,37 @@ impl Engine {
                 info,
                 init,
             }),
-        })
+        };
+        engine.set_pdl(options.pdl)?;
+        Ok(engine)
+    }
+
+    /// Turns programmatic dependent launch (PDL) on or off for the kernels launched from now on.
+    ///
+    /// With PDL each kernel is launched with `cuLaunchKernelEx` and programmatic stream
+    /// serialization: the GPU may launch it while the previous kernel still runs, and it waits on
+    /// the device (`griddepcontrol.wait`) before touching memory, so results are the same and
+    /// the launch gap shrinks. Captured, consecutive kernels are joined by programmatic edges
+    /// (see [`crate::Graph::edge_counts`]). Needs compute capability 9.0 or later; turning it on
+    /// elsewhere returns [`Error::Unsupported`] and leaves it off.
+    pub fn set_pdl(&self, on: bool) -> Result<()> {
+        let (major, minor) = self.inner.info.compute_capability;
+        if on && major < 9 {
+            return Err(Error::Unsupported {
+                feature: "programmatic dependent launch",
+                why: format!(
+                    "device {} has compute capability {major}.{minor}; PDL needs 9.0 or later",
+                    self.inner.core.ordinal
+                ),
+            });
+        }
+        self.inner.core.set_pdl(on);
+        Ok(())
+    }
+
+    /// Whether kernels are launched with programmatic dependent launch.
+    pub fn pdl(&self) -> bool {
+        self.inner.core.pdl()
     }
 
     /// The device ordinal.

@@ -149,6 +149,16 @@ pub enum Error {
         other: usize,
     },
 
+    /// A CUDA feature this device, driver or NVRTC lacks (e.g. programmatic dependent launch
+    /// before compute capability 9.0); the rest of the engine still works.
+    #[error("{feature} is not available here: {why}")]
+    Unsupported {
+        /// The feature or kernel.
+        feature: &'static str,
+        /// Why not.
+        why: String,
+    },
+
     /// An error that happened in a `Drop` (which cannot return one), surfaced later.
     #[error("an earlier release of a device resource failed: {0}")]
     Deferred(Box<Error>),

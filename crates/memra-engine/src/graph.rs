@@ -29,6 +29,22 @@ pub struct CaptureTimings {
     pub upload: Duration,
 }
 
+/// A graph's dependencies (edges) by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EdgeCounts {
+    /// Ordinary edges: the dependent starts after the whole predecessor has finished.
+    pub full: usize,
+    /// Programmatic edges: the dependent may launch once the predecessor's blocks have all
+    /// triggered (or finished), and waits on the device for its memory.
+    pub programmatic: usize,
+    /// Programmatic launch-order edges (the dependent launches after the predecessor starts).
+    pub launch_order: usize,
+}
+
+fn null_node() -> sys::CUgraphNode {
+    std::ptr::null_mut()
+}
+
 /// The allocations a graph may replay into. Shared by the graph and its [`Keeper`]; the memory
 /// goes back when both are gone (each free first waits for every stream that used it).
 struct Retained(Vec<Arc<Allocation>>);
@@ -165,6 +181,47 @@ impl Graph {
         self.nodes
     }
 
+    /// The graph's dependencies by kind: programmatic edges are what a capture with
+    /// programmatic dependent launch (see [`Engine::set_pdl`]) makes between kernels.
+    pub fn edge_counts(&self) -> Result<EdgeCounts> {
+        let core = self.core();
+        core.bind()?;
+        let call = |from: *mut sys::CUgraphNode,
+                    to: *mut sys::CUgraphNode,
+                    data: *mut sys::CUgraphEdgeData,
+                    n: &mut usize| {
+            // SAFETY: `graph` is this Graph's live graph; the arrays are null (count only) or
+            // hold `*n` elements each.
+            unsafe { sys::cuGraphGetEdges_v2(self.graph, from, to, data, n) }
+                .result()
+                .map_err(|source| core.driver("cuGraphGetEdges", source))
+        };
+        let null = std::ptr::null_mut();
+        let mut n = 0usize;
+        call(null, null, std::ptr::null_mut(), &mut n)?;
+        let mut from = vec![null_node(); n];
+        let mut to = vec![null_node(); n];
+        // SAFETY: edge data is plain bytes; zero is a valid value.
+        let mut data = vec![unsafe { std::mem::zeroed::<sys::CUgraphEdgeData>() }; n];
+        call(
+            from.as_mut_ptr(),
+            to.as_mut_ptr(),
+            data.as_mut_ptr(),
+            &mut n,
+        )?;
+        let mut counts = EdgeCounts::default();
+        for d in &data[..n.min(data.len())] {
+            let programmatic =
+                d.type_ == sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8;
+            match (programmatic, u32::from(d.from_port)) {
+                (false, _) => counts.full += 1,
+                (true, sys::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC) => counts.programmatic += 1,
+                (true, _) => counts.launch_order += 1,
+            }
+        }
+        Ok(counts)
+    }
+
     /// What each build phase cost.
     pub fn timings(&self) -> CaptureTimings {
         self.timings
@@ -222,13 +279,13 @@ impl Drop for Graph {
 
 /// Retention on every engine of a capture; released if the capture is abandoned by an error or
 /// a panic (each free waits for its streams, so warm-up work still running is safe).
-struct RetainGuard<'a> {
+pub(crate) struct RetainGuard<'a> {
     cores: Vec<&'a Arc<EngineCore>>,
     done: bool,
 }
 
 impl<'a> RetainGuard<'a> {
-    fn start(cores: Vec<&'a Arc<EngineCore>>) -> Result<RetainGuard<'a>> {
+    pub(crate) fn start(cores: Vec<&'a Arc<EngineCore>>) -> Result<RetainGuard<'a>> {
         let mut guard = RetainGuard {
             cores: Vec::with_capacity(cores.len()),
             done: false,
@@ -273,30 +330,49 @@ impl Drop for RetainGuard<'_> {
 }
 
 /// Ends an open stream capture on error or panic, so every engine stays usable.
-struct CaptureGuard<'a> {
+pub(crate) struct CaptureGuard<'a> {
     primary: &'a Arc<EngineCore>,
     all: Vec<&'a Arc<EngineCore>>,
     open: bool,
+    /// Capturing into an existing graph (a conditional node's body), which the guard must not
+    /// destroy when the capture is abandoned.
+    into_existing: bool,
 }
 
 impl<'a> CaptureGuard<'a> {
-    fn begin(
+    /// Begins capturing the primary stream into a new graph, or with `into` into that existing
+    /// (empty) graph.
+    pub(crate) fn begin(
         primary: &'a Arc<EngineCore>,
         all: Vec<&'a Arc<EngineCore>>,
+        into: Option<sys::CUgraph>,
     ) -> Result<CaptureGuard<'a>> {
         primary.bind()?;
         // Relaxed mode: allocations inside the step (cuMemAlloc) are legal; the engine itself
         // refuses the operations that would break the graph (see `CaptureState::refuse`).
-        // SAFETY: the stream belongs to the current context and is not capturing (this engine
-        // takes part in no other capture: `RetainGuard::start` succeeded for it).
-        unsafe {
-            result::stream::begin_capture(
-                primary.cu_stream(),
-                sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
-            )
-        }
-        .map_err(|source| Error::Capture {
-            call: "cuStreamBeginCapture",
+        let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+        let (call, begun) = match into {
+            // SAFETY: the stream belongs to the current context and is not capturing (this
+            // engine takes part in no other capture: `RetainGuard::start` succeeded for it).
+            None => ("cuStreamBeginCapture", unsafe {
+                result::stream::begin_capture(primary.cu_stream(), mode)
+            }),
+            // SAFETY: as above; `g` is a live graph of this context and no dependencies are
+            // passed (null arrays of length 0).
+            Some(g) => ("cuStreamBeginCaptureToGraph", unsafe {
+                sys::cuStreamBeginCaptureToGraph(
+                    primary.cu_stream(),
+                    g,
+                    std::ptr::null(),
+                    std::ptr::null(),
+                    0,
+                    mode,
+                )
+                .result()
+            }),
+        };
+        begun.map_err(|source| Error::Capture {
+            call,
             device: primary.ordinal,
             source,
         })?;
@@ -307,10 +383,11 @@ impl<'a> CaptureGuard<'a> {
             primary,
             all,
             open: true,
+            into_existing: into.is_some(),
         })
     }
 
-    fn end(&mut self) -> Result<sys::CUgraph> {
+    pub(crate) fn end(&mut self) -> Result<sys::CUgraph> {
         self.open = false;
         for core in &self.all {
             core.capture.set_capturing(false);
@@ -330,15 +407,18 @@ impl Drop for CaptureGuard<'_> {
     fn drop(&mut self) {
         if self.open {
             if let Ok(g) = self.end() {
-                destroy_graph(g);
+                if !self.into_existing {
+                    destroy_graph(g);
+                }
             }
         }
     }
 }
 
-fn destroy_graph(g: sys::CUgraph) {
+pub(crate) fn destroy_graph(g: sys::CUgraph) {
     if !g.is_null() {
-        // SAFETY: g is a graph returned by end capture and owned by nobody else.
+        // SAFETY: callers pass a graph they own (made by end capture or cuGraphCreate) and
+        // never use again.
         let _ = unsafe { result::graph::destroy(g) };
     }
 }
@@ -408,7 +488,7 @@ impl Engine {
         timings.warmup = t.elapsed();
 
         let t = Instant::now();
-        let mut capture = CaptureGuard::begin(core, all)?;
+        let mut capture = CaptureGuard::begin(core, all, None)?;
         let stepped = step(self);
         let ended = capture.end();
         timings.capture = t.elapsed();
@@ -430,9 +510,25 @@ impl Engine {
         };
 
         let nodes = node_count(graph);
+        Graph::assemble(self, others, graph, nodes, timings, retain)
+    }
+}
+
+impl Graph {
+    /// Instantiates a built graph (taking ownership of it), hands it what the capture retained,
+    /// orders it with the other engines' streams, and uploads it.
+    pub(crate) fn assemble(
+        engine: &Engine,
+        others: &[&Engine],
+        graph: sys::CUgraph,
+        nodes: usize,
+        mut timings: CaptureTimings,
+        retain: RetainGuard<'_>,
+    ) -> Result<(Graph, Keeper)> {
+        let core = &engine.inner.core;
         let t = Instant::now();
-        // SAFETY: graph is a valid captured graph of the current context; on failure it is
-        // destroyed below and never used again.
+        // SAFETY: graph is a valid graph of the current context; on failure it is destroyed
+        // below and never used again.
         let exec =
             match unsafe { result::graph::instantiate(graph, sys::CUgraphInstantiate_flags(0)) } {
                 Ok(exec) => exec,
@@ -443,7 +539,7 @@ impl Engine {
             };
         timings.instantiate = t.elapsed();
         let allocations = retain.finish(core);
-        let mut engines = vec![self.inner.clone()];
+        let mut engines = vec![engine.inner.clone()];
         engines.extend(others.iter().map(|e| e.inner.clone()));
         let peer_cores = peer_cores(core, &engines, &allocations);
         let mut g = Graph {
@@ -472,7 +568,7 @@ impl Engine {
         }
         let t = Instant::now();
         g.upload()?;
-        self.stream().synchronize()?;
+        engine.stream().synchronize()?;
         g.timings.upload = t.elapsed();
         let keeper = g.keeper();
         Ok((g, keeper))
@@ -499,7 +595,7 @@ fn peer_cores(
     out
 }
 
-fn node_count(graph: sys::CUgraph) -> usize {
+pub(crate) fn node_count(graph: sys::CUgraph) -> usize {
     let mut n = 0usize;
     // SAFETY: graph is a valid graph; a null node array asks only for the count, written to n.
     let _ = unsafe { sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut n) };

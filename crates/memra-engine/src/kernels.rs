@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaContext, CudaFunction};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 use sha2::{Digest, Sha256};
 
@@ -19,24 +19,34 @@ use crate::error::{Error, Result};
 /// One `.cu` file of the engine.
 pub(crate) struct KernelSource {
     pub file: &'static str,
+    /// The file's text after the shared prelude (`pdl.cuh`).
     pub source: &'static str,
+    /// Whether the engine starts without it: its kernels then report
+    /// [`Error::Unsupported`] when launched (e.g. an NVRTC too old for conditional graphs).
+    pub optional: bool,
 }
 
-const ADD: KernelSource = KernelSource {
-    file: "add.cu",
-    source: include_str!("../kernels/add.cu"),
-};
-const NOOP: KernelSource = KernelSource {
-    file: "noop.cu",
-    source: include_str!("../kernels/noop.cu"),
-};
-const SPIN: KernelSource = KernelSource {
-    file: "spin.cu",
-    source: include_str!("../kernels/spin.cu"),
-};
+/// A `.cu` file of `kernels/`, with the shared prelude every kernel uses in front of it.
+macro_rules! kernel_source {
+    ($file:literal, optional: $optional:expr) => {
+        KernelSource {
+            file: $file,
+            source: concat!(
+                include_str!("../kernels/pdl.cuh"),
+                include_str!(concat!("../kernels/", $file))
+            ),
+            optional: $optional,
+        }
+    };
+}
+
+const ADD: KernelSource = kernel_source!("add.cu", optional: false);
+const NOOP: KernelSource = kernel_source!("noop.cu", optional: false);
+const SPIN: KernelSource = kernel_source!("spin.cu", optional: false);
+const LOOP: KernelSource = kernel_source!("loop.cu", optional: true);
 
 /// Every source the engine compiles, in load order.
-pub(crate) const SOURCES: &[&KernelSource] = &[&ADD, &NOOP, &SPIN];
+pub(crate) const SOURCES: &[&KernelSource] = &[&ADD, &NOOP, &SPIN, &LOOP];
 
 /// The kind of one kernel parameter, as the launch builder checks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,15 +71,22 @@ pub enum Kernel {
     SpinNs,
     /// `spin_grid_ns(unsigned long long, unsigned long long*)`: one span for a whole grid.
     SpinGridNs,
+    /// `loop_next(handle, unsigned*, unsigned*, unsigned)`: ends each body of a WHILE graph.
+    LoopNext,
+    /// `count_step(unsigned*, unsigned*, unsigned)`: a step that counts itself and may stop a
+    /// loop from the device.
+    CountStep,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 4] = [
+    pub const ALL: [Kernel; 6] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
         Kernel::SpinGridNs,
+        Kernel::LoopNext,
+        Kernel::CountStep,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -79,6 +96,8 @@ impl Kernel {
             Kernel::Noop => "noop",
             Kernel::SpinNs => "spin_ns",
             Kernel::SpinGridNs => "spin_grid_ns",
+            Kernel::LoopNext => "loop_next",
+            Kernel::CountStep => "count_step",
         }
     }
 
@@ -87,6 +106,7 @@ impl Kernel {
             Kernel::AddF32 => &ADD,
             Kernel::Noop => &NOOP,
             Kernel::SpinNs | Kernel::SpinGridNs => &SPIN,
+            Kernel::LoopNext | Kernel::CountStep => &LOOP,
         }
     }
 
@@ -97,19 +117,27 @@ impl Kernel {
             Kernel::Noop => &[],
             Kernel::SpinNs => &[Param::U64, Param::Ptr],
             Kernel::SpinGridNs => &[Param::U64, Param::Ptr],
+            Kernel::LoopNext => &[Param::U64, Param::Ptr, Param::Ptr, Param::U32],
+            Kernel::CountStep => &[Param::Ptr, Param::Ptr, Param::U32],
         }
     }
 }
 
 /// Loaded kernel functions, indexed by [`Kernel`]. A `CudaFunction` keeps its module alive.
+/// A kernel of an optional source that did not compile holds the reason instead.
 pub(crate) struct Kernels {
-    functions: Vec<CudaFunction>,
+    functions: Vec<std::result::Result<CudaFunction, String>>,
 }
 
 impl Kernels {
-    pub(crate) fn get(&self, k: Kernel) -> &CudaFunction {
-        // `load` fills one function per entry of Kernel::ALL, in discriminant order.
-        &self.functions[k as usize]
+    pub(crate) fn get(&self, k: Kernel) -> Result<&CudaFunction> {
+        // `load` fills one entry per entry of Kernel::ALL, in discriminant order.
+        self.functions[k as usize]
+            .as_ref()
+            .map_err(|why| Error::Unsupported {
+                feature: k.name(),
+                why: why.clone(),
+            })
     }
 }
 
@@ -152,6 +180,9 @@ pub struct KernelInitReport {
     pub cache_warning: Option<String>,
     /// The NVRTC target, e.g. `compute_90`.
     pub arch: String,
+    /// Optional sources that did not compile or load, with the reason; their kernels are
+    /// unavailable and the rest of the engine works.
+    pub unavailable: Vec<(&'static str, String)>,
 }
 
 /// The cache directory: `MEMRA_KERNEL_CACHE` (empty or `off` disables it), else
@@ -230,39 +261,27 @@ impl Kernels {
             cache_dir: dir.clone(),
             cache_warning: None,
             arch: arch.clone(),
+            unavailable: Vec::new(),
         };
         let mut modules = Vec::with_capacity(SOURCES.len());
         for src in SOURCES {
-            let key = cache_key(src.source, &options, version);
-            let path = dir
-                .as_ref()
-                .map(|d| d.join(format!("{}-{key}.ptx", src.file.trim_end_matches(".cu"))));
-            let cached = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
-            let ptx = match cached {
-                Some(text) => {
-                    report.cache_hits += 1;
-                    text
+            match load_source(
+                ctx,
+                ordinal,
+                src,
+                &options,
+                &arch,
+                version,
+                dir.as_deref(),
+                &mut report,
+            ) {
+                Ok(module) => modules.push((src.file, Ok(module))),
+                Err(e) if src.optional => {
+                    report.unavailable.push((src.file, e.to_string()));
+                    modules.push((src.file, Err(e.to_string())));
                 }
-                None => {
-                    let text = compile(src, &options, &arch)?;
-                    report.compiled += 1;
-                    if let Some(p) = &path {
-                        if let Err(e) = write_atomically(p, &text) {
-                            report.cache_warning =
-                                Some(format!("could not write {}: {e}", p.display()));
-                        }
-                    }
-                    text
-                }
-            };
-            let module = ctx
-                .load_module(Ptx::from_src(ptx))
-                .map_err(|source| Error::Driver {
-                    call: "cuModuleLoadData",
-                    device: ordinal,
-                    source,
-                })?;
-            modules.push((src.file, module));
+                Err(e) => return Err(e),
+            }
         }
         let functions = Kernel::ALL
             .iter()
@@ -276,8 +295,13 @@ impl Kernels {
                         op: "load kernels",
                         what: format!("{} is not among the compiled sources", file),
                     })?;
+                let module = match module {
+                    Ok(m) => m,
+                    Err(why) => return Ok(Err(format!("{file} is unavailable: {why}"))),
+                };
                 module
                     .load_function(k.name())
+                    .map(Ok)
                     .map_err(|source| Error::Driver {
                         call: "cuModuleGetFunction",
                         device: ordinal,
@@ -289,6 +313,45 @@ impl Kernels {
         report.total = start.elapsed();
         Ok((kernels, report))
     }
+}
+
+/// PTX for one source from the disk cache, or compiled (and cached), then loaded as a module.
+#[allow(clippy::too_many_arguments)]
+fn load_source(
+    ctx: &Arc<CudaContext>,
+    ordinal: usize,
+    src: &KernelSource,
+    options: &[String],
+    arch: &str,
+    version: (i32, i32),
+    dir: Option<&Path>,
+    report: &mut KernelInitReport,
+) -> Result<Arc<CudaModule>> {
+    let key = cache_key(src.source, options, version);
+    let path = dir.map(|d| d.join(format!("{}-{key}.ptx", src.file.trim_end_matches(".cu"))));
+    let cached = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
+    let ptx = match cached {
+        Some(text) => {
+            report.cache_hits += 1;
+            text
+        }
+        None => {
+            let text = compile(src, options, arch)?;
+            report.compiled += 1;
+            if let Some(p) = &path {
+                if let Err(e) = write_atomically(p, &text) {
+                    report.cache_warning = Some(format!("could not write {}: {e}", p.display()));
+                }
+            }
+            text
+        }
+    };
+    ctx.load_module(Ptx::from_src(ptx))
+        .map_err(|source| Error::Driver {
+            call: "cuModuleLoadData",
+            device: ordinal,
+            source,
+        })
 }
 
 fn compile(src: &KernelSource, options: &[String], arch: &str) -> Result<String> {

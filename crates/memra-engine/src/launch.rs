@@ -1,6 +1,7 @@
 //! The one way the engine launches a kernel: a builder that collects typed arguments, touches
 //! every buffer it is given (so captures retain them and frees wait for them), checks the
-//! arguments against the kernel's declared parameters, and calls `cuLaunchKernel`.
+//! arguments against the kernel's declared parameters, and calls `cuLaunchKernel` — or
+//! `cuLaunchKernelEx` with programmatic stream serialization when the engine has PDL on.
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -178,30 +179,68 @@ impl<'a> Launch<'a> {
         }
         let params = &mut params[..self.len];
         self.core.bind()?;
-        let f = self.kernels.get(self.kernel);
+        let f = self.kernels.get(self.kernel)?;
+        let pdl = self.core.pdl();
         // SAFETY: `params` holds one pointer per kernel parameter, each to a value of the
         // parameter's type (checked against the kernel's declaration just above, which a unit
         // test checks against the .cu source), alive until the call returns (the driver copies
         // the values at launch). Pointer arguments are device addresses of buffers touched for
         // this stream, whose memory is not freed before the stream has finished with it. `f`
         // comes from a module this engine keeps loaded in the context made current above, and
-        // the stream belongs to that context.
-        unsafe {
-            result::launch_kernel(
-                f.cu_function(),
-                shape.grid,
-                shape.block,
-                0,
-                self.core.cu_stream(),
-                params,
-            )
-        }
-        .map_err(|source| Error::Launch {
-            kernel: self.kernel.name(),
-            device: self.core.ordinal,
-            source,
-        })
+        // the stream belongs to that context. With PDL, every engine kernel waits for its
+        // predecessor (griddepcontrol.wait) before touching memory (kernels/pdl.cuh).
+        unsafe { launch_raw(f.cu_function(), shape, self.core.cu_stream(), params, pdl) }.map_err(
+            |source| Error::Launch {
+                kernel: self.kernel.name(),
+                device: self.core.ordinal,
+                source,
+            },
+        )
     }
+}
+
+/// Launches `f` with `shape` on `stream`: `cuLaunchKernel`, or with `pdl` `cuLaunchKernelEx`
+/// with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`, which lets the kernel be
+/// launched before the previous kernel on the stream has finished (captured, the dependency
+/// becomes a programmatic edge). Exposed for tools that time the driver's own floor beside the
+/// engine, so both paths launch the same way.
+///
+/// # Safety
+/// As for `cuLaunchKernel`: `f` belongs to the context current on this thread, `stream` to that
+/// context, `params` holds one pointer per kernel parameter to a value of its type, and every
+/// address the kernel uses stays valid until it has run. With `pdl`, the kernel must not touch
+/// memory its predecessor uses before `griddepcontrol.wait` (the CUDA programming guide's rule
+/// for programmatic dependent launch); the engine's kernels all wait first.
+pub unsafe fn launch_raw(
+    f: sys::CUfunction,
+    shape: LaunchShape,
+    stream: sys::CUstream,
+    params: &mut [*mut c_void],
+    pdl: bool,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    if !pdl {
+        // SAFETY: the caller's contract is cuLaunchKernel's.
+        return unsafe { result::launch_kernel(f, shape.grid, shape.block, 0, stream, params) };
+    }
+    // SAFETY: a launch attribute is plain data; all-zero is a valid value of its union.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: shape.grid.0,
+        gridDimY: shape.grid.1,
+        gridDimZ: shape.grid.2,
+        blockDimX: shape.block.0,
+        blockDimY: shape.block.1,
+        blockDimZ: shape.block.2,
+        sharedMemBytes: 0,
+        hStream: stream,
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    // SAFETY: `config` and the attribute it points to live until the call returns; the rest is
+    // the caller's contract, which cuLaunchKernelEx shares with cuLaunchKernel.
+    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }.result()
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@
 //! The driver (`libcuda`) and NVRTC are loaded at run time: the crate builds without a CUDA
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
 
+mod conditional;
 mod context;
 mod device;
 mod engine;
@@ -41,12 +42,13 @@ mod ops;
 mod peer;
 mod timing;
 
+pub use conditional::{LoopCounts, LoopGraph};
 pub use device::{device_count, DeviceInfo};
 pub use engine::{Engine, EngineOptions, Stream};
 pub use error::{Error, Result};
-pub use graph::{CaptureTimings, Graph, Keeper};
+pub use graph::{CaptureTimings, EdgeCounts, Graph, Keeper};
 pub use kernels::{cache_dir as kernel_cache_dir, Kernel, KernelCache, KernelInitReport};
-pub use launch::LaunchShape;
+pub use launch::{launch_raw, LaunchShape};
 pub use memory::{DeviceBuffer, DeviceCopy};
 pub use peer::PeerPath;
 pub use timing::Event;

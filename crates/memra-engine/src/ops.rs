@@ -13,7 +13,7 @@ use crate::memory::{DeviceBuffer, DeviceCopy};
 const BLOCK: u32 = 256;
 
 impl Engine {
-    fn kernel(&self, k: Kernel) -> Launch<'_> {
+    pub(crate) fn kernel(&self, k: Kernel) -> Launch<'_> {
         Launch::new(&self.inner.core, &self.inner.kernels, k)
     }
 
@@ -126,8 +126,33 @@ impl Engine {
     }
 
     /// The raw `CUfunction` of an engine kernel, for issuing launches outside the engine (e.g.
-    /// measuring the driver's own floor). Valid while the engine lives.
-    pub fn cu_function(&self, kernel: Kernel) -> sys::CUfunction {
-        self.inner.kernels.get(kernel).cu_function()
+    /// measuring the driver's own floor). Valid while the engine lives; an error for a kernel
+    /// this engine could not load (see [`crate::KernelInitReport::unavailable`]).
+    pub fn cu_function(&self, kernel: Kernel) -> Result<sys::CUfunction> {
+        Ok(self.inner.kernels.get(kernel)?.cu_function())
+    }
+
+    /// Adds one to `counter[0]` and, when the count reaches a multiple of `every` (0: never),
+    /// sets `stop[0]` to 1: a loop step that decides on the device when the loop ends (see
+    /// [`Engine::capture_while`]).
+    pub fn count_step(
+        &self,
+        counter: &mut DeviceBuffer<u32>,
+        stop: Option<&mut DeviceBuffer<u32>>,
+        every: u32,
+    ) -> Result<()> {
+        let core = &self.inner.core;
+        counter.check_owner(core, "count_step", "counter")?;
+        core.check_len("count_step", "counter", 1, counter.len())?;
+        let launch = self.kernel(Kernel::CountStep).buf(counter);
+        let launch = match stop {
+            Some(s) => {
+                s.check_owner(core, "count_step", "stop")?;
+                core.check_len("count_step", "stop", 1, s.len())?;
+                launch.buf(s)
+            }
+            None => launch.null(),
+        };
+        launch.u32(every).run(LaunchShape::linear(1, 1))
     }
 }

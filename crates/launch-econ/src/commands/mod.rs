@@ -1,6 +1,7 @@
 //! The commands: the default run, `sweep`, `predict`, `replay` and `pipeline`, and what they
 //! share: output checks, progress, and delivering the report and exports.
 
+pub mod device_loop;
 pub mod pipeline;
 pub mod predict;
 pub mod replay;
@@ -29,6 +30,18 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+/// Starts the engine on `device`, with programmatic dependent launch if asked; a GPU without
+/// PDL is a clear error.
+pub fn start_engine(device: usize, pdl: bool) -> anyhow::Result<memra_engine::Engine> {
+    use anyhow::Context as _;
+    let options = memra_engine::EngineOptions {
+        pdl,
+        ..Default::default()
+    };
+    memra_engine::Engine::with_options(device, &options)
+        .with_context(|| format!("starting the engine on GPU {device}"))
+}
 
 /// Checks every output path before measuring, so a long run never ends in an unwritable file.
 pub fn check_outputs(export: &ExportArgs, extra: &[&Option<PathBuf>]) -> Result<(), UsageError> {

@@ -3,9 +3,8 @@
 use std::fmt::Write;
 
 use anyhow::Context as _;
-use memra_engine::Engine;
 
-use crate::commands::{check_outputs, deliver, progress, show, UsageError};
+use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{
     CommandResult, Device, Document, ModelProfile, ReplayReport, SummaryReport, TraceInfo,
     DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
@@ -85,8 +84,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         doc.warnings = crate::replay::unreproduced(&walk);
         return deliver(&doc, &report, &args.export);
     }
-    let e = Engine::new(args.device)
-        .with_context(|| format!("starting the engine on GPU {}", args.device))?;
+    let e = start_engine(args.device, args.pdl)?;
     let placement = args.timing.place(&e);
     let cfg = ReplayConfig {
         rule,
@@ -94,6 +92,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         warmup: args.timing.warmup(DEFAULTS),
         host_overhead_us: args.host_overhead_us,
         spin_ramp_ns: args.spin_ramp_ns,
+        pdl: args.pdl,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -209,8 +208,9 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     let c = &r.config;
     let _ = writeln!(
         out,
-        "\nreplay on {device}: {} ops ({} kernels), {} trials x {} walks (+{} warm-up), host overhead {} us/launch",
-        r.ops, r.kernels, r.trials.len(), c.reps, c.warmup, c.host_overhead_us
+        "\nreplay on {device}: {} ops ({} kernels), {} trials x {} walks (+{} warm-up), host overhead {} us/launch{}",
+        r.ops, r.kernels, r.trials.len(), c.reps, c.warmup, c.host_overhead_us,
+        if c.pdl { ", programmatic dependent launch" } else { "" }
     );
     let cal = &r.calibration;
     let _ = writeln!(

@@ -2,9 +2,8 @@
 //! the prediction for the user's round.
 
 use anyhow::Context as _;
-use memra_engine::Engine;
 
-use crate::commands::{check_outputs, deliver, progress, show, UsageError};
+use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{CommandResult, Device, Document, RunResult};
 use crate::measure::{measure_launch_fit, measure_point, Config, LaunchFit, Point, RunFigure};
 use crate::model::{predict, ModelInputs, Round};
@@ -56,8 +55,7 @@ pub fn model_inputs(p: &Point, fit: Option<&LaunchFit>) -> ModelInputs {
 pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[])?;
     let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
-    let e = Engine::new(args.device)
-        .with_context(|| format!("starting the engine on GPU {}", args.device))?;
+    let e = start_engine(args.device, args.pdl)?;
     let placement = args.timing.place(&e);
     let cfg = Config {
         launches: args.n_launches as usize,
@@ -65,6 +63,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         reps: args.timing.reps(DEFAULTS),
         warmup: args.timing.warmup(DEFAULTS),
         rule,
+        pdl: args.pdl,
     };
     let pb = progress("measuring");
     let show_pb = |p| show(&pb, p);

@@ -1,9 +1,8 @@
 //! `launch-econ sweep`: every launch count × kernel size, a table, exports and a chart.
 
 use anyhow::Context as _;
-use memra_engine::Engine;
 
-use crate::commands::{check_outputs, deliver, progress, show, UsageError};
+use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{CommandResult, Device, Document, SweepResult};
 use crate::measure::{measure_point, Config, LaunchFit, RunFigure};
 use crate::options::{SweepArgs, TimingDefaults};
@@ -29,8 +28,7 @@ pub fn auto_reps(n: usize) -> usize {
 pub fn run(args: &SweepArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[&args.plot])?;
     let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
-    let e = Engine::new(args.device)
-        .with_context(|| format!("starting the engine on GPU {}", args.device))?;
+    let e = start_engine(args.device, args.pdl)?;
     let placement = args.timing.place(&e);
     let pb = progress("sweeping");
     let show_pb = |p| show(&pb, p);
@@ -56,6 +54,7 @@ pub fn run(args: &SweepArgs, argv: &[String]) -> anyhow::Result<()> {
                     .map_or_else(|| auto_reps(n as usize), |r| r as usize),
                 warmup: args.timing.warmup(DEFAULTS),
                 rule,
+                pdl: args.pdl,
             };
             pb.set_prefix(format!("{elems} elems x {n} launches"));
             let (p, interrupted) = measure_point(&e, &cfg, &ctx)
