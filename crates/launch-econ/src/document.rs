@@ -60,6 +60,10 @@ pub enum CommandResult {
     Pipeline(crate::pipeline::PipelineResult),
     /// K steps in one WHILE-graph launch against K graph launches.
     Loop(crate::device_loop::LoopResult),
+    /// A changing step priced five ways.
+    Update(crate::update_walk::UpdateResult),
+    /// A bucket set against one switched executable.
+    Buckets(crate::buckets::BucketsResult),
 }
 
 /// The default run: one point, the launch-cost fit, and the prediction for the user's round.

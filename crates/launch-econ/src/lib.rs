@@ -4,6 +4,7 @@
 //! `main` only calls [`run`]; everything else lives in one module per concept.
 
 pub mod affinity;
+pub mod buckets;
 pub mod commands;
 pub mod device_loop;
 pub mod document;
@@ -24,6 +25,7 @@ pub mod seed;
 pub mod stats;
 pub mod tables;
 pub mod trace;
+pub mod update_walk;
 
 use clap::Parser;
 
@@ -63,6 +65,8 @@ where
         Some(Command::Replay(a)) => commands::replay::run(a, &argv),
         Some(Command::Pipeline(a)) => commands::pipeline::run(a, &argv),
         Some(Command::Loop(a)) => commands::device_loop::run(a, &argv),
+        Some(Command::Update(a)) => commands::update::run(a, &argv),
+        Some(Command::Buckets(a)) => commands::buckets::run(a, &argv),
     };
     match result {
         Ok(()) => 0,

@@ -69,6 +69,8 @@ impl CommandResult {
             CommandResult::Replay(r) => summaries("replay", &r.replay.summary),
             CommandResult::Pipeline(p) => summaries("pipeline", &p.summary),
             CommandResult::Loop(l) => summaries("loop", &l.summary),
+            CommandResult::Update(u) => summaries("update", &u.summary),
+            CommandResult::Buckets(b) => buckets(b),
         }
     }
 }
@@ -134,6 +136,49 @@ fn summaries<F: FigureSet>(title: &str, s: &Summaries<F>) -> Table {
             .map(String::from)
             .to_vec(),
         rows: s.iter().map(|(f, s)| row(f.key(), s)).collect(),
+    }
+}
+
+/// One row per bucket.
+fn buckets(r: &crate::buckets::BucketsResult) -> Table {
+    let columns = [
+        "batch",
+        "elems",
+        "build_ms",
+        "capture_ms",
+        "instantiate_ms",
+        "upload_ms",
+        "replay_gpu_us_median",
+        "replay_gpu_us_mad",
+        "switch_us_median",
+        "switch_us_mad",
+        "switch_update_us_median",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = r
+        .buckets
+        .iter()
+        .map(|b| {
+            vec![
+                b.size.to_string(),
+                b.elems.to_string(),
+                cell(b.build_ms),
+                cell(b.capture_ms),
+                cell(b.instantiate_ms),
+                cell(b.upload_ms),
+                cell(b.replay_gpu_us.median),
+                cell(b.replay_gpu_us.mad),
+                cell(b.switch_us.median),
+                cell(b.switch_us.mad),
+                cell(b.switch_update_us.median),
+            ]
+        })
+        .collect();
+    Table {
+        title: "buckets".into(),
+        columns,
+        rows,
     }
 }
 

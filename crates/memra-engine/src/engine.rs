@@ -38,6 +38,19 @@ pub struct EngineOptions {
     pub pdl: bool,
 }
 
+/// Graph memory on a device, bytes (`CUgraphMem_attribute`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GraphMemory {
+    /// Used by graph allocations now.
+    pub used_current: u64,
+    /// The most used since the last reset.
+    pub used_high: u64,
+    /// Reserved for graph allocations now.
+    pub reserved_current: u64,
+    /// The most reserved since the last reset.
+    pub reserved_high: u64,
+}
+
 /// The engine stream. Every engine operation is ordered on it.
 pub struct Stream {
     core: Arc<EngineCore>,
@@ -173,6 +186,32 @@ impl Engine {
         let core = &self.inner.core;
         core.bind()?;
         result::mem_get_info().map_err(|source| core.driver("cuMemGetInfo", source))
+    }
+
+    /// The device memory graphs hold for their memory nodes (`cuDeviceGetGraphMemAttribute`).
+    /// Graphs of this engine allocate in ordinary memory (their buffers show in
+    /// [`crate::Graph::retained_bytes`]), so these count what other graph users on the device
+    /// hold; compare [`Engine::mem_get_info`] before and after to see a graph's whole cost.
+    pub fn graph_memory(&self) -> Result<GraphMemory> {
+        let core = &self.inner.core;
+        core.bind()?;
+        let dev = core.ctx.cu_device();
+        let get = |attr| {
+            let mut v: u64 = 0;
+            // SAFETY: dev is this engine's device; the attribute value is a u64 (cuuint64_t)
+            // written to a valid out-pointer.
+            unsafe { sys::cuDeviceGetGraphMemAttribute(dev, attr, (&mut v as *mut u64).cast()) }
+                .result()
+                .map(|()| v)
+                .map_err(|source| core.driver("cuDeviceGetGraphMemAttribute", source))
+        };
+        use sys::CUgraphMem_attribute::*;
+        Ok(GraphMemory {
+            used_current: get(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT)?,
+            used_high: get(CU_GRAPH_MEM_ATTR_USED_MEM_HIGH)?,
+            reserved_current: get(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT)?,
+            reserved_high: get(CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)?,
+        })
     }
 
     /// Reports (and clears) the first error recorded by a `Drop` since the last check.

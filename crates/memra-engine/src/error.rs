@@ -149,6 +149,16 @@ pub enum Error {
         other: usize,
     },
 
+    /// `cuGraphExecUpdate` refused the new capture; the executable graph is unchanged, and the
+    /// caller may build a new one (see `Graph::update_or_reinstantiate`).
+    #[error("the driver refused to update the executable graph: {result}{node}")]
+    GraphUpdate {
+        /// The driver's `CUgraphExecUpdateResult`, e.g. `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`.
+        result: String,
+        /// Where: " at a CU_GRAPH_NODE_TYPE_KERNEL node", or empty when the driver named no node.
+        node: String,
+    },
+
     /// A CUDA feature this device, driver or NVRTC lacks (e.g. programmatic dependent launch
     /// before compute capability 9.0); the rest of the engine still works.
     #[error("{feature} is not available here: {why}")]

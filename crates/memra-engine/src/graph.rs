@@ -16,6 +16,9 @@ use crate::engine::{Engine, Inner};
 use crate::error::{Error, Result};
 use crate::memory::{release, Allocation};
 
+mod update;
+pub use update::{KernelArgs, UpdateReport};
+
 /// What building a graph cost, phase by phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CaptureTimings {
@@ -119,6 +122,10 @@ pub struct Graph {
     /// Created in the launching context; the peers' streams wait on it after each launch.
     after: Option<CudaEvent>,
     retained: Arc<Retained>,
+    /// Buffers given to kernel nodes by [`Graph::set_kernel_node`], by address.
+    node_buffers: std::collections::HashMap<sys::CUdeviceptr, Arc<Allocation>>,
+    /// The kernel nodes in dependency order, found on first use.
+    kernel_nodes: Option<Vec<sys::CUgraphNode>>,
 }
 
 // SAFETY: the handles are used only through &self methods that bind the context first, and
@@ -272,8 +279,8 @@ impl Drop for Graph {
             core.sink
                 .record(core.driver("cuGraphDestroy (in drop)", source));
         }
-        // The retained memory drops after this body; each free waits for its streams, among
-        // them this graph's launch stream.
+        // The retained memory (and the node buffers) drop after this body; each free waits for
+        // its streams, among them this graph's launch stream.
     }
 }
 
@@ -465,9 +472,27 @@ impl Engine {
     /// ordered with the others' streams (see [`Graph::launch`]). Buffers touched or allocated
     /// on *any* of the engines are held by the graph, and operations a graph cannot hold are
     /// refused on all of them.
-    pub fn capture_graph_across<F>(
+    pub fn capture_graph_across<F>(&self, others: &[&Engine], step: F) -> Result<(Graph, Keeper)>
+    where
+        F: FnMut(&Engine) -> Result<()>,
+    {
+        self.capture_inner(others, true, step)
+    }
+
+    /// Like [`Engine::capture_graph`] without the eager warm-up: `step` runs only as captured.
+    /// What a framework that captures a changing step anew every time pays (capture,
+    /// instantiate, upload); the step's buffers are held by the graph all the same.
+    pub fn capture_graph_cold<F>(&self, step: F) -> Result<Graph>
+    where
+        F: FnMut(&Engine) -> Result<()>,
+    {
+        self.capture_inner(&[], false, step).map(|(g, _)| g)
+    }
+
+    fn capture_inner<F>(
         &self,
         others: &[&Engine],
+        warmup: bool,
         mut step: F,
     ) -> Result<(Graph, Keeper)>
     where
@@ -480,12 +505,14 @@ impl Engine {
         let retain = RetainGuard::start(all.clone())?;
         let mut timings = CaptureTimings::default();
 
-        let t = Instant::now();
-        step(self)?;
-        for c in &all {
-            c.sync_stream()?;
+        if warmup {
+            let t = Instant::now();
+            step(self)?;
+            for c in &all {
+                c.sync_stream()?;
+            }
+            timings.warmup = t.elapsed();
         }
-        timings.warmup = t.elapsed();
 
         let t = Instant::now();
         let mut capture = CaptureGuard::begin(core, all, None)?;
@@ -551,6 +578,8 @@ impl Graph {
             peers: Vec::new(),
             after: None,
             retained: Arc::new(Retained(allocations)),
+            node_buffers: Default::default(),
+            kernel_nodes: None,
         };
         if !peer_cores.is_empty() {
             let event = |c: &Arc<EngineCore>| {

@@ -73,6 +73,9 @@ pub enum Kernel {
     SpinGridNs,
     /// `loop_next(handle, unsigned*, unsigned*, unsigned)`: ends each body of a WHILE graph.
     LoopNext,
+    /// `add_f32_window(const float*, unsigned, const float*, float*, unsigned, const unsigned*)`:
+    /// an add whose input window is read from device memory at run time.
+    AddF32Window,
     /// `count_step(unsigned*, unsigned*, unsigned)`: a step that counts itself and may stop a
     /// loop from the device.
     CountStep,
@@ -80,12 +83,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 7] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
         Kernel::SpinGridNs,
         Kernel::LoopNext,
+        Kernel::AddF32Window,
         Kernel::CountStep,
     ];
 
@@ -97,13 +101,14 @@ impl Kernel {
             Kernel::SpinNs => "spin_ns",
             Kernel::SpinGridNs => "spin_grid_ns",
             Kernel::LoopNext => "loop_next",
+            Kernel::AddF32Window => "add_f32_window",
             Kernel::CountStep => "count_step",
         }
     }
 
     pub(crate) fn source(self) -> &'static KernelSource {
         match self {
-            Kernel::AddF32 => &ADD,
+            Kernel::AddF32 | Kernel::AddF32Window => &ADD,
             Kernel::Noop => &NOOP,
             Kernel::SpinNs | Kernel::SpinGridNs => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
@@ -118,6 +123,14 @@ impl Kernel {
             Kernel::SpinNs => &[Param::U64, Param::Ptr],
             Kernel::SpinGridNs => &[Param::U64, Param::Ptr],
             Kernel::LoopNext => &[Param::U64, Param::Ptr, Param::Ptr, Param::U32],
+            Kernel::AddF32Window => &[
+                Param::Ptr,
+                Param::U32,
+                Param::Ptr,
+                Param::Ptr,
+                Param::U32,
+                Param::Ptr,
+            ],
             Kernel::CountStep => &[Param::Ptr, Param::Ptr, Param::U32],
         }
     }

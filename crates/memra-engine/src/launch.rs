@@ -60,7 +60,7 @@ impl LaunchShape {
 
 /// One argument value, stored where `cuLaunchKernel` can read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Arg {
+pub(crate) enum Arg {
     Ptr(sys::CUdeviceptr),
     U32(u32),
     U64(u64),
@@ -86,7 +86,7 @@ impl Arg {
 
 /// The most parameters an engine kernel takes; arguments live on the stack, so a launch
 /// allocates nothing.
-const MAX_ARGS: usize = 8;
+pub(crate) const MAX_ARGS: usize = 8;
 
 /// Arguments of one launch, in order. The first error (a poisoned buffer, too many arguments)
 /// is kept and returned by [`Launch::run`], so call sites chain without `?` at every argument.
@@ -156,47 +156,66 @@ impl<'a> Launch<'a> {
         self
     }
 
-    /// Launches on the engine stream.
-    pub(crate) fn run(mut self, shape: LaunchShape) -> Result<()> {
+    /// Checks the arguments and shape (see [`check_args`]) and returns the kernel's function.
+    fn checked(
+        &mut self,
+        shape: LaunchShape,
+        params: &mut [*mut c_void; MAX_ARGS],
+    ) -> Result<sys::CUfunction> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let args = &mut self.args[..self.len];
-        let declared = self.kernel.params();
-        if args.len() != declared.len() || args.iter().zip(declared).any(|(a, p)| a.kind() != *p) {
-            let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
-            return Err(Error::InvalidArgument {
-                op: self.kernel.name(),
-                what: format!(
-                    "arguments {kinds:?} do not match the kernel's parameters {declared:?}"
-                ),
-            });
-        }
-        shape.validate(self.kernel.name())?;
+        check_args(self.kernel, &mut self.args[..self.len], shape, params)?;
+        Ok(self.kernels.get(self.kernel)?.cu_function())
+    }
+
+    /// Launches on the engine stream.
+    pub(crate) fn run(mut self, shape: LaunchShape) -> Result<()> {
         let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
-        for (slot, a) in params.iter_mut().zip(args.iter_mut()) {
-            *slot = a.as_param();
-        }
+        let f = self.checked(shape, &mut params)?;
         let params = &mut params[..self.len];
         self.core.bind()?;
-        let f = self.kernels.get(self.kernel)?;
         let pdl = self.core.pdl();
         // SAFETY: `params` holds one pointer per kernel parameter, each to a value of the
-        // parameter's type (checked against the kernel's declaration just above, which a unit
+        // parameter's type (checked against the kernel's declaration in `checked`, which a unit
         // test checks against the .cu source), alive until the call returns (the driver copies
         // the values at launch). Pointer arguments are device addresses of buffers touched for
         // this stream, whose memory is not freed before the stream has finished with it. `f`
         // comes from a module this engine keeps loaded in the context made current above, and
         // the stream belongs to that context. With PDL, every engine kernel waits for its
         // predecessor (griddepcontrol.wait) before touching memory (kernels/pdl.cuh).
-        unsafe { launch_raw(f.cu_function(), shape, self.core.cu_stream(), params, pdl) }.map_err(
-            |source| Error::Launch {
+        unsafe { launch_raw(f, shape, self.core.cu_stream(), params, pdl) }.map_err(|source| {
+            Error::Launch {
                 kernel: self.kernel.name(),
                 device: self.core.ordinal,
                 source,
-            },
-        )
+            }
+        })
     }
+}
+
+/// Checks `args` against `kernel`'s declared parameters and `shape` against CUDA's limits, and
+/// fills `params` with one pointer per argument (pointing into `args`, so valid while `args`
+/// lives unmoved).
+pub(crate) fn check_args(
+    kernel: Kernel,
+    args: &mut [Arg],
+    shape: LaunchShape,
+    params: &mut [*mut c_void; MAX_ARGS],
+) -> Result<()> {
+    let declared = kernel.params();
+    if args.len() != declared.len() || args.iter().zip(declared).any(|(a, p)| a.kind() != *p) {
+        let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
+        return Err(Error::InvalidArgument {
+            op: kernel.name(),
+            what: format!("arguments {kinds:?} do not match the kernel's parameters {declared:?}"),
+        });
+    }
+    shape.validate(kernel.name())?;
+    for (slot, a) in params.iter_mut().zip(args.iter_mut()) {
+        *slot = a.as_param();
+    }
+    Ok(())
 }
 
 /// Launches `f` with `shape` on `stream`: `cuLaunchKernel`, or with `pdl` `cuLaunchKernelEx`

@@ -44,9 +44,9 @@ mod timing;
 
 pub use conditional::{LoopCounts, LoopGraph};
 pub use device::{device_count, DeviceInfo};
-pub use engine::{Engine, EngineOptions, Stream};
+pub use engine::{Engine, EngineOptions, GraphMemory, Stream};
 pub use error::{Error, Result};
-pub use graph::{CaptureTimings, EdgeCounts, Graph, Keeper};
+pub use graph::{CaptureTimings, EdgeCounts, Graph, Keeper, KernelArgs, UpdateReport};
 pub use kernels::{cache_dir as kernel_cache_dir, Kernel, KernelCache, KernelInitReport};
 pub use launch::{launch_raw, LaunchShape};
 pub use memory::{DeviceBuffer, DeviceCopy};

@@ -245,7 +245,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.allocation().map(|a| a.ptr())
     }
 
-    fn allocation(&self) -> Result<&Arc<Allocation>> {
+    pub(crate) fn allocation(&self) -> Result<&Arc<Allocation>> {
         self.alloc.as_ref().map_err(|e| Error::Poisoned(e.clone()))
     }
 

@@ -45,6 +45,50 @@ impl Engine {
             .run(LaunchShape::linear(n32.div_ceil(BLOCK), BLOCK))
     }
 
+    /// `y[i] = a[off + i] + b[i]` for `i < n`, where `off = win[slot*2]` and `n = win[slot*2+1]`
+    /// are read from device memory when the kernel runs. Captured once, the graph follows a
+    /// window the host moves between replays by writing `win` (device-side parameters, no
+    /// graph update); the kernel never reads or writes outside `a`, `b` and `y`, whatever the
+    /// window says. The grid covers `y.len()` elements.
+    pub fn add_window(
+        &self,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        y: &mut DeviceBuffer<f32>,
+        win: &DeviceBuffer<u32>,
+        slot: usize,
+    ) -> Result<()> {
+        let core = &self.inner.core;
+        for (arg, buf) in [("a", a), ("b", b), ("y", &*y)] {
+            buf.check_owner(core, "add_window", arg)?;
+        }
+        win.check_owner(core, "add_window", "win")?;
+        core.check_len("add_window", "b", y.len(), b.len())?;
+        let need = slot
+            .checked_mul(2)
+            .and_then(|s| s.checked_add(2))
+            .unwrap_or(usize::MAX);
+        core.check_len("add_window", "win", need, win.len())?;
+        let n32 = |len: usize, arg: &str| {
+            u32::try_from(len).map_err(|_| Error::InvalidArgument {
+                op: "add_window",
+                what: format!("{arg} holds {len} elements, over the kernel's 32-bit index"),
+            })
+        };
+        let (a_len, y_len) = (n32(a.len(), "a")?, n32(y.len(), "y")?);
+        if y_len == 0 {
+            return Ok(());
+        }
+        self.kernel(Kernel::AddF32Window)
+            .buf(a)
+            .u32(a_len)
+            .buf(b)
+            .buf(y)
+            .u32(y_len)
+            .buf_at(win, (slot * 2 * 4) as u64)
+            .run(LaunchShape::linear(y_len.div_ceil(BLOCK), BLOCK))
+    }
+
     /// Launches the empty kernel with one block of one thread: the cheapest possible launch.
     pub fn noop(&self) -> Result<()> {
         self.noop_shaped(LaunchShape::linear(1, 1))

@@ -1,12 +1,14 @@
 //! The commands: the default run, `sweep`, `predict`, `replay` and `pipeline`, and what they
 //! share: output checks, progress, and delivering the report and exports.
 
+pub mod buckets;
 pub mod device_loop;
 pub mod pipeline;
 pub mod predict;
 pub mod replay;
 pub mod run;
 pub mod sweep;
+pub mod update;
 
 use std::path::PathBuf;
 
