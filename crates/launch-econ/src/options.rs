@@ -87,16 +87,22 @@ pub struct BucketsArgs {
 /// `launch-econ update`.
 #[derive(Debug, Args)]
 pub struct UpdateArgs {
-    /// Kernels in the step.
-    #[arg(long, default_value_t = 1346, value_parser = parse_launches)]
+    /// A recorded walk to use instead of the synthetic one (nsys CSV or Kineto JSON, as for
+    /// `replay`); its kernels are replayed by stand-ins and the changed ones record into a new
+    /// place every other step.
+    #[arg(long, value_name = "TRACE")]
+    pub trace: Option<PathBuf>,
+
+    /// Kernels in the synthetic step.
+    #[arg(long, default_value_t = 1346, value_parser = parse_launches, conflicts_with = "trace")]
     pub nodes: u64,
 
     /// Kernels whose input changes every step: a count (`10`) or a share of the step (`5%`).
     #[arg(long, default_value = "10%", value_parser = parse_changed)]
     pub changed: Changed,
 
-    /// Elements of each `add` kernel.
-    #[arg(long, default_value_t = 4096, value_parser = parse_elems)]
+    /// Elements of each `add` kernel of the synthetic step.
+    #[arg(long, default_value_t = 4096, value_parser = parse_elems, conflicts_with = "trace")]
     pub elems: u64,
 
     /// Steps each way runs per trial (each ends with a synchronize).

@@ -140,14 +140,15 @@ impl ReplayResult {
 }
 
 /// A walk made ready to launch: spin requests, shapes and buffers.
-struct Prepared {
-    steps: Vec<Step>,
-    slots: DeviceBuffer<u64>,
-    src: DeviceBuffer<u8>,
-    dst: DeviceBuffer<u8>,
+pub(crate) struct Prepared {
+    pub(crate) steps: Vec<Step>,
+    pub(crate) slots: DeviceBuffer<u64>,
+    pub(crate) src: DeviceBuffer<u8>,
+    pub(crate) dst: DeviceBuffer<u8>,
 }
 
-enum Step {
+/// One op of a prepared walk.
+pub(crate) enum Step {
     Spin {
         ns: u64,
         shape: LaunchShape,
@@ -167,6 +168,13 @@ enum Step {
 }
 
 impl Prepared {
+    /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, as a replay does.
+    pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
+        let cal = calibrate(e, ramp_ns)?;
+        let empty = empty_stand_in_shapes(e, walk, &cal)?;
+        Prepared::new(e, walk, &cal, &empty)
+    }
+
     fn new(
         e: &Engine,
         walk: &Walk,

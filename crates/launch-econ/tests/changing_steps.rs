@@ -21,6 +21,14 @@ fn update_arguments_are_validated() {
         (vec!["update", "--changed", "x"], "not a whole number"),
         (vec!["update", "--steps", "1"], "not in 2..=100000"),
         (vec!["update", "--reps", "2"], "--reps does not apply"),
+        (
+            vec!["update", "--trace", "no/such/trace.json"],
+            "no/such/trace.json",
+        ),
+        (
+            vec!["update", "--trace", "x.json", "--nodes", "5"],
+            "cannot be used with",
+        ),
     ] {
         cmd()
             .args(&args)
@@ -66,6 +74,30 @@ fn update_prices_every_way_and_checks_them() {
     }
     let report = String::from_utf8(out.stderr).unwrap();
     assert!(report.contains("winner:"), "{report}");
+}
+
+/// A recorded walk: the changed stand-ins record into the place each step names, every way.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn update_on_a_recorded_walk() {
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/torch_decode_small.json"
+    );
+    let out = cmd()
+        .args(["update", "--trace", trace, "--changed", "3", "--steps", "3"])
+        .args(["--trials", "2", "--warmup", "0", "--export-json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &doc["result"];
+    assert_eq!(r["config"]["changed"], 3);
+    assert_eq!(r["config"]["elems"], 0);
+    assert_eq!(r["checked_paths"], 10);
+    let report = String::from_utf8(out.stderr).unwrap();
+    assert!(report.contains("replayed by stand-ins"), "{report}");
 }
 
 #[test]

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::memory::{release, Allocation};
 
 mod update;
-pub use update::{KernelArgs, UpdateReport};
+pub use update::{KernelCall, UpdateReport};
 
 /// What building a graph cost, phase by phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

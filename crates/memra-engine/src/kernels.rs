@@ -79,11 +79,14 @@ pub enum Kernel {
     /// `count_step(unsigned*, unsigned*, unsigned)`: a step that counts itself and may stop a
     /// loop from the device.
     CountStep,
+    /// `spin_grid_window(unsigned long long, unsigned long long*, unsigned, const unsigned*)`:
+    /// `spin_grid_ns` on a slot named in device memory at run time.
+    SpinGridWindow,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 7] = [
+    pub const ALL: [Kernel; 8] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -91,6 +94,7 @@ impl Kernel {
         Kernel::LoopNext,
         Kernel::AddF32Window,
         Kernel::CountStep,
+        Kernel::SpinGridWindow,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -103,6 +107,7 @@ impl Kernel {
             Kernel::LoopNext => "loop_next",
             Kernel::AddF32Window => "add_f32_window",
             Kernel::CountStep => "count_step",
+            Kernel::SpinGridWindow => "spin_grid_window",
         }
     }
 
@@ -110,7 +115,7 @@ impl Kernel {
         match self {
             Kernel::AddF32 | Kernel::AddF32Window => &ADD,
             Kernel::Noop => &NOOP,
-            Kernel::SpinNs | Kernel::SpinGridNs => &SPIN,
+            Kernel::SpinNs | Kernel::SpinGridNs | Kernel::SpinGridWindow => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
         }
     }
@@ -132,6 +137,7 @@ impl Kernel {
                 Param::Ptr,
             ],
             Kernel::CountStep => &[Param::Ptr, Param::Ptr, Param::U32],
+            Kernel::SpinGridWindow => &[Param::U64, Param::Ptr, Param::U32, Param::Ptr],
         }
     }
 }

@@ -46,7 +46,7 @@ pub use conditional::{LoopCounts, LoopGraph};
 pub use device::{device_count, DeviceInfo};
 pub use engine::{Engine, EngineOptions, GraphMemory, Stream};
 pub use error::{Error, Result};
-pub use graph::{CaptureTimings, EdgeCounts, Graph, Keeper, KernelArgs, UpdateReport};
+pub use graph::{CaptureTimings, EdgeCounts, Graph, Keeper, KernelCall, UpdateReport};
 pub use kernels::{cache_dir as kernel_cache_dir, Kernel, KernelCache, KernelInitReport};
 pub use launch::{launch_raw, LaunchShape};
 pub use memory::{DeviceBuffer, DeviceCopy};

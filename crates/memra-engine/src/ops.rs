@@ -5,8 +5,9 @@ use cudarc::driver::{result, sys};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::graph::KernelCall;
 use crate::kernels::Kernel;
-use crate::launch::{Launch, LaunchShape};
+use crate::launch::{Arg, Launch, LaunchShape};
 use crate::memory::{DeviceBuffer, DeviceCopy};
 
 /// Threads per block for element-wise kernels.
@@ -17,6 +18,29 @@ impl Engine {
         Launch::new(&self.inner.core, &self.inner.kernels, k)
     }
 
+    /// Checks an `add` like the op does; `None` when there is nothing to launch.
+    fn add_checked(
+        &self,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        y: &DeviceBuffer<f32>,
+        n: usize,
+    ) -> Result<Option<(u32, LaunchShape)>> {
+        let core = &self.inner.core;
+        for (arg, buf) in [("a", a), ("b", b), ("y", y)] {
+            buf.check_owner(core, "add", arg)?;
+            core.check_len("add", arg, n, buf.len())?;
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        let n32 = u32::try_from(n).map_err(|_| Error::InvalidArgument {
+            op: "add",
+            what: format!("{n} elements exceed the kernel's 32-bit index"),
+        })?;
+        Ok(Some((n32, LaunchShape::linear(n32.div_ceil(BLOCK), BLOCK))))
+    }
+
     /// `y[i] = a[i] + b[i]` for `i < n`, on the engine stream.
     pub fn add(
         &self,
@@ -25,24 +49,37 @@ impl Engine {
         y: &mut DeviceBuffer<f32>,
         n: usize,
     ) -> Result<()> {
-        let core = &self.inner.core;
-        for (arg, buf) in [("a", a), ("b", b), ("y", &*y)] {
-            buf.check_owner(core, "add", arg)?;
-            core.check_len("add", arg, n, buf.len())?;
-        }
-        if n == 0 {
+        let Some((n32, shape)) = self.add_checked(a, b, y, n)? else {
             return Ok(());
-        }
-        let n32 = u32::try_from(n).map_err(|_| Error::InvalidArgument {
-            op: "add",
-            what: format!("{n} elements exceed the kernel's 32-bit index"),
-        })?;
+        };
         self.kernel(Kernel::AddF32)
             .buf(a)
             .buf(b)
             .buf(y)
             .u32(n32)
-            .run(LaunchShape::linear(n32.div_ceil(BLOCK), BLOCK))
+            .run(shape)
+    }
+
+    /// The [`Engine::add`] launch as a [`KernelCall`], checked the same way, to set into a
+    /// graph's kernel node ([`crate::Graph::set_kernel_node`]). `n` must be above 0.
+    pub fn add_call(
+        &self,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        y: &mut DeviceBuffer<f32>,
+        n: usize,
+    ) -> Result<KernelCall> {
+        let (n32, shape) = self
+            .add_checked(a, b, y, n)?
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "add_call",
+                what: "0 elements: a kernel node must launch something".into(),
+            })?;
+        KernelCall::new(Kernel::AddF32, shape, &self.inner.core)
+            .buf_at(a, 0)?
+            .buf_at(b, 0)?
+            .buf_at(y, 0)
+            .map(|c| c.arg(Arg::U32(n32)))
     }
 
     /// `y[i] = a[off + i] + b[i]` for `i < n`, where `off = win[slot*2]` and `n = win[slot*2+1]`
@@ -135,6 +172,15 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
+        let offset = self.spin_grid_checked(slots, slot)?;
+        self.kernel(Kernel::SpinGridNs)
+            .u64(ns)
+            .buf_at(slots, offset)
+            .run(shape)
+    }
+
+    /// Checks a `spin_grid` slot like the op does; returns its byte offset.
+    fn spin_grid_checked(&self, slots: &DeviceBuffer<u64>, slot: usize) -> Result<u64> {
         let core = &self.inner.core;
         slots.check_owner(core, "spin_grid", "slots")?;
         let need = slot
@@ -142,10 +188,52 @@ impl Engine {
             .and_then(|s| s.checked_mul(Self::SPIN_SLOT_WORDS))
             .unwrap_or(usize::MAX);
         core.check_len("spin_grid", "slots", need, slots.len())?;
-        let offset = (slot * Self::SPIN_SLOT_WORDS * 8) as u64;
-        self.kernel(Kernel::SpinGridNs)
-            .u64(ns)
+        Ok((slot * Self::SPIN_SLOT_WORDS * 8) as u64)
+    }
+
+    /// The [`Engine::spin_grid`] launch as a [`KernelCall`], checked the same way, to set into
+    /// a graph's kernel node ([`crate::Graph::set_kernel_node`]).
+    pub fn spin_grid_call(
+        &self,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<KernelCall> {
+        let offset = self.spin_grid_checked(slots, slot)?;
+        shape.validate("spin_grid")?;
+        KernelCall::new(Kernel::SpinGridNs, shape, &self.inner.core)
+            .arg(Arg::U64(ns))
             .buf_at(slots, offset)
+    }
+
+    /// Like [`Engine::spin_grid`], on the slot that `win[win_index]` names among the slots of
+    /// `slots`, read from device memory when the kernel runs: a graph captured once records
+    /// into whichever slot the host names between replays (device-side parameters). A slot
+    /// out of range records nothing.
+    pub fn spin_grid_window(
+        &self,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        win: &DeviceBuffer<u32>,
+        win_index: usize,
+    ) -> Result<()> {
+        let core = &self.inner.core;
+        slots.check_owner(core, "spin_grid_window", "slots")?;
+        win.check_owner(core, "spin_grid_window", "win")?;
+        core.check_len(
+            "spin_grid_window",
+            "win",
+            win_index.saturating_add(1),
+            win.len(),
+        )?;
+        let count = u32::try_from(slots.len() / Self::SPIN_SLOT_WORDS).unwrap_or(u32::MAX);
+        self.kernel(Kernel::SpinGridWindow)
+            .u64(ns)
+            .buf(slots)
+            .u32(count)
+            .buf_at(win, (win_index * 4) as u64)
             .run(shape)
     }
 

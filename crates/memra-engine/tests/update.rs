@@ -2,7 +2,7 @@
 //! updates, device-side parameters, and the memory a set of graphs gives back. Run with
 //! `--include-ignored` on the GPU machine.
 
-use memra_engine::{DeviceBuffer, Engine, Error, Kernel, KernelArgs, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, Error};
 
 const N: usize = 4096;
 
@@ -102,24 +102,26 @@ fn set_kernel_node_changes_one_node_and_checks_its_arguments() {
         })
         .unwrap();
     assert_eq!(g.kernel_node_count().unwrap(), 5);
-    let shape = LaunchShape::linear((N as u32).div_ceil(256), 256);
-    let args = KernelArgs::new().buf(&a1).buf(&b).buf(&ys[2]).u32(N as u32);
-    g.set_kernel_node(2, Kernel::AddF32, shape, args).unwrap();
+    let call = e.add_call(&a1, &b, &mut ys[2], N).unwrap();
+    g.set_kernel_node(2, call).unwrap();
     drop(a1); // held by the graph now
     g.launch().unwrap();
     let got: Vec<f32> = ys.iter().map(|y| all(&e, y)).collect();
     assert_eq!(got, [1.5, 1.5, 2.5, 1.5, 1.5]);
 
-    let wrong = KernelArgs::new().buf(&a0).u32(1);
-    let err = g
-        .set_kernel_node(0, Kernel::AddF32, shape, wrong)
-        .unwrap_err();
-    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
-    let args = KernelArgs::new().buf(&a0).buf(&b).buf(&ys[0]).u32(N as u32);
-    let err = g
-        .set_kernel_node(5, Kernel::AddF32, shape, args)
-        .unwrap_err();
+    // A call is checked like the op: no node can be set to read or write past a buffer.
+    let err = e.add_call(&a0, &b, &mut ys[0], N + 1).unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+    let call = e.add_call(&a0, &b, &mut ys[0], N).unwrap();
+    let err = g.set_kernel_node(5, call).unwrap_err();
     assert!(err.to_string().contains("kernel node 5 of 5"), "{err}");
+    // A call made on another engine (another stream of the same device) is refused.
+    let other = engine();
+    let (oa, ob) = (filled(&other, 1.0), filled(&other, 1.0));
+    let mut oy = other.zeros::<f32>(N).unwrap();
+    let call = other.add_call(&oa, &ob, &mut oy, N).unwrap();
+    let err = g.set_kernel_node(0, call).unwrap_err();
+    assert!(matches!(err, Error::ForeignBuffer { .. }), "{err}");
 }
 
 #[test]

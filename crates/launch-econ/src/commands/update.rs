@@ -7,8 +7,13 @@ use crate::commands::{check_outputs, deliver, progress, show, start_engine, Usag
 use crate::document::{CommandResult, Device, Document};
 use crate::options::{TimingDefaults, UpdateArgs};
 use crate::output::num;
+use crate::replay::DEFAULT_SPIN_RAMP_NS;
 use crate::runner::Context;
-use crate::update_walk::{run as run_update, UpdateConfig, UpdateFigure, UpdateResult, WAYS};
+use crate::trace;
+use crate::update_walk::{
+    run as run_update, ChangingWalk, RecordedWalk, SyntheticWalk, UpdateConfig, UpdateFigure,
+    UpdateResult, WAYS,
+};
 
 /// Timing of an update run: each trial runs every way for `--steps` steps.
 pub const DEFAULTS: TimingDefaults = TimingDefaults {
@@ -27,16 +32,48 @@ pub fn run(args: &UpdateArgs, argv: &[String]) -> anyhow::Result<()> {
         )
         .into());
     }
-    let changed = args.changed.of(args.nodes).map_err(UsageError)?;
+    let walk = match &args.trace {
+        Some(path) => {
+            let w = trace::read(path).map_err(|e| UsageError(e.to_string()))?;
+            if w.kernels().count() == 0 {
+                return Err(
+                    UsageError(format!("{}: the trace has no kernels", path.display())).into(),
+                );
+            }
+            Some(w)
+        }
+        None => None,
+    };
+    let kernels = walk
+        .as_ref()
+        .map_or(args.nodes, |w| w.kernels().count() as u64);
+    let changed = args.changed.of(kernels).map_err(UsageError)?;
     let e = start_engine(args.device, false)?;
     let placement = args.timing.place(&e);
-    let cfg = UpdateConfig {
-        nodes: args.nodes as usize,
+    let mut cfg = UpdateConfig {
+        walk: args
+            .trace
+            .as_ref()
+            .map_or("synthetic".into(), |p| p.display().to_string()),
+        nodes: kernels as usize,
         changed: changed as usize,
-        elems: args.elems as usize,
+        elems: if walk.is_some() {
+            0
+        } else {
+            args.elems as usize
+        },
         steps: args.steps as usize,
         rule,
         warmup: args.timing.warmup(DEFAULTS),
+    };
+    let mut w: Box<dyn ChangingWalk> = match &walk {
+        Some(tr) => {
+            let rw = RecordedWalk::new(&e, tr, changed as usize, DEFAULT_SPIN_RAMP_NS)
+                .map_err(|e| UsageError(format!("{e:#}")))?;
+            cfg.nodes = rw.kernels();
+            Box::new(rw)
+        }
+        None => Box::new(SyntheticWalk::new(&e, cfg.nodes, cfg.changed, cfg.elems)?),
     };
     let pb = progress("update");
     let show_pb = |p| show(&pb, p);
@@ -44,7 +81,7 @@ pub fn run(args: &UpdateArgs, argv: &[String]) -> anyhow::Result<()> {
         interrupted: &crate::interrupt::requested,
         progress: &show_pb,
     };
-    let r = run_update(&e, &cfg, &ctx)?;
+    let r = run_update(&e, w.as_mut(), &cfg, &ctx)?;
     pb.finish_and_clear();
     let text = report(&Device::of(&e).name, &r);
     let (partial, warnings) = (r.interrupted, r.warnings.clone());
@@ -61,8 +98,14 @@ pub fn report(device: &str, r: &UpdateResult) -> String {
     let c = &r.config;
     let _ = writeln!(
         out,
-        "update on {device}: a step of {} add kernels ({} elements), {} of them read a new input every step; {} steps a way per trial, each ending in a synchronize",
-        c.nodes, c.elems, c.changed, c.steps
+        "update on {device}: {}, {} of them take new arguments every step; {} steps a way per trial, each ending in a synchronize",
+        if c.elems > 0 {
+            format!("a step of {} add kernels ({} elements)", c.nodes, c.elems)
+        } else {
+            format!("the walk of {} ({} kernels, replayed by stand-ins)", c.walk, c.nodes)
+        },
+        c.changed,
+        c.steps
     );
     let _ = writeln!(
         out,

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{result, sys};
 
 use super::{destroy_graph, node_count, CaptureGuard, Graph, RetainGuard, Retained};
+use crate::context::EngineCore;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::launch::{check_args, Arg, LaunchShape, MAX_ARGS};
@@ -29,54 +30,58 @@ pub struct UpdateReport {
     pub reinstantiate: Option<Duration>,
 }
 
-/// The arguments of a kernel node, for [`Graph::set_kernel_node`]: the same kinds, in the same
-/// order, as the kernel's op passes them. Buffers are held by the graph once set.
-#[derive(Default)]
-pub struct KernelArgs {
-    args: Vec<Arg>,
-    buffers: Vec<Arc<Allocation>>,
-    device: Option<usize>,
-    error: Option<Error>,
+/// A checked launch of one engine kernel, to put into a graph's kernel node with
+/// [`Graph::set_kernel_node`]. Made only by the engine's `*_call` methods (e.g.
+/// [`Engine::add_call`]), which check buffers, lengths and shape exactly as the launching op
+/// does, so a node set from a call can never read or write outside its buffers.
+pub struct KernelCall {
+    pub(crate) kernel: Kernel,
+    pub(crate) shape: LaunchShape,
+    pub(crate) args: Vec<Arg>,
+    pub(crate) buffers: Vec<Arc<Allocation>>,
+    /// The engine whose buffers the call uses (checked like any op's buffers).
+    pub(crate) core: Arc<EngineCore>,
 }
 
-impl KernelArgs {
-    /// No arguments yet.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A buffer argument (its device address).
-    pub fn buf<T: DeviceCopy>(mut self, b: &DeviceBuffer<T>) -> Self {
-        match b.allocation() {
-            Ok(a) => {
-                self.args.push(Arg::Ptr(a.ptr()));
-                self.buffers.push(a.clone());
-                self.device.get_or_insert(b.device());
-            }
-            Err(e) => {
-                self.error.get_or_insert(e);
-                self.args.push(Arg::Ptr(0));
-            }
+impl KernelCall {
+    pub(crate) fn new(kernel: Kernel, shape: LaunchShape, core: &Arc<EngineCore>) -> Self {
+        KernelCall {
+            kernel,
+            shape,
+            args: Vec::with_capacity(MAX_ARGS),
+            buffers: Vec::new(),
+            core: core.clone(),
         }
+    }
+
+    pub(crate) fn buf_at<T: DeviceCopy>(
+        mut self,
+        b: &DeviceBuffer<T>,
+        byte_offset: u64,
+    ) -> Result<Self> {
+        let a = b.allocation()?;
+        self.args.push(Arg::Ptr(a.ptr() + byte_offset));
+        self.buffers.push(a.clone());
+        Ok(self)
+    }
+
+    pub(crate) fn arg(mut self, a: Arg) -> Self {
+        self.args.push(a);
         self
     }
 
-    /// A null pointer argument (for kernels that accept one, e.g. an absent sink).
-    pub fn null(mut self) -> Self {
-        self.args.push(Arg::Ptr(0));
-        self
+    /// The kernel this call launches.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
+}
 
-    /// An `unsigned int` argument.
-    pub fn u32(mut self, v: u32) -> Self {
-        self.args.push(Arg::U32(v));
-        self
-    }
-
-    /// An `unsigned long long` argument.
-    pub fn u64(mut self, v: u64) -> Self {
-        self.args.push(Arg::U64(v));
-        self
+impl std::fmt::Debug for KernelCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelCall")
+            .field("kernel", &self.kernel)
+            .field("shape", &self.shape)
+            .finish()
     }
 }
 
@@ -240,41 +245,26 @@ impl Graph {
         Ok(self.kernel_nodes.as_deref().unwrap_or_default())
     }
 
-    /// Sets kernel node `index` (in [`Graph::kernel_node_count`]'s order) to launch `kernel`
-    /// with `shape` and `args` from the next launch on, with `cuGraphExecKernelNodeSetParams`:
-    /// no capture, no instantiation. The arguments are checked against the kernel's parameters
-    /// like any launch, and the graph holds the buffers from now on (it keeps holding the old
-    /// ones too, until it is dropped or updated).
-    pub fn set_kernel_node(
-        &mut self,
-        index: usize,
-        kernel: Kernel,
-        shape: LaunchShape,
-        args: KernelArgs,
-    ) -> Result<()> {
+    /// Sets kernel node `index` (in [`Graph::kernel_node_count`]'s order) to `call` from the
+    /// next launch on, with `cuGraphExecKernelNodeSetParams`: no capture, no instantiation.
+    /// The graph holds the call's buffers from now on (and keeps holding the node's old ones
+    /// until it is dropped or updated).
+    pub fn set_kernel_node(&mut self, index: usize, call: KernelCall) -> Result<()> {
         let engine = self.single_engine("set_kernel_node")?;
         let core = engine.inner.core.clone();
-        let KernelArgs {
+        let KernelCall {
+            kernel,
+            shape,
             mut args,
             buffers,
-            device,
-            error,
-        } = args;
-        if let Some(e) = error {
-            return Err(e);
-        }
-        if let Some(d) = device.filter(|&d| d != core.ordinal) {
+            core: owner,
+        } = call;
+        if !Arc::ptr_eq(&owner, &core) {
             return Err(Error::ForeignBuffer {
                 op: "set_kernel_node",
-                arg: "args",
+                arg: "call",
                 device: core.ordinal,
-                other: d,
-            });
-        }
-        if args.len() > MAX_ARGS {
-            return Err(Error::InvalidArgument {
-                op: kernel.name(),
-                what: format!("more than {MAX_ARGS} arguments"),
+                other: owner.ordinal,
             });
         }
         let nodes = self.kernel_nodes()?;
