@@ -55,7 +55,8 @@ pub struct BucketsResult {
     pub set_build_s: f64,
     /// Device memory the bucket set holds (free memory before − after building it), bytes.
     pub set_memory_bytes: i64,
-    /// Free memory after the set is dropped minus before it was built, bytes (0: all returned).
+    /// Free memory after the set is dropped minus before it was built, bytes (0: back to the
+    /// level before; the driver reports free memory in 2 MiB steps).
     pub returned_diff_bytes: i64,
     /// The one executable: its largest-size intermediates allocated and the graph built, ms.
     pub one_exec_build_ms: f64,
@@ -179,20 +180,25 @@ pub fn run(
     let set_build_s = t.elapsed().as_secs_f64();
     let set_memory_bytes = before - free(e)?;
 
-    let mut buckets = Vec::new();
     let mut checked = 0;
     for (size, n, g) in &set {
         e.memset_zero(&mut w.y, max * 4)?;
         g.launch()?;
         check(e, &w.y, c.nodes, *n, &format!("the bucket of batch {size}"))?;
         checked += 1;
-        // Untimed replays first: the first replays of a graph run slower (clocks, caches).
-        for _ in 0..3 {
-            g.launch()?;
+    }
+    // Replays timed round-robin over the buckets, so clock and cache drift hits them alike.
+    let mut replays = vec![Vec::new(); set.len()];
+    for round in 0..c.repeats + 1 {
+        for (i, (_, _, g)) in set.iter().enumerate() {
+            let us = gpu_us(e, g)?;
+            if round > 0 {
+                replays[i].push(us);
+            }
         }
-        let replays = (0..c.repeats)
-            .map(|_| gpu_us(e, g))
-            .collect::<anyhow::Result<Vec<_>>>()?;
+    }
+    let mut buckets = Vec::new();
+    for ((size, n, g), r) in set.iter().zip(&replays) {
         let ct = g.timings();
         buckets.push(Bucket {
             size: *size,
@@ -201,7 +207,7 @@ pub fn run(
             capture_ms: ms(ct.capture),
             instantiate_ms: ms(ct.instantiate),
             upload_ms: ms(ct.upload),
-            replay_gpu_us: Summary::of(&replays),
+            replay_gpu_us: Summary::of(r),
             switch_us: Summary::of(&[]),
             switch_update_us: Summary::of(&[]),
         });

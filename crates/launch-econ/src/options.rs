@@ -97,7 +97,8 @@ pub struct UpdateArgs {
     #[arg(long, default_value_t = 1346, value_parser = parse_launches, conflicts_with = "trace")]
     pub nodes: u64,
 
-    /// Kernels whose input changes every step: a count (`10`) or a share of the step (`5%`).
+    /// Kernels whose input changes every step: a count (`10`) or a share of the step (`5%`);
+    /// for a recorded walk, of its kernels long enough to change and check (>= 1 us).
     #[arg(long, default_value = "10%", value_parser = parse_changed)]
     pub changed: Changed,
 

@@ -88,15 +88,18 @@ pub fn report(device: &str, r: &BucketsResult) -> String {
     );
     let _ = writeln!(
         out,
-        "\n  bucket set: {} graphs built in {} s ({} ms of graph builds), holding {} MiB of device memory; {} when dropped",
+        "\n  bucket set: {} graphs built in {} s ({} ms of graph builds), holding {} MiB of device memory; {}",
         r.buckets.len(),
         num(r.set_build_s, 3),
         num(builds, 1),
         mib(r.set_memory_bytes),
         if r.returned_diff_bytes == 0 {
-            "all of it returned".to_string()
+            "free memory back to its level before when dropped".to_string()
         } else {
-            format!("{} MiB not returned", mib(-r.returned_diff_bytes))
+            format!(
+                "free memory {} MiB off its level before when dropped",
+                mib(-r.returned_diff_bytes)
+            )
         }
     );
     let _ = writeln!(

@@ -47,7 +47,11 @@ pub fn run(args: &UpdateArgs, argv: &[String]) -> anyhow::Result<()> {
     let kernels = walk
         .as_ref()
         .map_or(args.nodes, |w| w.kernels().count() as u64);
-    let changed = args.changed.of(kernels).map_err(UsageError)?;
+    // For a recorded walk the count is resolved against its changeable kernels, on the GPU.
+    let changed = match walk {
+        Some(_) => 0,
+        None => args.changed.of(args.nodes).map_err(UsageError)?,
+    };
     let e = start_engine(args.device, false)?;
     let placement = args.timing.place(&e);
     let mut cfg = UpdateConfig {
@@ -68,9 +72,16 @@ pub fn run(args: &UpdateArgs, argv: &[String]) -> anyhow::Result<()> {
     };
     let mut w: Box<dyn ChangingWalk> = match &walk {
         Some(tr) => {
-            let rw = RecordedWalk::new(&e, tr, changed as usize, DEFAULT_SPIN_RAMP_NS)
-                .map_err(|e| UsageError(format!("{e:#}")))?;
+            let spec = args.changed;
+            let rw = RecordedWalk::new(
+                &e,
+                tr,
+                |m| spec.of(m as u64).map(|k| k as usize),
+                DEFAULT_SPIN_RAMP_NS,
+            )
+            .map_err(|e| UsageError(format!("{e:#}")))?;
             cfg.nodes = rw.kernels();
+            cfg.changed = rw.changed();
             Box::new(rw)
         }
         None => Box::new(SyntheticWalk::new(&e, cfg.nodes, cfg.changed, cfg.elems)?),

@@ -30,12 +30,12 @@ pub struct RecordedWalk {
 }
 
 impl RecordedWalk {
-    /// Prepares `walk`'s stand-ins on `e` (calibrating the spin kernel) and picks `changed`
-    /// of its long-enough kernels, spread evenly, to change.
+    /// Prepares `walk`'s stand-ins on `e` (calibrating the spin kernel) and picks
+    /// `changed(m)` of its `m` long-enough kernels, spread evenly, to change.
     pub fn new(
         e: &Engine,
         walk: &Walk,
-        changed: usize,
+        changed: impl FnOnce(usize) -> Result<usize, String>,
         ramp_ns: f64,
     ) -> anyhow::Result<RecordedWalk> {
         let prep = Prepared::for_walk(e, walk, ramp_ns)?;
@@ -47,6 +47,13 @@ impl RecordedWalk {
                 _ => None,
             })
             .collect();
+        let changed = changed(long.len()).map_err(|e| {
+            anyhow::anyhow!(
+                "{e} (of the trace's {} kernels long enough to change and check, >= {} us)",
+                long.len(),
+                CHECKABLE_NS / 1000
+            )
+        })?;
         if changed == 0 || changed > long.len() {
             bail!(
                 "the trace has {} kernels long enough (>= {} us) to change and check; --changed asks for {changed}",
