@@ -18,6 +18,7 @@ pub mod output;
 pub mod pipeline;
 pub mod plot;
 pub mod price;
+pub mod pricing;
 pub mod replay;
 pub mod report;
 pub mod runner;

@@ -2,21 +2,21 @@
 
 use std::fmt::Write;
 
-use anyhow::Context as _;
-
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
-use crate::document::{
-    CommandResult, Device, Document, ModelProfile, ReplayReport, SummaryReport, TraceInfo,
-    DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
-};
+use crate::document::{CommandResult, Device, Document};
 use crate::options::{ReplayArgs, TimingDefaults};
-use crate::price::{
-    build_model, eager_from_trace, engine_floor_model, graph_step_model, EagerSource, GraphSource,
-    StepPrice,
-};
-use crate::replay::{replay, ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
+use crate::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
+use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
-use crate::trace::{self, summarize, Filter, Summary, Walk};
+use crate::trace::{Filter, Summary};
+
+/// Bad input found by the pricing library is a usage error here (exit 2).
+fn usage(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast::<BadInput>() {
+        Ok(b) => UsageError(b.0).into(),
+        Err(e) => e,
+    }
+}
 
 /// Timing of a replay: walks are long, so fewer and longer trials than the default run.
 pub const DEFAULTS: TimingDefaults = TimingDefaults {
@@ -29,58 +29,20 @@ pub const DEFAULTS: TimingDefaults = TimingDefaults {
 pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[])?;
     let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
-    let walk = trace::read(&args.trace).map_err(|e| UsageError(e.to_string()))?;
     let filter = Filter {
         device: args.trace_device,
         stream: args.stream,
         window_us: args.window,
     };
-    let walk = walk.filtered(&filter);
-    if walk.ops.is_empty() {
-        return Err(UsageError(format!(
-            "{}: no operations left after the filters ({})",
-            args.trace.display(),
-            describe_filter(&filter)
-        ))
-        .into());
-    }
-    let summary = summarize(&walk, args.top);
-    let mut report = summary_text(&args.trace.display().to_string(), &summary);
-    let info = TraceInfo {
-        path: args.trace.display().to_string(),
-        filter: describe_filter(&filter),
-        summary,
-    };
-    let (profile, origin) = match &args.profile {
-        Some(p) => (
-            ModelProfile::load(p).map_err(|e| UsageError(format!("{e:#}")))?,
-            p.display().to_string(),
-        ),
-        None => (
-            ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME)?,
-            DEFAULT_PROFILE_NAME.to_string(),
-        ),
-    };
-    let m = profile.model_inputs;
+    let (walk, info) =
+        read_walk(&args.trace, &filter, args.top).map_err(|e| UsageError(e.to_string()))?;
+    let mut report = summary_text(&info.path, &info.summary);
     if args.summary {
-        let eager = choose_eager(args, &walk, m.eager_issue_us, || {
-            engine_floor_model(&walk, &m)
-        });
-        let prediction = StepPrice::new(
-            (graph_step_model(&walk, &m), GraphSource::Model),
-            eager,
-            build_model(&walk, &m),
-        );
-        report.push_str(&prediction.text());
-        let mut doc = Document::new(
-            argv,
-            profile.device.clone(),
-            CommandResult::ReplaySummary(SummaryReport {
-                trace: info,
-                profile: origin,
-                prediction,
-            }),
-        );
+        let profile = load_profile(args.profile.as_deref()).map_err(usage)?;
+        let device = profile.0.device.clone();
+        let priced = price_offline(&walk, info, profile, args.eager_step_ms);
+        report.push_str(&priced.prediction.text());
+        let mut doc = Document::new(argv, device, CommandResult::ReplaySummary(priced));
         doc.warnings = crate::replay::unreproduced(&walk);
         return deliver(&doc, &report, &args.export);
     }
@@ -100,71 +62,18 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         interrupted: &crate::interrupt::requested,
         progress: &show_pb,
     };
-    let r = replay(&e, &walk, &cfg, &ctx).context("replaying the walk")?;
+    let priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
     pb.finish_and_clear();
-    report.push_str(&replay_text(&e.device_info().name, &r));
-    // The engine's measured cost of one eager launch of this walk stands for an unprofiled
-    // launch call when the trace's inflation is removed.
-    let launch_floor_us = r.median(ReplayFigure::EagerIssueMs) * 1e3 / r.ops.max(1) as f64;
-    let eager = choose_eager(args, &walk, launch_floor_us, || {
-        r.median(ReplayFigure::EagerWallMs)
-    });
-    let prediction = StepPrice::new(
-        (r.median(ReplayFigure::GraphWallMs), GraphSource::Replay),
-        eager,
-        r.median(ReplayFigure::BuildMs),
-    );
-    report.push_str(&prediction.text());
+    report.push_str(&replay_text(&e.device_info().name, &priced.replay));
+    report.push_str(&priced.prediction.text());
+    let r = &priced.replay;
     let partial = r.interrupted;
     let warnings = r.warnings.clone();
-    let mut doc = Document::new(
-        argv,
-        Some(Device::of(&e)),
-        CommandResult::Replay(ReplayReport {
-            trace: info,
-            replay: r,
-            prediction,
-        }),
-    );
+    let mut doc = Document::new(argv, Some(Device::of(&e)), CommandResult::Replay(priced));
     doc.partial = partial;
     doc.warnings = warnings;
     doc.placement = Some(placement.to_string());
     deliver(&doc, &report, &args.export)
-}
-
-/// The eager step and its source: the user's, else the trace's host side, else the engine's
-/// own cost (`floor`).
-fn choose_eager(
-    args: &ReplayArgs,
-    walk: &Walk,
-    launch_floor_us: f64,
-    floor: impl FnOnce() -> f64,
-) -> (f64, EagerSource) {
-    if let Some(ms) = args.eager_step_ms {
-        return (ms, EagerSource::User);
-    }
-    match eager_from_trace(walk, launch_floor_us) {
-        Some(ms) => (ms, EagerSource::Trace),
-        None => (floor(), EagerSource::EngineFloor),
-    }
-}
-
-fn describe_filter(f: &Filter) -> String {
-    let mut parts = Vec::new();
-    if let Some(d) = f.device {
-        parts.push(format!("device {d}"));
-    }
-    if let Some(s) = f.stream {
-        parts.push(format!("stream {s}"));
-    }
-    if let Some((a, b)) = f.window_us {
-        parts.push(format!("window {a}..{b} us"));
-    }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
-    }
 }
 
 /// The `--summary` block.

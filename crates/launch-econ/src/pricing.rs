@@ -1,0 +1,156 @@
+//! Pricing a recorded step: the library entry points that the `replay` command and the Python
+//! package share — read and filter a trace, load a device profile, and price the step offline
+//! (the model over the profile) or by replaying it on a GPU.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use memra_engine::Engine;
+
+use crate::document::{
+    ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
+};
+use crate::price::{
+    build_model, eager_from_trace, engine_floor_model, graph_step_model, EagerSource, GraphSource,
+    StepPrice,
+};
+use crate::replay::{replay, ReplayConfig, ReplayFigure};
+use crate::runner::Context;
+use crate::trace::{self, summarize, Filter, Walk};
+
+/// Bad input (an unreadable trace, a filter that leaves nothing, a profile that is not one):
+/// the CLI exits 2 for it, the Python package raises `ValueError`.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// Reads `path` (nsys CSV or Kineto JSON), keeps what `filter` selects, and summarises it
+/// (`top` kernels by time).
+pub fn read_walk(path: &Path, filter: &Filter, top: usize) -> Result<(Walk, TraceInfo), BadInput> {
+    let walk = trace::read(path)
+        .map_err(|e| BadInput(e.to_string()))?
+        .filtered(filter);
+    if walk.ops.is_empty() {
+        return Err(BadInput(format!(
+            "{}: no operations left after the filters ({})",
+            path.display(),
+            describe_filter(filter)
+        )));
+    }
+    let info = TraceInfo {
+        path: path.display().to_string(),
+        filter: describe_filter(filter),
+        summary: summarize(&walk, top),
+    };
+    Ok((walk, info))
+}
+
+/// The device profile at `path`, or the H200 profile shipped with launch-econ; with its origin.
+pub fn load_profile(path: Option<&Path>) -> anyhow::Result<(ModelProfile, String)> {
+    match path {
+        Some(p) => Ok((
+            ModelProfile::load(p).map_err(|e| BadInput(format!("{e:#}")))?,
+            p.display().to_string(),
+        )),
+        None => Ok((
+            ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME)?,
+            DEFAULT_PROFILE_NAME.to_string(),
+        )),
+    }
+}
+
+/// Prices the walk with the offline model over `profile`, no GPU: graph step from the model,
+/// eager step from `eager_step_ms`, else the trace's host side, else the engine's floor.
+pub fn price_offline(
+    walk: &Walk,
+    info: TraceInfo,
+    (profile, origin): (ModelProfile, String),
+    eager_step_ms: Option<f64>,
+) -> SummaryReport {
+    let m = profile.model_inputs;
+    let eager = choose_eager(eager_step_ms, walk, m.eager_issue_us, || {
+        engine_floor_model(walk, &m)
+    });
+    let prediction = StepPrice::new(
+        (graph_step_model(walk, &m), GraphSource::Model),
+        eager,
+        build_model(walk, &m),
+    );
+    SummaryReport {
+        trace: info,
+        profile: origin,
+        prediction,
+    }
+}
+
+/// Replays the walk on `e` (eager and as a graph, with the trial runner) and prices it from
+/// what was measured. An interrupt (through `ctx`) returns what was measured, marked.
+pub fn price_replayed(
+    e: &Engine,
+    walk: &Walk,
+    info: TraceInfo,
+    cfg: &ReplayConfig,
+    ctx: &Context<'_>,
+    eager_step_ms: Option<f64>,
+) -> anyhow::Result<ReplayReport> {
+    let r = replay(e, walk, cfg, ctx).context("replaying the walk")?;
+    // The engine's measured cost of one eager launch of this walk stands for an unprofiled
+    // launch call when the trace's inflation is removed.
+    let launch_floor_us = r.median(ReplayFigure::EagerIssueMs) * 1e3 / r.ops.max(1) as f64;
+    let eager = choose_eager(eager_step_ms, walk, launch_floor_us, || {
+        r.median(ReplayFigure::EagerWallMs)
+    });
+    let prediction = StepPrice::new(
+        (r.median(ReplayFigure::GraphWallMs), GraphSource::Replay),
+        eager,
+        r.median(ReplayFigure::BuildMs),
+    );
+    Ok(ReplayReport {
+        trace: info,
+        replay: r,
+        prediction,
+    })
+}
+
+/// The eager step and its source: the user's, else the trace's host side, else the engine's
+/// own cost (`floor`).
+fn choose_eager(
+    eager_step_ms: Option<f64>,
+    walk: &Walk,
+    launch_floor_us: f64,
+    floor: impl FnOnce() -> f64,
+) -> (f64, EagerSource) {
+    if let Some(ms) = eager_step_ms {
+        return (ms, EagerSource::User);
+    }
+    match eager_from_trace(walk, launch_floor_us) {
+        Some(ms) => (ms, EagerSource::Trace),
+        None => (floor(), EagerSource::EngineFloor),
+    }
+}
+
+/// The filter in words, for reports and documents.
+pub fn describe_filter(f: &Filter) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = f.device {
+        parts.push(format!("device {d}"));
+    }
+    if let Some(s) = f.stream {
+        parts.push(format!("stream {s}"));
+    }
+    if let Some((a, b)) = f.window_us {
+        parts.push(format!("window {a}..{b} us"));
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
+}
