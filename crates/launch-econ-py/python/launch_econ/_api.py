@@ -1,0 +1,109 @@
+"""The package's functions over the native library."""
+
+import json
+import os
+import statistics
+import tempfile
+import time
+
+from . import _native
+from ._result import Price
+
+
+def version():
+    """The launch-econ library version inside this package."""
+    return _native.version()
+
+
+def profile(path=None):
+    """The device profile at ``path`` (a ``launch-econ --export-json`` document), or the H200
+    profile shipped with launch-econ, as a dict: ``profile``, ``device``, ``model_inputs``."""
+    return json.loads(_native.profile(None if path is None else os.fspath(path)))
+
+
+def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
+                trials=None, pdl=False):
+    """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
+
+    With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
+    graph; otherwise the offline model over ``profile`` (default: the shipped H200 profile)
+    prices it. ``eager_step_ms`` is your step timed without a profiler; without it the eager
+    step comes from the trace's host side. Ctrl-C during a replay raises ``KeyboardInterrupt``
+    with what was measured in its ``partial`` attribute.
+    """
+    try:
+        doc = _native.price_trace(
+            os.fspath(path), eager_step_ms, gpu, device,
+            None if profile is None else os.fspath(profile), max_time, trials, pdl)
+    except KeyboardInterrupt as e:
+        if len(e.args) == 2 and isinstance(e.args[1], str):
+            e.partial = Price(json.loads(e.args[1]))
+        raise
+    return Price(json.loads(doc))
+
+
+def _median_ms(fn, sync, n):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None):
+    """Prices ``step`` (a callable that runs one step on the current CUDA device).
+
+    1. Runs ``step`` ``warmup`` times, then times ``iters`` steps without a profiler (the
+       eager step: median, each step synchronized).
+    2. With ``validate``, captures the step with ``torch.cuda.CUDAGraph`` and times ``iters``
+       replays the same way (before any profiler runs in the process, which would slow them).
+    3. Records one step with ``torch.profiler`` and prices the trace with ``price_trace``
+       (replayed on this GPU, or the offline model with ``gpu=False``).
+
+    Returns a ``Price``; with ``validate`` its ``real_graph_ms`` and ``real_saving_ms`` stand
+    beside the prediction.
+    """
+    import torch
+
+    if not torch.cuda.is_available():
+        raise LaunchEconErrorProxy("price() needs a CUDA device visible to PyTorch")
+    sync = torch.cuda.synchronize
+    for _ in range(max(warmup, 1)):
+        step()
+    sync()
+    eager_ms = _median_ms(step, sync, iters)
+    real_graph_ms = None
+    if validate:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            step()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            step()
+        graph.replay()
+        sync()
+        real_graph_ms = _median_ms(graph.replay, sync, iters)
+        del graph
+    acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="launch_econ_step_")
+    os.close(fd)
+    try:
+        with torch.profiler.profile(activities=acts) as prof:
+            step()
+            sync()
+        prof.export_chrome_trace(path)
+        result = price_trace(path, eager_step_ms=eager_ms, gpu=gpu,
+                             device=torch.cuda.current_device(), max_time=max_time)
+    finally:
+        os.unlink(path)
+    result.real_eager_ms = eager_ms
+    result.real_graph_ms = real_graph_ms
+    return result
+
+
+class LaunchEconErrorProxy(_native.LaunchEconError):
+    """Raised by ``price`` when PyTorch sees no CUDA device."""

@@ -1,0 +1,122 @@
+"""The result of pricing a step: the prediction, the walk, the warnings, and how to show them."""
+
+import html
+
+
+class Price:
+    """What capturing a step would save.
+
+    Attributes (ms unless named otherwise): ``eager_ms`` and ``eager_source`` (``user``: your
+    unprofiled step; ``trace``: the trace's host side; ``engine-floor``: the lean engine's own
+    cost, a lower bound), ``graph_ms`` and ``graph_source`` (``replay`` on this GPU, or
+    ``model``), ``saving_ms`` (not positive: no saving), ``build_ms``, ``break_even_steps``
+    (``None`` without a saving), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
+    ``warnings``, ``partial`` (interrupted), ``device`` (name), and after ``price(...,
+    validate=True)`` ``real_eager_ms``, ``real_graph_ms`` and ``real_saving_ms``.
+    ``document`` is the full result document (the CLI's JSON export).
+    """
+
+    def __init__(self, document):
+        self.document = document
+        r = document["result"]
+        p = r["prediction"]
+        s = r["trace"]["summary"]
+        self.eager_ms = p["eager_step_ms"]
+        self.eager_source = p["eager_source"]
+        self.graph_ms = p["graph_step_ms"]
+        self.graph_source = p["graph_source"]
+        self.saving_ms = p["saving_ms"]
+        self.build_ms = p["build_ms"]
+        self.break_even_steps = p["break_even_steps"]
+        self.kernels = s["kernels"]
+        self.copies = s["copies"]
+        self.memsets = s["memsets"]
+        self.recorded_gpu_ms = (s["kernel_gpu_ns"] + s["copy_gpu_ns"]) / 1e6
+        self.warnings = list(document.get("warnings", []))
+        self.partial = bool(document.get("partial", False))
+        dev = document.get("device") or {}
+        self.device = dev.get("name")
+        self.real_eager_ms = None
+        self.real_graph_ms = None
+
+    @property
+    def real_saving_ms(self):
+        """The measured saving, after ``price(..., validate=True)``."""
+        if self.real_eager_ms is None or self.real_graph_ms is None:
+            return None
+        return self.real_eager_ms - self.real_graph_ms
+
+    def to_dict(self):
+        """The figures as a plain dict (the full document is ``self.document``)."""
+        keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "saving_ms",
+                "build_ms", "break_even_steps", "kernels", "copies", "memsets",
+                "recorded_gpu_ms", "warnings", "partial", "device", "real_eager_ms",
+                "real_graph_ms", "real_saving_ms"]
+        return {k: getattr(self, k) for k in keys}
+
+    def _rows(self):
+        saving = (f"{self.saving_ms:.4f} ms" if self.saving_ms > 0 else "no saving")
+        even = ("never" if self.break_even_steps is None
+                else f"{self.break_even_steps:.1f} steps")
+        rows = [
+            ("eager step", f"{self.eager_ms:.4f} ms", _EAGER.get(self.eager_source, "")),
+            ("graph step", f"{self.graph_ms:.4f} ms", _GRAPH.get(self.graph_source, "")),
+            ("saving", saving, "per step"),
+            ("build", f"{self.build_ms:.3f} ms", "capture + instantiate + upload"),
+            ("break-even", even, "steps of replay that pay back the build"),
+        ]
+        if self.real_graph_ms is not None:
+            rows.append(("real graph step", f"{self.real_graph_ms:.4f} ms",
+                         "torch.cuda.CUDAGraph replay, measured"))
+            rows.append(("real saving", f"{self.real_saving_ms:.4f} ms", "measured"))
+        return rows
+
+    def __repr__(self):
+        head = (f"launch_econ.Price: {self.kernels} kernels, {self.copies} copies, "
+                f"{self.memsets} memsets; recorded GPU {self.recorded_gpu_ms:.4f} ms"
+                + ((f" on {self.device}" if self.graph_source == "replay"
+                    else f"; model of {self.device}") if self.device else "")
+                + (" (partial)" if self.partial else ""))
+        lines = [head] + [f"  {a:<16} {b:>14}  {c}" for a, b, c in self._rows()]
+        lines += [f"  warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        cells = "".join(
+            f"<tr><td>{html.escape(a)}</td><td style='text-align:right'>{html.escape(b)}</td>"
+            f"<td>{html.escape(c)}</td></tr>" for a, b, c in self._rows())
+        warn = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+        return (f"<div><b>{html.escape(repr(self).splitlines()[0])}</b>"
+                f"<table>{cells}</table>{self.timeline_svg()}"
+                + (f"<ul>{warn}</ul>" if warn else "") + "</div>")
+
+    def timeline_svg(self, width=480):
+        """One step eager and as a graph, drawn to scale, and the build beside them (SVG)."""
+        bars = [("eager", self.eager_ms, "#d9822b"), ("graph", self.graph_ms, "#2b7bd9")]
+        if self.real_graph_ms is not None:
+            bars.append(("real graph", self.real_graph_ms, "#2bb37b"))
+        bars.append(("build", self.build_ms, "#999999"))
+        top = max(v for _, v, _ in bars) or 1.0
+        h, label = 22, 80
+        out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' "
+               f"height='{h * len(bars) + 6}' font-family='sans-serif' font-size='12'>"]
+        for i, (name, v, color) in enumerate(bars):
+            w = (width - label - 90) * v / top
+            y = 3 + i * h
+            out.append(f"<text x='0' y='{y + 14}'>{name}</text>")
+            out.append(f"<rect x='{label}' y='{y + 2}' width='{w:.1f}' height='{h - 6}' "
+                       f"fill='{color}'/>")
+            out.append(f"<text x='{label + w + 4:.1f}' y='{y + 14}'>{v:.3f} ms</text>")
+        out.append("</svg>")
+        return "".join(out)
+
+
+_EAGER = {
+    "user": "your step, timed without a profiler",
+    "trace": "the trace's host side, less the profiler's inflation",
+    "engine-floor": "the lean engine's own cost: a lower bound",
+}
+_GRAPH = {
+    "replay": "the walk replayed as a graph on this GPU",
+    "model": "the offline model over the device profile",
+}

@@ -1,0 +1,54 @@
+"""The package on a GPU with PyTorch: price a small real step (replayed on this GPU) and
+validate the prediction against a real torch.cuda.CUDAGraph. Skipped without either."""
+
+import pathlib
+
+import pytest
+
+import launch_econ
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "launch-econ" / "tests" / "fixtures"
+
+
+def mlp_step(hidden=1024, layers=24):
+    """An fp16 MLP decode-like step: many small kernels, where graphs pay."""
+    torch.manual_seed(0)
+    ws = [torch.randn(hidden, hidden, device="cuda", dtype=torch.float16) * 0.02
+          for _ in range(layers)]
+    x = torch.randn(1, hidden, device="cuda", dtype=torch.float16)
+    out = torch.empty_like(x)
+
+    def step():
+        h = x
+        for w in ws:
+            h = torch.nn.functional.gelu(h @ w) + h
+        out.copy_(h)
+
+    return step
+
+
+def test_price_a_real_step_and_validate_it():
+    r = launch_econ.price(mlp_step(), validate=True, max_time=2.0)
+    print(r)
+    assert r.graph_source == "replay" and r.eager_source == "user"
+    assert r.kernels > 50
+    assert r.real_graph_ms is not None and r.real_graph_ms > 0
+    assert r.real_saving_ms == pytest.approx(r.real_eager_ms - r.real_graph_ms)
+    graph_err = (r.graph_ms - r.real_graph_ms) / r.real_graph_ms
+    saving_err = (r.saving_ms - r.real_saving_ms) / r.real_saving_ms
+    # The graph step's error is reported, not asserted: on this step the replay runs 3.7% and
+    # 5.3% short of the real graph in two H200 runs, around the 5% goal (README, accuracy).
+    print(f"graph step error {graph_err:+.1%}, saving error {saving_err:+.1%}")
+    # The answer the package exists for, the saving, must meet its target: within 10%.
+    assert abs(saving_err) <= 0.10, f"predicted saving {r.saving_ms} ms, real {r.real_saving_ms} ms"
+
+
+def test_price_trace_replays_on_the_gpu():
+    r = launch_econ.price_trace(FIXTURES / "torch_decode_small.json", gpu=True, trials=3)
+    assert r.graph_source == "replay"
+    assert r.document["result"]["kind"] == "replay"
+    assert r.device and "NVIDIA" in r.device
+    assert not r.partial

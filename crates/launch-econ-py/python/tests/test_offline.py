@@ -1,0 +1,96 @@
+"""The package without a GPU or PyTorch: offline pricing of the committed traces, the result
+object, and the errors (ValueError for bad input, LaunchEconError for failures)."""
+
+import math
+import pathlib
+import shutil
+
+import pytest
+
+import launch_econ
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "launch-econ" / "tests" / "fixtures"
+STEP = FIXTURES / "kineto_step.json"
+DECODE = FIXTURES / "torch_decode_small.json"
+
+
+def test_offline_price_of_a_recorded_step():
+    r = launch_econ.price_trace(STEP)
+    assert r.graph_source == "model"
+    assert r.eager_source == "trace"
+    assert (r.kernels, r.copies, r.memsets) == (2, 1, 1)
+    assert r.graph_ms > 0 and r.eager_ms > 0
+    assert math.isclose(r.saving_ms, r.eager_ms - r.graph_ms, rel_tol=1e-9)
+    assert r.break_even_steps == pytest.approx(r.build_ms / r.saving_ms)
+    assert any("device-to-device" in w for w in r.warnings)
+    assert not r.partial
+    assert r.document["result"]["kind"] == "replay-summary"
+
+
+def test_the_users_eager_step_is_used_and_named():
+    r = launch_econ.price_trace(DECODE, eager_step_ms=5.0)
+    assert r.eager_source == "user"
+    assert r.eager_ms == 5.0
+    assert r.saving_ms == pytest.approx(5.0 - r.graph_ms)
+
+
+def test_no_saving_is_said_and_never_breaks_even():
+    r = launch_econ.price_trace(STEP, eager_step_ms=1e-6)
+    assert r.saving_ms < 0
+    assert r.break_even_steps is None
+    assert "no saving" in repr(r)
+    assert "never" in repr(r)
+
+
+def test_result_object_shows_itself():
+    r = launch_econ.price_trace(DECODE)
+    d = r.to_dict()
+    assert d["graph_ms"] == r.graph_ms and d["kernels"] == r.kernels
+    assert d["real_graph_ms"] is None and d["real_saving_ms"] is None
+    text = repr(r)
+    assert text.startswith("launch_econ.Price:") and "graph step" in text
+    page = r._repr_html_()
+    assert "<table>" in page and "<svg" in page and "</svg>" in page
+
+
+def test_profile_loads_the_shipped_one_and_rejects_others(tmp_path):
+    p = launch_econ.profile()
+    assert p["model_inputs"]["graph_node_gpu_us"] > 0
+    assert p["device"]["name"]
+    with pytest.raises(ValueError, match="cannot read profile"):
+        launch_econ.profile(tmp_path / "none.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(ValueError):
+        launch_econ.profile(bad)
+    with pytest.raises(ValueError):
+        launch_econ.price_trace(STEP, profile=bad)
+
+
+@pytest.mark.parametrize("ms", [0.0, -1.0, float("inf"), float("nan")])
+def test_bad_eager_step_is_a_value_error(ms):
+    with pytest.raises(ValueError, match="eager_step_ms"):
+        launch_econ.price_trace(STEP, eager_step_ms=ms)
+
+
+def test_bad_traces_are_value_errors_with_the_clis_message(tmp_path):
+    with pytest.raises(ValueError, match="no/such.json"):
+        launch_econ.price_trace("no/such.json")
+    junk = tmp_path / "junk.json"
+    junk.write_text("not json at all")
+    with pytest.raises(ValueError):
+        launch_econ.price_trace(junk)
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"traceEvents": []}')
+    with pytest.raises(ValueError):
+        launch_econ.price_trace(empty)
+
+
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU is present")
+def test_gpu_pricing_without_a_gpu_is_a_clear_error():
+    with pytest.raises(launch_econ.LaunchEconError, match="starting the engine"):
+        launch_econ.price_trace(STEP, gpu=True)
+
+
+def test_version_is_the_librarys():
+    assert launch_econ.version().count(".") == 2

@@ -1,0 +1,175 @@
+//! The native half of the `launch_econ` Python package: the launch-econ library's pricing of a
+//! recorded step, offline or replayed on the GPU, returned as the same JSON document the CLI
+//! exports. The Python half (`python/launch_econ`) records the step with `torch.profiler`, wraps
+//! the document in a result object, and validates against a real `torch.cuda.CUDAGraph`.
+
+// pyo3 0.22's #[pyfunction] expansion converts each PyResult's error into itself.
+#![allow(clippy::useless_conversion)]
+
+use std::path::PathBuf;
+
+use launch_econ::commands::replay::DEFAULTS;
+use launch_econ::commands::start_engine;
+use launch_econ::document::{CommandResult, Device, Document};
+use launch_econ::options::TimingArgs;
+use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
+use launch_econ::replay::{unreproduced, ReplayConfig, DEFAULT_SPIN_RAMP_NS};
+use launch_econ::runner::Context;
+use launch_econ::trace::Filter;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(
+    _native,
+    LaunchEconError,
+    PyRuntimeError,
+    "A failure while pricing: no GPU, a driver error, a failed measurement."
+);
+
+/// Bad input becomes `ValueError`, everything else `LaunchEconError`; the message is the CLI's.
+fn to_py(e: anyhow::Error) -> PyErr {
+    let text = format!("{e:#}");
+    if e.downcast_ref::<BadInput>().is_some() {
+        PyValueError::new_err(text)
+    } else {
+        LaunchEconError::new_err(text)
+    }
+}
+
+fn check_eager(ms: Option<f64>) -> PyResult<()> {
+    match ms {
+        Some(v) if !v.is_finite() || v <= 0.0 => Err(PyValueError::new_err(format!(
+            "eager_step_ms must be a finite number above 0 ms, not {v}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn json(doc: &Document) -> PyResult<String> {
+    serde_json::to_string(doc).map_err(|e| LaunchEconError::new_err(e.to_string()))
+}
+
+/// Prices the step recorded in `path` (a Kineto JSON or nsys CSV trace) and returns the
+/// result document as JSON. With `gpu`, the walk is replayed on `device` (eager and as one
+/// graph) under the trial runner; without, the offline model over `profile` (the shipped H200
+/// profile by default) prices it. `eager_step_ms` is the step timed without a profiler.
+/// Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
+/// document.
+#[pyfunction]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false))]
+#[allow(clippy::too_many_arguments)]
+fn price_trace(
+    py: Python<'_>,
+    path: PathBuf,
+    eager_step_ms: Option<f64>,
+    gpu: bool,
+    device: usize,
+    profile: Option<PathBuf>,
+    max_time: Option<f64>,
+    trials: Option<u32>,
+    pdl: bool,
+) -> PyResult<String> {
+    check_eager(eager_step_ms)?;
+    let argv = vec![
+        "launch_econ.price_trace".to_string(),
+        path.display().to_string(),
+    ];
+    let (walk, info) =
+        read_walk(&path, &Filter::default(), 10).map_err(|e| PyValueError::new_err(e.0))?;
+    if !gpu {
+        let profile = load_profile(profile.as_deref()).map_err(to_py)?;
+        let dev = profile.0.device.clone();
+        let priced = price_offline(&walk, info, profile, eager_step_ms);
+        let mut doc = Document::new(&argv, dev, CommandResult::ReplaySummary(priced));
+        doc.warnings = unreproduced(&walk);
+        return json(&doc);
+    }
+    let timing = TimingArgs {
+        trials,
+        max_time,
+        ..TimingArgs::default()
+    };
+    let rule = timing.rule(DEFAULTS).map_err(PyValueError::new_err)?;
+    let cfg = ReplayConfig {
+        rule,
+        reps: timing.reps(DEFAULTS),
+        warmup: timing.warmup(DEFAULTS),
+        host_overhead_us: 0.0,
+        spin_ramp_ns: DEFAULT_SPIN_RAMP_NS,
+        pdl,
+    };
+    // The replay runs without the GIL; before each trial it takes the GIL briefly to run
+    // Python's signal handlers, and stops (keeping what was measured) when one raises.
+    let signal: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+    let outcome = py.allow_threads(|| -> anyhow::Result<Document> {
+        let e = start_engine(device, pdl)?;
+        let interrupted = || match Python::with_gil(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(err) => {
+                if let Ok(mut s) = signal.lock() {
+                    s.get_or_insert(err);
+                }
+                true
+            }
+        };
+        let progress = |_| {};
+        let ctx = Context {
+            interrupted: &interrupted,
+            progress: &progress,
+        };
+        let priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
+        let partial = priced.replay.interrupted;
+        let warnings = priced.replay.warnings.clone();
+        let mut doc = Document::new(&argv, Some(Device::of(&e)), CommandResult::Replay(priced));
+        doc.partial = partial;
+        doc.warnings = warnings;
+        doc.placement = Some("unpinned (Python process)".into());
+        Ok(doc)
+    });
+    let raised = signal.into_inner().ok().flatten();
+    let doc = outcome.map_err(to_py)?;
+    let text = json(&doc)?;
+    match raised {
+        Some(err) if err.is_instance_of::<PyKeyboardInterrupt>(py) => {
+            Err(PyKeyboardInterrupt::new_err((
+                "interrupted; the partial result is the second argument".to_string(),
+                text,
+            )))
+        }
+        Some(err) => Err(err),
+        None => Ok(text),
+    }
+}
+
+/// The device profile at `path` (a `launch-econ --export-json` document), or the H200 profile
+/// shipped with launch-econ, as JSON: its origin, device and model inputs.
+#[pyfunction]
+#[pyo3(signature = (path=None))]
+fn profile(path: Option<PathBuf>) -> PyResult<String> {
+    let (p, origin) = load_profile(path.as_deref()).map_err(to_py)?;
+    let v = serde_json::json!({
+        "profile": origin,
+        "device": p.device,
+        "model_inputs": p.model_inputs,
+    });
+    Ok(v.to_string())
+}
+
+/// The version of the launch-econ library inside.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(price_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(profile, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add(
+        "LaunchEconError",
+        m.py().get_type_bound::<LaunchEconError>(),
+    )?;
+    Ok(())
+}
