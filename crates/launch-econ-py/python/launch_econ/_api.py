@@ -68,7 +68,7 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None):
     import torch
 
     if not torch.cuda.is_available():
-        raise LaunchEconErrorProxy("price() needs a CUDA device visible to PyTorch")
+        raise _native.LaunchEconError("price() needs a CUDA device visible to PyTorch")
     sync = torch.cuda.synchronize
     for _ in range(max(warmup, 1)):
         step()
@@ -104,6 +104,3 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None):
     result.real_graph_ms = real_graph_ms
     return result
 
-
-class LaunchEconErrorProxy(_native.LaunchEconError):
-    """Raised by ``price`` when PyTorch sees no CUDA device."""

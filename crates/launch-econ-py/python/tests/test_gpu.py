@@ -1,7 +1,10 @@
 """The package on a GPU with PyTorch: price a small real step (replayed on this GPU) and
 validate the prediction against a real torch.cuda.CUDAGraph. Skipped without either."""
 
+import os
 import pathlib
+import signal
+import threading
 
 import pytest
 
@@ -52,3 +55,18 @@ def test_price_trace_replays_on_the_gpu():
     assert r.document["result"]["kind"] == "replay"
     assert r.device and "NVIDIA" in r.device
     assert not r.partial
+
+
+def test_ctrl_c_during_a_replay_keeps_what_was_measured():
+    # SIGINT to this process after the replay has started, as Ctrl-C in a notebook would.
+    timer = threading.Timer(4.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            # a fixed trial count far longer than the timer: only the signal ends it
+            launch_econ.price_trace(FIXTURES / "torch_decode_small.json", gpu=True, trials=20000)
+    finally:
+        timer.cancel()
+    partial = info.value.partial
+    assert partial.partial
+    assert partial.document["result"]["replay"]["trials"], "trials measured before the signal"
