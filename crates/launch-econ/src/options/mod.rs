@@ -1,0 +1,414 @@
+//! Command-line options. Every value is validated here, so bad input is a usage error (exit 2)
+//! before any GPU work starts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+mod steps;
+mod timing;
+mod values;
+
+pub use steps::*;
+pub use timing::*;
+pub use values::*;
+
+/// What one kernel launch costs on this GPU: eager issue versus CUDA-graph replay.
+#[derive(Debug, Parser)]
+#[command(
+    name = "launch-econ",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// A subcommand; without one, measures a round of N_LAUNCHES.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The default measurement.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure over launch counts and kernel sizes; table, exports and an SVG chart.
+    Sweep(SweepArgs),
+    /// Predict a round's saving from a saved measurement; needs no GPU.
+    Predict(PredictArgs),
+    /// Price graph capture for a real kernel walk from a profiler trace (nsys CSV or Kineto JSON).
+    Replay(ReplayArgs),
+    /// A pipeline-parallel round across devices: eager, one multi-device graph, per-device graphs.
+    Pipeline(PipelineArgs),
+    /// K steps in one graph launch (a conditional WHILE graph) against K graph launches, and a
+    /// loop the device ends early.
+    #[command(name = "loop")]
+    Loop(LoopArgs),
+    /// A step whose kernels change every step: eager, recapture, exec update, set-params and
+    /// device-side parameters, each checked against the step's result.
+    Update(UpdateArgs),
+    /// One graph per batch-size bucket against one executable switched by exec update:
+    /// start-up, memory, switch cost and padding.
+    Buckets(BucketsArgs),
+}
+
+/// `launch-econ pipeline`.
+#[derive(Debug, Args)]
+pub struct PipelineArgs {
+    /// Device ordinals, one stage each, e.g. `0,1` (no duplicates).
+    #[arg(long, default_value = "0", value_parser = crate::pipeline::parse_devices)]
+    pub devices: DeviceList,
+
+    /// Stages; with a single device, this many stages run on its streams (a stand-in for a
+    /// multi-device pipeline).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub stages: Option<u32>,
+
+    /// Kernel launches per stage.
+    #[arg(long, default_value_t = 64, value_parser = parse_launches)]
+    pub stage_launches: u64,
+
+    /// Bytes of the activation each stage hands to the next (a multiple of 4).
+    #[arg(long, default_value_t = 1 << 20, value_parser = parse_activation)]
+    pub activation_bytes: u64,
+
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// The default measurement: N launches eager, raw, and captured and replayed.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Kernel launches per round (1..=1000000).
+    #[arg(value_name = "N_LAUNCHES", default_value_t = 1346, value_parser = parse_launches)]
+    pub n_launches: u64,
+
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+
+    /// Elements of the `add` kernel each launch runs.
+    #[arg(long, default_value_t = 4096, value_parser = parse_elems)]
+    pub elems: u64,
+
+    /// Launch every kernel with programmatic dependent launch (sm_90+): each may start while
+    /// the one before still runs and waits on the device for its data; the raw-driver floor
+    /// uses `cuLaunchKernelEx` with the same attribute, so engine/floor stays a fair ratio.
+    #[arg(long)]
+    pub pdl: bool,
+
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    #[command(flatten)]
+    pub round: RoundArgs,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// The user's round, for the prediction.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct RoundArgs {
+    /// Launches in the round to predict.
+    #[arg(long, default_value_t = 1346, value_parser = parse_launches)]
+    pub round_launches: u64,
+
+    /// Measured host issue time of that round, ms.
+    #[arg(long, default_value_t = 7.9, value_parser = parse_ms, allow_negative_numbers = true)]
+    pub round_host_issue_ms: f64,
+
+    /// Measured GPU time of that round, ms (without it the round is taken as host-bound).
+    #[arg(long, value_parser = parse_ms, allow_negative_numbers = true)]
+    pub round_gpu_ms: Option<f64>,
+}
+
+/// Where to write results (hyperfine-style flags; `-` writes to stdout).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExportArgs {
+    /// Write the full, self-describing JSON (device, host, every sample).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write one CSV row per point (medians and MADs).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+
+    /// Write a Markdown table.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+}
+
+/// `launch-econ sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Launch counts: a list `1,16,256`, a doubling range `1..8192`, or a stepped range
+    /// `100..1000:+100` / `1..4096:x4`.
+    #[arg(long, default_value = "1..8192", value_parser = parse_launch_list)]
+    pub launches: LaunchList,
+
+    /// Kernel sizes in elements, same syntax.
+    #[arg(long, default_value = "4096,65536,1048576", value_parser = parse_elem_list)]
+    pub sizes: LaunchList,
+
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+
+    /// Launch every kernel with programmatic dependent launch (sm_90+): each may start while
+    /// the one before still runs and waits on the device for its data; the raw-driver floor
+    /// uses `cuLaunchKernelEx` with the same attribute, so engine/floor stays a fair ratio.
+    #[arg(long)]
+    pub pdl: bool,
+
+    /// Timing per point; `--reps` defaults to about 16384 launches per trial.
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    /// Draw µs per launch against launch count (eager, graph, floor) as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// `launch-econ predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// A JSON file written by `--export-json`; without it, the H200 profile shipped with
+    /// launch-econ.
+    #[arg(long, value_name = "FILE.json")]
+    pub profile: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub round: RoundArgs,
+
+    /// Write the prediction as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+}
+
+/// `launch-econ replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// `nsys stats --report cuda_gpu_trace --format csv` output, or a PyTorch/Kineto
+    /// Chrome-trace JSON.
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+
+    /// Only read and summarise the trace; touches no GPU.
+    #[arg(long)]
+    pub summary: bool,
+
+    /// Keep only operations recorded on this device.
+    #[arg(long)]
+    pub trace_device: Option<u32>,
+
+    /// Keep only operations recorded on this stream.
+    #[arg(long)]
+    pub stream: Option<u64>,
+
+    /// Keep only operations starting FROM..TO µs after the first kept operation.
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_window)]
+    pub window: Option<(f64, f64)>,
+
+    /// Kernels listed by total time in the summary.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+
+    /// CUDA device ordinal to replay on.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+
+    /// Replay every kernel with programmatic dependent launch (sm_90+): what the walk would
+    /// cost if each kernel waited on the device for its predecessor instead of the launch
+    /// order (eager and graph alike).
+    #[arg(long)]
+    pub pdl: bool,
+
+    /// Timing; `--reps` counts walks per trial (eager rounds, graph replays).
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    /// Your eager step, ms, timed without a profiler: the saving is priced against it (without
+    /// it, the trace's host side is used, or the engine's own cost as a labelled lower bound).
+    #[arg(long, value_parser = parse_positive_ms)]
+    pub eager_step_ms: Option<f64>,
+
+    /// The device profile the offline model (`--summary`) uses; the shipped H200 profile
+    /// without it.
+    #[arg(long, value_name = "FILE.json")]
+    pub profile: Option<PathBuf>,
+
+    /// Host work, µs, busy-waited before each eager launch (a framework's own overhead).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_us)]
+    pub host_overhead_us: f64,
+
+    /// How much longer a profiler sees the spin kernel than its own span, ns (measure it on
+    /// another GPU with scripts/spin_cupti.py).
+    #[arg(long, default_value_t = crate::replay::DEFAULT_SPIN_RAMP_NS, value_parser = parse_ns)]
+    pub spin_ramp_ns: f64,
+
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn launches_accepts_whole_numbers_in_range() {
+        assert_eq!(parse_launches("1346"), Ok(1346));
+        assert_eq!(parse_launches("1"), Ok(1));
+        assert_eq!(parse_launches("1000000"), Ok(MAX_LAUNCHES));
+    }
+
+    #[test]
+    fn launches_rejects_what_a_round_cannot_be() {
+        for bad in [
+            "0",
+            "-5",
+            "abc",
+            "1.5",
+            "",
+            "1000001",
+            "99999999999999999999999",
+        ] {
+            assert!(parse_launches(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn lists_and_ranges() {
+        assert_eq!(parse_list("1,16,256", "x", 1000), Ok(vec![1, 16, 256]));
+        assert_eq!(parse_list("1..8", "x", 1000), Ok(vec![1, 2, 4, 8]));
+        assert_eq!(parse_list("3..10", "x", 1000), Ok(vec![3, 6]));
+        assert_eq!(parse_list("1..64:x4", "x", 1000), Ok(vec![1, 4, 16, 64]));
+        assert_eq!(
+            parse_list("100..300:+100", "x", 1000),
+            Ok(vec![100, 200, 300])
+        );
+        assert_eq!(parse_list("5, 1..2", "x", 1000), Ok(vec![5, 1, 2]));
+        assert_eq!(parse_list("1..8192", "x", MAX_LAUNCHES).unwrap().len(), 14);
+    }
+
+    #[test]
+    fn bad_lists_say_what_is_wrong() {
+        let e = |s: &str| parse_list(s, "launches", 1000).unwrap_err();
+        assert!(e("10..1").contains("runs backwards"));
+        assert!(e("1..10:x1").contains("x<factor ≥ 2>"));
+        assert!(e("1..10:y2").contains("must be x<factor"));
+        assert!(e("1..10:+").contains("must be x<factor"));
+        assert!(e("1,,2").contains("empty item"));
+        assert!(e("0..5").contains("at least 1"));
+        assert!(e("1..5000").contains("more than the maximum"));
+        assert!(e("1..1000:+1").contains("more than 256 values"));
+    }
+
+    #[test]
+    fn windows_and_overheads() {
+        assert_eq!(parse_window("0..1500.5"), Ok((0.0, 1500.5)));
+        assert!(parse_window("5..5").unwrap_err().contains("empty"));
+        assert!(parse_window("5").unwrap_err().contains("FROM..TO"));
+        assert!(parse_window("-1..5").unwrap_err().contains("non-negative"));
+        assert_eq!(parse_us("2.5"), Ok(2.5));
+        assert!(parse_us("-1").is_err() && parse_us("inf").is_err() && parse_us("2e6").is_err());
+    }
+
+    #[test]
+    fn ms_must_be_finite_and_not_negative() {
+        assert_eq!(parse_ms("7.9"), Ok(7.9));
+        for bad in ["-1", "NaN", "inf", "x"] {
+            assert!(parse_ms(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn default_is_the_step37_round() {
+        let cli = Cli::try_parse_from(["launch-econ"]).unwrap();
+        assert_eq!(cli.run.n_launches, 1346);
+        assert_eq!(cli.run.device, 0);
+        assert_eq!(cli.run.round.round_host_issue_ms, 7.9);
+        let cli = Cli::try_parse_from(["launch-econ", "64", "--device", "1"]).unwrap();
+        assert_eq!((cli.run.n_launches, cli.run.device), (64, 1));
+        let cli = Cli::try_parse_from(["launch-econ", "sweep", "--launches", "1..4"]).unwrap();
+        match cli.command {
+            Some(Command::Sweep(s)) => assert_eq!(s.launches, vec![1, 2, 4]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn timing_options_make_a_stopping_rule() {
+        let d = TimingDefaults {
+            reps: 5,
+            warmup: 1,
+            min_time_s: 0.3,
+            max_time_s: 1.0,
+        };
+        let r = TimingArgs::default().rule(d).unwrap();
+        assert_eq!((r.min_time_s, r.max_time_s, r.max_noise), (0.3, 1.0, 0.005));
+        assert!(r.fixed_trials.is_none());
+        let t = TimingArgs {
+            trials: Some(7),
+            ..TimingArgs::default()
+        };
+        assert_eq!(t.rule(d).unwrap().fixed_trials, Some(7));
+        let bad = TimingArgs {
+            trials: Some(7),
+            max_noise: Some(1.0),
+            ..TimingArgs::default()
+        };
+        assert!(bad.rule(d).unwrap_err().contains("cannot be combined"));
+        let long_min = TimingArgs {
+            min_time: Some(5.0),
+            ..TimingArgs::default()
+        };
+        assert_eq!(
+            long_min.rule(d).unwrap().max_time_s,
+            5.0,
+            "max follows a longer min"
+        );
+        let crossed = TimingArgs {
+            min_time: Some(5.0),
+            max_time: Some(1.0),
+            ..TimingArgs::default()
+        };
+        assert!(crossed
+            .rule(d)
+            .unwrap_err()
+            .contains("longer than --max-time"));
+        assert!(parse_percent("0").is_err() && parse_percent("0.5").is_ok());
+        assert!(parse_seconds("-1").is_err() && parse_seconds("nan").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn list_parser_never_panics(s in ".{0,40}") {
+            let _ = parse_list(&s, "x", MAX_LAUNCHES);
+        }
+
+        #[test]
+        fn parsed_lists_stay_in_bounds(lo in 1u64..500, span in 0u64..500, step in 1u64..50) {
+            let s = format!("{lo}..{}:+{step}", lo + span);
+            if let Ok(v) = parse_list(&s, "x", 1000) {
+                prop_assert!(v.iter().all(|&x| (1..=1000).contains(&x)));
+                prop_assert!(v.len() <= MAX_LIST);
+            }
+        }
+    }
+}
