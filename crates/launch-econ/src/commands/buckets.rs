@@ -115,3 +115,80 @@ pub fn report(device: &str, r: &BucketsResult) -> String {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buckets::Bucket;
+    use crate::stats::Summary;
+
+    fn bucket(size: u64, replay: f64) -> Bucket {
+        Bucket {
+            size,
+            elems: size as usize * 1024,
+            build_ms: 1.0,
+            capture_ms: 0.3,
+            instantiate_ms: 0.5,
+            upload_ms: 0.2,
+            replay_gpu_us: Summary::of(&[replay]),
+            switch_us: Summary::of(&[100.0, 120.0]),
+            switch_update_us: Summary::of(&[40.0]),
+        }
+    }
+
+    fn result(returned: i64) -> BucketsResult {
+        BucketsResult {
+            config: BucketsConfig {
+                sizes: vec![1, 2, 4],
+                nodes: 8,
+                elems_per_batch: 1024,
+                repeats: 3,
+            },
+            buckets: vec![bucket(1, 50.0), bucket(2, 60.0), bucket(4, 90.0)],
+            set_build_s: 0.003,
+            set_memory_bytes: 6 << 20,
+            returned_diff_bytes: returned,
+            one_exec_build_ms: 1.0,
+            one_exec_memory_bytes: 4 << 20,
+            graph_mem_used_high: 0,
+            checked: 4,
+        }
+    }
+
+    #[test]
+    fn report_shows_padding_memory_and_switch_cost() {
+        let text = report("GPU", &result(0));
+        let row = |b: &str| {
+            text.lines()
+                .find(|l| l.split_whitespace().next() == Some(b))
+                .unwrap()
+                .to_string()
+        };
+        // padding: a bucket's replay minus the one below it
+        assert!(row("2").contains(" 10.0 "), "{text}");
+        assert!(row("4").contains(" 30.0 "), "{text}");
+        assert!(text.contains("holding 6.0 MiB"), "{text}");
+        assert!(
+            text.contains("free memory back to its level before"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(capture + exec update) 110.0 us median"),
+            "{text}"
+        );
+        let kept = report("GPU", &result(-(2 << 20)));
+        assert!(
+            kept.contains("free memory 2.0 MiB off its level before"),
+            "{kept}"
+        );
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_bucket() {
+        let t = CommandResult::Buckets(result(0)).table();
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[2][0], "4");
+        assert_eq!(t.rows[2][1], "4096");
+        assert_eq!(t.columns[0], "batch");
+    }
+}

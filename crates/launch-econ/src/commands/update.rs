@@ -202,3 +202,88 @@ pub fn report(device: &str, r: &UpdateResult) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::{FigureSet, Summaries};
+    use crate::runner::StopRule;
+    use crate::stats::Summary;
+    use crate::update_walk::{TopologyChange, UpdateTrial};
+
+    fn result(set_params_wall: f64, device_wall: f64) -> UpdateResult {
+        let t = UpdateTrial {
+            eager_host_us: 900.0,
+            eager_wall_us: 1000.0,
+            recapture_host_us: 1500.0,
+            recapture_wall_us: 1600.0,
+            recapture_instantiate_us: 600.0,
+            update_host_us: 500.0,
+            update_wall_us: 900.0,
+            update_capture_us: 300.0,
+            update_apply_us: 30.0,
+            set_params_host_us: 10.0,
+            set_params_wall_us: set_params_wall,
+            device_params_host_us: 15.0,
+            device_params_wall_us: device_wall,
+        };
+        UpdateResult {
+            config: UpdateConfig {
+                walk: "synthetic".into(),
+                nodes: 100,
+                changed: 10,
+                elems: 4096,
+                steps: 10,
+                rule: StopRule::fixed(3),
+                warmup: 1,
+            },
+            initial_build_us: 2000.0,
+            trials: vec![t; 3],
+            summary: Summaries::of(&[t, t, t]),
+            convergence: vec![],
+            topology_change: Some(TopologyChange {
+                refusal: "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED".into(),
+                fallback_us: Summary::of(&[700.0, 710.0]),
+            }),
+            warnings: vec![],
+            checked_paths: 15,
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn report_names_the_winner_and_the_break_even_of_each_way() {
+        let text = report("GPU", &result(500.0, 600.0));
+        assert!(
+            text.contains("winner: set-params on the changed nodes at 500.00 us a step, 1.20x faster than the next (device-side parameters, 600.00 us)"),
+            "{text}"
+        );
+        // recapture is slower than eager: never; exec update faster: from the first step;
+        // set-params pays its 2 ms build back at 0.5 ms a step: 4 steps.
+        let line = |name: &str| text.lines().find(|l| l.contains(name)).unwrap().to_string();
+        assert!(line("capture + instantiate").ends_with("never"), "{text}");
+        assert!(
+            line("capture + exec update").ends_with("from step 1"),
+            "{text}"
+        );
+        assert!(line("set-params").ends_with("4.0 steps"), "{text}");
+        assert!(text.contains("(20.0x)"), "instantiate over update: {text}");
+        assert!(text.contains("update refused (CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED)"));
+    }
+
+    #[test]
+    fn device_side_parameters_can_win() {
+        let text = report("GPU", &result(700.0, 600.0));
+        assert!(text.contains("winner: device-side parameters"), "{text}");
+    }
+
+    #[test]
+    fn the_table_has_every_figure() {
+        let t = CommandResult::Update(result(500.0, 600.0)).table();
+        assert_eq!(t.rows.len(), UpdateFigure::ALL.len());
+        assert!(t
+            .rows
+            .iter()
+            .any(|r| r[0] == "set_params_wall_us" && r[1] == "500.000000"));
+    }
+}
