@@ -26,6 +26,12 @@
 //! dropping a buffer, the keeper or the engine never lets a replay write into memory that was
 //! handed out again; every free first waits for the streams that may still use the memory.
 //!
+//! Beyond one frozen graph: [`Graph::update`] follows a step whose arguments changed
+//! (`cuGraphExecUpdate`, with a fallback when the driver refuses), [`Graph::set_kernel_node`]
+//! changes one node from a checked [`KernelCall`], [`Engine::set_pdl`] launches kernels as
+//! programmatic dependents, and [`Engine::capture_while`] runs a step many times in one launch
+//! of a conditional WHILE graph.
+//!
 //! The driver (`libcuda`) and NVRTC are loaded at run time: the crate builds without a CUDA
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
 
