@@ -133,3 +133,42 @@ pub struct LoopArgs {
     #[command(flatten)]
     pub export: ExportArgs,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn changed_reads_counts_and_shares() {
+        assert_eq!(parse_changed("10"), Ok(Changed::Count(10)));
+        assert_eq!(parse_changed(" 25% "), Ok(Changed::Percent(25.0)));
+        assert!(parse_changed("0").is_err());
+        assert!(parse_changed("0%").is_err());
+        assert!(parse_changed("101%").is_err());
+        assert!(parse_changed("%").is_err());
+    }
+
+    #[test]
+    fn shares_round_to_at_least_one_and_at_most_all() {
+        assert_eq!(Changed::Percent(10.0).of(1346), Ok(135));
+        assert_eq!(Changed::Percent(0.001).of(100), Ok(1));
+        assert_eq!(Changed::Percent(100.0).of(7), Ok(7));
+        assert_eq!(Changed::Count(7).of(7), Ok(7));
+        assert!(Changed::Count(8)
+            .of(7)
+            .unwrap_err()
+            .contains("more than the step's 7"));
+    }
+
+    proptest! {
+        #[test]
+        fn changed_parser_never_panics_and_stays_in_range(s in ".{0,12}", n in 1u64..100_000) {
+            if let Ok(c) = parse_changed(&s) {
+                if let Ok(k) = c.of(n) {
+                    prop_assert!((1..=n).contains(&k));
+                }
+            }
+        }
+    }
+}
