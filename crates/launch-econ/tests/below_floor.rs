@@ -1,12 +1,8 @@
 //! `launch-econ loop` and `--pdl` as a user meets them: argument errors without a GPU, and
 //! real runs (ignored without a device) whose results the tool itself checks on the device.
 
-use assert_cmd::Command;
-use predicates::prelude::*;
-
-fn cmd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_launch-econ"))
-}
+mod common;
+use common::{assert_usage_error, cmd};
 
 fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("the JSON export on stdout")
@@ -26,12 +22,7 @@ fn loop_arguments_are_validated() {
         (vec!["loop", "--step-kernels", "x"], "invalid value"),
         (vec!["loop", "--elems", "0"], "at least 1"),
     ] {
-        cmd()
-            .args(&args)
-            .env("CUDA_VISIBLE_DEVICES", "")
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+        assert_usage_error(&args, msg);
     }
 }
 

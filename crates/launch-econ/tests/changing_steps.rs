@@ -1,12 +1,8 @@
 //! `launch-econ update` (and `buckets`) as a user meets them: argument errors without a GPU,
 //! and real runs (ignored without a device) that check their own results on the device.
 
-use assert_cmd::Command;
-use predicates::prelude::*;
-
-fn cmd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_launch-econ"))
-}
+mod common;
+use common::{assert_usage_error, cmd};
 
 #[test]
 fn update_arguments_are_validated() {
@@ -30,12 +26,7 @@ fn update_arguments_are_validated() {
             "cannot be used with",
         ),
     ] {
-        cmd()
-            .args(&args)
-            .env("CUDA_VISIBLE_DEVICES", "")
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+        assert_usage_error(&args, msg);
     }
 }
 
@@ -116,12 +107,7 @@ fn bucket_arguments_are_validated() {
         ),
         (vec!["buckets", "--repeats", "0"], "not in 1..=10000"),
     ] {
-        cmd()
-            .args(&args)
-            .env("CUDA_VISIBLE_DEVICES", "")
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+        assert_usage_error(&args, msg);
     }
 }
 

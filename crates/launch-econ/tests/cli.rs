@@ -1,12 +1,9 @@
 //! The command line as a user meets it: usage errors, missing GPU, output format.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-/// The binary by its build-time path (also valid where staged test executables run).
-fn cmd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_launch-econ"))
-}
+mod common;
+use common::{assert_usage_error, cmd};
 
 /// Each bad launch count gets a usage error (exit 2) that names the problem, and no panic.
 #[test]
@@ -230,12 +227,7 @@ fn bad_sweep_export_and_profile_input_exit_2() {
         ),
     ];
     for (args, msg) in cases {
-        cmd()
-            .args(&args)
-            .env("CUDA_VISIBLE_DEVICES", "")
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+        assert_usage_error(&args, msg);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -599,12 +591,7 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
         (vec!["replay".into()], "required"),
     ];
     for (args, msg) in cases {
-        cmd()
-            .args(&args)
-            .env("CUDA_VISIBLE_DEVICES", "")
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+        assert_usage_error(&args, msg);
     }
 }
 
@@ -689,11 +676,6 @@ fn pipeline_arguments_are_validated() {
         ),
         (vec!["pipeline", "--stage-launches", "0"], "at least 1"),
     ] {
-        cmd()
-            .args(&args)
-            .env("CUDA_VISIBLE_DEVICES", "")
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+        assert_usage_error(&args, msg);
     }
 }

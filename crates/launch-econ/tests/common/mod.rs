@@ -1,0 +1,23 @@
+//! What the CLI tests share: the binary, and the check every bad input gets.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+/// The binary by its build-time path (also valid where staged test executables run).
+pub fn cmd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_launch-econ"))
+}
+
+/// `launch-econ ARGS` with no GPU visible exits 2 (bad input) with `msg` on stderr, no panic.
+pub fn assert_usage_error<I, S>(args: I, msg: &str)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    cmd()
+        .args(args)
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(msg).and(predicate::str::contains("panicked").not()));
+}
