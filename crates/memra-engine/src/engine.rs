@@ -152,6 +152,9 @@ impl Engine {
                 ),
             });
         }
+        if on {
+            self.inner.kernels.load_pdl()?;
+        }
         self.inner.core.set_pdl(on);
         Ok(())
     }

@@ -7,7 +7,7 @@
 //! source, a cache hit a file read.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
@@ -142,21 +142,38 @@ impl Kernel {
     }
 }
 
-/// Loaded kernel functions, indexed by [`Kernel`]. A `CudaFunction` keeps its module alive.
-/// A kernel of an optional source that did not compile holds the reason instead.
+/// One loaded function per [`Kernel`], in discriminant order. A kernel of an optional source
+/// that did not compile holds the reason instead.
+type FunctionSet = Vec<std::result::Result<CudaFunction, String>>;
+
+/// Loaded kernel functions, indexed by [`Kernel`], in two builds: plain, and with programmatic
+/// dependent launch (PDL). They differ only in `pdl_enter`: its `griddepcontrol.wait` is not
+/// free for a kernel launched without PDL (on an H200 it made an empty 2048-block kernel's
+/// graph node 1.7x longer), so kernels launched without PDL use the build without it. A
+/// `CudaFunction` keeps its module alive.
 pub(crate) struct Kernels {
-    functions: Vec<std::result::Result<CudaFunction, String>>,
+    plain: FunctionSet,
+    pdl: OnceLock<FunctionSet>,
+    loader: Loader,
 }
 
 impl Kernels {
-    pub(crate) fn get(&self, k: Kernel) -> Result<&CudaFunction> {
-        // `load` fills one entry per entry of Kernel::ALL, in discriminant order.
-        self.functions[k as usize]
-            .as_ref()
-            .map_err(|why| Error::Unsupported {
-                feature: k.name(),
-                why: why.clone(),
-            })
+    /// The function of `k` in the build for launches with (`pdl`) or without PDL; the PDL
+    /// build must have been loaded ([`Kernels::load_pdl`]).
+    pub(crate) fn get(&self, k: Kernel, pdl: bool) -> Result<&CudaFunction> {
+        let set = if pdl {
+            self.pdl.get().ok_or_else(|| Error::InvalidArgument {
+                op: k.name(),
+                what: "the PDL build of the kernels is not loaded".into(),
+            })?
+        } else {
+            &self.plain
+        };
+        // `load_set` fills one entry per entry of Kernel::ALL, in discriminant order.
+        set[k as usize].as_ref().map_err(|why| Error::Unsupported {
+            feature: k.name(),
+            why: why.clone(),
+        })
     }
 }
 
@@ -260,19 +277,62 @@ pub(crate) fn nvrtc_version() -> (i32, i32) {
     (major, minor)
 }
 
+/// How to compile and load a set of kernels for one engine's device.
+struct Loader {
+    ctx: Arc<CudaContext>,
+    ordinal: usize,
+    cc: (i32, i32),
+    cache: KernelCache,
+}
+
 impl Kernels {
-    /// Compiles (or reads from cache) and loads every source for `ctx`'s device.
+    /// Compiles (or reads from cache) and loads every source for `ctx`'s device, without PDL;
+    /// the PDL set is compiled the first time it is asked for ([`Kernels::load_pdl`]).
     pub(crate) fn load(
         ctx: &Arc<CudaContext>,
         ordinal: usize,
         cc: (i32, i32),
         cache: &KernelCache,
     ) -> Result<(Self, KernelInitReport)> {
+        let loader = Loader {
+            ctx: ctx.clone(),
+            ordinal,
+            cc,
+            cache: cache.clone(),
+        };
+        let (functions, report) = loader.load_set(false)?;
+        let kernels = Kernels {
+            plain: functions,
+            pdl: OnceLock::new(),
+            loader,
+        };
+        Ok((kernels, report))
+    }
+
+    /// Loads the PDL build of every kernel unless it is loaded already.
+    pub(crate) fn load_pdl(&self) -> Result<()> {
+        if self.pdl.get().is_none() {
+            let (set, _) = self.loader.load_set(true)?;
+            // Another thread may have won the race; both sets are equivalent.
+            let _ = self.pdl.set(set);
+        }
+        Ok(())
+    }
+}
+
+impl Loader {
+    /// One set of functions, one per [`Kernel`] in discriminant order. `pdl` compiles with
+    /// `MEMRA_PDL` defined, which turns on the `griddepcontrol` instructions of `pdl_enter`.
+    fn load_set(&self, pdl: bool) -> Result<(FunctionSet, KernelInitReport)> {
         let start = Instant::now();
-        let options = nvrtc_options(cc.0, cc.1);
-        let arch = format!("compute_{}{}", cc.0, cc.1);
+        let (ctx, ordinal) = (&self.ctx, self.ordinal);
+        let mut options = nvrtc_options(self.cc.0, self.cc.1);
+        if pdl {
+            options.push("-DMEMRA_PDL".to_string());
+        }
+        let arch = format!("compute_{}{}", self.cc.0, self.cc.1);
         let version = nvrtc_version();
-        let dir = cache.dir();
+        let dir = self.cache.dir();
         let mut report = KernelInitReport {
             total: Duration::ZERO,
             compiled: 0,
@@ -328,9 +388,8 @@ impl Kernels {
                     })
             })
             .collect::<Result<Vec<_>>>()?;
-        let kernels = Kernels { functions };
         report.total = start.elapsed();
-        Ok((kernels, report))
+        Ok((functions, report))
     }
 }
 

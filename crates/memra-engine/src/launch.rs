@@ -161,21 +161,22 @@ impl<'a> Launch<'a> {
         &mut self,
         shape: LaunchShape,
         params: &mut [*mut c_void; MAX_ARGS],
+        pdl: bool,
     ) -> Result<sys::CUfunction> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
         check_args(self.kernel, &mut self.args[..self.len], shape, params)?;
-        Ok(self.kernels.get(self.kernel)?.cu_function())
+        Ok(self.kernels.get(self.kernel, pdl)?.cu_function())
     }
 
     /// Launches on the engine stream.
     pub(crate) fn run(mut self, shape: LaunchShape) -> Result<()> {
         let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
-        let f = self.checked(shape, &mut params)?;
+        let pdl = self.core.pdl();
+        let f = self.checked(shape, &mut params, pdl)?;
         let params = &mut params[..self.len];
         self.core.bind()?;
-        let pdl = self.core.pdl();
         // SAFETY: `params` holds one pointer per kernel parameter, each to a value of the
         // parameter's type (checked against the kernel's declaration in `checked`, which a unit
         // test checks against the .cu source), alive until the call returns (the driver copies

@@ -259,9 +259,11 @@ impl Engine {
 
     /// The raw `CUfunction` of an engine kernel, for issuing launches outside the engine (e.g.
     /// measuring the driver's own floor). Valid while the engine lives; an error for a kernel
-    /// this engine could not load (see [`crate::KernelInitReport::unavailable`]).
+    /// this engine could not load (see [`crate::KernelInitReport::unavailable`]). The build
+    /// matches the engine's current PDL setting ([`Engine::set_pdl`]).
     pub fn cu_function(&self, kernel: Kernel) -> Result<sys::CUfunction> {
-        Ok(self.inner.kernels.get(kernel)?.cu_function())
+        let pdl = self.inner.core.pdl();
+        Ok(self.inner.kernels.get(kernel, pdl)?.cu_function())
     }
 
     /// Adds one to `counter[0]` and, when the count reaches a multiple of `every` (0: never),

@@ -274,7 +274,12 @@ impl Graph {
         })?;
         let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
         check_args(kernel, &mut args, shape, &mut params)?;
-        let f = engine.inner.kernels.get(kernel)?.cu_function();
+        // The build for the engine's current PDL setting (a node keeps its own edges).
+        let f = engine
+            .inner
+            .kernels
+            .get(kernel, engine.pdl())?
+            .cu_function();
         let p = sys::CUDA_KERNEL_NODE_PARAMS {
             func: f,
             gridDimX: shape.grid.0,
