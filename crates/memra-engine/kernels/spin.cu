@@ -14,25 +14,40 @@ extern "C" __global__ void spin_ns(unsigned long long ns, unsigned int* __restri
     }
 }
 
-// One timed span for the whole grid, however many waves it takes: the first block to run
-// stamps the start into slot[0], every block spins until `ns` have passed since that stamp,
-// and the last block to finish writes the span (first start to last end) into slot[2] and
-// resets slot[0..2] so the next launch (or graph replay) starts clean. A grid too large to be
-// resident at once therefore still runs for about `ns`, as the recorded kernel did.
+// One timed span for the whole grid, however many waves it takes. Block 0 stamps the start
+// into slot[0]; every block that sees the stamp spins until `ns` have passed since it (a block
+// that runs before the stamp is visible spins from its own start, which is nearly the same);
+// the block with the highest index — dispatched last — writes the span (stamp to its end) into
+// slot[2], the end into slot[3], and clears slot[0] for the next launch (or graph replay). A
+// grid too large to be resident at once therefore still runs for about `ns`, as the recorded
+// kernel did. No atomics: thousands of blocks updating one word would serialise at the L2 and
+// make a short, wide kernel unreachable (it once put a 2048-block stand-in's floor at ~4 us).
 // slot: 4 words, zeroed before first use, used by one launch at a time.
+__device__ __forceinline__ unsigned long long spin_load(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void spin_store(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
 // The body of spin_grid_ns, on a given slot; with a null slot every block just spins `ns`.
 __device__ __forceinline__ void spin_grid_body(unsigned long long ns, unsigned long long* __restrict__ slot) {
     __shared__ unsigned long long start;
     const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+    const unsigned long long block =
+        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
     if (lead) {
+        unsigned long long stamp = slot && block != 0 ? spin_load(slot) : 0ull;
         unsigned long long now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if (slot) {
-            unsigned long long old = atomicCAS(slot, 0ull, now);
-            start = old == 0ull ? now : old;
-        } else {
-            start = now;
+        if (slot && block == 0) {
+            spin_store(slot, now);
         }
+        start = stamp != 0ull && stamp <= now ? stamp : now;
     }
     __syncthreads();
     unsigned long long now;
@@ -40,17 +55,12 @@ __device__ __forceinline__ void spin_grid_body(unsigned long long ns, unsigned l
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     } while ((long long)(now - start) < (long long)ns);
     __syncthreads();
-    if (lead && slot) {
+    if (lead && slot && block == blocks - 1) {
         // No fences: nothing else is published, and the next launch sees these stores by
         // stream order. Fences here would lengthen every kernel past its measured span.
-        unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
-        if (atomicAdd(slot + 1, 1ull) == blocks - 1) {
-            unsigned long long end;
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(end));
-            slot[2] = end - start;
-            slot[0] = 0ull;
-            slot[1] = 0ull;
-        }
+        slot[2] = now - start;
+        slot[3] = now;
+        spin_store(slot, 0ull);
     }
 }
 

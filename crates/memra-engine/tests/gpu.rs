@@ -418,6 +418,7 @@ fn spin_grid_spans_about_ns_over_many_waves_and_resets_its_slot() {
     assert_eq!(&s[..4], &[0, 0, 0, 0], "slot 0 untouched");
     assert_eq!((s[4], s[5]), (0, 0), "slot reset by the last block");
     assert!(s[6] >= ns, "span {} < requested {ns}", s[6]);
+    assert!(s[7] >= s[6], "end stamp {} before the span {}", s[7], s[6]);
     // The same slot serves a graph's replays.
     let g = e
         .capture_graph(|eng| eng.spin_grid(10_000, big, &mut slots, 1))
