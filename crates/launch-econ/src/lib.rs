@@ -23,6 +23,7 @@ pub mod replay;
 pub mod report;
 pub mod runner;
 pub mod seed;
+pub mod stand_in;
 pub mod stats;
 pub mod tables;
 pub mod trace;

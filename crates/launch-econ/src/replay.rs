@@ -1,11 +1,11 @@
 //! Replaying a recorded walk on the GPU at hand, eagerly and as one captured graph.
 //!
-//! Each recorded kernel becomes a `spin_grid` launch with the recorded grid and block that
-//! runs for the recorded duration (minus the spin kernel's own calibrated overhead); copies
-//! become device-to-device copies of the recorded size, memsets memsets. Every op runs on the
+//! Each recorded kernel becomes a `spin_grid` launch with the recorded grid and block (or the
+//! empty kernel of that shape) whose graph node lasts as long as the recorded kernel's would
+//! (see [`crate::stand_in`]); copies become device-to-device copies of the recorded size,
+//! memsets memsets. Every op runs on the
 //! engine stream in recorded start order (several recorded streams are serialised).
 
-use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::figures::{headline_warnings, Summaries};
 use crate::runner::{Context, Convergence, StopRule};
+use crate::stand_in::{self, Choice, StandInPlan};
 use crate::stats::{median, Summary};
 use crate::trace::{OpKind, Walk};
 
@@ -39,17 +40,6 @@ pub struct Calibration {
     pub ramp_ns: f64,
     /// Smallest non-zero difference between spans seen: the timer's effective tick, ns.
     pub timer_tick_ns: f64,
-}
-
-impl Calibration {
-    /// The spin request that makes a kernel of `blocks` blocks last `recorded_ns` as a
-    /// profiler would measure it; 0 when the recording is shorter than the spin's floor.
-    pub fn request_ns(&self, recorded_ns: f64, blocks: u64) -> u64 {
-        let off = self.ramp_ns
-            + self.span_overhead_fixed_ns
-            + self.span_overhead_per_block_ns * blocks as f64;
-        (recorded_ns - off).max(0.0).round() as u64
-    }
 }
 
 /// Replayed against recorded duration, kernel by kernel.
@@ -124,6 +114,14 @@ pub struct ReplayResult {
     pub recorded_gpu_ms: f64,
     pub recorded_span_ms: f64,
     pub calibration: Calibration,
+    /// The front end's gap a graph node adds to its kernel's profiled duration, µs, as
+    /// measured for the stand-in plan (see [`crate::stand_in`]).
+    #[serde(default)]
+    pub node_gap_us: f64,
+    /// What the stand-ins were planned to take as graph nodes: Σ (recorded duration + gap)
+    /// over kernels, ms. The replayed graph's GPU time is the check of that plan.
+    #[serde(default)]
+    pub planned_nodes_ms: f64,
     pub fidelity: Fidelity,
     pub trials: Vec<ReplayTrial>,
     pub summary: Summaries<ReplayFigure>,
@@ -171,37 +169,29 @@ impl Prepared {
     /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, as a replay does.
     pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
-        let empty = empty_stand_in_shapes(e, walk, &cal)?;
-        Prepared::new(e, walk, &cal, &empty)
+        let plan = stand_in::plan(e, walk, &cal)?;
+        Prepared::new(e, walk, &plan)
     }
 
-    fn new(
-        e: &Engine,
-        walk: &Walk,
-        cal: &Calibration,
-        empty: &HashSet<ShapeKey>,
-    ) -> anyhow::Result<Prepared> {
+    fn new(e: &Engine, walk: &Walk, plan: &StandInPlan) -> anyhow::Result<Prepared> {
         let mut steps = Vec::with_capacity(walk.ops.len());
         let mut max_bytes = 0usize;
         let mut kernels = 0;
         for op in &walk.ops {
             steps.push(match &op.kind {
                 OpKind::Kernel { grid, block } => {
-                    let blocks = grid.0 as u64 * grid.1 as u64 * grid.2 as u64;
-                    let ns = cal.request_ns(op.duration_ns, blocks);
                     let shape = LaunchShape {
                         grid: *grid,
                         block: *block,
                     };
                     kernels += 1;
-                    if ns == 0 && empty.contains(&(*grid, *block)) {
-                        Step::Empty { shape }
-                    } else {
-                        Step::Spin {
+                    match plan.choose(op.duration_ns, (*grid, *block)) {
+                        Choice::Empty => Step::Empty { shape },
+                        Choice::Spin(ns) => Step::Spin {
                             ns,
                             shape,
                             slot: kernels - 1,
-                        }
+                        },
                     }
                 }
                 OpKind::Memcpy { bytes, .. } => {
@@ -271,77 +261,6 @@ impl Prepared {
             })
             .collect())
     }
-}
-
-/// A launch shape as a map key: (grid, block).
-type ShapeKey = ((u32, u32, u32), (u32, u32, u32));
-
-/// GPU time per node of a graph of stand-ins issued by `issue`, µs: the difference between
-/// graphs of 128 and 64 nodes (so the launch latency cancels), median of 3 replays each.
-fn node_us(
-    e: &Engine,
-    mut issue: impl FnMut(&Engine) -> memra_engine::Result<()>,
-) -> anyhow::Result<f64> {
-    let mut per_size = Vec::new();
-    for n in [64usize, 128] {
-        let g = e.capture_graph(|eng| (0..n).try_for_each(|_| issue(eng)))?;
-        g.launch()?;
-        let mut t = Vec::new();
-        for _ in 0..3 {
-            let (a, b) = (e.event()?, e.event()?);
-            a.record()?;
-            g.launch()?;
-            b.record()?;
-            b.synchronize()?;
-            t.push(a.elapsed_ms(&b)? as f64 * 1e3);
-        }
-        per_size.push(median(&t));
-    }
-    Ok((per_size[1] - per_size[0]) / 64.0)
-}
-
-/// The shapes whose recorded kernels are shorter than any timed spin of that shape and are
-/// better stood in for by the empty kernel of the shape.
-///
-/// A graph node takes about its profiled duration plus the front end's gap `g`, for the
-/// recorded kernel as for a stand-in. `g` is measured once, on a one-block spin whose profiled
-/// duration the calibration knows well: its node time less that duration. Then for each shape
-/// the stand-in whose node time is nearer the recorded kernels' `duration + g` (their median)
-/// is chosen. Both node times are measured here, on this GPU, shape by shape.
-fn empty_stand_in_shapes(
-    e: &Engine,
-    walk: &Walk,
-    cal: &Calibration,
-) -> anyhow::Result<HashSet<ShapeKey>> {
-    let mut short: HashMap<ShapeKey, Vec<f64>> = HashMap::new();
-    for op in walk.kernels() {
-        if let OpKind::Kernel { grid, block } = op.kind {
-            let blocks = grid.0 as u64 * grid.1 as u64 * grid.2 as u64;
-            if cal.request_ns(op.duration_ns, blocks) == 0 {
-                short.entry((grid, block)).or_default().push(op.duration_ns);
-            }
-        }
-    }
-    let mut out = HashSet::new();
-    if short.is_empty() {
-        return Ok(out);
-    }
-    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
-    let one = LaunchShape::linear(1, 128);
-    let one_node = node_us(e, |eng| eng.spin_grid(0, one, &mut slots, 0))?;
-    let one_profiled_us =
-        (cal.ramp_ns + cal.span_overhead_fixed_ns + cal.span_overhead_per_block_ns) / 1e3;
-    let gap_us = (one_node - one_profiled_us).max(0.0);
-    for ((grid, block), durations) in short {
-        let shape = LaunchShape { grid, block };
-        let spin_node = node_us(e, |eng| eng.spin_grid(0, shape, &mut slots, 0))?;
-        let empty_node = node_us(e, |eng| eng.noop_shaped(shape))?;
-        let target = median(&durations) / 1e3 + gap_us;
-        if (empty_node - target).abs() < (spin_node - target).abs() {
-            out.insert((grid, block));
-        }
-    }
-    Ok(out)
 }
 
 /// Measures how far the spin kernel's span runs past what it was asked for, by grid size.
@@ -475,8 +394,8 @@ pub fn replay(
     ctx: &Context<'_>,
 ) -> anyhow::Result<ReplayResult> {
     let cal = calibrate(e, cfg.spin_ramp_ns)?;
-    let empty = empty_stand_in_shapes(e, walk, &cal)?;
-    let mut prep = Prepared::new(e, walk, &cal, &empty)?;
+    let plan = stand_in::plan(e, walk, &cal)?;
+    let mut prep = Prepared::new(e, walk, &plan)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
     let mut spans = Vec::new();
     let mut done = 0usize;
@@ -520,6 +439,9 @@ pub fn replay(
         Ok(t)
     })?;
     let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
+    let kernel_sum_ns: f64 = walk.kernels().map(|o| o.duration_ns).sum();
+    let planned_nodes_ms =
+        (kernel_sum_ns / 1e3 + walk.kernels().count() as f64 * plan.gap_us) / 1e3;
     let mut warnings = unreproduced(walk);
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
@@ -530,6 +452,8 @@ pub fn replay(
         recorded_gpu_ms: sum / 1e6,
         recorded_span_ms: walk.span_ns() / 1e6,
         calibration: cal,
+        node_gap_us: plan.gap_us,
+        planned_nodes_ms,
         fidelity: fidelity(walk, &per_kernel_median(&spans)),
         summary: Summaries::of(&out.trials),
         trials: out.trials,
@@ -590,19 +514,6 @@ mod tests {
         let m = per_kernel_median(&[vec![1.0, 10.0], vec![3.0, 30.0], vec![2.0, 20.0]]);
         assert_eq!(m, vec![2.0, 20.0]);
         assert!(per_kernel_median(&[]).is_empty());
-    }
-
-    #[test]
-    fn requests_subtract_ramp_and_grid_overhead() {
-        let c = Calibration {
-            span_overhead_fixed_ns: 300.0,
-            span_overhead_per_block_ns: 0.5,
-            ramp_ns: 700.0,
-            timer_tick_ns: 32.0,
-        };
-        assert_eq!(c.request_ns(5000.0, 1), 4_000); // 3999.5 rounds up
-        assert_eq!(c.request_ns(5000.0, 1000), 3_500);
-        assert_eq!(c.request_ns(800.0, 1), 0, "shorter than the floor");
     }
 
     #[test]

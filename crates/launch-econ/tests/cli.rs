@@ -619,13 +619,18 @@ fn replay_runs_on_a_gpu() {
         .get_output()
         .clone();
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("fidelity, kernels >= 2 us (2)"), "{stderr}");
+    assert!(stderr.contains("spans, kernels >= 2 us (2)"), "{stderr}");
+    assert!(
+        stderr.contains("stand-ins: each graph node planned"),
+        "{stderr}"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = &v["result"]["replay"];
     assert_eq!(r["kernels"], 2);
     assert_eq!(r["trials"].as_array().unwrap().len(), 3);
     assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
     assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+    assert!(r["planned_nodes_ms"].as_f64().unwrap() > 0.0);
 }
 
 /// The pipeline on the devices at hand: two stages on two streams of GPU 0 always, and on

@@ -1,0 +1,186 @@
+//! Choosing each recorded kernel's stand-in so that its *graph node* lasts as long as the
+//! recorded kernel's would.
+//!
+//! A kernel in a graph occupies the stream for its profiled duration plus the front end's gap
+//! to the next node. A stand-in (a timed spin of the recorded grid and block, or the empty
+//! kernel of that shape) has its own node time, which depends on its shape as much as on how
+//! long it spins: on an H200 a 2048-block spin asked for nothing already takes ~2 µs a node,
+//! a one-block spin ~0.8 µs. So node times are measured here, shape by shape, on this GPU —
+//! the spin asked for nothing and for [`PROBE_NS`], and the empty kernel — and each kernel gets
+//! the request that puts its stand-in's node time at `recorded + gap` (interpolated between the
+//! two spins, a nanosecond per nanosecond beyond), or the empty kernel where that is nearer.
+//! `gap` is measured once, on a one-block spin whose profiled duration the spin calibration
+//! knows: its node time less that duration.
+
+use std::collections::HashMap;
+
+use memra_engine::{Engine, LaunchShape};
+
+use crate::replay::Calibration;
+use crate::stats::median;
+use crate::trace::{OpKind, Walk};
+
+/// The second spin request each shape is measured at, ns.
+pub const PROBE_NS: u64 = 2_000;
+
+/// A launch shape as a map key: (grid, block).
+pub type ShapeKey = ((u32, u32, u32), (u32, u32, u32));
+
+/// Measured graph-node times of one shape's stand-ins, µs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapeNodes {
+    /// The spin asked for 0 ns.
+    pub spin_zero_us: f64,
+    /// The spin asked for [`PROBE_NS`].
+    pub spin_probe_us: f64,
+    /// The empty kernel.
+    pub empty_us: f64,
+}
+
+/// What stands in for one recorded kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// The timed spin, asked for this many ns.
+    Spin(u64),
+    /// The empty kernel of the shape.
+    Empty,
+}
+
+/// Node times by shape and the front end's gap: everything needed to pick stand-ins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StandInPlan {
+    /// Node time of a real kernel beyond its profiled duration, µs.
+    pub gap_us: f64,
+    pub shapes: HashMap<ShapeKey, ShapeNodes>,
+}
+
+impl StandInPlan {
+    /// The stand-in for a kernel recorded at `recorded_ns` with `shape`. A shape that was not
+    /// measured gets the spin asked for the recorded duration.
+    pub fn choose(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
+        let Some(n) = self.shapes.get(&shape) else {
+            return Choice::Spin(recorded_ns.max(0.0).round() as u64);
+        };
+        let target = recorded_ns / 1e3 + self.gap_us;
+        if target <= n.spin_zero_us {
+            return if (n.empty_us - target).abs() < (n.spin_zero_us - target).abs() {
+                Choice::Empty
+            } else {
+                Choice::Spin(0)
+            };
+        }
+        let probe = PROBE_NS as f64;
+        let slope_us_per_ns = (n.spin_probe_us - n.spin_zero_us) / probe;
+        let ns = if target <= n.spin_probe_us && slope_us_per_ns > 0.0 {
+            (target - n.spin_zero_us) / slope_us_per_ns
+        } else {
+            // Past the probe a spin's node grows a nanosecond per requested nanosecond.
+            probe + (target - n.spin_probe_us.max(n.spin_zero_us)) * 1e3
+        };
+        Choice::Spin(ns.max(0.0).round() as u64)
+    }
+}
+
+/// GPU time per node of a graph of stand-ins issued by `issue`, µs: the difference between
+/// graphs of 128 and 64 nodes (so the launch latency cancels), median of 3 replays each.
+pub fn node_us(
+    e: &Engine,
+    mut issue: impl FnMut(&Engine) -> memra_engine::Result<()>,
+) -> anyhow::Result<f64> {
+    let mut per_size = Vec::new();
+    for n in [64usize, 128] {
+        let g = e.capture_graph(|eng| (0..n).try_for_each(|_| issue(eng)))?;
+        g.launch()?;
+        let mut t = Vec::new();
+        for _ in 0..3 {
+            let (a, b) = (e.event()?, e.event()?);
+            a.record()?;
+            g.launch()?;
+            b.record()?;
+            b.synchronize()?;
+            t.push(a.elapsed_ms(&b)? as f64 * 1e3);
+        }
+        per_size.push(median(&t));
+    }
+    Ok((per_size[1] - per_size[0]) / 64.0)
+}
+
+/// Measures, on `e`, the node times of every kernel shape in `walk` and the front end's gap.
+pub fn plan(e: &Engine, walk: &Walk, cal: &Calibration) -> anyhow::Result<StandInPlan> {
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
+    let one = LaunchShape::linear(1, 128);
+    let one_node = node_us(e, |eng| eng.spin_grid(0, one, &mut slots, 0))?;
+    let one_profiled_us =
+        (cal.ramp_ns + cal.span_overhead_fixed_ns + cal.span_overhead_per_block_ns) / 1e3;
+    let gap_us = (one_node - one_profiled_us).max(0.0);
+    let mut shapes = HashMap::new();
+    for op in walk.kernels() {
+        if let OpKind::Kernel { grid, block } = op.kind {
+            if shapes.contains_key(&(grid, block)) {
+                continue;
+            }
+            let shape = LaunchShape { grid, block };
+            let nodes = ShapeNodes {
+                spin_zero_us: node_us(e, |eng| eng.spin_grid(0, shape, &mut slots, 0))?,
+                spin_probe_us: node_us(e, |eng| eng.spin_grid(PROBE_NS, shape, &mut slots, 0))?,
+                empty_us: node_us(e, |eng| eng.noop_shaped(shape))?,
+            };
+            shapes.insert((grid, block), nodes);
+        }
+    }
+    Ok(StandInPlan { gap_us, shapes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WIDE: ShapeKey = ((2048, 1, 1), (128, 1, 1));
+
+    fn plan_with(nodes: ShapeNodes) -> StandInPlan {
+        StandInPlan {
+            gap_us: 0.1,
+            shapes: HashMap::from([(WIDE, nodes)]),
+        }
+    }
+
+    #[test]
+    fn requests_put_the_node_at_recorded_plus_gap() {
+        let p = plan_with(ShapeNodes {
+            spin_zero_us: 2.0,
+            spin_probe_us: 4.0,
+            empty_us: 1.7,
+        });
+        // 2.4 + 0.1 = 2.5 µs: a quarter of the way from 2.0 to 4.0 -> 500 ns.
+        assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(500));
+        // Beyond the probe: 2000 ns plus a ns per ns past 4.0 µs.
+        assert_eq!(p.choose(4900.0, WIDE), Choice::Spin(3000));
+        // Shorter than the empty spin: the nearer of the empty kernel and the empty spin.
+        assert_eq!(p.choose(1600.0, WIDE), Choice::Empty);
+        assert_eq!(p.choose(1880.0, WIDE), Choice::Spin(0));
+    }
+
+    #[test]
+    fn unmeasured_shapes_spin_for_the_recording() {
+        let p = plan_with(ShapeNodes {
+            spin_zero_us: 2.0,
+            spin_probe_us: 4.0,
+            empty_us: 1.7,
+        });
+        assert_eq!(
+            p.choose(1234.4, ((1, 1, 1), (32, 1, 1))),
+            Choice::Spin(1234)
+        );
+    }
+
+    #[test]
+    fn a_flat_probe_still_gives_a_request() {
+        // A probe no longer than the empty spin (noise): requests grow ns for ns.
+        let p = plan_with(ShapeNodes {
+            spin_zero_us: 2.0,
+            spin_probe_us: 2.0,
+            empty_us: 1.7,
+        });
+        assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(2500));
+    }
+}
