@@ -48,10 +48,17 @@ def llama_config(torch, transformers):
 
 def hf_step(torch, model, batch, seq):
     ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
+    # A prepared 4-D causal mask: transformers uses it as given. Without one, the mask code
+    # makes a data-dependent choice in an eager step (skip the mask, flash attention) that it
+    # cannot make under capture (materialise it, another SDPA kernel), so the captured graph
+    # would run a different, longer walk than the recorded one — a walk no trace of the eager
+    # step can price. The table's "same walk" column checks that the graph replays the
+    # recorded kernels.
+    mask = torch.ones(batch, 1, seq, seq, dtype=torch.bool, device="cuda").tril()
 
     def step():
         with torch.no_grad():
-            return model(input_ids=ids, use_cache=False).logits
+            return model(input_ids=ids, attention_mask=mask, use_cache=False).logits
     return step
 
 
@@ -203,10 +210,16 @@ def child(name, out, batches, reps):
     # Only now the profiler: one eager step, then one graph replay.
     from torch.profiler import ProfilerActivity, profile
     acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
+    extra = {}
+    try:  # records which event each stream waited on (cuda_sync events), where supported
+        extra["experimental_config"] = torch._C._profiler._ExperimentalConfig(
+            enable_cuda_sync_events=True)
+    except (AttributeError, TypeError):
+        pass
     for label, fn in (("eager", eager), ("graph", replay)):
         fn()
         sync()
-        with profile(activities=acts) as prof:
+        with profile(activities=acts, **extra) as prof:
             fn()
             sync()
         path = os.path.join(out, f"{name}.{label}.json")
@@ -222,6 +235,28 @@ def run_json(cmd):
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr[-2000:]}")
     return json.loads(p.stdout)
+
+
+def kernels_of(path):
+    """(name, start us, duration us) of every kernel in a Kineto trace, in start order."""
+    with open(path) as f:
+        ev = json.load(f).get("traceEvents", [])
+    ks = [(e["name"], float(e["ts"]), float(e.get("dur", 0))) for e in ev
+          if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    return sorted(ks, key=lambda k: k[1])
+
+
+def graph_facts(eager_path, graph_path):
+    """Does the graph replay run the recorded kernels, and how are its nodes spaced?"""
+    ek, gk = kernels_of(eager_path), kernels_of(graph_path)
+    gaps = [b[1] - (a[1] + a[2]) for a, b in zip(gk, gk[1:])]
+    return {
+        "graph_kernels": len(gk),
+        "same_walk": [k[0] for k in ek] == [k[0] for k in gk],
+        "eager_kernel_sum_ms": sum(k[2] for k in ek) / 1e3,
+        "graph_kernel_sum_ms": sum(k[2] for k in gk) / 1e3,
+        "graph_gap_median_us": statistics.median(gaps) if gaps else None,
+    }
 
 
 def pct(pred, real):
@@ -244,6 +279,7 @@ def parent(args):
         r = json.loads(p.stdout.strip().splitlines()[-1])
         trace = r["eager_trace"]
         try:
+            r.update(graph_facts(trace, r["graph_trace"]))
             rep = run_json([args.launch_econ, "replay", trace, "--eager-step-ms",
                             f"{r['eager_step_ms']:.6f}", "--export-json", "-"])
             r["replay"] = rep["result"]["prediction"]
@@ -268,20 +304,22 @@ def parent(args):
 
 
 def write_table(results, path):
-    rows = ["| walk | kernels | kernel sum ms | eager ms | graph ms | replay graph ms (err) | "
-            "summary graph ms (err) | real saving ms | replay saving ms (err) | "
-            "trace-only eager ms (err) |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| walk | kernels | same walk in graph | kernel sum ms | eager ms | graph ms | "
+            "replay graph ms (err) | summary graph ms (err) | real saving ms | "
+            "replay saving ms (err) | trace-only eager ms (err) |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         if "error" in r or "replay" not in r:
-            rows.append(f"| {r['walk']} | failed: {r.get('error', '?')[:80]!r} |||||||||")
+            rows.append(f"| {r['walk']} | failed: {r.get('error', '?')[:80]!r} ||||||||||")
             continue
         e, g = r["eager_step_ms"], r["graph_step_ms"]
         rp, sm, to = r["replay"], r["summary"], r["trace_only"]
         ws = r["walk_summary"]
         saving = e - g
         rows.append(
-            f"| {r['walk']} | {ws['kernels']} | {ws['kernel_gpu_ns'] / 1e6:.3f} | {e:.3f} | "
+            f"| {r['walk']} | {ws['kernels']} | "
+            f"{'yes' if r['same_walk'] else 'no (%d kernels)' % r['graph_kernels']} | "
+            f"{ws['kernel_gpu_ns'] / 1e6:.3f} | {e:.3f} | "
             f"{g:.3f} | {rp['graph_step_ms']:.3f} ({pct(rp['graph_step_ms'], g):+.1f}%) | "
             f"{sm['graph_step_ms']:.3f} ({pct(sm['graph_step_ms'], g):+.1f}%) | {saving:.3f} | "
             f"{rp['saving_ms']:.3f} ({pct(rp['saving_ms'], saving):+.1f}%) | "
