@@ -82,7 +82,7 @@ fn price_trace(
         let dev = profile.0.device.clone();
         let priced = price_offline(&walk, info, profile, eager_step_ms);
         let mut doc = Document::new(&argv, dev, CommandResult::ReplaySummary(priced));
-        doc.warnings = unreproduced(&walk);
+        doc.warnings = unreproduced(&walk, false);
         return json(&doc);
     }
     let timing = TimingArgs {
@@ -98,6 +98,7 @@ fn price_trace(
         host_overhead_us: 0.0,
         spin_ramp_ns: DEFAULT_SPIN_RAMP_NS,
         pdl,
+        timeline: false,
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.
@@ -121,7 +122,11 @@ fn price_trace(
         let priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
         let partial = priced.replay.interrupted;
         let warnings = priced.replay.warnings.clone();
-        let mut doc = Document::new(&argv, Some(Device::of(&e)), CommandResult::Replay(priced));
+        let mut doc = Document::new(
+            &argv,
+            Some(Device::of(&e)),
+            CommandResult::Replay(Box::new(priced)),
+        );
         doc.partial = partial;
         doc.warnings = warnings;
         doc.placement = Some("unpinned (Python process)".into());

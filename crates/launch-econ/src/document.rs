@@ -55,7 +55,7 @@ pub enum CommandResult {
     /// A trace read, summarised and priced without a GPU.
     ReplaySummary(SummaryReport),
     /// A trace replayed on the GPU.
-    Replay(ReplayReport),
+    Replay(Box<ReplayReport>),
     /// A pipeline round across devices.
     Pipeline(crate::pipeline::PipelineResult),
     /// K steps in one WHILE-graph launch against K graph launches.

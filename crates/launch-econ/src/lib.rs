@@ -11,6 +11,8 @@ pub mod document;
 pub mod export;
 pub mod figures;
 pub mod interrupt;
+pub(crate) mod laned;
+pub mod lanes;
 pub mod measure;
 pub mod model;
 pub mod options;
@@ -26,6 +28,7 @@ pub mod seed;
 pub mod stand_in;
 pub mod stats;
 pub mod tables;
+pub mod timeline;
 pub mod trace;
 pub mod update_walk;
 

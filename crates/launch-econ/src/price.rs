@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::lanes::{Item, Schedule};
 use crate::model::ModelInputs;
 use crate::output::num;
 use crate::trace::Walk;
@@ -120,14 +121,25 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     Some((span_ns - excess_ns).max(gpu_ns) / 1e6)
 }
 
-/// The graph step predicted without a GPU, ms: each node occupies the stream for its recorded
-/// duration or the replay floor per node, whichever is longer, plus one graph launch.
+/// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
+/// duration or the replay floor per node, whichever is longer; streams run side by side where
+/// the trace recorded the waits between them (the longest chain counts, see
+/// [`crate::lanes`]), else one after another; plus one graph launch.
 pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
-    let nodes_ns: f64 = walk
-        .ops
-        .iter()
-        .map(|o| o.duration_ns.max(m.graph_node_gpu_us * 1e3))
-        .sum();
+    let schedule = Schedule::of(walk);
+    let mut clock = vec![0.0f64; schedule.lanes()];
+    for item in &schedule.items {
+        match item {
+            Item::Op { lane, op } => {
+                clock[*lane] += walk.ops[*op].duration_ns.max(m.graph_node_gpu_us * 1e3)
+            }
+            Item::Wait { lane, on } => {
+                let ready = on.iter().map(|&l| clock[l]).fold(clock[*lane], f64::max);
+                clock[*lane] = ready;
+            }
+        }
+    }
+    let nodes_ns = clock.iter().copied().fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
 }
 
@@ -163,12 +175,17 @@ mod tests {
                         grid: (1, 1, 1),
                         block: (32, 1, 1),
                     },
+                    correlation: None,
                 };
                 t += d + 5000.0;
                 o
             })
             .collect();
-        Walk { ops, host }
+        Walk {
+            ops,
+            host,
+            ..Walk::default()
+        }
     }
 
     fn inputs() -> ModelInputs {
@@ -204,6 +221,42 @@ mod tests {
         let e = eager_from_trace(&w, 3.0).unwrap();
         assert!((e - 0.0095).abs() < 1e-12, "{e}");
         assert!(eager_from_trace(&walk(&[1.0], None), 3.0).is_none());
+    }
+
+    #[test]
+    fn streams_with_recorded_waits_overlap_in_the_model() {
+        use crate::trace::StreamWait;
+        // main: 10 us; s1 and s2 fork from it, 30 us and 20 us; main joins both, 10 us.
+        let k = |stream: u64, corr: u64, us: f64| Op {
+            name: "k".into(),
+            start_ns: corr as f64,
+            duration_ns: us * 1e3,
+            device: None,
+            stream: Some(stream),
+            kind: OpKind::Kernel {
+                grid: (1, 1, 1),
+                block: (32, 1, 1),
+            },
+            correlation: Some(corr),
+        };
+        let wait = |stream, correlation| StreamWait {
+            stream,
+            correlation,
+        };
+        let mut w = Walk {
+            ops: vec![k(7, 1, 10.0), k(13, 4, 30.0), k(17, 6, 20.0), k(7, 9, 10.0)],
+            waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+            ..Walk::default()
+        };
+        let m = ModelInputs {
+            graph_launch_fixed_us: 0.0,
+            ..inputs()
+        };
+        // 10 + max(30, 20) + 10.
+        assert!((graph_step_model(&w, &m) - 0.050).abs() < 1e-12);
+        // Without the waits the streams add up.
+        w.waits.clear();
+        assert!((graph_step_model(&w, &m) - 0.070).abs() < 1e-12);
     }
 
     #[test]

@@ -3,19 +3,22 @@
 //! Each recorded kernel becomes a `spin_grid` launch with the recorded grid and block (or the
 //! empty kernel of that shape) whose graph node lasts as long as the recorded kernel's would
 //! (see [`crate::stand_in`]); copies become device-to-device copies of the recorded size,
-//! memsets memsets. Every op runs on the
-//! engine stream in recorded start order (several recorded streams are serialised).
+//! memsets memsets. Each recorded stream runs on a stream of its own where the trace recorded
+//! the waits between them, else all on one stream in start order (see [`crate::lanes`]).
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, LaunchShape};
 use serde::{Deserialize, Serialize};
 
 use crate::figures::{headline_warnings, Summaries};
+use crate::laned::LanedWalk;
+use crate::lanes::{Basis, Schedule};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in::{self, Choice, StandInPlan};
 use crate::stats::{median, Summary};
-use crate::trace::{OpKind, Walk};
+use crate::timeline::Timeline;
+use crate::trace::{Op, OpKind, Walk};
 
 /// Requested spin durations used to calibrate the spin kernel, ns.
 const CALIBRATION_NS: [u64; 3] = [2_000, 5_000, 10_000];
@@ -103,6 +106,10 @@ pub struct ReplayConfig {
     /// Kernels replayed with programmatic dependent launch.
     #[serde(default)]
     pub pdl: bool,
+    /// After the trials, run one more eager walk and graph replay and keep their GPU stamps
+    /// ([`ReplayResult::timeline`]).
+    #[serde(default)]
+    pub timeline: bool,
 }
 
 /// Everything a replay measured.
@@ -113,6 +120,9 @@ pub struct ReplayResult {
     pub kernels: usize,
     pub recorded_gpu_ms: f64,
     pub recorded_span_ms: f64,
+    /// How the recorded streams were replayed (see [`crate::lanes`]).
+    #[serde(default)]
+    pub streams: String,
     pub calibration: Calibration,
     /// The front end's gap a graph node adds to its kernel's profiled duration, µs, as
     /// measured for the stand-in plan (see [`crate::stand_in`]).
@@ -129,6 +139,10 @@ pub struct ReplayResult {
     pub warnings: Vec<String>,
     /// True when an interrupt cut the trials short.
     pub interrupted: bool,
+    /// The replayed walks on the GPU clock, when asked for (`--export-trace`); not part of the
+    /// JSON document (it has its own file).
+    #[serde(skip)]
+    pub timeline: Option<Box<Timeline>>,
 }
 
 impl ReplayResult {
@@ -170,14 +184,19 @@ impl Prepared {
     pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
         let plan = stand_in::plan(e, walk, &cal)?;
-        Prepared::new(e, walk, &plan)
+        Prepared::new(e, walk.ops.iter(), &plan)
     }
 
-    fn new(e: &Engine, walk: &Walk, plan: &StandInPlan) -> anyhow::Result<Prepared> {
-        let mut steps = Vec::with_capacity(walk.ops.len());
+    /// Stand-ins for `ops`, in that order, with buffers on `e`.
+    pub(crate) fn new<'a>(
+        e: &Engine,
+        ops: impl Iterator<Item = &'a Op>,
+        plan: &StandInPlan,
+    ) -> anyhow::Result<Prepared> {
+        let mut steps = Vec::new();
         let mut max_bytes = 0usize;
         let mut kernels = 0;
-        for op in &walk.ops {
+        for op in ops {
             steps.push(match &op.kind {
                 OpKind::Kernel { grid, block } => {
                     let shape = LaunchShape {
@@ -216,43 +235,35 @@ impl Prepared {
         })
     }
 
-    /// Issues the walk once; `host_overhead` is busy-waited before each op.
-    fn issue(&mut self, e: &Engine, host_overhead: Duration) -> memra_engine::Result<()> {
+    /// Issues step `i` on `e` (the engine owning this walk's buffers).
+    pub(crate) fn issue_step(&mut self, e: &Engine, i: usize) -> memra_engine::Result<()> {
         let Prepared {
             steps,
             slots,
             src,
             dst,
         } = self;
-        for s in steps.iter() {
-            if !host_overhead.is_zero() {
-                let t = Instant::now();
-                while t.elapsed() < host_overhead {
-                    std::hint::spin_loop();
-                }
-            }
-            match *s {
-                Step::Spin { ns, shape, slot } => e.spin_grid(ns, shape, slots, slot)?,
-                Step::Empty { shape } => e.noop_shaped(shape)?,
-                Step::Copy { bytes } => e.copy(src, dst, bytes)?,
-                Step::Memset { bytes } => e.memset_zero(dst, bytes)?,
-            }
+        match steps[i] {
+            Step::Spin { ns, shape, slot } => e.spin_grid(ns, shape, slots, slot),
+            Step::Empty { shape } => e.noop_shaped(shape),
+            Step::Copy { bytes } => e.copy(src, dst, bytes),
+            Step::Memset { bytes } => e.memset_zero(dst, bytes),
         }
-        Ok(())
     }
 
-    fn capture(&mut self, e: &Engine) -> memra_engine::Result<Graph> {
-        e.capture_graph(|eng| self.issue(eng, Duration::ZERO))
-    }
-
-    /// Each kernel's last replayed duration as a profiler would see it (own span + ramp), ns,
-    /// in walk order; NaN for kernels replayed by the empty kernel (they time nothing).
-    fn durations(&self, e: &Engine, ramp_ns: f64) -> memra_engine::Result<Vec<f64>> {
+    /// Each kernel step's last replayed duration as a profiler would see it (own span + ramp),
+    /// ns, by step index; NaN for kernels replayed by the empty kernel (they time nothing),
+    /// `None` for copies and memsets.
+    pub(crate) fn durations(
+        &self,
+        e: &Engine,
+        ramp_ns: f64,
+    ) -> memra_engine::Result<Vec<Option<f64>>> {
         let s = e.dtoh(&self.slots)?;
         Ok(self
             .steps
             .iter()
-            .filter_map(|st| match st {
+            .map(|st| match st {
                 Step::Spin { slot, .. } => {
                     Some(s[slot * Engine::SPIN_SLOT_WORDS + 2] as f64 + ramp_ns)
                 }
@@ -260,6 +271,36 @@ impl Prepared {
                 _ => None,
             })
             .collect())
+    }
+}
+
+impl Prepared {
+    /// Each step's last (start, end) on the GPU's global timer, ns, for timed spins; `None`
+    /// for steps that stamp nothing (empty kernels, copies, memsets).
+    pub(crate) fn stamps(&self, e: &Engine) -> memra_engine::Result<Vec<Option<(u64, u64)>>> {
+        let s = e.dtoh(&self.slots)?;
+        Ok(self
+            .steps
+            .iter()
+            .map(|st| match st {
+                Step::Spin { slot, .. } => {
+                    let w = &s[slot * Engine::SPIN_SLOT_WORDS..][..Engine::SPIN_SLOT_WORDS];
+                    let (span, end) = (w[2], w[3]);
+                    (end >= span && end > 0).then(|| (end - span, end))
+                }
+                _ => None,
+            })
+            .collect())
+    }
+}
+
+/// Busy-waits `d` on the host: a framework's own cost before a launch.
+pub(crate) fn host_busy(d: Duration) {
+    if !d.is_zero() {
+        let t = Instant::now();
+        while t.elapsed() < d {
+            std::hint::spin_loop();
+        }
     }
 }
 
@@ -302,17 +343,33 @@ pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
     })
 }
 
-/// What this replay does not reproduce of `walk`, as warnings for the user.
-pub fn unreproduced(walk: &Walk) -> Vec<String> {
+/// What pricing `walk` does not reproduce, as warnings for the user; `on_lanes`: a GPU replay
+/// (which runs recorded streams concurrently where the trace says how), not the offline model.
+pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
     let mut out = Vec::new();
-    let mut streams: Vec<u64> = walk.ops.iter().filter_map(|o| o.stream).collect();
-    streams.sort_unstable();
-    streams.dedup();
-    if streams.len() > 1 {
-        out.push(format!(
-            "the trace holds {} streams; they are replayed one after another on one stream, so where they overlapped in the recording the replayed graph step is too long (an upper bound); filter with --stream to price one",
-            streams.len()
-        ));
+    let schedule = Schedule::of(walk);
+    match schedule.basis {
+        Basis::OneStream => {}
+        Basis::RecordedWaits(n) if on_lanes => out.push(format!(
+            "the trace holds {} streams; each is replayed on its own stream, ordered by {n} recorded cross-stream waits, each taken to wait for all other streams' work issued before it (exact for fork/join; where three or more streams interleave, an upper bound)",
+            schedule.lanes()
+        )),
+        _ => {
+            let lanes = walk
+                .ops
+                .iter()
+                .filter_map(|o| o.stream)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            let why = if on_lanes {
+                "the trace records no cross-stream waits (PyTorch: profile with experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)), so they are replayed one after another on one stream"
+            } else {
+                "the offline model adds them up as if they ran one after another"
+            };
+            out.push(format!(
+                "the trace holds {lanes} streams; {why}: where they overlapped in the recording the graph step is too long (an upper bound); filter with --stream to price one"
+            ));
+        }
     }
     let host_copies = walk
         .ops
@@ -395,7 +452,8 @@ pub fn replay(
 ) -> anyhow::Result<ReplayResult> {
     let cal = calibrate(e, cfg.spin_ramp_ns)?;
     let plan = stand_in::plan(e, walk, &cal)?;
-    let mut prep = Prepared::new(e, walk, &plan)?;
+    let schedule = Schedule::of(walk);
+    let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
     let mut spans = Vec::new();
     let mut done = 0usize;
@@ -403,7 +461,7 @@ pub fn replay(
     let per = 1e3 / cfg.reps as f64;
     let out = runner.run::<ReplayFigure>(|order| {
         let mut t = ReplayTrial::default();
-        let graph = prep.capture(e)?;
+        let graph = laned.capture()?;
         let ct = graph.timings();
         t.capture_ms = ct.capture.as_secs_f64() * 1e3;
         t.instantiate_ms = ct.instantiate.as_secs_f64() * 1e3;
@@ -412,7 +470,7 @@ pub fn replay(
             let s = Instant::now();
             if path == 0 {
                 for _ in 0..cfg.reps {
-                    prep.issue(e, overhead)?;
+                    laned.issue(overhead)?;
                 }
                 t.eager_issue_ms = s.elapsed().as_secs_f64() * per;
                 e.stream().synchronize()?;
@@ -434,15 +492,31 @@ pub fn replay(
         t.graph_gpu_ms = a.elapsed_ms(&b)? as f64;
         done += 1;
         if done > cfg.warmup {
-            spans.push(prep.durations(e, cal.ramp_ns)?);
+            spans.push(laned.durations(cal.ramp_ns)?);
         }
         Ok(t)
     })?;
+    let timeline = if cfg.timeline && !out.interrupted {
+        laned.issue(Duration::ZERO)?;
+        e.stream().synchronize()?;
+        let eager = laned.stamps()?;
+        let graph = laned.capture()?;
+        graph.launch()?;
+        graph.launch()?;
+        e.stream().synchronize()?;
+        Some(Box::new(Timeline {
+            eager,
+            graph: laned.stamps()?,
+            lane_streams: schedule.streams.clone(),
+        }))
+    } else {
+        None
+    };
     let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
     let kernel_sum_ns: f64 = walk.kernels().map(|o| o.duration_ns).sum();
     let planned_nodes_ms =
         (kernel_sum_ns / 1e3 + walk.kernels().count() as f64 * plan.gap_us) / 1e3;
-    let mut warnings = unreproduced(walk);
+    let mut warnings = unreproduced(walk, true);
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
@@ -451,6 +525,7 @@ pub fn replay(
         kernels: walk.kernels().count(),
         recorded_gpu_ms: sum / 1e6,
         recorded_span_ms: walk.span_ns() / 1e6,
+        streams: schedule.describe(),
         calibration: cal,
         node_gap_us: plan.gap_us,
         planned_nodes_ms,
@@ -460,6 +535,7 @@ pub fn replay(
         convergence: out.convergence,
         warnings,
         interrupted: out.interrupted,
+        timeline,
     })
 }
 
@@ -477,6 +553,7 @@ mod tests {
             device: None,
             stream: Some(stream),
             kind,
+            correlation: None,
         };
         let k = OpKind::Kernel {
             grid: (1, 1, 1),
@@ -484,9 +561,9 @@ mod tests {
         };
         let one = Walk {
             ops: vec![op(7, k.clone(), "gemm")],
-            host: None,
+            ..Walk::default()
         };
-        assert!(unreproduced(&one).is_empty());
+        assert!(unreproduced(&one, true).is_empty());
         let w = Walk {
             ops: vec![
                 op(7, k.clone(), "gemm"),
@@ -500,9 +577,9 @@ mod tests {
                     "copy",
                 ),
             ],
-            host: None,
+            ..Walk::default()
         };
-        let msgs = unreproduced(&w).join("\n");
+        let msgs = unreproduced(&w, false).join("\n");
         assert!(!msgs.contains("device to host"), "{msgs}");
         assert!(msgs.contains("2 streams"), "{msgs}");
         assert!(msgs.contains("1 host<->device"), "{msgs}");
@@ -528,10 +605,11 @@ mod tests {
                 grid: (1, 1, 1),
                 block: (1, 1, 1),
             },
+            correlation: None,
         };
         let w = Walk {
             ops: vec![k(1000.0), k(2000.0), k(10000.0), k(4000.0)],
-            host: None,
+            ..Walk::default()
         };
         let f = fidelity(&w, &[1800.0, 2050.0, 10100.0, 4400.0]);
         assert_eq!(f.empty_stand_ins, 0);

@@ -589,10 +589,57 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
             "invalid value '0'",
         ),
         (vec!["replay".into()], "required"),
+        (
+            vec![
+                "replay".into(),
+                fx("kineto_step.json"),
+                "--summary".into(),
+                "--export-trace".into(),
+                "/tmp/launch-econ-never-written.json".into(),
+            ],
+            "cannot be used with --summary",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("kineto_step.json"),
+                "--export-trace".into(),
+                "/nonexistent-dir/replay.json".into(),
+            ],
+            "/nonexistent-dir/replay.json",
+        ),
     ];
     for (args, msg) in cases {
         assert_usage_error(&args, msg);
     }
+}
+
+/// Two streams forked and joined with recorded waits: the offline model runs the branches
+/// side by side (20 + 40 + 20 us of kernels, not 120) and says how it read the streams.
+#[test]
+fn replay_summary_overlaps_streams_with_recorded_waits() {
+    let fx = format!(
+        "{}/tests/fixtures/kineto_two_streams.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = cmd()
+        .args(["replay", &fx, "--summary", "--export-json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let graph_ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
+    let launch_ms = 0.01; // the shipped profile's fixed launch cost is a few us
+    assert!(
+        (0.080..0.080 + launch_ms).contains(&graph_ms),
+        "graph step {graph_ms} ms"
+    );
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("3 streams") && warnings.contains("offline model"),
+        "{warnings}"
+    );
 }
 
 /// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
@@ -631,6 +678,63 @@ fn replay_runs_on_a_gpu() {
     assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
     assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
     assert!(r["planned_nodes_ms"].as_f64().unwrap() > 0.0);
+}
+
+/// A two-stream walk with recorded waits replays on two lanes, and `--export-trace` writes
+/// both replayed walks with GPU stamps.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_streams_on_lanes_and_exports_a_trace() {
+    let fx = format!(
+        "{}/tests/fixtures/kineto_two_streams.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let dir = std::env::temp_dir().join(format!("le-lanes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("replay.json");
+    let out = cmd()
+        .args([
+            "replay",
+            &fx,
+            "--trials",
+            "3",
+            "--reps",
+            "5",
+            "--export-trace",
+        ])
+        .arg(&trace)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("streams: 3 streams on 3 lanes, ordered by 4 recorded cross-stream waits"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("wrote the replay trace"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    for pid in [1, 2] {
+        let stamped: Vec<&serde_json::Value> = ev
+            .iter()
+            .filter(|e| e["pid"] == pid && e["ph"] == "X")
+            .collect();
+        assert_eq!(stamped.len(), 4, "pid {pid}: {stamped:?}");
+        assert!(stamped.iter().all(|e| e["args"]["timing"] == "stamped"));
+        // The epilogue starts after both branches ended (the join held).
+        let end = |name: &str| {
+            let e = stamped.iter().find(|e| e["name"] == name).unwrap();
+            e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap()
+        };
+        let epi = stamped.iter().find(|e| e["name"] == "epilogue").unwrap();
+        let start = epi["ts"].as_f64().unwrap();
+        assert!(
+            start >= end("branch_a") && start >= end("branch_b"),
+            "pid {pid}: {stamped:?}"
+        );
+    }
 }
 
 /// The pipeline on the devices at hand: two stages on two streams of GPU 0 always, and on

@@ -27,7 +27,13 @@ pub const DEFAULTS: TimingDefaults = TimingDefaults {
 };
 
 pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
-    check_outputs(&args.export, &[])?;
+    check_outputs(&args.export, &[&args.export_trace])?;
+    if args.summary && args.export_trace.is_some() {
+        return Err(UsageError(
+            "--export-trace needs a replay on the GPU; it cannot be used with --summary".into(),
+        )
+        .into());
+    }
     let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let filter = Filter {
         device: args.trace_device,
@@ -43,7 +49,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         let priced = price_offline(&walk, info, profile, args.eager_step_ms);
         report.push_str(&priced.prediction.text());
         let mut doc = Document::new(argv, device, CommandResult::ReplaySummary(priced));
-        doc.warnings = crate::replay::unreproduced(&walk);
+        doc.warnings = crate::replay::unreproduced(&walk, false);
         return deliver(&doc, &report, &args.export);
     }
     let e = start_engine(args.device, args.pdl)?;
@@ -55,6 +61,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         host_overhead_us: args.host_overhead_us,
         spin_ramp_ns: args.spin_ramp_ns,
         pdl: args.pdl,
+        timeline: args.export_trace.is_some(),
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -69,11 +76,44 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let r = &priced.replay;
     let partial = r.interrupted;
     let warnings = r.warnings.clone();
-    let mut doc = Document::new(argv, Some(Device::of(&e)), CommandResult::Replay(priced));
+    let mut doc = Document::new(
+        argv,
+        Some(Device::of(&e)),
+        CommandResult::Replay(Box::new(priced)),
+    );
     doc.partial = partial;
     doc.warnings = warnings;
     doc.placement = Some(placement.to_string());
-    deliver(&doc, &report, &args.export)
+    let delivered = deliver(&doc, &report, &args.export);
+    let traced = match (&args.export_trace, &doc.result) {
+        (Some(path), CommandResult::Replay(p)) => match &p.replay.timeline {
+            Some(t) => {
+                let v = crate::timeline::chrome_trace(&walk, t);
+                serde_json::to_vec(&v)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|bytes| crate::export::write_atomically(path, &bytes))
+                    .map(|()| eprintln!("wrote the replay trace to {}", path.display()))
+            }
+            None => Err(anyhow::anyhow!(
+                "no replay trace written to {}: the run was interrupted before it",
+                path.display()
+            )),
+        },
+        _ => Ok(()),
+    };
+    match (delivered, traced) {
+        (Ok(()), Err(e)) => Err(e),
+        (Err(d), Err(t)) => {
+            if d.downcast_ref::<crate::interrupt::Interrupted>().is_some() {
+                // The interrupt decides the exit status; the missing trace is still said.
+                eprintln!("error: {t:#}");
+                Err(d)
+            } else {
+                Err(anyhow::anyhow!("{d:#}; {t:#}"))
+            }
+        }
+        (d, _) => d,
+    }
 }
 
 /// The `--summary` block.
@@ -121,6 +161,7 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         r.ops, r.kernels, r.trials.len(), c.reps, c.warmup, c.host_overhead_us,
         if c.pdl { ", programmatic dependent launch" } else { "" }
     );
+    let _ = writeln!(out, "streams: {}", r.streams);
     let cal = &r.calibration;
     let _ = writeln!(
         out,

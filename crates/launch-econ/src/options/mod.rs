@@ -255,6 +255,11 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = crate::replay::DEFAULT_SPIN_RAMP_NS, value_parser = parse_ns)]
     pub spin_ramp_ns: f64,
 
+    /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
+    /// Chrome-trace JSON (open it in Perfetto beside the recording).
+    #[arg(long, value_name = "FILE.json")]
+    pub export_trace: Option<PathBuf>,
+
     #[command(flatten)]
     pub export: ExportArgs,
 }

@@ -8,7 +8,9 @@
 //!
 //! CPU events are summed into the walk's host side: the first CPU operator or runtime call,
 //! and the runtime/driver calls that issue GPU work (`cuda_runtime`/`cuda_driver` events whose
-//! name contains `LaunchKernel`, `Memcpy` or `Memset`, or `cudaGraphLaunch`).
+//! name contains `LaunchKernel`, `Memcpy` or `Memset`, or `cudaGraphLaunch`). `cuda_sync`
+//! events of kind "Stream Wait Event" (recorded with `enable_cuda_sync_events`) become the
+//! walk's cross-stream waits.
 
 use std::fmt;
 use std::io::Read;
@@ -17,7 +19,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{check_duration, check_shape, HostSide, Op, OpKind, TraceError, Walk, MAX_OPS};
+use super::{
+    check_duration, check_shape, HostSide, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS,
+};
 
 /// The fields read from each event; anything else is skipped unparsed.
 #[derive(Deserialize)]
@@ -46,6 +50,8 @@ struct Args {
     block: Option<Value>,
     #[serde(default)]
     bytes: Option<Value>,
+    #[serde(default)]
+    correlation: Option<Value>,
 }
 
 fn as_f64(v: &Value) -> Option<f64> {
@@ -126,16 +132,50 @@ fn note_host(host: &mut Option<HostSide>, cat: &str, ev: &Event) {
     }
 }
 
-/// Turns one event into an op, `None` for events that are not GPU work (CPU events go to
-/// the host side).
-fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Option<Op>, String> {
-    let cat = match ev.cat.as_ref().and_then(|c| c.as_str()) {
-        Some(c) => c.to_ascii_lowercase(),
+/// What one event adds to the walk.
+enum Converted {
+    Op(Op),
+    Wait(StreamWait),
+    Nothing,
+}
+
+/// A `cuda_sync` "Stream Wait Event" with its waiting stream and correlation id; `None` for
+/// other sync events and for waits without both.
+fn stream_wait(ev: &Event) -> Result<Option<StreamWait>, String> {
+    let name = ev.name.as_ref().and_then(|n| n.as_str()).unwrap_or("");
+    if name != "Stream Wait Event" {
+        return Ok(None);
+    }
+    let args = match &ev.args {
+        Some(a) => a,
         None => return Ok(None),
     };
+    Ok(
+        match (
+            as_uint(&args.stream, "stream")?,
+            as_uint(&args.correlation, "correlation")?,
+        ) {
+            (Some(stream), Some(correlation)) => Some(StreamWait {
+                stream,
+                correlation,
+            }),
+            _ => None,
+        },
+    )
+}
+
+/// Turns one event into an op or a cross-stream wait; CPU events go to the host side.
+fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> {
+    let cat = match ev.cat.as_ref().and_then(|c| c.as_str()) {
+        Some(c) => c.to_ascii_lowercase(),
+        None => return Ok(Converted::Nothing),
+    };
+    if cat == "cuda_sync" {
+        return Ok(stream_wait(&ev)?.map_or(Converted::Nothing, Converted::Wait));
+    }
     if !matches!(cat.as_str(), "kernel" | "gpu_memcpy" | "gpu_memset") {
         note_host(host, &cat, &ev);
-        return Ok(None);
+        return Ok(Converted::Nothing);
     }
     let name = match &ev.name {
         Some(Value::String(s)) => s.clone(),
@@ -180,13 +220,14 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Option<Op>, String>
     let device = as_uint(&args.device, "device")?
         .map(|d| u32::try_from(d).map_err(|_| format!("args.device {d} is out of range")))
         .transpose()?;
-    Ok(Some(Op {
+    Ok(Converted::Op(Op {
         name,
         start_ns: ts * 1e3,
         duration_ns: dur * 1e3,
         device,
         stream: as_uint(&args.stream, "stream")?,
         kind,
+        correlation: as_uint(&args.correlation, "correlation")?,
     }))
 }
 
@@ -209,15 +250,23 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
             let i = self.0.index;
             self.0.index += 1;
             match convert(ev, &mut self.0.walk.host) {
-                Ok(Some(op)) => {
-                    if self.0.walk.ops.len() >= MAX_OPS {
+                Ok(Converted::Op(op)) => {
+                    if self.0.walk.ops.len() + self.0.walk.waits.len() >= MAX_OPS {
                         return Err(de::Error::custom(format!(
                             "more than {MAX_OPS} GPU operations; profile a shorter region"
                         )));
                     }
                     self.0.walk.ops.push(op)
                 }
-                Ok(None) => {}
+                Ok(Converted::Wait(w)) => {
+                    if self.0.walk.ops.len() + self.0.walk.waits.len() >= MAX_OPS {
+                        return Err(de::Error::custom(format!(
+                            "more than {MAX_OPS} GPU operations; profile a shorter region"
+                        )));
+                    }
+                    self.0.walk.waits.push(w)
+                }
+                Ok(Converted::Nothing) => {}
                 Err(e) => return Err(de::Error::custom(format!("traceEvents[{i}]: {e}"))),
             }
         }
@@ -273,6 +322,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
     sink.walk.sort();
+    sink.walk.waits.sort_by_key(|w| w.correlation);
     if sink.walk.host.is_some_and(|h| !h.start_ns.is_finite()) {
         sink.walk.host = None;
     }
@@ -324,6 +374,32 @@ mod tests {
         // A GPU-only trace has no host side.
         let g = read_str(r#"[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]"#).unwrap();
         assert!(g.host.is_none());
+    }
+
+    #[test]
+    fn stream_waits_come_from_cuda_sync_events() {
+        let w = read_str(
+            r#"{"traceEvents":[
+            {"ph":"X","cat":"kernel","name":"k","ts":5,"dur":1,"args":{"stream":13,"correlation":40,"grid":[1,1,1],"block":[32,1,1]}},
+            {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":4,"dur":1,"args":{"stream":7,"correlation":36,"wait_on_stream":-1,"wait_on_cuda_event_id":1270}},
+            {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":3,"dur":1,"args":{"stream":13,"correlation":16}},
+            {"ph":"X","cat":"cuda_sync","name":"Context Sync","ts":9,"dur":1,"args":{"stream":-1,"correlation":50}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(w.ops[0].correlation, Some(40));
+        assert_eq!(
+            w.waits,
+            vec![
+                StreamWait {
+                    stream: 13,
+                    correlation: 16
+                },
+                StreamWait {
+                    stream: 7,
+                    correlation: 36
+                }
+            ]
+        );
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub struct Op {
     pub device: Option<u32>,
     pub stream: Option<u64>,
     pub kind: OpKind,
+    /// The profiler's correlation id linking the op to the host call that issued it; ids
+    /// grow in host issue order.
+    pub correlation: Option<u64>,
 }
 
 impl Op {
@@ -55,6 +58,18 @@ impl Op {
 pub struct Walk {
     pub ops: Vec<Op>,
     pub host: Option<HostSide>,
+    /// Cross-stream waits (`cudaStreamWaitEvent`) the trace recorded, in host issue order;
+    /// empty when it recorded none (Kineto records them with `enable_cuda_sync_events`).
+    pub waits: Vec<StreamWait>,
+}
+
+/// One recorded `cudaStreamWaitEvent`: `stream` waited for an event recorded just before
+/// (the trace does not say on which stream; see [`crate::lanes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StreamWait {
+    pub stream: u64,
+    /// Correlation id of the wait call: its place in host issue order.
+    pub correlation: u64,
 }
 
 /// The host side of a recorded step, for estimating the eager step from the trace alone.
@@ -113,12 +128,15 @@ impl Walk {
                 t >= from && t < to
             });
         }
-        let host = if ops.len() == self.ops.len() {
-            self.host
+        let whole = ops.len() == self.ops.len();
+        // The host side and the cross-stream waits describe the whole walk only.
+        let host = if whole { self.host } else { None };
+        let waits = if whole {
+            self.waits.clone()
         } else {
-            None
+            Vec::new()
         };
-        Walk { ops, host }
+        Walk { ops, host, waits }
     }
 
     /// The end of the last operation, ns.
@@ -308,6 +326,7 @@ mod tests {
                 grid: (1, 1, 1),
                 block: (32, 1, 1),
             },
+            correlation: None,
         }
     }
 
@@ -326,7 +345,7 @@ mod tests {
                     ..op("[CUDA memcpy HtoD]", 1000.0, 50.0, 7)
                 },
             ],
-            host: None,
+            ..Walk::default()
         };
         w.sort();
         assert_eq!(w.ops[0].name, "a");

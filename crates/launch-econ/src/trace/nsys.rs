@@ -187,6 +187,11 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         Some(s) => return Err(format!("stream {s} is not a whole number")),
         None => None,
     };
+    let correlation = match c.num(rec, "corrid")? {
+        Some(s) if s >= 0.0 && s.fract() == 0.0 => Some(s as u64),
+        Some(s) => return Err(format!("CorrId {s} is not a whole number")),
+        None => None,
+    };
     Ok(Op {
         name,
         start_ns: start,
@@ -194,6 +199,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         device: c.get(rec, "device").and_then(parse_device),
         stream,
         kind,
+        correlation,
     })
 }
 

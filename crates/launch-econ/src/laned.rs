@@ -1,0 +1,198 @@
+//! A prepared walk on one engine stream per lane (see [`crate::lanes`]): issued eagerly, or
+//! captured into one graph that forks from lane 0 and joins back to it.
+//!
+//! Every lane has its own engine (the same device) and its own stand-in buffers. Each walk
+//! starts with the other lanes waiting on lane 0 and ends with lane 0 waiting on them, so one
+//! walk never overlaps the next and lane 0's stream alone says when a walk has finished —
+//! the same fork and join a captured multi-stream step has.
+
+use std::time::Duration;
+
+use memra_engine::{Engine, EngineOptions, Event, Graph};
+
+use crate::lanes::{Item, Schedule};
+use crate::replay::{host_busy, Prepared};
+use crate::stand_in::StandInPlan;
+use crate::timeline::Stamps;
+use crate::trace::Walk;
+
+/// One thing to issue: a step of a lane's prepared walk, or a wait on other lanes.
+enum Issue {
+    Step(usize),
+    /// Record each event on its lane, then wait for it on this lane.
+    Wait(Vec<(usize, Event)>),
+}
+
+struct Lane {
+    engine: Engine,
+    prep: Prepared,
+}
+
+/// The walk laid out on lanes, ready to issue or capture.
+pub(crate) struct LanedWalk {
+    lanes: Vec<Lane>,
+    items: Vec<(usize, Issue)>,
+    /// Recorded on lane 0 at the start of a walk (several lanes only).
+    fork: Option<Event>,
+    /// Recorded on lanes 1.. at the end of a walk.
+    joins: Vec<Event>,
+    /// Each kernel of the walk, in walk order: (lane, step index on that lane).
+    kernel_at: Vec<(usize, usize)>,
+    /// Each op of the walk, in walk order: (lane, step index on that lane).
+    op_at: Vec<(usize, usize)>,
+}
+
+impl LanedWalk {
+    /// Lays `walk` out on `schedule`'s lanes: lane 0 on `e`, further lanes on new engines of
+    /// the same device with the same PDL setting.
+    pub(crate) fn new(
+        e: &Engine,
+        walk: &Walk,
+        schedule: &Schedule,
+        plan: &StandInPlan,
+    ) -> anyhow::Result<LanedWalk> {
+        let n = schedule.lanes();
+        let mut engines = vec![e.clone()];
+        for _ in 1..n {
+            engines.push(Engine::with_options(
+                e.ordinal(),
+                &EngineOptions {
+                    pdl: e.pdl(),
+                    ..EngineOptions::default()
+                },
+            )?);
+        }
+        // Each lane's ops in issue order, and where each op landed.
+        let mut lane_ops: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut at = vec![(0usize, 0usize); walk.ops.len()];
+        for item in &schedule.items {
+            if let Item::Op { lane, op } = *item {
+                at[op] = (lane, lane_ops[lane].len());
+                lane_ops[lane].push(op);
+            }
+        }
+        let mut lanes = Vec::with_capacity(n);
+        for (engine, ops) in engines.into_iter().zip(&lane_ops) {
+            let prep = Prepared::new(&engine, ops.iter().map(|&i| &walk.ops[i]), plan)?;
+            lanes.push(Lane { engine, prep });
+        }
+        let mut items = Vec::with_capacity(schedule.items.len());
+        for item in &schedule.items {
+            items.push(match item {
+                Item::Op { op, .. } => (at[*op].0, Issue::Step(at[*op].1)),
+                Item::Wait { lane, on } => {
+                    let events = on
+                        .iter()
+                        .map(|&l| Ok((l, lanes[l].engine.event()?)))
+                        .collect::<memra_engine::Result<Vec<_>>>()?;
+                    (*lane, Issue::Wait(events))
+                }
+            });
+        }
+        let (fork, joins) = if n > 1 {
+            let fork = lanes[0].engine.event()?;
+            let joins = lanes[1..]
+                .iter()
+                .map(|l| l.engine.event())
+                .collect::<memra_engine::Result<Vec<_>>>()?;
+            (Some(fork), joins)
+        } else {
+            (None, Vec::new())
+        };
+        let kernel_at = walk
+            .ops
+            .iter()
+            .zip(&at)
+            .filter(|(o, _)| o.is_kernel())
+            .map(|(_, &a)| a)
+            .collect();
+        Ok(LanedWalk {
+            lanes,
+            items,
+            fork,
+            joins,
+            kernel_at,
+            op_at: at,
+        })
+    }
+
+    /// Issues the walk once; `host_overhead` is busy-waited before each op.
+    pub(crate) fn issue(&mut self, host_overhead: Duration) -> memra_engine::Result<()> {
+        let LanedWalk {
+            lanes,
+            items,
+            fork,
+            joins,
+            ..
+        } = self;
+        if let Some(f) = fork {
+            f.record()?;
+            for l in &lanes[1..] {
+                l.engine.wait_event(f)?;
+            }
+        }
+        for (lane, issue) in items.iter() {
+            match issue {
+                Issue::Step(i) => {
+                    host_busy(host_overhead);
+                    let Lane { engine, prep } = &mut lanes[*lane];
+                    prep.issue_step(engine, *i)?;
+                }
+                Issue::Wait(events) => {
+                    for (_, ev) in events {
+                        ev.record()?;
+                        lanes[*lane].engine.wait_event(ev)?;
+                    }
+                }
+            }
+        }
+        // Each join event belongs to its lane (1..), so it records that lane's work.
+        for j in joins.iter() {
+            j.record()?;
+            lanes[0].engine.wait_event(j)?;
+        }
+        Ok(())
+    }
+
+    /// Captures one walk into a graph launched on lane 0's stream.
+    pub(crate) fn capture(&mut self) -> memra_engine::Result<Graph> {
+        let lead = self.lanes[0].engine.clone();
+        let others: Vec<Engine> = self.lanes[1..].iter().map(|l| l.engine.clone()).collect();
+        if others.is_empty() {
+            return lead.capture_graph(|_| self.issue(Duration::ZERO));
+        }
+        let refs: Vec<&Engine> = others.iter().collect();
+        let (graph, _keeper) = lead.capture_graph_across(&refs, |_| self.issue(Duration::ZERO))?;
+        Ok(graph)
+    }
+
+    /// Each op's lane and last (start, end) on the GPU's global timer, ns, in walk order;
+    /// `None` for ops whose stand-in stamps nothing.
+    pub(crate) fn stamps(&self) -> memra_engine::Result<Stamps> {
+        let per_lane = self
+            .lanes
+            .iter()
+            .map(|l| l.prep.stamps(&l.engine))
+            .collect::<memra_engine::Result<Vec<_>>>()?;
+        Ok(self
+            .op_at
+            .iter()
+            .map(|&(lane, i)| (lane, per_lane[lane][i]))
+            .collect())
+    }
+
+    /// Each kernel's last replayed duration as a profiler would see it (own span + ramp), ns,
+    /// in walk order; NaN for kernels replayed by the empty kernel.
+    pub(crate) fn durations(&self, ramp_ns: f64) -> memra_engine::Result<Vec<f64>> {
+        let per_lane = self
+            .lanes
+            .iter()
+            .map(|l| l.prep.durations(&l.engine, ramp_ns))
+            .collect::<memra_engine::Result<Vec<_>>>()?;
+        Ok(self
+            .kernel_at
+            .iter()
+            .map(|&(lane, i)| per_lane[lane][i].unwrap_or(f64::NAN))
+            .collect())
+    }
+}

@@ -1,0 +1,240 @@
+//! A recorded walk as lanes — one per recorded stream — and the cross-stream waits between
+//! them, in the order the host issued everything.
+//!
+//! Kineto records each `cudaStreamWaitEvent` (with `enable_cuda_sync_events`) on the waiting
+//! stream, but not which stream recorded the event (PyTorch 2.11 leaves `wait_on_stream` at
+//! −1). The event is recorded just before the wait, so a wait is taken to depend on the work
+//! issued so far on *every* other lane. For fork/join steps (a framework's `wait_stream`) that
+//! is exactly the recorded order; where three or more streams interleave it can order a lane
+//! after work it did not wait for, which only lengthens the replay (an upper bound), never
+//! shortens it. A walk on several streams without recorded waits runs on one lane, in start
+//! order — also an upper bound — and the replay says so.
+
+use std::collections::HashMap;
+
+use crate::trace::Walk;
+
+/// One thing to issue, in host order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// `walk.ops[op]`, on `lane`.
+    Op { lane: usize, op: usize },
+    /// `lane` waits for what has been issued so far on each lane of `on`.
+    Wait { lane: usize, on: Vec<usize> },
+}
+
+/// The walk's lanes and issue order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    /// The recorded stream of each lane (`None`: the walk serialised onto one lane).
+    pub streams: Vec<Option<u64>>,
+    pub items: Vec<Item>,
+    /// How the lanes were derived, for the report.
+    pub basis: Basis,
+}
+
+/// Why the walk has the lanes it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// One recorded stream.
+    OneStream,
+    /// Several streams, ordered by this many recorded waits (every op has a correlation id).
+    RecordedWaits(usize),
+    /// Several streams but no recorded waits (or no correlation ids): serialised.
+    Serialised,
+}
+
+impl Schedule {
+    pub fn lanes(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// One lane with every op in start order.
+    fn serial(walk: &Walk, basis: Basis) -> Schedule {
+        Schedule {
+            streams: vec![None],
+            items: (0..walk.ops.len())
+                .map(|op| Item::Op { lane: 0, op })
+                .collect(),
+            basis,
+        }
+    }
+
+    /// The schedule of `walk` (see the module documentation).
+    pub fn of(walk: &Walk) -> Schedule {
+        let mut streams: Vec<u64> = Vec::new();
+        for s in walk.ops.iter().filter_map(|o| o.stream) {
+            if !streams.contains(&s) {
+                streams.push(s);
+            }
+        }
+        if streams.len() <= 1 {
+            return Schedule::serial(walk, Basis::OneStream);
+        }
+        let ordered = walk
+            .ops
+            .iter()
+            .all(|o| o.correlation.is_some() && o.stream.is_some());
+        if walk.waits.is_empty() || !ordered {
+            return Schedule::serial(walk, Basis::Serialised);
+        }
+        let lane_of: HashMap<u64, usize> =
+            streams.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        // Host issue order: ops and waits by correlation id (ties: the op first).
+        let mut events: Vec<(u64, u8, usize)> = walk
+            .ops
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.correlation.unwrap_or(0), 0, i))
+            .chain(
+                walk.waits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| (w.correlation, 1, i)),
+            )
+            .collect();
+        events.sort_unstable();
+        let mut issued = vec![false; streams.len()];
+        let mut items = Vec::with_capacity(events.len());
+        let mut waits = 0;
+        for (_, kind, i) in events {
+            if kind == 0 {
+                let lane = lane_of[&walk.ops[i].stream.unwrap_or(0)];
+                issued[lane] = true;
+                items.push(Item::Op { lane, op: i });
+                continue;
+            }
+            let Some(&lane) = lane_of.get(&walk.waits[i].stream) else {
+                continue; // a stream with no ops in this walk
+            };
+            let on: Vec<usize> = (0..streams.len())
+                .filter(|&l| l != lane && issued[l])
+                .collect();
+            if !on.is_empty() {
+                waits += 1;
+                items.push(Item::Wait { lane, on });
+            }
+        }
+        Schedule {
+            streams: streams.into_iter().map(Some).collect(),
+            items,
+            basis: Basis::RecordedWaits(waits),
+        }
+    }
+
+    /// The schedule in words, for reports.
+    pub fn describe(&self) -> String {
+        match self.basis {
+            Basis::OneStream => "one stream".into(),
+            Basis::RecordedWaits(n) => format!(
+                "{} streams on {} lanes, ordered by {n} recorded cross-stream waits",
+                self.lanes(),
+                self.lanes()
+            ),
+            Basis::Serialised => {
+                "several streams serialised onto one (the trace records no cross-stream waits)"
+                    .into()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Op, OpKind, StreamWait};
+
+    fn op(stream: u64, corr: u64) -> Op {
+        Op {
+            name: "k".into(),
+            start_ns: corr as f64,
+            duration_ns: 1.0,
+            device: Some(0),
+            stream: Some(stream),
+            kind: OpKind::Kernel {
+                grid: (1, 1, 1),
+                block: (32, 1, 1),
+            },
+            correlation: Some(corr),
+        }
+    }
+
+    fn wait(stream: u64, correlation: u64) -> StreamWait {
+        StreamWait {
+            stream,
+            correlation,
+        }
+    }
+
+    #[test]
+    fn fork_and_join_become_waits_on_the_other_lanes() {
+        // main (7) runs k0; s1 (13) and s2 (17) wait on main, each run one kernel; main
+        // waits on both and runs the last kernel.
+        let w = Walk {
+            ops: vec![op(7, 1), op(13, 4), op(17, 6), op(7, 9)],
+            waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&w);
+        assert_eq!(s.streams, vec![Some(7), Some(13), Some(17)]);
+        assert_eq!(s.basis, Basis::RecordedWaits(4));
+        assert_eq!(
+            s.items,
+            vec![
+                Item::Op { lane: 0, op: 0 },
+                Item::Wait {
+                    lane: 1,
+                    on: vec![0]
+                },
+                Item::Wait {
+                    lane: 2,
+                    on: vec![0]
+                },
+                Item::Op { lane: 1, op: 1 },
+                Item::Op { lane: 2, op: 2 },
+                Item::Wait {
+                    lane: 0,
+                    on: vec![1, 2]
+                },
+                Item::Wait {
+                    lane: 0,
+                    on: vec![1, 2]
+                },
+                Item::Op { lane: 0, op: 3 },
+            ]
+        );
+    }
+
+    #[test]
+    fn without_waits_or_ids_the_walk_is_serialised() {
+        let plain = Walk {
+            ops: vec![op(7, 1), op(13, 2)],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&plain);
+        assert_eq!((s.lanes(), s.basis), (1, Basis::Serialised));
+        assert_eq!(s.items.len(), 2);
+        let mut no_ids = plain.clone();
+        no_ids.waits = vec![wait(13, 2)];
+        no_ids.ops[1].correlation = None;
+        assert_eq!(Schedule::of(&no_ids).basis, Basis::Serialised);
+        let one = Walk {
+            ops: vec![op(7, 1), op(7, 2)],
+            waits: vec![wait(7, 3)],
+            ..Walk::default()
+        };
+        assert_eq!(Schedule::of(&one).basis, Basis::OneStream);
+    }
+
+    #[test]
+    fn waits_before_any_other_work_and_on_unknown_streams_are_dropped() {
+        let w = Walk {
+            ops: vec![op(7, 2), op(13, 4)],
+            waits: vec![wait(13, 1), wait(99, 3)],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&w);
+        assert_eq!(s.basis, Basis::RecordedWaits(0));
+        assert!(s.items.iter().all(|i| matches!(i, Item::Op { .. })));
+    }
+}
