@@ -1,14 +1,21 @@
 //! The round model: what capturing a round of kernel launches into a graph would save.
 //!
 //! A round of `L` launches that the user measured at `H` ms of host issue and (optionally)
-//! `G` ms of GPU time:
+//! `G` ms of GPU time — the profiler's kernel sum:
 //!
-//! * **eager** = `max(H, G)`: host issue and GPU execution overlap, so the round takes as long
-//!   as the slower of the two. With no `G`, the round is taken as host-bound (`H`).
-//! * **graph** = `launch_host(L) + max(G, L · node_gpu)`: one `cuGraphLaunch` on the host
-//!   (a fixed cost plus a small per-node cost, both measured), then the GPU runs the nodes; it
-//!   can go no faster than the user's GPU time nor than the measured per-node floor of graph
-//!   replay. The two terms are added, not overlapped: the next round waits for this one.
+//! * **graph** = `launch_host(L) + max(G + L · gap, L · node_gpu)`: one `cuGraphLaunch` on the
+//!   host (a fixed cost plus a small per-node cost, both measured), then the GPU runs the
+//!   nodes: each its kernel's profiled duration plus the front end's gap between graph nodes
+//!   (`gap`, measured), and never faster than the measured per-node floor of graph replay. The
+//!   two terms are added, not overlapped: the next round waits for this one.
+//! * **eager** = `max(H, G + L · (gap + eager_extra))`: host issue and GPU execution overlap,
+//!   so the round takes as long as the slower of the two; a kernel launched eagerly costs the
+//!   GPU more than a graph node (`eager_extra`: the measured back-to-back eager kernel less the
+//!   graph node, same kernel). With no `G` the round is taken as host-bound (`H`), which makes
+//!   the saving an upper bound.
+//!
+//! Profiles written before the gaps were measured (no `graph_node_gap_us`) fall back to
+//! `max(G, L · node_gpu)` and `max(H, G)`.
 //! * **saving** = eager − graph; **break-even** = build cost / saving, in rounds, where the
 //!   build cost (capture + instantiate + upload) scales with the node count as measured.
 //!
@@ -29,6 +36,14 @@ pub struct ModelInputs {
     pub build_per_node_us: f64,
     /// Eager host issue per launch through the engine, µs (for comparison with the user's).
     pub eager_issue_us: f64,
+    /// GPU time a graph node adds to its kernel's profiled duration, µs (a one-block spin's
+    /// node time less its profiled duration; see `stand_in`). `None` in older profiles.
+    #[serde(default)]
+    pub graph_node_gap_us: Option<f64>,
+    /// GPU time an eager kernel, queued back to back, costs beyond the same kernel as a graph
+    /// node, µs. `None` in older profiles.
+    #[serde(default)]
+    pub eager_extra_us: Option<f64>,
 }
 
 /// The user's round.
@@ -63,9 +78,17 @@ pub struct Prediction {
 pub fn predict(m: &ModelInputs, r: &Round) -> Prediction {
     let l = r.launches as f64;
     let gpu = r.gpu_ms.unwrap_or(0.0).max(0.0);
-    let eager_ms = r.host_issue_ms.max(gpu);
+    let (graph_node_extra_ms, eager_node_extra_ms) = match (r.gpu_ms, m.graph_node_gap_us) {
+        (Some(_), Some(gap)) => {
+            let gap = gap.max(0.0);
+            let eager = gap + m.eager_extra_us.unwrap_or(0.0).max(0.0);
+            (l * gap / 1e3, l * eager / 1e3)
+        }
+        _ => (0.0, 0.0),
+    };
+    let eager_ms = r.host_issue_ms.max(gpu + eager_node_extra_ms);
     let graph_launch_ms = (m.graph_launch_fixed_us + m.graph_launch_per_node_us * l).max(0.0) / 1e3;
-    let graph_gpu_ms = gpu.max(l * m.graph_node_gpu_us / 1e3);
+    let graph_gpu_ms = (gpu + graph_node_extra_ms).max(l * m.graph_node_gpu_us / 1e3);
     let graph_ms = graph_launch_ms + graph_gpu_ms;
     let saving_ms = eager_ms - graph_ms;
     let build_ms = m.build_per_node_us * l / 1e3;
@@ -77,7 +100,7 @@ pub fn predict(m: &ModelInputs, r: &Round) -> Prediction {
         graph_gpu_ms,
         build_ms,
         break_even_rounds: (saving_ms > 0.0).then(|| build_ms / saving_ms),
-        gpu_bound: gpu >= r.host_issue_ms,
+        gpu_bound: r.gpu_ms.is_some() && gpu + eager_node_extra_ms >= r.host_issue_ms,
     }
 }
 
@@ -93,7 +116,53 @@ mod tests {
             graph_launch_per_node_us: 0.002,
             build_per_node_us: 6.0,
             eager_issue_us: 3.5,
+            graph_node_gap_us: None,
+            eager_extra_us: None,
         }
+    }
+
+    #[test]
+    fn measured_gaps_are_added_per_node() {
+        let m = ModelInputs {
+            graph_node_gap_us: Some(0.1),
+            eager_extra_us: Some(0.9),
+            ..h200_like()
+        };
+        // 1000 kernels summing to 2 ms on the GPU, 8 ms of host issue.
+        let p = predict(
+            &m,
+            &Round {
+                launches: 1000,
+                host_issue_ms: 8.0,
+                gpu_ms: Some(2.0),
+            },
+        );
+        // Graph: 2 ms + 1000 x 0.1 us, above the 1 us/node floor (1 ms).
+        assert!((p.graph_gpu_ms - 2.1).abs() < 1e-12);
+        assert_eq!(p.eager_ms, 8.0);
+        // GPU-bound once kernels + eager gaps pass the host: 7.5 ms + 1000 x 1.0 us = 8.5 ms.
+        let q = predict(
+            &m,
+            &Round {
+                launches: 1000,
+                host_issue_ms: 8.0,
+                gpu_ms: Some(7.5),
+            },
+        );
+        assert!(q.gpu_bound);
+        assert!((q.eager_ms - 8.5).abs() < 1e-12);
+        assert!((q.graph_gpu_ms - 7.6).abs() < 1e-12);
+        // Without GPU time the gaps change nothing: host-bound, the floor per node.
+        let h = predict(
+            &m,
+            &Round {
+                launches: 1000,
+                host_issue_ms: 8.0,
+                gpu_ms: None,
+            },
+        );
+        assert!((h.graph_gpu_ms - 1.0).abs() < 1e-12);
+        assert!(!h.gpu_bound);
     }
 
     #[test]

@@ -122,16 +122,18 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
 }
 
 /// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
-/// duration or the replay floor per node, whichever is longer; streams run side by side where
+/// duration plus the profile's graph node gap, or the replay floor per node, whichever is
+/// longer (profiles without a measured gap: the duration alone); streams run side by side where
 /// the trace recorded the waits between them (the longest chain counts, see
 /// [`crate::lanes`]), else one after another; plus one graph launch.
 pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
     let schedule = Schedule::of(walk);
+    let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
     let mut clock = vec![0.0f64; schedule.lanes()];
     for item in &schedule.items {
         match item {
             Item::Op { lane, op } => {
-                clock[*lane] += walk.ops[*op].duration_ns.max(m.graph_node_gpu_us * 1e3)
+                clock[*lane] += (walk.ops[*op].duration_ns + gap_ns).max(m.graph_node_gpu_us * 1e3)
             }
             Item::Wait { lane, on } => {
                 let ready = on.iter().map(|&l| clock[l]).fold(clock[*lane], f64::max);
@@ -195,6 +197,8 @@ mod tests {
             graph_launch_per_node_us: 0.0,
             build_per_node_us: 5.0,
             eager_issue_us: 3.0,
+            graph_node_gap_us: None,
+            eager_extra_us: None,
         }
     }
 
@@ -254,6 +258,12 @@ mod tests {
         };
         // 10 + max(30, 20) + 10.
         assert!((graph_step_model(&w, &m) - 0.050).abs() < 1e-12);
+        // A measured node gap is added to every node on the chain.
+        let with_gap = ModelInputs {
+            graph_node_gap_us: Some(0.5),
+            ..m
+        };
+        assert!((graph_step_model(&w, &with_gap) - 0.0515).abs() < 1e-12);
         // Without the waits the streams add up.
         w.waits.clear();
         assert!((graph_step_model(&w, &m) - 0.070).abs() < 1e-12);

@@ -232,10 +232,19 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         r.launches,
         num(r.host_issue_ms, 3)
     );
+    // Per-node gaps apply when the round's GPU time is given and the profile measured them.
+    let gaps = r
+        .gpu_ms
+        .and(m.graph_node_gap_us)
+        .map(|gap| (gap, gap + m.eager_extra_us.unwrap_or(0.0).max(0.0)));
     let _ = writeln!(
         out,
-        "  eager  {:>9} ms  (max of host issue and GPU time; {})",
+        "  eager  {:>9} ms  (max of host issue and GPU time{}; {})",
         num(p.eager_ms, 3),
+        gaps.map_or(String::new(), |(_, e)| format!(
+            " + {} us/kernel eager gap",
+            num(e, 3)
+        )),
         if p.gpu_bound {
             "GPU-bound"
         } else {
@@ -244,10 +253,14 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
     );
     let _ = writeln!(
         out,
-        "  graph  {:>9} ms  (launch {} ms + GPU {} ms; replay floor {} us/node)",
+        "  graph  {:>9} ms  (launch {} ms + GPU {} ms{}; replay floor {} us/node)",
         num(p.graph_ms, 3),
         num(p.graph_launch_ms, 3),
         num(p.graph_gpu_ms, 3),
+        gaps.map_or(String::new(), |(g, _)| format!(
+            ": kernels + {} us/node gap",
+            num(g, 3)
+        )),
         num(m.graph_node_gpu_us, 3)
     );
     if p.saving_ms > 0.0 {

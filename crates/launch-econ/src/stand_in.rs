@@ -105,14 +105,21 @@ pub fn node_us(
     Ok((per_size[1] - per_size[0]) / 64.0)
 }
 
-/// Measures, on `e`, the node times of every kernel shape in `walk` and the front end's gap.
-pub fn plan(e: &Engine, walk: &Walk, cal: &Calibration) -> anyhow::Result<StandInPlan> {
+/// The GPU time a graph node adds to its kernel's profiled duration, µs: a one-block spin
+/// asked for nothing, as a graph node, less its profiled duration (span + ramp, from `cal`).
+pub fn front_end_gap_us(e: &Engine, cal: &Calibration) -> anyhow::Result<f64> {
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let one = LaunchShape::linear(1, 128);
     let one_node = node_us(e, |eng| eng.spin_grid(0, one, &mut slots, 0))?;
     let one_profiled_us =
         (cal.ramp_ns + cal.span_overhead_fixed_ns + cal.span_overhead_per_block_ns) / 1e3;
-    let gap_us = (one_node - one_profiled_us).max(0.0);
+    Ok((one_node - one_profiled_us).max(0.0))
+}
+
+/// Measures, on `e`, the node times of every kernel shape in `walk` and the front end's gap.
+pub fn plan(e: &Engine, walk: &Walk, cal: &Calibration) -> anyhow::Result<StandInPlan> {
+    let gap_us = front_end_gap_us(e, cal)?;
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let mut shapes = HashMap::new();
     for op in walk.kernels() {
         if let OpKind::Kernel { grid, block } = op.kind {

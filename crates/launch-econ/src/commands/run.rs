@@ -36,8 +36,8 @@ pub fn fit_sizes(n: usize) -> Vec<usize> {
     v
 }
 
-/// Model inputs from a measured point and the launch fit.
-pub fn model_inputs(p: &Point, fit: Option<&LaunchFit>) -> ModelInputs {
+/// Model inputs from a measured point, the launch fit and the graph node gap (µs).
+pub fn model_inputs(p: &Point, fit: Option<&LaunchFit>, node_gap_us: Option<f64>) -> ModelInputs {
     let n = p.config.launches as f64;
     let (fixed, per_node) = match fit {
         Some(f) => (f.fixed_us, f.per_node_us),
@@ -49,6 +49,10 @@ pub fn model_inputs(p: &Point, fit: Option<&LaunchFit>) -> ModelInputs {
         graph_launch_per_node_us: per_node,
         build_per_node_us: p.median(RunFigure::BuildMs) * 1e3 / n,
         eager_issue_us: p.median(RunFigure::EagerIssueUs),
+        graph_node_gap_us: node_gap_us,
+        // The same kernel back to back: eager launch on the GPU less graph node.
+        eager_extra_us: node_gap_us
+            .map(|_| (p.median(RunFigure::EagerGpuUs) - p.median(RunFigure::GraphGpuUs)).max(0.0)),
     }
 }
 
@@ -89,9 +93,14 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         &ctx,
     )
     .context("measuring graph launch cost")?;
+    pb.set_prefix("measuring the graph node gap");
+    let cal = crate::replay::calibrate(&e, crate::replay::DEFAULT_SPIN_RAMP_NS)
+        .context("calibrating the spin kernel")?;
+    let node_gap_us =
+        crate::stand_in::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;
     pb.finish_and_clear();
 
-    let inputs = model_inputs(&point, fit.as_ref());
+    let inputs = model_inputs(&point, fit.as_ref(), Some(node_gap_us));
     let round = Round {
         launches: args.round.round_launches,
         host_issue_ms: args.round.round_host_issue_ms,
