@@ -2,10 +2,14 @@
 //! on, measured three ways — eager, as one multi-device graph, and as one graph per stage
 //! launched in order with events — and checked against a CPU reference.
 //!
-//! Stage `s` runs `K` `add` kernels, each adding the stage's vector `v_s` to the activation
-//! (ping-ponging between two buffers), then copies the activation to stage `s + 1`. The round
-//! starts by resetting stage 0's activation to `x0`, so every round computes
-//! `x0 + K · Σ v_s` exactly (small integers in `f32`).
+//! A round carries `M` micro-batches through the stages. Stage `s` runs `K` `add` kernels on a
+//! micro-batch, each adding the stage's vector `v_s` to its activation (ping-ponging between
+//! two buffers of that micro-batch), then copies the activation to stage `s + 1`. Each stage
+//! has its own stream and waits only for the previous stage's hand-off of the same
+//! micro-batch, so with `M > 1` stage `s` works on micro-batch `m` while stage `s − 1` already
+//! works on `m + 1` — the overlap real pipeline parallelism has. The round resets stage 0's
+//! activation of micro-batch `m` to `x0 + m`, so it computes `x0 + m + K · Σ v_s` exactly
+//! (small integers in `f32`), and every micro-batch's result is checked.
 
 use std::time::Instant;
 
@@ -27,6 +31,13 @@ pub struct PipelineConfig {
     pub rule: StopRule,
     pub reps: usize,
     pub warmup: usize,
+    /// Micro-batches per round, in flight across the stages at once.
+    #[serde(default = "one")]
+    pub microbatches: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// One trial, ms per round.
@@ -77,18 +88,27 @@ crate::figures::figure_set! {
     }
 }
 
+/// One micro-batch's activation on one stage: the kernels ping-pong between the two.
+struct Activation {
+    ping: DeviceBuffer<f32>,
+    pong: DeviceBuffer<f32>,
+}
+
 struct Stage {
     engine: Engine,
     v: DeviceBuffer<f32>,
-    ping: DeviceBuffer<f32>,
-    pong: DeviceBuffer<f32>,
-    /// Recorded on this stage's stream after its copy: the next stage may start.
+    /// One per micro-batch, so a stage can take micro-batch `m + 1` while the next stage still
+    /// reads `m`.
+    acts: Vec<Activation>,
+    /// Recorded on this stage's stream after each hand-off copy: the next stage may start on
+    /// that micro-batch (a wait takes the record issued just before it).
     handoff: Option<Event>,
 }
 
 struct Pipeline {
     stages: Vec<Stage>,
-    x0: DeviceBuffer<f32>,
+    /// Stage 0's input of each micro-batch: `x0 + m`.
+    x0: Vec<DeviceBuffer<f32>>,
     /// Recorded on the last stage's stream when the round ends; stage 0 joins on it.
     done: Event,
     k: usize,
@@ -96,16 +116,32 @@ struct Pipeline {
 }
 
 impl Pipeline {
-    fn new(engines: Vec<Engine>, k: usize, n: usize) -> anyhow::Result<Pipeline> {
-        let host_x0: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
-        let x0 = engines[0].htod(&host_x0)?;
+    fn new(
+        engines: Vec<Engine>,
+        k: usize,
+        n: usize,
+        microbatches: usize,
+    ) -> anyhow::Result<Pipeline> {
+        let x0 = (0..microbatches)
+            .map(|m| {
+                let host: Vec<f32> = (0..n).map(|i| ((i % 7) + m) as f32).collect();
+                engines[0].htod(&host)
+            })
+            .collect::<memra_engine::Result<Vec<_>>>()?;
         let last = engines.len() - 1;
         let mut stages = Vec::new();
         for (s, e) in engines.iter().enumerate() {
+            let acts = (0..microbatches)
+                .map(|_| {
+                    Ok(Activation {
+                        ping: e.zeros(n)?,
+                        pong: e.zeros(n)?,
+                    })
+                })
+                .collect::<memra_engine::Result<Vec<_>>>()?;
             stages.push(Stage {
                 v: e.htod(&vec![(s + 1) as f32; n])?,
-                ping: e.zeros(n)?,
-                pong: e.zeros(n)?,
+                acts,
                 handoff: if s < last { Some(e.event()?) } else { None },
                 engine: e.clone(),
             });
@@ -120,55 +156,63 @@ impl Pipeline {
         })
     }
 
-    /// The exact result of a round.
-    fn reference(&self) -> Vec<f32> {
+    fn microbatches(&self) -> usize {
+        self.x0.len()
+    }
+
+    /// The exact result of micro-batch `m`.
+    fn reference(&self, m: usize) -> Vec<f32> {
         let sum: f32 = (1..=self.stages.len()).map(|s| s as f32).sum();
         (0..self.n)
-            .map(|i| (i % 7) as f32 + self.k as f32 * sum)
+            .map(|i| ((i % 7) + m) as f32 + self.k as f32 * sum)
             .collect()
     }
 
-    /// Stage `s`'s kernels and its hand-off, on its own stream.
-    fn stage_work(&mut self, s: usize) -> memra_engine::Result<()> {
+    /// Stage `s`'s kernels on micro-batch `m` and its hand-off, on the stage's own stream.
+    fn stage_work(&mut self, s: usize, m: usize) -> memra_engine::Result<()> {
         let (n, k) = (self.n, self.k);
         if s == 0 {
             let st = &mut self.stages[0];
-            st.engine.copy(&self.x0, &mut st.ping, n)?;
+            st.engine.copy(&self.x0[m], &mut st.acts[m].ping, n)?;
         }
         let (head, tail) = self.stages.split_at_mut(s + 1);
         let st = &mut head[s];
+        let a = &mut st.acts[m];
         for i in 0..k {
             if i % 2 == 0 {
-                st.engine.add(&st.ping, &st.v, &mut st.pong, n)?;
+                st.engine.add(&a.ping, &st.v, &mut a.pong, n)?;
             } else {
-                st.engine.add(&st.pong, &st.v, &mut st.ping, n)?;
+                st.engine.add(&a.pong, &st.v, &mut a.ping, n)?;
             }
         }
         if let Some(next) = tail.first_mut() {
-            let out = if k % 2 == 0 { &st.ping } else { &st.pong };
+            let out = if k % 2 == 0 { &a.ping } else { &a.pong };
             st.engine
-                .copy_to_peer(out, &next.engine, &mut next.ping, n)?;
+                .copy_to_peer(out, &next.engine, &mut next.acts[m].ping, n)?;
         }
         Ok(())
     }
 
-    /// One round: `stage(self, s)` issues stage `s` on its stream; events hand each stage to
-    /// the next, and stage 0 joins on the last (which also makes inside a capture the fork to
-    /// the other engines and the join back).
+    /// One round: `stage(self, s, m)` issues stage `s` on micro-batch `m` on its stream,
+    /// micro-batch by micro-batch; events hand each micro-batch from stage to stage, and stage
+    /// 0 joins on the last (which also makes inside a capture the fork to the other engines and
+    /// the join back).
     fn chain(
         &mut self,
-        mut stage: impl FnMut(&mut Self, usize) -> memra_engine::Result<()>,
+        mut stage: impl FnMut(&mut Self, usize, usize) -> memra_engine::Result<()>,
     ) -> memra_engine::Result<()> {
         let last = self.stages.len() - 1;
-        for s in 0..=last {
-            if s > 0 {
-                if let Some(h) = &self.stages[s - 1].handoff {
-                    self.stages[s].engine.wait_event(h)?;
+        for m in 0..self.microbatches() {
+            for s in 0..=last {
+                if s > 0 {
+                    if let Some(h) = &self.stages[s - 1].handoff {
+                        self.stages[s].engine.wait_event(h)?;
+                    }
                 }
-            }
-            stage(self, s)?;
-            if let Some(h) = &self.stages[s].handoff {
-                h.record()?;
+                stage(self, s, m)?;
+                if let Some(h) = &self.stages[s].handoff {
+                    h.record()?;
+                }
             }
         }
         if last > 0 {
@@ -180,39 +224,44 @@ impl Pipeline {
 
     /// One round issued eagerly (also the body of the one-graph capture).
     fn round(&mut self) -> memra_engine::Result<()> {
-        self.chain(|p, s| p.stage_work(s))
+        self.chain(|p, s, m| p.stage_work(s, m))
     }
 
-    /// One graph per stage; stage 0's includes the reset of `x0`. Also returns the build
-    /// time (capture, instantiate, upload; the eager warm-up of each capture not counted).
-    fn capture_per_stage(&mut self) -> anyhow::Result<(Vec<Graph>, f64)> {
+    /// One graph per stage and micro-batch; stage 0's include the reset to `x0 + m`. Also
+    /// returns the build time (capture, instantiate, upload; the eager warm-up of each capture
+    /// not counted).
+    fn capture_per_stage(&mut self) -> anyhow::Result<(Vec<Vec<Graph>>, f64)> {
         let mut graphs = Vec::new();
         let mut build_ms = 0.0;
         for s in 0..self.stages.len() {
             let e = self.stages[s].engine.clone();
-            let g = e.capture_graph(|_| self.stage_work(s))?;
-            build_ms += build_time_ms(&g);
-            graphs.push(g);
+            let mut per_mb = Vec::new();
+            for m in 0..self.microbatches() {
+                let g = e.capture_graph(|_| self.stage_work(s, m))?;
+                build_ms += build_time_ms(&g);
+                per_mb.push(g);
+            }
+            graphs.push(per_mb);
         }
         Ok((graphs, build_ms))
     }
 
-    /// Overwrites the last stage's output with NaN, so a round that does not run (an empty or
+    /// Overwrites the last stage's outputs with NaN, so a round that does not run (an empty or
     /// stale graph) cannot pass the check.
     fn poison(&mut self) -> memra_engine::Result<()> {
+        let k = self.k;
         let st = self.stages.last_mut().expect("at least one stage");
         let nan = vec![f32::NAN; self.n];
-        let out = if self.k % 2 == 0 {
-            &mut st.ping
-        } else {
-            &mut st.pong
-        };
-        st.engine.htod_into(&nan, out)
+        for a in &mut st.acts {
+            let out = if k % 2 == 0 { &mut a.ping } else { &mut a.pong };
+            st.engine.htod_into(&nan, out)?;
+        }
+        Ok(())
     }
 
     /// One round of the per-stage graphs, launched in order with events between stages.
-    fn launch_per_stage(&mut self, graphs: &[Graph]) -> memra_engine::Result<()> {
-        self.chain(|_, s| graphs[s].launch())
+    fn launch_per_stage(&mut self, graphs: &[Vec<Graph>]) -> memra_engine::Result<()> {
+        self.chain(|_, s, m| graphs[s][m].launch())
     }
 
     fn sync(&self) -> memra_engine::Result<()> {
@@ -224,15 +273,17 @@ impl Pipeline {
 
     fn check(&self, what: &str) -> anyhow::Result<()> {
         let st = self.stages.last().expect("at least one stage");
-        let out = if self.k % 2 == 0 { &st.ping } else { &st.pong };
-        let got = st.engine.dtoh(out)?;
-        let want = self.reference();
-        if let Some(i) = (0..self.n).find(|&i| got[i] != want[i]) {
-            bail!(
-                "pipeline result after {what} differs from the CPU reference at element {i}: {} != {}",
-                got[i],
-                want[i]
-            );
+        for (m, a) in st.acts.iter().enumerate() {
+            let out = if self.k % 2 == 0 { &a.ping } else { &a.pong };
+            let got = st.engine.dtoh(out)?;
+            let want = self.reference(m);
+            if let Some(i) = (0..self.n).find(|&i| got[i] != want[i]) {
+                bail!(
+                    "pipeline result after {what} differs from the CPU reference in micro-batch {m} at element {i}: {} != {}",
+                    got[i],
+                    want[i]
+                );
+            }
         }
         Ok(())
     }
@@ -290,7 +341,12 @@ pub fn run(
         _ => Some(copy_bandwidth(&engines[0], &engines[1]).context("measuring the stage copy")?),
     };
     let n = (cfg.activation_bytes / 4).max(1);
-    let mut p = Pipeline::new(engines.clone(), cfg.stage_launches, n)?;
+    let mut p = Pipeline::new(
+        engines.clone(),
+        cfg.stage_launches,
+        n,
+        cfg.microbatches.max(1),
+    )?;
     let others: Vec<&Engine> = engines[1..].iter().collect();
     let (graph, _keeper): (Graph, Keeper) = engines[0]
         .capture_graph_across(&others, |_| p.round())
@@ -400,7 +456,7 @@ mod tests {
     #[ignore = "needs a CUDA device"]
     fn the_check_fails_when_a_graph_does_nothing() {
         let engines = vec![Engine::new(0).unwrap(), Engine::new(0).unwrap()];
-        let mut p = Pipeline::new(engines.clone(), 4, 1024).unwrap();
+        let mut p = Pipeline::new(engines.clone(), 4, 1024, 3).unwrap();
         p.round().unwrap();
         p.sync().unwrap();
         p.check("an eager round").unwrap();

@@ -761,6 +761,27 @@ fn pipeline_runs_and_checks_its_result() {
     assert!(stdout.contains("all equal"), "{stdout}");
     assert!(stdout.contains("0->0: SameDevice"), "{stdout}");
     assert!(stdout.contains("2 trials x 3 rounds"), "{stdout}");
+    // Four micro-batches in flight: every one checked against its own reference.
+    let out = cmd()
+        .args([
+            "pipeline",
+            "--devices",
+            "0",
+            "--stages",
+            "3",
+            "--stage-launches",
+            "4",
+            "--microbatches",
+            "4",
+        ])
+        .args(["--trials", "2", "--reps", "3", "--warmup", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("4 micro-batch(es) per round"), "{stdout}");
+    assert!(stdout.contains("all equal"), "{stdout}");
     cmd()
         .args(["pipeline", "--devices", "0,99"])
         .assert()
@@ -784,6 +805,14 @@ fn pipeline_arguments_are_validated() {
             "does not match 2 devices",
         ),
         (vec!["pipeline", "--stage-launches", "0"], "at least 1"),
+        (
+            vec!["pipeline", "--microbatches", "0"],
+            "0 is not in 1..=64",
+        ),
+        (
+            vec!["pipeline", "--microbatches", "65"],
+            "65 is not in 1..=64",
+        ),
     ] {
         assert_usage_error(&args, msg);
     }

@@ -46,6 +46,7 @@ pub fn run(args: &PipelineArgs, argv: &[String]) -> anyhow::Result<()> {
         rule,
         reps: args.timing.reps(DEFAULTS),
         warmup: args.timing.warmup(DEFAULTS),
+        microbatches: args.microbatches as usize,
     };
     let device = Some(Device::of(&engines[0]));
     let placement = args.timing.place(&engines[0]);
@@ -72,9 +73,10 @@ pub fn report(r: &PipelineResult) -> String {
     let c = &r.config;
     let _ = writeln!(
         out,
-        "pipeline: {} stages on devices {:?}, {} launches per stage, {} B activation, {} trials x {} rounds (+{} warm-up)",
+        "pipeline: {} stages on devices {:?}, {} micro-batch(es) per round, {} launches per stage and micro-batch, {} B activation, {} trials x {} rounds (+{} warm-up)",
         c.stage_devices.len(),
         c.stage_devices,
+        c.microbatches,
         c.stage_launches,
         c.activation_bytes,
         r.trials.len(),
@@ -122,7 +124,7 @@ pub fn report(r: &PipelineResult) -> String {
         crate::report::summary_row(&mut out, st, label, Some(r.summary.get(f)), "");
     }
     let m = |f| r.median(f);
-    let launches = c.stage_devices.len() * (c.stage_launches + 1);
+    let launches = c.stage_devices.len() * (c.stage_launches + 1) * c.microbatches.max(1);
     let one = m(PipelineFigure::EagerWallMs) - m(PipelineFigure::GraphWallMs);
     let per = m(PipelineFigure::EagerWallMs) - m(PipelineFigure::PerDeviceWallMs);
     let saving = |v: f64| {

@@ -74,6 +74,11 @@ pub struct PipelineArgs {
     #[arg(long, default_value_t = 1 << 20, value_parser = parse_activation)]
     pub activation_bytes: u64,
 
+    /// Micro-batches per round, in flight across the stages at once (each stage starts on
+    /// the next while the following stage works on the last), as in pipeline parallelism.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub microbatches: u32,
+
     #[command(flatten)]
     pub timing: TimingArgs,
 
