@@ -50,7 +50,8 @@ pub struct Trial {
     pub graph_wall_us: f64,
     /// GPU time per node of one replay (device events).
     pub graph_gpu_us: f64,
-    /// GPU time per kernel when eager launches run back to back (events, GPU kept busy).
+    /// GPU time per kernel when eager launches run back to back (events; the stream held by
+    /// a spin until the host has queued the round, checked).
     pub eager_gpu_us: f64,
     /// Stream capture of the round, ms.
     pub capture_ms: f64,
@@ -250,17 +251,43 @@ fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: &[usize]) -> anyhow:
         }
     }
     t.graph_gpu_us = gpu_us(e, || Ok(graph.launch()?))? / n as f64;
-    // Keep the GPU busy while the host queues the round, so the events see GPU-paced work.
-    let prefill_ns = (t.eager_issue_us.max(t.floor_issue_us) * n as f64 * 1.5e3) as u64 + 50_000;
+    let guess_ns = t.eager_issue_us.max(t.floor_issue_us) * n as f64 * 1.5e3;
+    t.eager_gpu_us = back_to_back_us(e, w, n, guess_ns)?;
+    Ok(t)
+}
+
+/// How many times [`back_to_back_us`] doubles its hold before it gives up.
+const HOLD_ATTEMPTS: usize = 5;
+
+/// GPU time per kernel of `n` eager launches run back to back, µs: a spin holds the stream
+/// while the host queues the round between two events, so the events time the GPU's pace and
+/// not the host's. The hold is checked, not assumed: when the host has queued the last launch,
+/// the start event must still be pending (the GPU has not begun the round). A hold that ran
+/// out is doubled and the round measured again; after [`HOLD_ATTEMPTS`] the result is an
+/// error rather than a host-paced number.
+fn back_to_back_us(e: &Engine, w: &mut Work, n: usize, guess_ns: f64) -> anyhow::Result<f64> {
     let one = LaunchShape {
         grid: (1, 1, 1),
         block: (1, 1, 1),
     };
-    e.spin(prefill_ns, one, None)?;
-    t.eager_gpu_us = gpu_us(e, || Ok(w.round(e, n)?))? / n as f64;
-    // One kernel between two events, the GPU held busy by a short spin while the host queues
-    // them, so the events see the kernel and not the host's issue gap; minus empty events.
-    Ok(t)
+    let mut hold_ns = guess_ns.max(0.0) as u64 + 50_000;
+    for _ in 0..HOLD_ATTEMPTS {
+        e.spin(hold_ns, one, None)?;
+        let (start, end) = (e.event()?, e.event()?);
+        start.record()?;
+        w.round(e, n)?;
+        end.record()?;
+        let held = !start.query()?;
+        end.synchronize()?;
+        if held {
+            return Ok(start.elapsed_ms(&end)? as f64 * 1e3 / n as f64);
+        }
+        hold_ns = hold_ns.saturating_mul(2);
+    }
+    anyhow::bail!(
+        "the GPU caught up with the host while {n} eager launches were queued, {HOLD_ATTEMPTS} times (last hold {} ms): back-to-back GPU time not measurable",
+        hold_ns / 2 / 1_000_000
+    )
 }
 
 /// The three interleaved paths of a run trial: eager, raw driver floor, graph replay.

@@ -263,6 +263,14 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         )),
         num(m.graph_node_gpu_us, 3)
     );
+    if let (Some(gap), None) = (m.graph_node_gap_us, r.gpu_ms) {
+        let _ = writeln!(
+            out,
+            "  (measured per-node GPU cost beyond a kernel's profiled time: graph node {} us, eager kernel {} us; used when --round-gpu-ms gives the kernel sum)",
+            num(gap, 3),
+            num(gap + m.eager_extra_us.unwrap_or(0.0).max(0.0), 3)
+        );
+    }
     if p.saving_ms > 0.0 {
         let _ = writeln!(out, "  saving {:>9} ms per round", num(p.saving_ms, 3));
     } else {
