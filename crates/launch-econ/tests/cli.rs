@@ -253,7 +253,7 @@ fn predict_works_without_a_gpu() {
         "predicted saving on a step37 verify round (1346 launches, 7.9 ms measured host issue): "
     ));
     assert!(stdout.contains("profiles/h200.json"), "{stdout}");
-    // A GPU-bound round saves nothing.
+    // A GPU-bound round saves only the GPU cost an eager kernel has beyond a graph node.
     let out = cmd()
         .args(["predict", "--round-gpu-ms", "12.16", "--export-json", "-"])
         .assert()
@@ -263,13 +263,38 @@ fn predict_works_without_a_gpu() {
     // With `-`, stdout holds only the JSON; the report goes to stderr.
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = &v["result"];
-    assert!(r["prediction"]["saving_ms"].as_f64().unwrap() <= 0.0);
-    assert_eq!(r["prediction"]["gpu_bound"], true);
+    let p = &r["prediction"];
+    assert_eq!(p["gpu_bound"], true);
+    let inputs = &r["model_inputs"];
+    let per_kernel_ms = inputs["eager_extra_us"].as_f64().unwrap() / 1e3;
+    let launch_ms = inputs["graph_launch_fixed_us"].as_f64().unwrap() / 1e3;
+    let saving = p["saving_ms"].as_f64().unwrap();
+    assert!(
+        saving <= 1346.0 * per_kernel_ms
+            && saving >= 1346.0 * per_kernel_ms - 2.0 * launch_ms - 0.01,
+        "saving {saving} ms, eager extra {per_kernel_ms} ms/kernel"
+    );
     assert_eq!(r["kind"], "predict");
     assert_eq!(v["schema_version"], 2);
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("no saving"), "{stderr}");
-    assert!(!stderr.contains("-0.00"), "{stderr}");
+    assert!(stderr.contains("your round"), "{stderr}");
+    // A one-kernel round the graph's launch makes longer: "no saving", never "-0.00".
+    let out = cmd()
+        .args([
+            "predict",
+            "--round-launches",
+            "1",
+            "--round-host-issue-ms",
+            "0.001",
+        ])
+        .args(["--round-gpu-ms", "0.001"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("): no saving"), "{stdout}");
+    assert!(!stdout.contains("-0.00"), "{stdout}");
 }
 
 /// Every export target that cannot take the output is an error that names it, with a
