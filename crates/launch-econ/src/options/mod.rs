@@ -128,7 +128,8 @@ pub struct RoundArgs {
     #[arg(long, default_value_t = 7.9, value_parser = parse_ms, allow_negative_numbers = true)]
     pub round_host_issue_ms: f64,
 
-    /// Measured GPU time of that round, ms (without it the round is taken as host-bound).
+    /// The round's GPU time as a profiler records it: the sum of its kernels' durations, ms
+    /// (without it the round is taken as host-bound and the saving is an upper bound).
     #[arg(long, value_parser = parse_ms, allow_negative_numbers = true)]
     pub round_gpu_ms: Option<f64>,
 }
