@@ -259,41 +259,39 @@ impl Prepared {
         e: &Engine,
         ramp_ns: f64,
     ) -> memra_engine::Result<Vec<Option<f64>>> {
-        let words = e.dtoh(&self.slots)?;
-        Ok(per_step(&self.steps, &words, Some(f64::NAN), |w| {
-            Some(w[2] as f64 + ramp_ns)
-        }))
-    }
-
-    /// Each step's last (start, end) on the GPU's global timer, ns, for timed spins; `None`
-    /// for steps that stamp nothing (empty kernels, copies, memsets).
-    pub(crate) fn stamps(&self, e: &Engine) -> memra_engine::Result<Vec<Option<(u64, u64)>>> {
-        let words = e.dtoh(&self.slots)?;
-        Ok(per_step(&self.steps, &words, None, |w| {
-            let (span, end) = (w[2], w[3]);
-            (end >= span && end > 0).then(|| (end - span, end))
-        }))
+        let s = e.dtoh(&self.slots)?;
+        Ok(self
+            .steps
+            .iter()
+            .map(|st| match st {
+                Step::Spin { slot, .. } => {
+                    Some(s[slot * Engine::SPIN_SLOT_WORDS + 2] as f64 + ramp_ns)
+                }
+                Step::Empty { .. } => Some(f64::NAN),
+                _ => None,
+            })
+            .collect())
     }
 }
 
-/// One value per step from the spin slots' words (`words`, [`Engine::SPIN_SLOT_WORDS`] per
-/// slot): `spin` of its slot for a timed spin, `empty` for the empty kernel, `None` for copies
-/// and memsets.
-fn per_step<T: Clone>(
-    steps: &[Step],
-    words: &[u64],
-    empty: Option<T>,
-    spin: impl Fn(&[u64]) -> Option<T>,
-) -> Vec<Option<T>> {
-    let n = Engine::SPIN_SLOT_WORDS;
-    steps
-        .iter()
-        .map(|st| match st {
-            Step::Spin { slot, .. } => words.get(slot * n..(slot + 1) * n).and_then(&spin),
-            Step::Empty { .. } => empty.clone(),
-            _ => None,
-        })
-        .collect()
+impl Prepared {
+    /// Each step's last (start, end) on the GPU's global timer, ns, for timed spins; `None`
+    /// for steps that stamp nothing (empty kernels, copies, memsets).
+    pub(crate) fn stamps(&self, e: &Engine) -> memra_engine::Result<Vec<Option<(u64, u64)>>> {
+        let s = e.dtoh(&self.slots)?;
+        Ok(self
+            .steps
+            .iter()
+            .map(|st| match st {
+                Step::Spin { slot, .. } => {
+                    let w = &s[slot * Engine::SPIN_SLOT_WORDS..][..Engine::SPIN_SLOT_WORDS];
+                    let (span, end) = (w[2], w[3]);
+                    (end >= span && end > 0).then(|| (end - span, end))
+                }
+                _ => None,
+            })
+            .collect())
+    }
 }
 
 /// Busy-waits `d` on the host: a framework's own cost before a launch.
@@ -586,35 +584,6 @@ mod tests {
         assert!(msgs.contains("2 streams"), "{msgs}");
         assert!(msgs.contains("1 host<->device"), "{msgs}");
         assert!(msgs.contains("1 NCCL"), "{msgs}");
-    }
-
-    #[test]
-    fn slot_words_map_to_steps() {
-        let shape = LaunchShape::linear(1, 32);
-        let steps = [
-            Step::Spin {
-                ns: 10,
-                shape,
-                slot: 1,
-            },
-            Step::Empty { shape },
-            Step::Copy { bytes: 4 },
-            Step::Spin {
-                ns: 10,
-                shape,
-                slot: 0,
-            },
-        ];
-        // Slot 0: span 300 ending at 1300; slot 1: span 50 ending at 5050.
-        let words = [0, 0, 300, 1300, 0, 0, 50, 5050];
-        let spans = per_step(&steps, &words, Some(-1.0), |w| Some(w[2] as f64));
-        assert_eq!(spans, vec![Some(50.0), Some(-1.0), None, Some(300.0)]);
-        let ends = per_step(&steps, &words[..4], None, |w| Some(w[3]));
-        assert_eq!(
-            ends,
-            vec![None, None, None, Some(1300)],
-            "a slot past the words is None"
-        );
     }
 
     #[test]

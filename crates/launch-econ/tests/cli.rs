@@ -767,31 +767,44 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn pipeline_runs_and_checks_its_result() {
-    // A short pipeline run on GPU 0's streams; its report.
-    let run = |extra: &[&str]| {
-        let out = cmd()
-            .args(["pipeline", "--devices", "0"])
-            .args(extra)
-            .args(["--trials", "2", "--reps", "3", "--warmup", "0"])
-            .assert()
-            .success()
-            .get_output()
-            .clone();
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let stdout = run(&["--stages", "2", "--stage-launches", "8"]);
+    let out = cmd()
+        .args([
+            "pipeline",
+            "--devices",
+            "0",
+            "--stages",
+            "2",
+            "--stage-launches",
+            "8",
+        ])
+        .args(["--trials", "2", "--reps", "3", "--warmup", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("all equal"), "{stdout}");
     assert!(stdout.contains("0->0: SameDevice"), "{stdout}");
     assert!(stdout.contains("2 trials x 3 rounds"), "{stdout}");
     // Four micro-batches in flight: every one checked against its own reference.
-    let stdout = run(&[
-        "--stages",
-        "3",
-        "--stage-launches",
-        "4",
-        "--microbatches",
-        "4",
-    ]);
+    let out = cmd()
+        .args([
+            "pipeline",
+            "--devices",
+            "0",
+            "--stages",
+            "3",
+            "--stage-launches",
+            "4",
+            "--microbatches",
+            "4",
+        ])
+        .args(["--trials", "2", "--reps", "3", "--warmup", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("4 micro-batch(es) per round"), "{stdout}");
     assert!(stdout.contains("all equal"), "{stdout}");
     cmd()
