@@ -181,7 +181,9 @@ impl Work {
             // SAFETY: the parameters match add_f32(const float*, const float*, float*,
             // unsigned); the buffers hold `elems` floats and outlive the synchronize that
             // follows; the function and stream belong to the engine's current context; with
-            // PDL, add_f32 waits for its predecessor before touching memory.
+            // PDL, `f` is add_f32's PDL build (cu_function follows the engine's setting, which
+            // nothing changes during a run), which waits for its predecessor before touching
+            // memory.
             unsafe { launch_raw(f, shape, stream, &mut params, pdl) }
                 .map_err(|e| anyhow::anyhow!("raw kernel launch failed: {e:?}"))?;
         }

@@ -230,7 +230,8 @@ pub(crate) fn check_args(
 /// context, `params` holds one pointer per kernel parameter to a value of its type, and every
 /// address the kernel uses stays valid until it has run. With `pdl`, the kernel must not touch
 /// memory its predecessor uses before `griddepcontrol.wait` (the CUDA programming guide's rule
-/// for programmatic dependent launch); the engine's kernels all wait first.
+/// for programmatic dependent launch); the engine's kernels wait first in their PDL build, the
+/// one [`crate::Engine::cu_function`] returns while the engine has PDL on.
 pub unsafe fn launch_raw(
     f: sys::CUfunction,
     shape: LaunchShape,
