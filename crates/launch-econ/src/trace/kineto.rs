@@ -249,25 +249,20 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
         while let Some(ev) = seq.next_element::<Event>()? {
             let i = self.0.index;
             self.0.index += 1;
-            match convert(ev, &mut self.0.walk.host) {
-                Ok(Converted::Op(op)) => {
-                    if self.0.walk.ops.len() + self.0.walk.waits.len() >= MAX_OPS {
-                        return Err(de::Error::custom(format!(
-                            "more than {MAX_OPS} GPU operations; profile a shorter region"
-                        )));
-                    }
-                    self.0.walk.ops.push(op)
-                }
-                Ok(Converted::Wait(w)) => {
-                    if self.0.walk.ops.len() + self.0.walk.waits.len() >= MAX_OPS {
-                        return Err(de::Error::custom(format!(
-                            "more than {MAX_OPS} GPU operations; profile a shorter region"
-                        )));
-                    }
-                    self.0.walk.waits.push(w)
-                }
-                Ok(Converted::Nothing) => {}
-                Err(e) => return Err(de::Error::custom(format!("traceEvents[{i}]: {e}"))),
+            let converted = convert(ev, &mut self.0.walk.host)
+                .map_err(|e| de::Error::custom(format!("traceEvents[{i}]: {e}")))?;
+            let walk = &mut self.0.walk;
+            if !matches!(converted, Converted::Nothing)
+                && walk.ops.len() + walk.waits.len() >= MAX_OPS
+            {
+                return Err(de::Error::custom(format!(
+                    "more than {MAX_OPS} GPU operations; profile a shorter region"
+                )));
+            }
+            match converted {
+                Converted::Op(op) => walk.ops.push(op),
+                Converted::Wait(w) => walk.waits.push(w),
+                Converted::Nothing => {}
             }
         }
         Ok(())
@@ -421,5 +416,17 @@ mod tests {
         assert!(e.contains("EOF"), "{e}");
         let e = read_str(r#"{"other": 1}"#).unwrap_err().to_string();
         assert!(e.contains("no traceEvents"), "{e}");
+        // Correlation ids are checked like every other kept value, on ops and on waits.
+        let e = read_str(r#"[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"correlation":-1,"grid":[1,1,1],"block":[1,1,1]}}]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("traceEvents[0]") && e.contains("args.correlation"),
+            "{e}"
+        );
+        let e = read_str(r#"[{"cat":"cuda_sync","name":"Stream Wait Event","ts":1,"dur":1,"args":{"stream":"x","correlation":3}}]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("args.stream"), "{e}");
     }
 }
