@@ -67,6 +67,27 @@ pub fn check_outputs(export: &ExportArgs, extra: &[&Option<PathBuf>]) -> Result<
     Ok(())
 }
 
+/// The outcome of a command that wrote its document (`delivered`) and one more output
+/// (`extra`: a plot, a trace): every failure is reported; an interrupt still decides the exit
+/// status, and a failed extra output is then said on stderr rather than lost.
+pub fn with_extra_output(
+    delivered: anyhow::Result<()>,
+    extra: anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    match (delivered, extra) {
+        (Ok(()), Err(e)) => Err(e),
+        (Err(d), Err(x)) => {
+            if d.downcast_ref::<crate::interrupt::Interrupted>().is_some() {
+                eprintln!("error: {x:#}");
+                Err(d)
+            } else {
+                Err(anyhow::anyhow!("{d:#}; {x:#}"))
+            }
+        }
+        (d, _) => d,
+    }
+}
+
 /// A progress line on stderr: trials done and time spent. indicatif draws nothing when stderr
 /// is not a terminal.
 pub fn progress(what: &str) -> ProgressBar {
@@ -113,4 +134,26 @@ pub fn deliver(doc: &Document, report: &str, export: &ExportArgs) -> anyhow::Res
         return Err(crate::interrupt::Interrupted.into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_failed_output_is_reported_and_an_interrupt_keeps_its_exit() {
+        let fail = |m: &str| -> anyhow::Result<()> { Err(anyhow::anyhow!("{m}")) };
+        assert!(with_extra_output(Ok(()), Ok(())).is_ok());
+        let e = with_extra_output(Ok(()), fail("cannot write t.json")).unwrap_err();
+        assert_eq!(e.to_string(), "cannot write t.json");
+        let e = with_extra_output(fail("cannot write j.json"), fail("cannot write t.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("j.json") && e.contains("t.json"), "{e}");
+        let e = with_extra_output(Err(crate::interrupt::Interrupted.into()), fail("no trace"))
+            .unwrap_err();
+        assert!(e.downcast_ref::<crate::interrupt::Interrupted>().is_some());
+        let e = with_extra_output(fail("cannot write j.json"), Ok(())).unwrap_err();
+        assert_eq!(e.to_string(), "cannot write j.json");
+    }
 }

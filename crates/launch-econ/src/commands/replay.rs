@@ -101,19 +101,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         },
         _ => Ok(()),
     };
-    match (delivered, traced) {
-        (Ok(()), Err(e)) => Err(e),
-        (Err(d), Err(t)) => {
-            if d.downcast_ref::<crate::interrupt::Interrupted>().is_some() {
-                // The interrupt decides the exit status; the missing trace is still said.
-                eprintln!("error: {t:#}");
-                Err(d)
-            } else {
-                Err(anyhow::anyhow!("{d:#}; {t:#}"))
-            }
-        }
-        (d, _) => d,
-    }
+    crate::commands::with_extra_output(delivered, traced)
 }
 
 /// The `--summary` block.

@@ -98,13 +98,7 @@ pub fn run(args: &SweepArgs, argv: &[String]) -> anyhow::Result<()> {
         }
         _ => Ok(()),
     };
-    match (delivered, plotted) {
-        (Ok(()), Err(e)) => Err(e),
-        (Err(d), Err(p)) if d.downcast_ref::<crate::interrupt::Interrupted>().is_none() => {
-            Err(anyhow::anyhow!("{d:#}; {p:#}"))
-        }
-        (d, _) => d,
-    }
+    crate::commands::with_extra_output(delivered, plotted)
 }
 
 #[cfg(test)]
