@@ -38,6 +38,12 @@ impl CommandResult {
                         ("graph_launch_per_node_us", m.graph_launch_per_node_us, "us"),
                         ("build_per_node_us", m.build_per_node_us, "us"),
                         ("eager_issue_us", m.eager_issue_us, "us"),
+                        (
+                            "graph_node_gap_us",
+                            m.graph_node_gap_us.unwrap_or(f64::NAN),
+                            "us",
+                        ),
+                        ("eager_extra_us", m.eager_extra_us.unwrap_or(f64::NAN), "us"),
                     ],
                 )
             }
