@@ -16,6 +16,7 @@ pub mod lanes;
 pub mod measure;
 pub mod model;
 pub mod options;
+pub mod other_stream;
 pub mod output;
 pub mod pipeline;
 pub mod plot;

@@ -3,11 +3,14 @@
 //! A round of `L` launches that the user measured at `H` ms of host issue and (optionally)
 //! `G` ms of GPU time — the profiler's kernel sum:
 //!
-//! * **graph** = `launch_host(L) + max(G + L · gap, L · node_gpu)`: one `cuGraphLaunch` on the
-//!   host (a fixed cost plus a small per-node cost, both measured), then the GPU runs the
-//!   nodes: each its kernel's profiled duration plus the front end's gap between graph nodes
-//!   (`gap`, measured), and never faster than the measured per-node floor of graph replay. The
-//!   two terms are added, not overlapped: the next round waits for this one.
+//! * **graph** = `launch_host(L) + max(G + L · gap, L · node_gpu) + L · shared`: one
+//!   `cuGraphLaunch` on the host (a fixed cost plus a small per-node cost, both measured),
+//!   then the GPU runs the nodes: each its kernel's profiled duration plus the front end's gap
+//!   between graph nodes (`gap`, measured), and never faster than the measured per-node floor
+//!   of graph replay; `shared` is what each node gains once another stream of the process has
+//!   launched kernels (measured; see [`crate::other_stream`]) — the state of a framework
+//!   process; the round without it is reported as the quiet lower bound. The terms are added,
+//!   not overlapped: the next round waits for this one.
 //! * **eager** = `max(H, G + L · (gap + eager_extra))`: host issue and GPU execution overlap,
 //!   so the round takes as long as the slower of the two; a kernel launched eagerly costs the
 //!   GPU more than a graph node (`eager_extra`: the measured back-to-back eager kernel less the
@@ -44,6 +47,11 @@ pub struct ModelInputs {
     /// node, µs. `None` in older profiles.
     #[serde(default)]
     pub eager_extra_us: Option<f64>,
+    /// GPU time a graph node gains once another stream of the process has launched kernels,
+    /// µs (see [`crate::other_stream`]); the graph round includes it. `None` in older
+    /// profiles.
+    #[serde(default)]
+    pub graph_node_other_stream_us: Option<f64>,
 }
 
 /// The user's round.
@@ -61,6 +69,10 @@ pub struct Round {
 pub struct Prediction {
     pub eager_ms: f64,
     pub graph_ms: f64,
+    /// The graph round in a process where no other stream has launched kernels since the
+    /// graph was built (a lower bound), ms.
+    #[serde(default)]
+    pub graph_quiet_ms: f64,
     pub saving_ms: f64,
     /// Host part of the graph round (the launch call), ms.
     pub graph_launch_ms: f64,
@@ -88,13 +100,16 @@ pub fn predict(m: &ModelInputs, r: &Round) -> Prediction {
     };
     let eager_ms = r.host_issue_ms.max(gpu + eager_node_extra_ms);
     let graph_launch_ms = (m.graph_launch_fixed_us + m.graph_launch_per_node_us * l).max(0.0) / 1e3;
-    let graph_gpu_ms = (gpu + graph_node_extra_ms).max(l * m.graph_node_gpu_us / 1e3);
+    let shared_ms = l * m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0) / 1e3;
+    let graph_quiet_gpu_ms = (gpu + graph_node_extra_ms).max(l * m.graph_node_gpu_us / 1e3);
+    let graph_gpu_ms = graph_quiet_gpu_ms + shared_ms;
     let graph_ms = graph_launch_ms + graph_gpu_ms;
     let saving_ms = eager_ms - graph_ms;
     let build_ms = m.build_per_node_us * l / 1e3;
     Prediction {
         eager_ms,
         graph_ms,
+        graph_quiet_ms: graph_launch_ms + graph_quiet_gpu_ms,
         saving_ms,
         graph_launch_ms,
         graph_gpu_ms,
@@ -118,6 +133,7 @@ mod tests {
             eager_issue_us: 3.5,
             graph_node_gap_us: None,
             eager_extra_us: None,
+            graph_node_other_stream_us: None,
         }
     }
 
@@ -163,6 +179,31 @@ mod tests {
         );
         assert!((h.graph_gpu_ms - 1.0).abs() < 1e-12);
         assert!(!h.gpu_bound);
+    }
+
+    #[test]
+    fn another_active_stream_adds_its_cost_to_every_node() {
+        let m = ModelInputs {
+            graph_node_gap_us: Some(0.1),
+            eager_extra_us: Some(0.9),
+            graph_node_other_stream_us: Some(0.2),
+            ..h200_like()
+        };
+        let round = |gpu_ms| Round {
+            launches: 1000,
+            host_issue_ms: 8.0,
+            gpu_ms,
+        };
+        // Kernels + gaps (2.1 ms), then 1000 x 0.2 us; the quiet round leaves the 0.2 out.
+        let p = predict(&m, &round(Some(2.0)));
+        assert!((p.graph_gpu_ms - 2.3).abs() < 1e-12);
+        assert!((p.graph_ms - p.graph_quiet_ms - 0.2).abs() < 1e-12);
+        assert!((p.saving_ms - (8.0 - p.graph_ms)).abs() < 1e-12);
+        // On the floor too: 1000 x (1.0 + 0.2) us without GPU time.
+        let h = predict(&m, &round(None));
+        assert!((h.graph_gpu_ms - 1.2).abs() < 1e-12);
+        // The eager round is not changed.
+        assert_eq!(p.eager_ms, 8.0);
     }
 
     #[test]

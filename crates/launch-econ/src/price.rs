@@ -62,6 +62,10 @@ pub struct StepPrice {
     pub build_ms: f64,
     /// Steps of replay that pay back the build; `None` without a saving.
     pub break_even_steps: Option<f64>,
+    /// The graph step in a process where no other stream has launched kernels since the
+    /// graph was built (see [`crate::other_stream`]): a lower bound, ms.
+    #[serde(default)]
+    pub graph_step_quiet_ms: Option<f64>,
 }
 
 impl StepPrice {
@@ -75,6 +79,15 @@ impl StepPrice {
             saving_ms,
             build_ms,
             break_even_steps: (saving_ms > 0.0).then(|| build_ms / saving_ms),
+            graph_step_quiet_ms: None,
+        }
+    }
+
+    /// The same price with the quiet-process graph step beside it.
+    pub fn with_quiet(self, graph_step_quiet_ms: f64) -> StepPrice {
+        StepPrice {
+            graph_step_quiet_ms: Some(graph_step_quiet_ms),
+            ..self
         }
     }
 
@@ -97,8 +110,14 @@ impl StepPrice {
                 num(self.build_ms, 3)
             )
         };
+        let quiet = self.graph_step_quiet_ms.map_or(String::new(), |q| {
+            format!(
+                "              (with another stream of the process active, as in a framework; {} ms if none has launched kernels since the graph was built)\n",
+                num(q, 4)
+            )
+        });
         format!(
-            "\nprediction:\n  graph step  {} ms   from {graph_from}\n  eager step  {} ms   from {}\n  saving      {saving}\n",
+            "\nprediction:\n  graph step  {} ms   from {graph_from}\n{quiet}  eager step  {} ms   from {}\n  saving      {saving}\n",
             num(self.graph_step_ms, 4),
             num(self.eager_step_ms, 4),
             self.eager_source.describe()
@@ -123,10 +142,25 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
 
 /// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
 /// duration plus the profile's graph node gap, or the replay floor per node, whichever is
-/// longer (profiles without a measured gap: the duration alone); streams run side by side where
-/// the trace recorded the waits between them (the longest chain counts, see
-/// [`crate::lanes`]), else one after another; plus one graph launch.
+/// longer (profiles without a measured gap: the duration alone), plus what a node gains once
+/// another stream of the process has launched kernels; streams run side by side where the
+/// trace recorded the waits between them (the longest chain counts, see [`crate::lanes`]),
+/// else one after another; plus one graph launch.
 pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
+    graph_step(
+        walk,
+        m,
+        m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0),
+    )
+}
+
+/// [`graph_step_model`] in a process where no other stream has launched kernels since the
+/// graph was built: the lower bound, ms.
+pub fn graph_step_model_quiet(walk: &Walk, m: &ModelInputs) -> f64 {
+    graph_step(walk, m, 0.0)
+}
+
+fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
     let schedule = Schedule::of(walk);
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
     let mut clock = vec![0.0f64; schedule.lanes()];
@@ -134,6 +168,7 @@ pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
         match item {
             Item::Op { lane, op } => {
                 clock[*lane] += (walk.ops[*op].duration_ns + gap_ns).max(m.graph_node_gpu_us * 1e3)
+                    + shared_us * 1e3
             }
             Item::Wait { lane, on } => {
                 let ready = on.iter().map(|&l| clock[l]).fold(clock[*lane], f64::max);
@@ -199,6 +234,7 @@ mod tests {
             eager_issue_us: 3.0,
             graph_node_gap_us: None,
             eager_extra_us: None,
+            graph_node_other_stream_us: None,
         }
     }
 
@@ -264,6 +300,14 @@ mod tests {
             ..m
         };
         assert!((graph_step_model(&w, &with_gap) - 0.0515).abs() < 1e-12);
+        // What a node gains with another stream active is added to every node on the chain;
+        // the quiet step leaves it out.
+        let shared = ModelInputs {
+            graph_node_other_stream_us: Some(0.25),
+            ..with_gap
+        };
+        assert!((graph_step_model(&w, &shared) - 0.05225).abs() < 1e-12);
+        assert!((graph_step_model_quiet(&w, &shared) - 0.0515).abs() < 1e-12);
         // Without the waits the streams add up.
         w.waits.clear();
         assert!((graph_step_model(&w, &m) - 0.070).abs() < 1e-12);

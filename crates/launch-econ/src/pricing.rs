@@ -11,8 +11,8 @@ use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
 use crate::price::{
-    build_model, eager_from_trace, engine_floor_model, graph_step_model, EagerSource, GraphSource,
-    StepPrice,
+    build_model, eager_from_trace, engine_floor_model, graph_step_model, graph_step_model_quiet,
+    EagerSource, GraphSource, StepPrice,
 };
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
 use crate::runner::Context;
@@ -78,11 +78,14 @@ pub fn price_offline(
     let eager = choose_eager(eager_step_ms, walk, m.eager_issue_us, || {
         engine_floor_model(walk, &m)
     });
-    let prediction = StepPrice::new(
+    let mut prediction = StepPrice::new(
         (graph_step_model(walk, &m), GraphSource::Model),
         eager,
         build_model(walk, &m),
     );
+    if m.graph_node_other_stream_us.is_some() {
+        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &m));
+    }
     SummaryReport {
         trace: info,
         profile: origin,
@@ -107,11 +110,21 @@ pub fn price_replayed(
     let eager = choose_eager(eager_step_ms, walk, launch_floor_us, || {
         r.median(ReplayFigure::EagerWallMs)
     });
-    let prediction = StepPrice::new(
-        (r.median(ReplayFigure::GraphWallMs), GraphSource::Replay),
+    // The graph step in the state of a framework process, when it was measured; the
+    // trials' single-stream figure is its quiet lower bound.
+    let quiet = r.median(ReplayFigure::GraphWallMs);
+    let graph = r
+        .graph_wall_other_stream_ms
+        .as_ref()
+        .map_or(quiet, |s| s.median);
+    let mut prediction = StepPrice::new(
+        (graph, GraphSource::Replay),
         eager,
         r.median(ReplayFigure::BuildMs),
     );
+    if r.graph_wall_other_stream_ms.is_some() {
+        prediction = prediction.with_quiet(quiet);
+    }
     Ok(ReplayReport {
         trace: info,
         replay: r,

@@ -139,6 +139,14 @@ pub struct ReplayResult {
     pub warnings: Vec<String>,
     /// True when an interrupt cut the trials short.
     pub interrupted: bool,
+    /// Wall time per replay of the graph, ms, once another stream of the process has
+    /// launched kernels — the state of a framework process (see [`crate::other_stream`]);
+    /// measured after the trials. `None` when interrupted.
+    #[serde(default)]
+    pub graph_wall_other_stream_ms: Option<Summary>,
+    /// GPU time per replay (events) in the same state, ms.
+    #[serde(default)]
+    pub graph_gpu_other_stream_ms: Option<Summary>,
     /// The replayed walks on the GPU clock, when asked for (`--export-trace`); not part of the
     /// JSON document (it has its own file).
     #[serde(skip)]
@@ -512,6 +520,12 @@ pub fn replay(
     } else {
         None
     };
+    let (wall_other, gpu_other) = if out.interrupted {
+        (None, None)
+    } else {
+        let (w, g) = replay_after_other_stream(e, &mut laned, 7, cfg.reps)?;
+        (Some(Summary::of(&w)), Some(Summary::of(&g)))
+    };
     let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
     let kernel_sum_ns: f64 = walk.kernels().map(|o| o.duration_ns).sum();
     let planned_nodes_ms =
@@ -535,8 +549,40 @@ pub fn replay(
         convergence: out.convergence,
         warnings,
         interrupted: out.interrupted,
+        graph_wall_other_stream_ms: wall_other,
+        graph_gpu_other_stream_ms: gpu_other,
         timeline,
     })
+}
+
+/// The walk's graph, wall and GPU time per replay (ms), in `samples` fresh captures of
+/// `reps` back-to-back replays, after another stream has launched kernels (see
+/// [`crate::other_stream`]). Run last: the process stays in that state.
+fn replay_after_other_stream(
+    e: &Engine,
+    laned: &mut LanedWalk,
+    samples: usize,
+    reps: usize,
+) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    crate::other_stream::activate(e)?;
+    let (mut wall, mut gpu) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
+    let per = 1e3 / reps as f64;
+    for _ in 0..samples {
+        let graph = laned.capture()?;
+        graph.launch()?;
+        e.stream().synchronize()?;
+        let (a, b) = (e.event()?, e.event()?);
+        let s = Instant::now();
+        a.record()?;
+        for _ in 0..reps {
+            graph.launch()?;
+        }
+        b.record()?;
+        b.synchronize()?;
+        wall.push(s.elapsed().as_secs_f64() * per);
+        gpu.push(a.elapsed_ms(&b)? as f64 / reps as f64);
+    }
+    Ok((wall, gpu))
 }
 
 #[cfg(test)]

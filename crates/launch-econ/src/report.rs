@@ -263,6 +263,14 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         )),
         num(m.graph_node_gpu_us, 3)
     );
+    if let Some(x) = m.graph_node_other_stream_us.filter(|&x| x > 0.0) {
+        let _ = writeln!(
+            out,
+            "         (includes {} us/node that graph nodes gain once another stream of the process has launched kernels, as in a framework; {} ms without)",
+            num(x, 3),
+            num(p.graph_quiet_ms, 3)
+        );
+    }
     if let (Some(gap), None) = (m.graph_node_gap_us, r.gpu_ms) {
         let _ = writeln!(
             out,

@@ -24,6 +24,7 @@ impl CommandResult {
                         ("round_gpu_ms", p.round.gpu_ms.unwrap_or(f64::NAN), "ms"),
                         ("eager_ms", q.eager_ms, "ms"),
                         ("graph_ms", q.graph_ms, "ms"),
+                        ("graph_quiet_ms", q.graph_quiet_ms, "ms"),
                         ("graph_launch_ms", q.graph_launch_ms, "ms"),
                         ("graph_gpu_ms", q.graph_gpu_ms, "ms"),
                         ("saving_ms", q.saving_ms, "ms"),
@@ -44,6 +45,11 @@ impl CommandResult {
                             "us",
                         ),
                         ("eager_extra_us", m.eager_extra_us.unwrap_or(f64::NAN), "us"),
+                        (
+                            "graph_node_other_stream_us",
+                            m.graph_node_other_stream_us.unwrap_or(f64::NAN),
+                            "us",
+                        ),
                     ],
                 )
             }
@@ -61,6 +67,11 @@ impl CommandResult {
                         ("copy_gpu_ms", s.copy_gpu_ns / 1e6, "ms"),
                         ("span_ms", s.span_ns / 1e6, "ms"),
                         ("graph_step_ms", p.graph_step_ms, "ms"),
+                        (
+                            "graph_step_quiet_ms",
+                            p.graph_step_quiet_ms.unwrap_or(f64::NAN),
+                            "ms",
+                        ),
                         ("eager_step_ms", p.eager_step_ms, "ms"),
                         ("saving_ms", p.saving_ms, "ms"),
                         ("build_ms", p.build_ms, "ms"),

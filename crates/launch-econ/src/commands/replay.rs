@@ -227,6 +227,22 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         r,
         ReplayFigure::GraphGpuMs,
     );
+    let st = crate::report::RowStyle {
+        label_width: 32,
+        decimals: 4,
+    };
+    for (label, s) in [
+        (
+            "graph: wall, other stream active",
+            &r.graph_wall_other_stream_ms,
+        ),
+        (
+            "graph: GPU, other stream active",
+            &r.graph_gpu_other_stream_ms,
+        ),
+    ] {
+        crate::report::summary_row(&mut out, st, label, s.as_ref(), "");
+    }
     row(&mut out, "build: capture", r, ReplayFigure::CaptureMs);
     row(
         &mut out,

@@ -36,8 +36,14 @@ pub fn fit_sizes(n: usize) -> Vec<usize> {
     v
 }
 
-/// Model inputs from a measured point, the launch fit and the graph node gap (µs).
-pub fn model_inputs(p: &Point, fit: Option<&LaunchFit>, node_gap_us: Option<f64>) -> ModelInputs {
+/// Model inputs from a measured point, the launch fit, the graph node gap and what a node
+/// gains once another stream has launched kernels (µs).
+pub fn model_inputs(
+    p: &Point,
+    fit: Option<&LaunchFit>,
+    node_gap_us: Option<f64>,
+    other_stream_us: Option<f64>,
+) -> ModelInputs {
     let n = p.config.launches as f64;
     let (fixed, per_node) = match fit {
         Some(f) => (f.fixed_us, f.per_node_us),
@@ -53,6 +59,7 @@ pub fn model_inputs(p: &Point, fit: Option<&LaunchFit>, node_gap_us: Option<f64>
         // The same kernel back to back: eager launch on the GPU less graph node.
         eager_extra_us: node_gap_us
             .map(|_| (p.median(RunFigure::EagerGpuUs) - p.median(RunFigure::GraphGpuUs)).max(0.0)),
+        graph_node_other_stream_us: other_stream_us,
     }
 }
 
@@ -98,9 +105,18 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         .context("calibrating the spin kernel")?;
     let node_gap_us =
         crate::stand_in::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;
+    // Last: it leaves the process with another stream active.
+    pb.set_prefix("measuring graph nodes with another stream active");
+    let other_stream_us = crate::other_stream::node_extra_us(&e)
+        .context("measuring graph nodes with another stream active")?;
     pb.finish_and_clear();
 
-    let inputs = model_inputs(&point, fit.as_ref(), Some(node_gap_us));
+    let inputs = model_inputs(
+        &point,
+        fit.as_ref(),
+        Some(node_gap_us),
+        Some(other_stream_us),
+    );
     let round = Round {
         launches: args.round.round_launches,
         host_issue_ms: args.round.round_host_issue_ms,
