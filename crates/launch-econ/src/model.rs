@@ -7,9 +7,11 @@
 //!   `cuGraphLaunch` on the host (a fixed cost plus a small per-node cost, both measured),
 //!   then the GPU runs the nodes: each its kernel's profiled duration plus the front end's gap
 //!   between graph nodes (`gap`, measured), and never faster than the measured per-node floor
-//!   of graph replay; `shared` is what each node gains once another stream of the process has
-//!   launched kernels (measured; see [`crate::other_stream`]) — the state of a framework
-//!   process; the round without it is reported as the quiet lower bound. The terms are added,
+//!   of graph replay; `shared` is the step between the two levels of per-node graph cost
+//!   (measured; see [`crate::other_stream`]): rounds are priced at the upper level, where
+//!   framework processes were found, and the round without it is reported as the lower bound.
+//!   (`eager_extra` was measured at the lower level; what an eager kernel costs at the upper
+//!   level was not, so a GPU-bound round's saving is the conservative one.) The terms are added,
 //!   not overlapped: the next round waits for this one.
 //! * **eager** = `max(H, G + L · (gap + eager_extra))`: host issue and GPU execution overlap,
 //!   so the round takes as long as the slower of the two; a kernel launched eagerly costs the
@@ -47,9 +49,8 @@ pub struct ModelInputs {
     /// node, µs. `None` in older profiles.
     #[serde(default)]
     pub eager_extra_us: Option<f64>,
-    /// GPU time a graph node gains once another stream of the process has launched kernels,
-    /// µs (see [`crate::other_stream`]); the graph round includes it. `None` in older
-    /// profiles.
+    /// GPU time between the two levels of per-node graph cost, µs (see
+    /// [`crate::other_stream`]); the graph round includes it. `None` in older profiles.
     #[serde(default)]
     pub graph_node_other_stream_us: Option<f64>,
 }
@@ -69,8 +70,7 @@ pub struct Round {
 pub struct Prediction {
     pub eager_ms: f64,
     pub graph_ms: f64,
-    /// The graph round in a process where no other stream has launched kernels since the
-    /// graph was built (a lower bound), ms.
+    /// The graph round at the lower level of per-node graph cost (a lower bound), ms.
     #[serde(default)]
     pub graph_quiet_ms: f64,
     pub saving_ms: f64,

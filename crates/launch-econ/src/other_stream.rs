@@ -1,27 +1,32 @@
-//! What a graph node costs once another stream of the process has launched kernels.
+//! The two levels of per-node graph cost, and pricing at the one framework processes run at.
 //!
-//! On an H200 (driver 580) a graph's nodes cost more — ~0.16–0.18 µs each, whatever the
-//! kernel — once ten or more kernels have been launched on a stream other than the one the
-//! graph was built on, when that stream had launched kernels before the graph was built; the
-//! extra cost stays for every graph of the process from then on. CuPy and PyTorch reproduce
-//! it with a 300-node graph of one-block kernels (0.78 → 0.96 µs a node), and PyTorch decode
-//! graphs of transformers models were found in that state from their first replay.
+//! On an H200 (driver 580) every graph node of a process costs one of two amounts, 0.17–0.19
+//! µs apart, whatever the kernel does (empty, memory-bound, spinning; 1 or 132 blocks; 160 KiB
+//! of shared memory; 1 KiB of parameters; 64 distinct functions), and all graphs of the
+//! process move together. Raw CuPy kernels move it up, in `scripts/graph_level_probe.py`:
+//! a graph uploaded (`cuGraphUpload`) and not yet launched, until its first launch (for good
+//! if it is destroyed first); or ten kernels on another stream after the graph's own stream
+//! had launched many before it was built (one is not enough). Other histories were seen to
+//! move it down again; the rule is not known.
 //!
-//! A framework process — warm-up, capture, then copies, sampling or collectives on other
-//! streams — is in that state, so the graph step is priced in it; the same graph in a
-//! process that never leaves the graph's stream is the lower bound (`quiet`). A replay on
-//! one stream is quiet until [`activate`] runs, and nothing returns it to quiet: measure the
-//! quiet figures first.
+//! PyTorch decode graphs of transformers models (Llama-, Qwen2-shaped) ran at the upper level
+//! from their first replay; GPT-2 and an MLP stack at the lower, until kernels were launched
+//! on a new stream. A framework process — warm-up, capture, then copies, sampling or
+//! collectives on other streams, graphs for several batch sizes built ahead — has every
+//! chance to be at the upper level, so the graph step is priced there and the lower level is
+//! reported beside it as the quiet lower bound. A replay on one stream starts at the lower
+//! level; [`activate`] moves it up (ten or more kernels on another stream: measured on every
+//! run as [`node_extra_us`], 0.175–0.179 µs in three runs). Measure the quiet figures first.
 
 use memra_engine::{Engine, EngineOptions};
 
 use crate::stand_in::node_us;
 
-/// Kernels launched on the other stream: well past the ten that bring the extra cost.
+/// Kernels launched on the other stream: well past the ten that move the level up.
 pub const LAUNCHES: usize = 32;
 
 /// Launches [`LAUNCHES`] empty kernels on a new stream of `e`'s device (same context) and
-/// waits for them: from here on, this process's graphs cost what they cost in a framework.
+/// waits for them: the process's graphs move to the upper level (see the module docs).
 pub fn activate(e: &Engine) -> anyhow::Result<()> {
     let other = Engine::with_options(
         e.ordinal(),
@@ -37,9 +42,9 @@ pub fn activate(e: &Engine) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// GPU time a one-block graph node gains once another stream has launched kernels, µs: the
-/// empty kernel's node time measured quiet, then again after [`activate`] (each the median
-/// of five). Leaves the process active.
+/// GPU time between the two levels, µs: the empty kernel's graph-node time measured quiet,
+/// then again after [`activate`] (each the median of five). Leaves the process at the upper
+/// level.
 pub fn node_extra_us(e: &Engine) -> anyhow::Result<f64> {
     let five = |e: &Engine| -> anyhow::Result<f64> {
         let v = (0..5)

@@ -62,8 +62,8 @@ pub struct StepPrice {
     pub build_ms: f64,
     /// Steps of replay that pay back the build; `None` without a saving.
     pub break_even_steps: Option<f64>,
-    /// The graph step in a process where no other stream has launched kernels since the
-    /// graph was built (see [`crate::other_stream`]): a lower bound, ms.
+    /// The graph step at the lower level of per-node graph cost (see
+    /// [`crate::other_stream`]): a lower bound, ms.
     #[serde(default)]
     pub graph_step_quiet_ms: Option<f64>,
 }
@@ -112,7 +112,7 @@ impl StepPrice {
         };
         let quiet = self.graph_step_quiet_ms.map_or(String::new(), |q| {
             format!(
-                "              (with another stream of the process active, as in a framework; {} ms if none has launched kernels since the graph was built)\n",
+                "              (at the upper level of graph node cost, where framework processes ran; {} ms at the lower level)\n",
                 num(q, 4)
             )
         });
@@ -142,8 +142,8 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
 
 /// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
 /// duration plus the profile's graph node gap, or the replay floor per node, whichever is
-/// longer (profiles without a measured gap: the duration alone), plus what a node gains once
-/// another stream of the process has launched kernels; streams run side by side where the
+/// longer (profiles without a measured gap: the duration alone), plus the step to the upper
+/// level of per-node graph cost (see [`crate::other_stream`]); streams run side by side where the
 /// trace recorded the waits between them (the longest chain counts, see [`crate::lanes`]),
 /// else one after another; plus one graph launch.
 pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
@@ -154,8 +154,7 @@ pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
     )
 }
 
-/// [`graph_step_model`] in a process where no other stream has launched kernels since the
-/// graph was built: the lower bound, ms.
+/// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
 pub fn graph_step_model_quiet(walk: &Walk, m: &ModelInputs) -> f64 {
     graph_step(walk, m, 0.0)
 }
@@ -300,8 +299,8 @@ mod tests {
             ..m
         };
         assert!((graph_step_model(&w, &with_gap) - 0.0515).abs() < 1e-12);
-        // What a node gains with another stream active is added to every node on the chain;
-        // the quiet step leaves it out.
+        // The step to the upper level is added to every node on the chain; the quiet step
+        // leaves it out.
         let shared = ModelInputs {
             graph_node_other_stream_us: Some(0.25),
             ..with_gap

@@ -139,9 +139,9 @@ pub struct ReplayResult {
     pub warnings: Vec<String>,
     /// True when an interrupt cut the trials short.
     pub interrupted: bool,
-    /// Wall time per replay of the graph, ms, once another stream of the process has
-    /// launched kernels — the state of a framework process (see [`crate::other_stream`]);
-    /// measured after the trials. `None` when interrupted.
+    /// Wall time per replay of the graph, ms, after [`crate::other_stream::activate`]: at the
+    /// upper level of graph node cost, the one framework processes were found at; measured
+    /// after the trials. `None` when interrupted.
     #[serde(default)]
     pub graph_wall_other_stream_ms: Option<Summary>,
     /// GPU time per replay (events) in the same state, ms.
@@ -556,8 +556,8 @@ pub fn replay(
 }
 
 /// The walk's graph, wall and GPU time per replay (ms), in `samples` fresh captures of
-/// `reps` back-to-back replays, after another stream has launched kernels (see
-/// [`crate::other_stream`]). Run last: the process stays in that state.
+/// `reps` back-to-back replays, after [`crate::other_stream::activate`]. Run last: the
+/// process stays at the upper level.
 fn replay_after_other_stream(
     e: &Engine,
     laned: &mut LanedWalk,

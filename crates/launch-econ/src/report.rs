@@ -266,7 +266,7 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
     if let Some(x) = m.graph_node_other_stream_us.filter(|&x| x > 0.0) {
         let _ = writeln!(
             out,
-            "         (includes {} us/node that graph nodes gain once another stream of the process has launched kernels, as in a framework; {} ms without)",
+            "         (at the upper level of graph node cost, +{} us/node, where framework processes ran; {} ms at the lower level)",
             num(x, 3),
             num(p.graph_quiet_ms, 3)
         );

@@ -253,7 +253,9 @@ fn predict_works_without_a_gpu() {
         "predicted saving on a step37 verify round (1346 launches, 7.9 ms measured host issue): "
     ));
     assert!(stdout.contains("profiles/h200.json"), "{stdout}");
-    // A GPU-bound round saves only the GPU cost an eager kernel has beyond a graph node.
+    // A GPU-bound round saves only the GPU cost an eager kernel has beyond a graph node
+    // (measured at the lower level of graph node cost), less the step to the upper level the
+    // graph is priced at.
     let out = cmd()
         .args(["predict", "--round-gpu-ms", "12.16", "--export-json", "-"])
         .assert()
@@ -267,13 +269,18 @@ fn predict_works_without_a_gpu() {
     assert_eq!(p["gpu_bound"], true);
     let inputs = &r["model_inputs"];
     let per_kernel_ms = inputs["eager_extra_us"].as_f64().unwrap() / 1e3;
+    let upper_ms = inputs["graph_node_other_stream_us"].as_f64().unwrap() / 1e3;
     let launch_ms = inputs["graph_launch_fixed_us"].as_f64().unwrap() / 1e3;
     let saving = p["saving_ms"].as_f64().unwrap();
+    let per_kernel_saving = per_kernel_ms - upper_ms;
     assert!(
-        saving <= 1346.0 * per_kernel_ms
-            && saving >= 1346.0 * per_kernel_ms - 2.0 * launch_ms - 0.01,
-        "saving {saving} ms, eager extra {per_kernel_ms} ms/kernel"
+        saving <= 1346.0 * per_kernel_saving
+            && saving >= 1346.0 * per_kernel_saving - 2.0 * launch_ms - 0.01,
+        "saving {saving} ms, eager extra {per_kernel_ms} ms/kernel, upper level {upper_ms} ms/node"
     );
+    // The round at the lower level is the graph round less the step, node by node.
+    let quiet = p["graph_quiet_ms"].as_f64().unwrap();
+    assert!((p["graph_ms"].as_f64().unwrap() - quiet - 1346.0 * upper_ms).abs() < 1e-9);
     assert_eq!(r["kind"], "predict");
     assert_eq!(v["schema_version"], 2);
     let stderr = String::from_utf8(out.stderr).unwrap();

@@ -233,13 +233,10 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     };
     for (label, s) in [
         (
-            "graph: wall, other stream active",
+            "graph: wall, upper node level",
             &r.graph_wall_other_stream_ms,
         ),
-        (
-            "graph: GPU, other stream active",
-            &r.graph_gpu_other_stream_ms,
-        ),
+        ("graph: GPU, upper node level", &r.graph_gpu_other_stream_ms),
     ] {
         crate::report::summary_row(&mut out, st, label, s.as_ref(), "");
     }

@@ -37,7 +37,7 @@ pub fn fit_sizes(n: usize) -> Vec<usize> {
 }
 
 /// Model inputs from a measured point, the launch fit, the graph node gap and what a node
-/// gains once another stream has launched kernels (µs).
+/// the step between the two levels of per-node graph cost (µs).
 pub fn model_inputs(
     p: &Point,
     fit: Option<&LaunchFit>,
@@ -105,10 +105,10 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         .context("calibrating the spin kernel")?;
     let node_gap_us =
         crate::stand_in::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;
-    // Last: it leaves the process with another stream active.
-    pb.set_prefix("measuring graph nodes with another stream active");
+    // Last: it leaves the process at the upper level.
+    pb.set_prefix("measuring the two levels of graph node cost");
     let other_stream_us = crate::other_stream::node_extra_us(&e)
-        .context("measuring graph nodes with another stream active")?;
+        .context("measuring the two levels of graph node cost")?;
     pb.finish_and_clear();
 
     let inputs = model_inputs(
