@@ -6,8 +6,8 @@
 //! process move together. Raw CuPy kernels move it up, in `scripts/graph_level_probe.py`:
 //! a graph uploaded (`cuGraphUpload`) and not yet launched, until its first launch (for good
 //! if it is destroyed first); or ten kernels on another stream after the graph's own stream
-//! had launched many before it was built (one is not enough). Other histories were seen to
-//! move it down again; the rule is not known.
+//! had launched many before it was built (one is not enough). Launching the pending graph
+//! brings it back down; the full rule is not known.
 //!
 //! PyTorch decode graphs of transformers models (Llama-, Qwen2-shaped) ran at the upper level
 //! from their first replay; GPT-2 and an MLP stack at the lower, until kernels were launched
