@@ -9,7 +9,9 @@ class Price:
     Attributes (ms unless named otherwise): ``eager_ms`` and ``eager_source`` (``user``: your
     unprofiled step; ``trace``: the trace's host side; ``engine-floor``: the lean engine's own
     cost, a lower bound), ``graph_ms`` and ``graph_source`` (``replay`` on this GPU, or
-    ``model``), ``saving_ms`` (not positive: no saving), ``build_ms``, ``break_even_steps``
+    ``model``; priced at the upper level of graph node cost), ``graph_quiet_ms`` (the same at
+    the lower level: a lower bound; ``None`` where not measured), ``saving_ms`` (not positive:
+    no saving), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), and after ``price(...,
     validate=True)`` ``real_eager_ms``, ``real_graph_ms`` and ``real_saving_ms``.
@@ -25,6 +27,7 @@ class Price:
         self.eager_source = p["eager_source"]
         self.graph_ms = p["graph_step_ms"]
         self.graph_source = p["graph_source"]
+        self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.saving_ms = p["saving_ms"]
         self.build_ms = p["build_ms"]
         self.break_even_steps = p["break_even_steps"]
@@ -48,7 +51,8 @@ class Price:
 
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
-        keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "saving_ms",
+        keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
+                "saving_ms",
                 "build_ms", "break_even_steps", "kernels", "copies", "memsets",
                 "recorded_gpu_ms", "warnings", "partial", "device", "real_eager_ms",
                 "real_graph_ms", "real_saving_ms"]
@@ -61,6 +65,11 @@ class Price:
         rows = [
             ("eager step", f"{self.eager_ms:.4f} ms", _EAGER.get(self.eager_source, "")),
             ("graph step", f"{self.graph_ms:.4f} ms", _GRAPH.get(self.graph_source, "")),
+        ]
+        if self.graph_quiet_ms is not None:
+            rows.append(("  lower level", f"{self.graph_quiet_ms:.4f} ms",
+                         "graph nodes at the lower of their two costs: a lower bound"))
+        rows += [
             ("saving", saving, "per step"),
             ("build", f"{self.build_ms:.3f} ms", "capture + instantiate + upload"),
             ("break-even", even, "steps of replay that pay back the build"),

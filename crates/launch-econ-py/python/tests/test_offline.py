@@ -47,8 +47,12 @@ def test_result_object_shows_itself():
     d = r.to_dict()
     assert d["graph_ms"] == r.graph_ms and d["kernels"] == r.kernels
     assert d["real_graph_ms"] is None and d["real_saving_ms"] is None
+    # The shipped profile holds the step between the two levels of graph node cost: the
+    # lower level is reported beside the price, and below it.
+    assert d["graph_quiet_ms"] is not None and d["graph_quiet_ms"] < r.graph_ms
     text = repr(r)
     assert text.startswith("launch_econ.Price:") and "graph step" in text
+    assert "lower level" in text
     page = r._repr_html_()
     assert "<table>" in page and "<svg" in page and "</svg>" in page
 
