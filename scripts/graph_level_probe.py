@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The two per-node cost levels of CUDA graphs on one GPU, and what moves a process between them.
 
-Raw CuPy kernels, unprofiled, 300-node graphs on one stream. Three experiments:
+Raw CuPy kernels, unprofiled, 300-node graphs on one stream, each experiment in a process of
+its own (a graph destroyed unlaunched keeps its process at the upper level for good):
 
 1. uploads: a graph that is uploaded (cuGraphUpload) and not launched moves every graph of
    the process to the upper level until its first launch — for good if it is destroyed first;
@@ -14,6 +15,8 @@ See `crates/launch-econ/src/other_stream.rs`.
     python3 scripts/graph_level_probe.py
 """
 import json
+import subprocess
+import sys
 import time
 
 import cupy as cp
@@ -34,153 +37,102 @@ KINDS = {"empty, 1 block": ("empty", 1, 0), "write, 1 block": ("write", 1, 0),
          "spin ~2 us, 1 block": ("spin", 1, 4000), "spin ~2 us, 132 blocks": ("spin", 132, 4000)}
 
 
-def main():
-    mod = cp.RawModule(code=SRC)
-    fns = {k: mod.get_function(k) for k in ("empty", "write", "rd", "spin")}
-    x = cp.zeros(1 << 22, dtype=cp.float32)
-    s1 = cp.cuda.Stream(non_blocking=True)
+class Rig:
+    """The kernels, a buffer and the graphs' stream."""
 
-    def launch(name, grid, arg, block=128):
-        fns[name]((grid,), (block,), (x, cp.int32(arg)))
+    def __init__(self):
+        mod = cp.RawModule(code=SRC)
+        self.fns = {k: mod.get_function(k) for k in ("empty", "write", "rd", "spin")}
+        self.x = cp.zeros(1 << 22, dtype=cp.float32)
+        self.stream = cp.cuda.Stream(non_blocking=True)
 
-    def capture(kind="empty, 1 block", upload=True):
-        with s1:
-            s1.begin_capture()
+    def launch(self, kind="empty, 1 block", block=128):
+        name, grid, arg = KINDS[kind]
+        self.fns[name]((grid,), (block,), (self.x, cp.int32(arg)))
+
+    def eager(self, n, stream=None):
+        """n empty kernels on `stream` (default: the graphs' stream), waited for."""
+        s = stream or self.stream
+        with s:
+            for _ in range(n):
+                self.launch(block=1 if stream else 128)
+        s.synchronize()
+
+    def capture(self, kind="empty, 1 block", upload=True):
+        with self.stream:
+            self.stream.begin_capture()
             for _ in range(NODES):
-                launch(*KINDS[kind])
-            g = s1.end_capture()
+                self.launch(kind)
+            g = self.stream.end_capture()
         if upload:
-            g.upload(s1)
-        s1.synchronize()
+            g.upload(self.stream)
+        self.stream.synchronize()
         return g
 
-    def us(g, reps=10, batches=5):
-        g.launch(s1)
-        s1.synchronize()
+    def us(self, g, reps=10, batches=5):
+        """Median replay time per node, µs."""
+        g.launch(self.stream)
+        self.stream.synchronize()
         out = []
         for _ in range(batches):
             t = time.perf_counter()
             for _ in range(reps):
-                g.launch(s1)
-            s1.synchronize()
+                g.launch(self.stream)
+            self.stream.synchronize()
             out.append((time.perf_counter() - t) * 1e6 / reps / NODES)
         return round(sorted(out)[batches // 2], 4)
 
-    def on_other_stream(n):
-        s2 = cp.cuda.Stream(non_blocking=True)
-        with s2:
-            for _ in range(n):
-                launch("empty", 1, 0, block=1)
-        s2.synchronize()
 
-    out = {}
-    # 1. Uploads.
-    g1 = capture()
-    up = {"alone": us(g1)}
-    g2 = capture()
-    up["another graph uploaded, not launched"] = us(g1)
-    g2.launch(s1)
-    s1.synchronize()
-    up["after its first launch"] = us(g1)
-    g3 = capture(upload=False)
-    up["another graph instantiated, not uploaded"] = us(g1)
+def uploads():
+    rig = Rig()
+    g1 = rig.capture()
+    r = {"alone": rig.us(g1)}
+    g2 = rig.capture()
+    r["another graph uploaded, not launched"] = rig.us(g1)
+    g2.launch(rig.stream)
+    rig.stream.synchronize()
+    r["after its first launch"] = rig.us(g1)
+    g3 = rig.capture(upload=False)
+    r["another graph instantiated, not uploaded"] = rig.us(g1)
     del g3
-    g4 = capture()
+    g4 = rig.capture()
     del g4
-    up["another graph uploaded, destroyed unlaunched"] = us(g1)
-    out["1 uploads: per node us of one graph"] = up
-    print(json.dumps(out, indent=1), flush=True)
-    # The destroyed graph keeps this process at the upper level: 2 and 3 run in their own.
+    r["another graph uploaded, destroyed unlaunched"] = rig.us(g1)
+    return r
 
 
 def other_stream():
-    """Experiment 2 in its own process (CuPy keeps one context per device)."""
-    mod = cp.RawModule(code=SRC)
-    f = mod.get_function("empty")
-    x = cp.zeros(4, dtype=cp.float32)
-    s1 = cp.cuda.Stream(non_blocking=True)
-    with s1:
-        for _ in range(900):
-            f((1,), (128,), (x, cp.int32(0)))
-        s1.synchronize()
-        s1.begin_capture()
-        for _ in range(NODES):
-            f((1,), (128,), (x, cp.int32(0)))
-        g = s1.end_capture()
-    g.upload(s1)
-
-    def us(reps=10, batches=5):
-        g.launch(s1)
-        s1.synchronize()
-        out = []
-        for _ in range(batches):
-            t = time.perf_counter()
-            for _ in range(reps):
-                g.launch(s1)
-            s1.synchronize()
-            out.append((time.perf_counter() - t) * 1e6 / reps / NODES)
-        return round(sorted(out)[batches // 2], 4)
-    r = {"900 kernels on its stream before capture": us()}
+    rig = Rig()
+    rig.eager(900)
+    g = rig.capture()
+    r = {"900 kernels on its stream before capture": rig.us(g)}
     s2 = cp.cuda.Stream(non_blocking=True)
-    for n, label in ((1, "after 1 kernel on another stream"), (10, "after 10 more")):
-        with s2:
-            for _ in range(n):
-                f((1,), (1,), (x, cp.int32(0)))
-        s2.synchronize()
-        r[label] = us()
+    rig.eager(1, s2)
+    r["after 1 kernel on another stream"] = rig.us(g)
+    rig.eager(10, s2)
+    r["after 10 more"] = rig.us(g)
     return r
 
 
 def kinds():
-    """Experiment 3 in its own process: every kind quiet, then at the upper level."""
-    mod = cp.RawModule(code=SRC)
-    fns = {k: mod.get_function(k) for k in ("empty", "write", "rd", "spin")}
-    x = cp.zeros(1 << 22, dtype=cp.float32)
-    s1 = cp.cuda.Stream(non_blocking=True)
-
-    def capture(kind, upload=True):
-        name, grid, arg = KINDS[kind]
-        with s1:
-            s1.begin_capture()
-            for _ in range(NODES):
-                fns[name]((grid,), (128,), (x, cp.int32(arg)))
-            g = s1.end_capture()
-        if upload:
-            g.upload(s1)
-        s1.synchronize()
-        return g
-
-    def us(g, reps=10, batches=5):
-        g.launch(s1)
-        s1.synchronize()
-        out = []
-        for _ in range(batches):
-            t = time.perf_counter()
-            for _ in range(reps):
-                g.launch(s1)
-            s1.synchronize()
-            out.append((time.perf_counter() - t) * 1e6 / reps / NODES)
-        return sorted(out)[batches // 2]
-    graphs = {k: capture(k) for k in KINDS}
+    rig = Rig()
+    graphs = {k: rig.capture(k) for k in KINDS}
     for g in graphs.values():  # every graph launched once: nothing uploaded is pending
-        g.launch(s1)
-    s1.synchronize()
-    lower = {k: us(g) for k, g in graphs.items()}
-    pending = capture("empty, 1 block")  # uploaded, never launched, then destroyed
+        g.launch(rig.stream)
+    rig.stream.synchronize()
+    lower = {k: rig.us(g) for k, g in graphs.items()}
+    pending = rig.capture()  # uploaded, never launched, then destroyed
     del pending
-    upper = {k: us(g) for k, g in graphs.items()}
-    return {k: {"lower_us": round(lower[k], 4), "upper_us": round(upper[k], 4),
+    upper = {k: rig.us(g) for k, g in graphs.items()}
+    return {k: {"lower_us": lower[k], "upper_us": upper[k],
                 "difference_us": round(upper[k] - lower[k], 4)} for k in KINDS}
 
 
+EXPERIMENTS = {"uploads": uploads, "other-stream": other_stream, "kinds": kinds}
+
 if __name__ == "__main__":
-    import sys
-    if len(sys.argv) > 1 and sys.argv[1] == "--other-stream":
-        print(json.dumps({"2 other stream: per node us": other_stream()}, indent=1))
-    elif len(sys.argv) > 1 and sys.argv[1] == "--kinds":
-        print(json.dumps({"3 kinds": kinds()}, indent=1))
+    if len(sys.argv) > 1:
+        print(json.dumps({sys.argv[1]: EXPERIMENTS[sys.argv[1]]()}, indent=1), flush=True)
     else:
-        main()
-        import subprocess
-        for arg in ("--other-stream", "--kinds"):
-            subprocess.run([sys.executable, __file__, arg], check=True)
+        for name in EXPERIMENTS:
+            subprocess.run([sys.executable, __file__, name], check=True)

@@ -267,36 +267,40 @@ impl Prepared {
         e: &Engine,
         ramp_ns: f64,
     ) -> memra_engine::Result<Vec<Option<f64>>> {
-        let s = e.dtoh(&self.slots)?;
-        Ok(self
-            .steps
-            .iter()
-            .map(|st| match st {
-                Step::Spin { slot, .. } => {
-                    Some(s[slot * Engine::SPIN_SLOT_WORDS + 2] as f64 + ramp_ns)
-                }
-                Step::Empty { .. } => Some(f64::NAN),
-                _ => None,
-            })
-            .collect())
+        self.per_step(e, |step, words| match (step, words) {
+            (Step::Spin { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
+            (Step::Empty { .. }, _) => Some(f64::NAN),
+            _ => None,
+        })
     }
-}
 
-impl Prepared {
     /// Each step's last (start, end) on the GPU's global timer, ns, for timed spins; `None`
     /// for steps that stamp nothing (empty kernels, copies, memsets).
     pub(crate) fn stamps(&self, e: &Engine) -> memra_engine::Result<Vec<Option<(u64, u64)>>> {
+        self.per_step(e, |_, words| {
+            let (span, end) = words.map(|w| (w[2], w[3]))?;
+            (end >= span && end > 0).then(|| (end - span, end))
+        })
+    }
+
+    /// Reads every spin's slot back in one copy and maps each step with its slot's words
+    /// (`None` for steps without a slot).
+    fn per_step<T>(
+        &self,
+        e: &Engine,
+        f: impl Fn(&Step, Option<&[u64]>) -> Option<T>,
+    ) -> memra_engine::Result<Vec<Option<T>>> {
         let s = e.dtoh(&self.slots)?;
+        let w = Engine::SPIN_SLOT_WORDS;
         Ok(self
             .steps
             .iter()
-            .map(|st| match st {
-                Step::Spin { slot, .. } => {
-                    let w = &s[slot * Engine::SPIN_SLOT_WORDS..][..Engine::SPIN_SLOT_WORDS];
-                    let (span, end) = (w[2], w[3]);
-                    (end >= span && end > 0).then(|| (end - span, end))
-                }
-                _ => None,
+            .map(|step| {
+                let words = match step {
+                    Step::Spin { slot, .. } => Some(&s[slot * w..][..w]),
+                    _ => None,
+                };
+                f(step, words)
             })
             .collect())
     }
@@ -379,21 +383,19 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             ));
         }
     }
-    let host_copies = walk
-        .ops
-        .iter()
-        .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if direction.contains('H')))
-        .count();
+    let copies = |pick: fn(&str) -> bool| {
+        walk.ops
+            .iter()
+            .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if pick(direction)))
+            .count()
+    };
+    let host_copies = copies(|d| d.contains('H'));
     if host_copies > 0 {
         out.push(format!(
             "{host_copies} host<->device copies are replayed as device-to-device copies of the same size"
         ));
     }
-    let to_host = walk
-        .ops
-        .iter()
-        .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if direction.starts_with("DtoH")))
-        .count();
+    let to_host = copies(|d| d.starts_with("DtoH"));
     if to_host > 0 {
         out.push(format!(
             "the step copies device to host {to_host} time(s): a graph cannot hold the host's wait on that copy, so frameworks take another path under capture (transformers materialises the attention mask and leaves flash attention: 12-18% more kernels on the H200 validation walks) and the captured graph may run a different, longer walk than this trace"

@@ -2,11 +2,7 @@
 //! real runs (ignored without a device) whose results the tool itself checks on the device.
 
 mod common;
-use common::{assert_usage_error, cmd};
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).expect("the JSON export on stdout")
-}
+use common::{assert_usage_error, json_of, succeeds};
 
 /// Bad loop arguments exit 2 with the reason, before any GPU work.
 #[test]
@@ -31,22 +27,22 @@ fn loop_arguments_are_validated() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn loop_runs_and_checks_its_step_counts() {
-    let out = cmd()
-        .args([
-            "loop",
-            "--steps",
-            "200",
-            "--stop-at",
-            "50",
-            "--step-kernels",
-            "2",
-        ])
-        .args(["--trials", "3", "--warmup", "1", "--export-json", "-"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let doc = json(&out);
+    let out = succeeds(&[
+        "loop",
+        "--steps",
+        "200",
+        "--stop-at",
+        "50",
+        "--step-kernels",
+        "2",
+        "--trials",
+        "3",
+        "--warmup",
+        "1",
+        "--export-json",
+        "-",
+    ]);
+    let doc = json_of(&out);
     let r = &doc["result"];
     assert_eq!(r["kind"], "loop");
     assert_eq!(r["config"]["steps"], 200);
@@ -71,13 +67,8 @@ fn loop_runs_and_checks_its_step_counts() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn pdl_run_is_recorded_as_such() {
-    let out = cmd()
-        .args(["200", "--pdl", "--trials", "2", "--export-json", "-"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let doc = json(&out);
+    let out = succeeds(&["200", "--pdl", "--trials", "2", "--export-json", "-"]);
+    let doc = json_of(&out);
     assert_eq!(doc["result"]["point"]["config"]["pdl"], true);
     let report = String::from_utf8(out.stderr).unwrap();
     assert!(

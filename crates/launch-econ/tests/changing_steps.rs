@@ -2,7 +2,7 @@
 //! and real runs (ignored without a device) that check their own results on the device.
 
 mod common;
-use common::{assert_usage_error, cmd};
+use common::{assert_usage_error, json_of, succeeds};
 
 #[test]
 fn update_arguments_are_validated() {
@@ -33,22 +33,22 @@ fn update_arguments_are_validated() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn update_prices_every_way_and_checks_them() {
-    let out = cmd()
-        .args([
-            "update",
-            "--nodes",
-            "64",
-            "--changed",
-            "25%",
-            "--steps",
-            "4",
-        ])
-        .args(["--trials", "2", "--warmup", "0", "--export-json", "-"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = succeeds(&[
+        "update",
+        "--nodes",
+        "64",
+        "--changed",
+        "25%",
+        "--steps",
+        "4",
+        "--trials",
+        "2",
+        "--warmup",
+        "0",
+        "--export-json",
+        "-",
+    ]);
+    let doc = json_of(&out);
     let r = &doc["result"];
     assert_eq!(r["kind"], "update");
     assert_eq!(r["config"]["changed"], 16);
@@ -75,14 +75,22 @@ fn update_on_a_recorded_walk() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/torch_decode_small.json"
     );
-    let out = cmd()
-        .args(["update", "--trace", trace, "--changed", "3", "--steps", "3"])
-        .args(["--trials", "2", "--warmup", "0", "--export-json", "-"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = succeeds(&[
+        "update",
+        "--trace",
+        trace,
+        "--changed",
+        "3",
+        "--steps",
+        "3",
+        "--trials",
+        "2",
+        "--warmup",
+        "0",
+        "--export-json",
+        "-",
+    ]);
+    let doc = json_of(&out);
     let r = &doc["result"];
     assert_eq!(r["config"]["changed"], 3);
     assert_eq!(r["config"]["elems"], 0);
@@ -114,22 +122,18 @@ fn bucket_arguments_are_validated() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn buckets_build_check_and_switch() {
-    let out = cmd()
-        .args([
-            "buckets",
-            "--sizes",
-            "1,2,4",
-            "--nodes",
-            "4",
-            "--repeats",
-            "3",
-        ])
-        .args(["--export-json", "-"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = succeeds(&[
+        "buckets",
+        "--sizes",
+        "1,2,4",
+        "--nodes",
+        "4",
+        "--repeats",
+        "3",
+        "--export-json",
+        "-",
+    ]);
+    let doc = json_of(&out);
     let r = &doc["result"];
     assert_eq!(r["kind"], "buckets");
     assert_eq!(r["checked"], 4, "three buckets and the switched executable");

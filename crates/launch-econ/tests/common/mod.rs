@@ -8,6 +8,16 @@ pub fn cmd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_launch-econ"))
 }
 
+/// `launch-econ ARGS`, which must exit 0: its output.
+pub fn succeeds(args: &[&str]) -> std::process::Output {
+    cmd().args(args).assert().success().get_output().clone()
+}
+
+/// The JSON document a run with `--export-json -` wrote on stdout.
+pub fn json_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).expect("the JSON export on stdout")
+}
+
 /// `launch-econ ARGS` with no GPU visible exits 2 (bad input) with `msg` on stderr, no panic.
 pub fn assert_usage_error<I, S>(args: I, msg: &str)
 where

@@ -136,6 +136,27 @@ impl<'a> CaptureGuard<'a> {
             source,
         })
     }
+
+    /// Ends a capture into a new graph after the step returned `stepped`: the captured graph,
+    /// or the first error (the step's before the capture's), with any graph the capture
+    /// produced destroyed. `op` names the entry point in the error for an empty capture.
+    pub(crate) fn finish(&mut self, op: &'static str, stepped: Result<()>) -> Result<sys::CUgraph> {
+        let ended = self.end();
+        match (stepped, ended) {
+            (Ok(()), Ok(g)) if !g.is_null() => Ok(g),
+            (Ok(()), Ok(_)) => Err(Error::InvalidArgument {
+                op,
+                what: "the driver returned no graph for the capture".into(),
+            }),
+            (Ok(()), Err(e)) => Err(e),
+            (Err(e), ended) => {
+                if let Ok(g) = ended {
+                    destroy_graph(g);
+                }
+                Err(e)
+            }
+        }
+    }
 }
 
 impl Drop for CaptureGuard<'_> {
@@ -236,25 +257,9 @@ impl Engine {
 
         let t = Instant::now();
         let mut capture = CaptureGuard::begin(core, all, None)?;
-        let stepped = step(self);
-        let ended = capture.end();
+        let graph = capture.finish("capture_graph", step(self));
         timings.capture = t.elapsed();
-        let graph = match (stepped, ended) {
-            (Ok(()), Ok(g)) if !g.is_null() => g,
-            (Ok(()), Ok(_)) => {
-                return Err(Error::InvalidArgument {
-                    op: "capture_graph",
-                    what: "the driver returned no graph for the capture".into(),
-                })
-            }
-            (Ok(()), Err(e)) => return Err(e),
-            (Err(e), ended) => {
-                if let Ok(g) = ended {
-                    destroy_graph(g);
-                }
-                return Err(e);
-            }
-        };
+        let graph = graph?;
 
         let nodes = node_count(graph);
         Graph::assemble(self, others, graph, nodes, timings, retain)

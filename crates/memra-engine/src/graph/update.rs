@@ -18,6 +18,15 @@ use crate::launch::{check_args, Arg, LaunchShape, MAX_ARGS};
 use crate::memory::{Allocation, DeviceBuffer, DeviceCopy};
 use crate::Engine;
 
+/// A new capture and the outcome of applying it with `cuGraphExecUpdate`; the capture (and what
+/// it retained) is the caller's to adopt or drop.
+struct TryUpdate {
+    graph: sys::CUgraph,
+    retained: Vec<Arc<Allocation>>,
+    report: UpdateReport,
+    refused: Result<()>,
+}
+
 /// What one update cost, phase by phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct UpdateReport {
@@ -110,25 +119,8 @@ impl Graph {
         let retain = RetainGuard::start(vec![core])?;
         let t = Instant::now();
         let mut capture = CaptureGuard::begin(core, vec![core], None)?;
-        let stepped = step(engine);
-        let ended = capture.end();
+        let g = capture.finish("update", step(engine))?;
         let took = t.elapsed();
-        let g = match (stepped, ended) {
-            (Ok(()), Ok(g)) if !g.is_null() => g,
-            (Ok(()), Ok(_)) => {
-                return Err(Error::InvalidArgument {
-                    op: "update",
-                    what: "the driver returned no graph for the capture".into(),
-                })
-            }
-            (Ok(()), Err(e)) => return Err(e),
-            (Err(e), ended) => {
-                if let Ok(g) = ended {
-                    destroy_graph(g);
-                }
-                return Err(e);
-            }
-        };
         Ok((g, retain.finish(core), took))
     }
 
@@ -151,22 +143,46 @@ impl Graph {
     where
         F: FnMut(&Engine) -> Result<()>,
     {
-        let engine = self.single_engine("update")?;
-        let (g, retained, capture) = self.recapture(&engine, step)?;
-        let t = Instant::now();
-        let refused = self.exec_update(g);
-        let update = t.elapsed();
+        let (_, try_update) = self.recapture_and_update(step)?;
+        let TryUpdate {
+            graph: g,
+            retained,
+            report,
+            refused,
+        } = try_update;
         if let Err(e) = refused {
             destroy_graph(g);
             retained.into_iter().for_each(crate::memory::release);
             return Err(e);
         }
         self.adopt(g, retained);
-        Ok(UpdateReport {
+        Ok(report)
+    }
+
+    /// The half `update` and `update_or_reinstantiate` share: capture `step` again and try
+    /// `cuGraphExecUpdate` with it.
+    fn recapture_and_update<F>(&mut self, step: F) -> Result<(Engine, TryUpdate)>
+    where
+        F: FnMut(&Engine) -> Result<()>,
+    {
+        let engine = self.single_engine("update")?;
+        let (graph, retained, capture) = self.recapture(&engine, step)?;
+        let t = Instant::now();
+        let refused = self.exec_update(graph);
+        let report = UpdateReport {
             capture,
-            update,
+            update: t.elapsed(),
             reinstantiate: None,
-        })
+        };
+        Ok((
+            engine,
+            TryUpdate {
+                graph,
+                retained,
+                report,
+                refused,
+            },
+        ))
     }
 
     /// Like [`Graph::update`], but when the driver refuses (a changed topology, kernel or node
@@ -176,16 +192,13 @@ impl Graph {
     where
         F: FnMut(&Engine) -> Result<()>,
     {
-        let engine = self.single_engine("update")?;
-        let (g, retained, capture) = self.recapture(&engine, step)?;
-        let t = Instant::now();
-        let refused = self.exec_update(g);
-        let update = t.elapsed();
-        let mut report = UpdateReport {
-            capture,
-            update,
-            reinstantiate: None,
-        };
+        let (engine, try_update) = self.recapture_and_update(step)?;
+        let TryUpdate {
+            graph: g,
+            retained,
+            mut report,
+            refused,
+        } = try_update;
         if refused.is_err() {
             let t = Instant::now();
             let core = &engine.inner.core;
