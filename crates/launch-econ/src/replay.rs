@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, HostStaging, LaunchShape};
 use serde::{Deserialize, Serialize};
 
 use crate::figures::{headline_warnings, Summaries};
@@ -18,7 +18,7 @@ use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in::{self, Choice, StandInPlan};
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
-use crate::trace::{Op, OpKind, Walk};
+use crate::trace::{CopyDirection, Op, OpKind, Walk};
 
 /// Requested spin durations used to calibrate the spin kernel, ns.
 const CALIBRATION_NS: [u64; 3] = [2_000, 5_000, 10_000];
@@ -165,6 +165,8 @@ pub(crate) struct Prepared {
     pub(crate) slots: DeviceBuffer<u64>,
     pub(crate) src: DeviceBuffer<u8>,
     pub(crate) dst: DeviceBuffer<u8>,
+    /// The host end of host↔device copies (page-locked).
+    pub(crate) host: HostStaging,
 }
 
 /// One op of a prepared walk.
@@ -179,8 +181,11 @@ pub(crate) enum Step {
     Empty {
         shape: LaunchShape,
     },
+    /// A copy in its recorded direction; host ends are page-locked staging memory, and copies
+    /// of other kinds (host to host, peer) run device to device.
     Copy {
         bytes: usize,
+        direction: CopyDirection,
     },
     Memset {
         bytes: usize,
@@ -203,6 +208,7 @@ impl Prepared {
     ) -> anyhow::Result<Prepared> {
         let mut steps = Vec::new();
         let mut max_bytes = 0usize;
+        let mut max_host_bytes = 0usize;
         let mut kernels = 0;
         for op in ops {
             steps.push(match &op.kind {
@@ -221,10 +227,18 @@ impl Prepared {
                         },
                     }
                 }
-                OpKind::Memcpy { bytes, .. } => {
+                OpKind::Memcpy { bytes, direction } => {
+                    let direction = CopyDirection::of(direction);
                     max_bytes = max_bytes.max(*bytes as usize);
+                    if matches!(
+                        direction,
+                        CopyDirection::HostToDevice | CopyDirection::DeviceToHost
+                    ) {
+                        max_host_bytes = max_host_bytes.max(*bytes as usize);
+                    }
                     Step::Copy {
                         bytes: *bytes as usize,
+                        direction,
                     }
                 }
                 OpKind::Memset { bytes } => {
@@ -240,6 +254,7 @@ impl Prepared {
             slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
             src: e.zeros::<u8>(max_bytes)?,
             dst: e.zeros::<u8>(max_bytes)?,
+            host: e.host_staging(max_host_bytes)?,
         })
     }
 
@@ -250,12 +265,11 @@ impl Prepared {
             slots,
             src,
             dst,
+            host,
         } = self;
         match steps[i] {
             Step::Spin { ns, shape, slot } => e.spin_grid(ns, shape, slots, slot),
-            Step::Empty { shape } => e.noop_shaped(shape),
-            Step::Copy { bytes } => e.copy(src, dst, bytes),
-            Step::Memset { bytes } => e.memset_zero(dst, bytes),
+            ref other => issue_untimed(e, other, src, dst, host),
         }
     }
 
@@ -303,6 +317,27 @@ impl Prepared {
                 f(step, words)
             })
             .collect())
+    }
+}
+
+/// Issues a step that times nothing (an empty kernel, a copy, a memset) with a walk's buffers;
+/// timed spins are the caller's (their slots differ between uses) and issue nothing here.
+pub(crate) fn issue_untimed(
+    e: &Engine,
+    step: &Step,
+    src: &DeviceBuffer<u8>,
+    dst: &mut DeviceBuffer<u8>,
+    host: &mut HostStaging,
+) -> memra_engine::Result<()> {
+    match *step {
+        Step::Spin { .. } => Ok(()),
+        Step::Empty { shape } => e.noop_shaped(shape),
+        Step::Copy { bytes, direction } => match direction {
+            CopyDirection::HostToDevice => e.copy_from_host(host, dst, bytes),
+            CopyDirection::DeviceToHost => e.copy_to_host(src, host, bytes),
+            CopyDirection::DeviceToDevice | CopyDirection::Other => e.copy(src, dst, bytes),
+        },
+        Step::Memset { bytes } => e.memset_zero(dst, bytes),
     }
 }
 
@@ -383,19 +418,25 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             ));
         }
     }
-    let copies = |pick: fn(&str) -> bool| {
+    let copies = |pick: &dyn Fn(&Op, CopyDirection) -> bool| {
         walk.ops
             .iter()
-            .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if pick(direction)))
+            .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if pick(o, CopyDirection::of(direction))))
             .count()
     };
-    let host_copies = copies(|d| d.contains('H'));
-    if host_copies > 0 {
+    let other = copies(&|_, d| d == CopyDirection::Other);
+    if other > 0 && on_lanes {
         out.push(format!(
-            "{host_copies} host<->device copies are replayed as device-to-device copies of the same size"
+            "{other} copies that are neither host<->device nor device-to-device (host to host, peer) are replayed as device-to-device copies of the same size"
         ));
     }
-    let to_host = copies(|d| d.starts_with("DtoH"));
+    let pageable = copies(&|o, d| d != CopyDirection::Other && o.name.contains("Pageable"));
+    if pageable > 0 && on_lanes {
+        out.push(format!(
+            "{pageable} host<->device copies were recorded from or into pageable host memory; they are replayed through page-locked memory, which copies faster"
+        ));
+    }
+    let to_host = copies(&|_, d| d == CopyDirection::DeviceToHost);
     if to_host > 0 {
         out.push(format!(
             "the step copies device to host {to_host} time(s): a graph cannot hold the host's wait on that copy, so frameworks take another path under capture (transformers materialises the attention mask and leaves flash attention: 12-18% more kernels on the H200 validation walks) and the captured graph may run a different, longer walk than this trace"
@@ -622,7 +663,15 @@ mod tests {
                         bytes: 4,
                         direction: "HtoD".into(),
                     },
-                    "copy",
+                    "Memcpy HtoD (Pageable -> Device)",
+                ),
+                op(
+                    7,
+                    OpKind::Memcpy {
+                        bytes: 4,
+                        direction: "PtoP".into(),
+                    },
+                    "Memcpy PtoP (Device -> Device)",
                 ),
             ],
             ..Walk::default()
@@ -630,8 +679,18 @@ mod tests {
         let msgs = unreproduced(&w, false).join("\n");
         assert!(!msgs.contains("device to host"), "{msgs}");
         assert!(msgs.contains("2 streams"), "{msgs}");
-        assert!(msgs.contains("1 host<->device"), "{msgs}");
         assert!(msgs.contains("1 NCCL"), "{msgs}");
+        // The offline model prices copies at their recorded time: nothing about replaying them.
+        assert!(
+            !msgs.contains("pageable") && !msgs.contains("peer"),
+            "{msgs}"
+        );
+        let replayed = unreproduced(&w, true).join("\n");
+        assert!(
+            replayed.contains("1 host<->device copies were recorded from or into pageable"),
+            "{replayed}"
+        );
+        assert!(replayed.contains("1 copies that are neither"), "{replayed}");
     }
 
     #[test]

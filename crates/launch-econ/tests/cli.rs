@@ -691,6 +691,47 @@ fn replay_runs_on_a_gpu() {
         r["summary"]["graph_wall_ms"]["median"].as_f64().unwrap()
     );
     assert!(r["graph_gpu_other_stream_ms"]["median"].as_f64().unwrap() > 0.0);
+    // The step's host-to-device copy was recorded from pageable memory; it replays through
+    // page-locked memory, and the report says so.
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("1 host<->device copies were recorded from or into pageable"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("device-to-device"), "{warnings}");
+}
+
+/// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in
+/// the graph, and the report warns that such a copy changes what a framework captures.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_copies_to_the_host() {
+    let fx = format!(
+        "{}/tests/fixtures/nsys_2023.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = succeeds(&[
+        "replay",
+        &fx,
+        "--trials",
+        "2",
+        "--reps",
+        "3",
+        "--warmup",
+        "0",
+        "--export-json",
+        "-",
+    ]);
+    let v = json_of(&out);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("copies device to host 1 time"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("device-to-device"), "{warnings}");
+    let r = &v["result"]["replay"];
+    assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+    assert!(r["summary"]["eager_wall_ms"]["median"].as_f64().unwrap() > 0.0);
 }
 
 /// A two-stream walk with recorded waits replays on two lanes, and `--export-trace` writes

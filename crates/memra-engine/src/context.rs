@@ -112,6 +112,61 @@ impl EngineCore {
     }
 }
 
+impl EngineCore {
+    /// A host-to-device copy on the engine stream from page-locked host memory (a copy node
+    /// inside a capture). Callers pass ranges inside allocations they have touched.
+    pub(crate) fn copy_htod(
+        &self,
+        src_host: sys::CUdeviceptr,
+        dst: sys::CUdeviceptr,
+        bytes: usize,
+    ) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        // SAFETY: src_host is page-locked host memory and dst device memory, each a range
+        // inside a live allocation of this context (callers' contract, upheld by touching
+        // both first); the stream belongs to the current context.
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                dst,
+                src_host as *const std::ffi::c_void,
+                bytes,
+                self.cu_stream(),
+            )
+        }
+        .result()
+        .map_err(|source| self.driver("cuMemcpyHtoDAsync", source))
+    }
+
+    /// A device-to-host copy on the engine stream into page-locked host memory (a copy node
+    /// inside a capture). Callers pass ranges inside allocations they have touched.
+    pub(crate) fn copy_dtoh(
+        &self,
+        src: sys::CUdeviceptr,
+        dst_host: sys::CUdeviceptr,
+        bytes: usize,
+    ) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        // SAFETY: as for copy_htod, with the directions swapped; no Rust reference to the host
+        // range exists while the copy may run (HostStaging gives none out).
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                dst_host as *mut std::ffi::c_void,
+                src,
+                bytes,
+                self.cu_stream(),
+            )
+        }
+        .result()
+        .map_err(|source| self.driver("cuMemcpyDtoHAsync", source))
+    }
+}
+
 impl std::fmt::Debug for EngineCore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "EngineCore(device {})", self.ordinal)

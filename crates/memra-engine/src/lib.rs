@@ -46,6 +46,7 @@ mod launch;
 mod memory;
 mod ops;
 mod peer;
+mod staging;
 mod timing;
 
 pub use conditional::{LoopCounts, LoopGraph};
@@ -57,6 +58,7 @@ pub use kernels::{cache_dir as kernel_cache_dir, Kernel, KernelCache, KernelInit
 pub use launch::{launch_raw, LaunchShape};
 pub use memory::{DeviceBuffer, DeviceCopy};
 pub use peer::PeerPath;
+pub use staging::HostStaging;
 pub use timing::Event;
 
 /// The cudarc version the engine is built on, for callers that issue raw driver calls beside

@@ -1,6 +1,7 @@
 //! Device memory: raw allocations and the typed buffers users hold.
 //!
-//! An `Allocation` owns one `cuMemAlloc` block and frees it when the last reference goes. A
+//! An `Allocation` owns one `cuMemAlloc` block (or one page-locked host block, for
+//! [`crate::HostStaging`]) and frees it when the last reference goes. A
 //! [`DeviceBuffer`] holds its allocation through an `Arc`, and so does every graph that touched
 //! it during capture: dropping the buffer while a graph can still replay it only drops one
 //! reference, and the memory stays the graph's (see [`crate::Graph`]).
@@ -55,6 +56,8 @@ pub(crate) struct Allocation {
     owner: Arc<EngineCore>,
     /// Engines other than the owner whose streams have used the block.
     users: Mutex<Vec<Arc<EngineCore>>>,
+    /// Page-locked host memory (`cuMemHostAlloc`), freed with `cuMemFreeHost`.
+    host: bool,
 }
 
 impl Allocation {
@@ -85,6 +88,32 @@ impl Allocation {
             bytes,
             owner: owner.clone(),
             users: Mutex::new(Vec::new()),
+            host: false,
+        })
+    }
+
+    /// Allocates `bytes` of page-locked host memory in `owner`'s context, zeroed; zero bytes
+    /// allocate nothing. Its address is a host address (the engine copies to and from it).
+    pub(crate) fn new_pinned(owner: &Arc<EngineCore>, bytes: usize) -> Result<Self> {
+        let ptr = if bytes == 0 {
+            0
+        } else {
+            owner.bind()?;
+            // SAFETY: the owner's context is current (bound above); the block is owned by the
+            // returned Allocation and freed exactly once, in Drop.
+            let p = unsafe { result::malloc_host(bytes, 0) }
+                .map_err(|source| owner.driver("cuMemHostAlloc", source))?;
+            // SAFETY: p points to `bytes` bytes of host memory just allocated, which no other
+            // code and no GPU work can reach yet.
+            unsafe { std::ptr::write_bytes(p.cast::<u8>(), 0, bytes) };
+            p as sys::CUdeviceptr
+        };
+        Ok(Allocation {
+            ptr,
+            bytes,
+            owner: owner.clone(),
+            users: Mutex::new(Vec::new()),
+            host: true,
         })
     }
 
@@ -163,11 +192,21 @@ impl Drop for Allocation {
             sink.record(e);
             return;
         }
-        // SAFETY: ptr came from cuMemAlloc in the owner's context (current, bound above) and is
-        // freed only here; every stream that may use it was synchronized just before, and no
-        // new work can reach it because no Rust owner of it is left.
-        if let Err(source) = unsafe { result::free_sync(self.ptr) } {
-            sink.record(self.owner.driver("cuMemFree (in drop)", source));
+        let (call, freed) = if self.host {
+            // SAFETY: ptr came from cuMemHostAlloc in the owner's context (current, bound
+            // above) and is freed only here; every stream that may use it was synchronized just
+            // before, and no new work can reach it because no Rust owner of it is left.
+            ("cuMemFreeHost (in drop)", unsafe {
+                result::free_host(self.ptr as *mut std::ffi::c_void)
+            })
+        } else {
+            // SAFETY: as above, for a block from cuMemAlloc.
+            ("cuMemFree (in drop)", unsafe {
+                result::free_sync(self.ptr)
+            })
+        };
+        if let Err(source) = freed {
+            sink.record(self.owner.driver(call, source));
         }
     }
 }

@@ -22,7 +22,8 @@ def test_offline_price_of_a_recorded_step():
     assert r.graph_ms > 0 and r.eager_ms > 0
     assert math.isclose(r.saving_ms, r.eager_ms - r.graph_ms, rel_tol=1e-9)
     assert r.break_even_steps == pytest.approx(r.build_ms / r.saving_ms)
-    assert any("device-to-device" in w for w in r.warnings)
+    # Offline, copies are priced at their recorded time: nothing says how they would replay.
+    assert not any("pageable" in w or "device-to-device" in w for w in r.warnings)
     assert not r.partial
     assert r.document["result"]["kind"] == "replay-summary"
 

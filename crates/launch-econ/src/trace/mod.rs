@@ -30,6 +30,34 @@ pub enum OpKind {
     Memset { bytes: u64 },
 }
 
+/// Which way a copy went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyDirection {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    /// Host to host, peer to peer, or a name not known.
+    Other,
+}
+
+impl CopyDirection {
+    /// From the profiler's name for it: Kineto's `HtoD`, `DtoH`, `DtoD`; Nsight Systems'
+    /// `Host-to-Device`, `Device-to-Host`, `Device-to-Device` (older versions: `HtoD`, ...).
+    pub fn of(direction: &str) -> CopyDirection {
+        let d = direction.to_ascii_lowercase();
+        let is = |short: &str, long: &str| d.starts_with(short) || d.starts_with(long);
+        if is("htod", "host-to-device") {
+            CopyDirection::HostToDevice
+        } else if is("dtoh", "device-to-host") {
+            CopyDirection::DeviceToHost
+        } else if is("dtod", "device-to-device") {
+            CopyDirection::DeviceToDevice
+        } else {
+            CopyDirection::Other
+        }
+    }
+}
+
 /// One GPU operation of the walk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Op {
@@ -314,6 +342,24 @@ pub(crate) fn check_duration(ns: f64) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_directions_from_both_profilers() {
+        use CopyDirection::*;
+        for (name, want) in [
+            ("HtoD", HostToDevice),
+            ("DtoH", DeviceToHost),
+            ("DtoD", DeviceToDevice),
+            ("Host-to-Device", HostToDevice),
+            ("Device-to-Host", DeviceToHost),
+            ("Device-to-Device", DeviceToDevice),
+            ("Peer-to-Peer", Other),
+            ("HtoH", Other),
+            ("", Other),
+        ] {
+            assert_eq!(CopyDirection::of(name), want, "{name}");
+        }
+    }
 
     fn op(name: &str, start: f64, dur: f64, stream: u64) -> Op {
         Op {

@@ -8,7 +8,7 @@ use anyhow::bail;
 use memra_engine::{DeviceBuffer, Engine, Graph};
 
 use super::ChangingWalk;
-use crate::replay::{Prepared, Step};
+use crate::replay::{issue_untimed, Prepared, Step};
 use crate::trace::Walk;
 
 /// Stand-ins at least this long (requested ns) can be changed and checked: their span is
@@ -115,6 +115,7 @@ impl ChangingWalk for RecordedWalk {
             slots,
             src,
             dst,
+            host,
         } = &mut self.prep;
         for st in steps.iter() {
             match *st {
@@ -126,9 +127,7 @@ impl ChangingWalk for RecordedWalk {
                     };
                     e.spin_grid(ns, shape, buf, slot)?
                 }
-                Step::Empty { shape } => e.noop_shaped(shape)?,
-                Step::Copy { bytes } => e.copy(src, dst, bytes)?,
-                Step::Memset { bytes } => e.memset_zero(dst, bytes)?,
+                ref other => issue_untimed(e, other, src, dst, host)?,
             }
         }
         if extra {
@@ -156,16 +155,18 @@ impl ChangingWalk for RecordedWalk {
 
     fn issue_windowed(&mut self, e: &Engine) -> memra_engine::Result<()> {
         let Prepared {
-            steps, src, dst, ..
+            steps,
+            src,
+            dst,
+            host,
+            ..
         } = &mut self.prep;
         for st in steps.iter() {
             match *st {
                 Step::Spin { ns, shape, slot } => {
                     e.spin_grid_window(ns, shape, &mut self.arena, &self.win, slot)?
                 }
-                Step::Empty { shape } => e.noop_shaped(shape)?,
-                Step::Copy { bytes } => e.copy(src, dst, bytes)?,
-                Step::Memset { bytes } => e.memset_zero(dst, bytes)?,
+                ref other => issue_untimed(e, other, src, dst, host)?,
             }
         }
         Ok(())
