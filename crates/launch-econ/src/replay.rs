@@ -227,7 +227,9 @@ impl Prepared {
                         },
                     }
                 }
-                OpKind::Memcpy { bytes, direction } => {
+                OpKind::Memcpy {
+                    bytes, direction, ..
+                } => {
                     let direction = CopyDirection::of(direction);
                     max_bytes = max_bytes.max(*bytes as usize);
                     if matches!(
@@ -418,25 +420,25 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             ));
         }
     }
-    let copies = |pick: &dyn Fn(&Op, CopyDirection) -> bool| {
+    let copies = |pick: &dyn Fn(CopyDirection, bool) -> bool| {
         walk.ops
             .iter()
-            .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if pick(o, CopyDirection::of(direction))))
+            .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, pageable, .. } if pick(CopyDirection::of(direction), *pageable)))
             .count()
     };
-    let other = copies(&|_, d| d == CopyDirection::Other);
+    let other = copies(&|d, _| d == CopyDirection::Other);
     if other > 0 && on_lanes {
         out.push(format!(
             "{other} copies that are neither host<->device nor device-to-device (host to host, peer) are replayed as device-to-device copies of the same size"
         ));
     }
-    let pageable = copies(&|o, d| d != CopyDirection::Other && o.name.contains("Pageable"));
+    let pageable = copies(&|d, pageable| d != CopyDirection::Other && pageable);
     if pageable > 0 && on_lanes {
         out.push(format!(
             "{pageable} host<->device copies were recorded from or into pageable host memory; they are replayed through page-locked memory, which copies faster"
         ));
     }
-    let to_host = copies(&|_, d| d == CopyDirection::DeviceToHost);
+    let to_host = copies(&|d, _| d == CopyDirection::DeviceToHost);
     if to_host > 0 {
         out.push(format!(
             "the step copies device to host {to_host} time(s): a graph cannot hold the host's wait on that copy, so frameworks take another path under capture (transformers materialises the attention mask and leaves flash attention: 12-18% more kernels on the H200 validation walks) and the captured graph may run a different, longer walk than this trace"
@@ -662,6 +664,7 @@ mod tests {
                     OpKind::Memcpy {
                         bytes: 4,
                         direction: "HtoD".into(),
+                        pageable: true,
                     },
                     "Memcpy HtoD (Pageable -> Device)",
                 ),
@@ -670,6 +673,7 @@ mod tests {
                     OpKind::Memcpy {
                         bytes: 4,
                         direction: "PtoP".into(),
+                        pageable: false,
                     },
                     "Memcpy PtoP (Device -> Device)",
                 ),

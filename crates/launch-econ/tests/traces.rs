@@ -26,7 +26,8 @@ fn nsys_with_preamble_greenctx_quoted_names_and_copies() {
         w.ops[0].kind,
         OpKind::Memcpy {
             bytes: 262_000,
-            direction: "Host-to-Device".into()
+            direction: "Host-to-Device".into(),
+            pageable: true,
         }
     );
     assert_eq!(
@@ -75,7 +76,8 @@ fn nsys_older_header_in_microseconds() {
         w.ops[1].kind,
         OpKind::Memcpy {
             bytes: 1_048_576,
-            direction: "DtoH".into()
+            direction: "DtoH".into(),
+            pageable: true,
         }
     );
     assert_eq!(w.ops[1].start_ns, 14500.0);
@@ -86,7 +88,7 @@ fn kineto_object_with_cpu_events_flows_and_metadata() {
     let w = trace::read(&fixture("kineto_step.json")).unwrap();
     assert_eq!(w.ops.len(), 4, "{w:?}");
     assert!(
-        matches!(w.ops[0].kind, OpKind::Memcpy { bytes: 8192, ref direction } if direction == "HtoD")
+        matches!(w.ops[0].kind, OpKind::Memcpy { bytes: 8192, ref direction, pageable: true } if direction == "HtoD")
     );
     assert_eq!(
         w.ops[1].kind,

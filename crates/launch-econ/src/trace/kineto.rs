@@ -207,6 +207,8 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> 
         }
         "gpu_memcpy" => OpKind::Memcpy {
             bytes: as_uint(&args.bytes, "bytes")?.unwrap_or(0),
+            // Kineto names the memory kinds: "Memcpy HtoD (Pageable -> Device)".
+            pageable: name.contains("Pageable"),
             direction: name
                 .strip_prefix("Memcpy ")
                 .and_then(|r| r.split_whitespace().next())

@@ -24,8 +24,13 @@ pub enum OpKind {
         grid: (u32, u32, u32),
         block: (u32, u32, u32),
     },
-    /// A copy of `bytes` (direction as the profiler named it, e.g. `HtoD`).
-    Memcpy { bytes: u64, direction: String },
+    /// A copy of `bytes` (direction as the profiler named it, e.g. `HtoD`); `pageable` when
+    /// its host end was pageable memory, as the profiler recorded it.
+    Memcpy {
+        bytes: u64,
+        direction: String,
+        pageable: bool,
+    },
     /// A memset of `bytes`.
     Memset { bytes: u64 },
 }
@@ -387,6 +392,7 @@ mod tests {
                     kind: OpKind::Memcpy {
                         bytes: 64,
                         direction: "HtoD".into(),
+                        pageable: false,
                     },
                     ..op("[CUDA memcpy HtoD]", 1000.0, 50.0, 7)
                 },

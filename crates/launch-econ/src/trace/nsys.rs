@@ -168,6 +168,10 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         OpKind::Memcpy {
             bytes: bytes()?,
             direction: copy_direction(&name),
+            pageable: ["srcmemkd", "dstmemkd"].iter().any(|k| {
+                c.get(rec, k)
+                    .is_some_and(|v| v.eq_ignore_ascii_case("pageable"))
+            }),
         }
     } else if name.starts_with("[CUDA memset") {
         OpKind::Memset { bytes: bytes()? }
