@@ -30,7 +30,8 @@
 //! (`cuGraphExecUpdate`, with a fallback when the driver refuses), [`Graph::set_kernel_node`]
 //! changes one node from a checked [`KernelCall`], [`Engine::set_pdl`] launches kernels as
 //! programmatic dependents, and [`Engine::capture_while`] runs a step many times in one launch
-//! of a conditional WHILE graph.
+//! of a conditional WHILE graph. [`Engine::host_staging`] gives page-locked host memory that
+//! host↔device copies (and graph copy nodes) use and safe code never reads.
 //!
 //! The driver (`libcuda`) and NVRTC are loaded at run time: the crate builds without a CUDA
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
