@@ -35,6 +35,10 @@ WALKS = [
     "two_streams",
     "cupy_chain",
 ]
+# Walks run only when named with --walks (not yet part of the committed validation).
+EXTRA_WALKS = [
+    "pinned_copies",  # host-to-device and device-to-host copies inside the step
+]
 
 
 # --------------------------------------------------------------------------- walks (child)
@@ -122,6 +126,23 @@ def build(name):
             main.wait_stream(s1)
             main.wait_stream(s2)
             return a + b
+        return step, "torch"
+    if name == "pinned_copies":
+        # A step that stages its input in and its output out through page-locked host memory,
+        # as a server feeding a graph does; both copies are captured as graph copy nodes.
+        d, layers, rows = 4096, 8, 64
+        ws = [torch.randn(d, d, device="cuda", dtype=torch.float16) * 0.01 for _ in range(layers)]
+        x_host = torch.randn(rows, d, dtype=torch.float16).pin_memory()
+        y_host = torch.empty(rows, d, dtype=torch.float16).pin_memory()
+        x_dev = torch.empty(rows, d, device="cuda", dtype=torch.float16)
+
+        def step():
+            x_dev.copy_(x_host, non_blocking=True)
+            y = x_dev
+            for w in ws:
+                y = torch.relu(y @ w)
+            y_host.copy_(y, non_blocking=True)
+            return y
         return step, "torch"
     if name == "cupy_chain":
         # Element-wise only: CuPy refuses cuBLAS calls during stream capture.
@@ -388,7 +409,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--launch-econ", default="launch-econ")
-    ap.add_argument("--walks", default="")
+    ap.add_argument("--walks", default="",
+                    help="comma-separated; default: every committed walk. Also: "
+                    + ", ".join(EXTRA_WALKS))
     ap.add_argument("--batches", type=int, default=15)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--child", default="")
