@@ -325,4 +325,25 @@ mod tests {
         assert_eq!(p.break_even_steps, Some(5.0));
         assert!(p.text().contains("LOWER BOUND"));
     }
+
+    #[test]
+    fn the_lower_level_is_reported_beside_the_price_not_instead() {
+        let p = StepPrice::new((2.0, GraphSource::Replay), (5.0, EagerSource::User), 1.0);
+        assert!(!p.text().contains("lower level"));
+        let q = p.with_quiet(1.75);
+        // The saving stays priced at the upper level.
+        assert_eq!((q.graph_step_ms, q.saving_ms), (2.0, 3.0));
+        assert!(
+            q.text().contains("1.7500 ms at the lower level"),
+            "{}",
+            q.text()
+        );
+        let json = serde_json::to_value(q).unwrap();
+        assert_eq!(json["graph_step_quiet_ms"], 1.75);
+        // Documents written before the field existed still read.
+        let mut old = json.clone();
+        old.as_object_mut().unwrap().remove("graph_step_quiet_ms");
+        let back: StepPrice = serde_json::from_value(old).unwrap();
+        assert_eq!(back.graph_step_quiet_ms, None);
+    }
 }
