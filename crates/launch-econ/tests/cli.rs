@@ -5,6 +5,11 @@ use predicates::prelude::*;
 mod common;
 use common::{assert_usage_error, cmd, json_of, succeeds};
 
+/// The path of a test fixture (`tests/fixtures/NAME`).
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
 /// Each bad launch count gets a usage error (exit 2) that names the problem, and no panic.
 #[test]
 fn bad_launch_counts_are_usage_errors() {
@@ -492,7 +497,7 @@ fn a_signal_during_a_sweep_writes_partial_results() {
 /// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
 #[test]
 fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
-    let fx = |n: &str| format!("{}/tests/fixtures/{n}", env!("CARGO_MANIFEST_DIR"));
+    let fx = fixture;
     let out = cmd()
         .args(["replay", &fx("kineto_step.json"), "--summary", "--top", "1"])
         .env("CUDA_VISIBLE_DEVICES", "")
@@ -631,10 +636,7 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
 /// side by side (20 + 40 + 20 us of kernels, not 120) and says how it read the streams.
 #[test]
 fn replay_summary_overlaps_streams_with_recorded_waits() {
-    let fx = format!(
-        "{}/tests/fixtures/kineto_two_streams.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let fx = fixture("kineto_two_streams.json");
     let out = succeeds(&["replay", &fx, "--summary", "--export-json", "-"]);
     let v = json_of(&out);
     let graph_ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
@@ -654,10 +656,7 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn replay_runs_on_a_gpu() {
-    let fx = format!(
-        "{}/tests/fixtures/kineto_step.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let fx = fixture("kineto_step.json");
     let out = succeeds(&[
         "replay",
         &fx,
@@ -706,10 +705,7 @@ fn replay_runs_on_a_gpu() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn replay_copies_to_the_host() {
-    let fx = format!(
-        "{}/tests/fixtures/nsys_2023.csv",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let fx = fixture("nsys_2023.csv");
     let out = succeeds(&[
         "replay",
         &fx,
@@ -739,10 +735,7 @@ fn replay_copies_to_the_host() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn replay_runs_streams_on_lanes_and_exports_a_trace() {
-    let fx = format!(
-        "{}/tests/fixtures/kineto_two_streams.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let fx = fixture("kineto_two_streams.json");
     let dir = std::env::temp_dir().join(format!("le-lanes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("replay.json");
