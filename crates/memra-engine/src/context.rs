@@ -127,7 +127,9 @@ impl EngineCore {
         self.bind()?;
         // SAFETY: src_host is page-locked host memory and dst device memory, each a range
         // inside a live allocation of this context (callers' contract, upheld by touching
-        // both first); the stream belongs to the current context.
+        // both first: the allocations stay alive, and are freed only after this stream is
+        // synchronized); the stream belongs to the current context. Nothing on the host writes
+        // the source while the copy may run: HostStaging gives out no reference to its bytes.
         unsafe {
             sys::cuMemcpyHtoDAsync_v2(
                 dst,
