@@ -3,7 +3,7 @@
 //! (clocks, other tenants) hits every path alike.
 
 use std::ffi::c_void;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use memra_engine::{launch_raw, DeviceBuffer, Engine, Graph, Kernel, LaunchShape};
 use serde::{Deserialize, Serialize};
@@ -253,47 +253,41 @@ fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: &[usize]) -> anyhow:
         }
     }
     t.graph_gpu_us = gpu_us(e, || Ok(graph.launch()?))? / n as f64;
-    let guess_ns = t.eager_issue_us.max(t.floor_issue_us) * n as f64 * 1.5e3;
-    t.eager_gpu_us = back_to_back_us(e, w, n, guess_ns)?;
+    t.eager_gpu_us = back_to_back_us(e, w, n)?;
     Ok(t)
 }
 
-/// How many times [`back_to_back_us`] retries a hold that ran out before it gives up.
+/// How many times [`back_to_back_us`] halves a round whose hold ran out before it gives up.
 const HOLD_ATTEMPTS: usize = 6;
 /// The most launches queued behind one hold: the driver's launch queue is finite, and a host
-/// that blocks on a full queue is released only as the GPU drains it, after which the GPU
-/// runs at the host's pace (H200, driver 580: a hold never outlasted 1346 queued launches).
+/// that blocks on a full queue behind a held stream waits until the hold times out (H200,
+/// driver 580: a spin hold never outlasted 1346 queued launches).
 const BACK_TO_BACK_MAX: usize = 256;
+/// How long a hold waits for its release; queuing [`BACK_TO_BACK_MAX`] launches takes about a
+/// millisecond, so only a host blocked on the launch queue reaches it.
+const HOLD_TIMEOUT: Duration = Duration::from_millis(250);
 
-/// GPU time per kernel of eager launches run back to back, µs: a spin holds the stream while
-/// the host queues up to [`BACK_TO_BACK_MAX`] launches between two events, so the events time
-/// the GPU's pace and not the host's. The hold is checked, not assumed: when the host has
-/// queued the last launch, the start event must still be pending (the GPU has not begun). A
-/// hold that ran out is measured again with twice the hold and half the launches (down to
-/// 16); after [`HOLD_ATTEMPTS`] the result is an error rather than a host-paced number.
-fn back_to_back_us(e: &Engine, w: &mut Work, n: usize, guess_ns: f64) -> anyhow::Result<f64> {
-    let one = LaunchShape {
-        grid: (1, 1, 1),
-        block: (1, 1, 1),
-    };
+/// GPU time per kernel of eager launches run back to back, µs: a blocking kernel holds the
+/// stream while the host queues up to [`BACK_TO_BACK_MAX`] launches between two events, and
+/// the host releases it once the last is queued, so the events time the GPU's pace and not the
+/// host's. The hold is checked, not assumed: one that ran out before the release (the kernel
+/// says so) is measured again with half the launches (down to 16); after [`HOLD_ATTEMPTS`]
+/// the result is an error rather than a host-paced number.
+fn back_to_back_us(e: &Engine, w: &mut Work, n: usize) -> anyhow::Result<f64> {
     let mut m = n.clamp(1, BACK_TO_BACK_MAX);
-    let mut hold_ns = (guess_ns.max(0.0) * m as f64 / n.max(1) as f64) as u64 + 50_000;
     for _ in 0..HOLD_ATTEMPTS {
-        e.spin(hold_ns, one, None)?;
+        let hold = e.hold_stream(HOLD_TIMEOUT)?;
         let (start, end) = (e.event()?, e.event()?);
         start.record()?;
         w.round(e, m)?;
         end.record()?;
-        let held = !start.query()?;
-        end.synchronize()?;
-        if held {
+        if hold.release()? {
             return Ok(start.elapsed_ms(&end)? as f64 * 1e3 / m as f64);
         }
-        hold_ns = hold_ns.saturating_mul(2);
         m = (m / 2).max(16.min(n.max(1)));
     }
     anyhow::bail!(
-        "the GPU caught up with the host while {m} eager launches were queued behind a hold, {HOLD_ATTEMPTS} times: back-to-back GPU time not measurable"
+        "a hold on the stream ran out before {m} eager launches were queued behind it, {HOLD_ATTEMPTS} times: back-to-back GPU time not measurable"
     )
 }
 

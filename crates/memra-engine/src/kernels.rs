@@ -44,9 +44,10 @@ const ADD: KernelSource = kernel_source!("add.cu", optional: false);
 const NOOP: KernelSource = kernel_source!("noop.cu", optional: false);
 const SPIN: KernelSource = kernel_source!("spin.cu", optional: false);
 const LOOP: KernelSource = kernel_source!("loop.cu", optional: true);
+const HOLD: KernelSource = kernel_source!("hold.cu", optional: false);
 
 /// Every source the engine compiles, in load order.
-pub(crate) const SOURCES: &[&KernelSource] = &[&ADD, &NOOP, &SPIN, &LOOP];
+pub(crate) const SOURCES: &[&KernelSource] = &[&ADD, &NOOP, &SPIN, &LOOP, &HOLD];
 
 /// The kind of one kernel parameter, as the launch builder checks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,11 +83,14 @@ pub enum Kernel {
     /// `spin_grid_window(unsigned long long, unsigned long long*, unsigned, const unsigned*)`:
     /// `spin_grid_ns` on a slot named in device memory at run time.
     SpinGridWindow,
+    /// `hold_until_released(const unsigned*, unsigned*, unsigned long long)`: holds the stream
+    /// until the host writes a release word (or a timeout passes).
+    HoldUntilReleased,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 8] = [
+    pub const ALL: [Kernel; 9] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -95,6 +99,7 @@ impl Kernel {
         Kernel::AddF32Window,
         Kernel::CountStep,
         Kernel::SpinGridWindow,
+        Kernel::HoldUntilReleased,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -108,6 +113,7 @@ impl Kernel {
             Kernel::AddF32Window => "add_f32_window",
             Kernel::CountStep => "count_step",
             Kernel::SpinGridWindow => "spin_grid_window",
+            Kernel::HoldUntilReleased => "hold_until_released",
         }
     }
 
@@ -117,6 +123,7 @@ impl Kernel {
             Kernel::Noop => &NOOP,
             Kernel::SpinNs | Kernel::SpinGridNs | Kernel::SpinGridWindow => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
+            Kernel::HoldUntilReleased => &HOLD,
         }
     }
 
@@ -138,6 +145,7 @@ impl Kernel {
             ],
             Kernel::CountStep => &[Param::Ptr, Param::Ptr, Param::U32],
             Kernel::SpinGridWindow => &[Param::U64, Param::Ptr, Param::U32, Param::Ptr],
+            Kernel::HoldUntilReleased => &[Param::Ptr, Param::Ptr, Param::U64],
         }
     }
 }

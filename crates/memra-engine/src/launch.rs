@@ -11,7 +11,7 @@ use cudarc::driver::{result, sys};
 use crate::context::EngineCore;
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Kernels, Param};
-use crate::memory::{DeviceBuffer, DeviceCopy};
+use crate::memory::{Allocation, DeviceBuffer, DeviceCopy};
 
 /// Launch geometry: grid and block in three dimensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +138,14 @@ impl<'a> Launch<'a> {
 
     pub(crate) fn buf<T: DeviceCopy>(self, b: &DeviceBuffer<T>) -> Self {
         self.buf_at(b, 0)
+    }
+
+    /// The device address `device` of mapped page-locked host memory `a`, whose free will wait
+    /// for this stream.
+    pub(crate) fn mapped(mut self, a: &Arc<Allocation>, device: sys::CUdeviceptr) -> Self {
+        a.used_by(self.core);
+        self.push(Arg::Ptr(device));
+        self
     }
 
     /// A null pointer argument (the kernel checks for it).

@@ -95,13 +95,34 @@ impl Allocation {
     /// Allocates `bytes` of page-locked host memory in `owner`'s context, zeroed; zero bytes
     /// allocate nothing. Its address is a host address (the engine copies to and from it).
     pub(crate) fn new_pinned(owner: &Arc<EngineCore>, bytes: usize) -> Result<Self> {
+        Self::host_block(owner, bytes, 0)
+    }
+
+    /// Allocates `bytes` (at least one) of page-locked host memory mapped into the device's
+    /// address space, zeroed, and returns it with its device address: memory a kernel reads
+    /// and writes while the host does.
+    pub(crate) fn new_mapped(
+        owner: &Arc<EngineCore>,
+        bytes: usize,
+    ) -> Result<(Self, sys::CUdeviceptr)> {
+        let a = Self::host_block(owner, bytes.max(1), sys::CU_MEMHOSTALLOC_DEVICEMAP)?;
+        let mut device = 0;
+        // SAFETY: a.ptr is a live allocation from cuMemHostAlloc with DEVICEMAP in the owner's
+        // context, which host_block made current on this thread; flags must be 0.
+        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, a.ptr as *mut _, 0) }
+            .result()
+            .map_err(|source| owner.driver("cuMemHostGetDevicePointer", source))?;
+        Ok((a, device))
+    }
+
+    fn host_block(owner: &Arc<EngineCore>, bytes: usize, flags: u32) -> Result<Self> {
         let ptr = if bytes == 0 {
             0
         } else {
             owner.bind()?;
             // SAFETY: the owner's context is current (bound above); the block is owned by the
             // returned Allocation and freed exactly once, in Drop.
-            let p = unsafe { result::malloc_host(bytes, 0) }
+            let p = unsafe { result::malloc_host(bytes, flags) }
                 .map_err(|source| owner.driver("cuMemHostAlloc", source))?;
             // SAFETY: p points to `bytes` bytes of host memory just allocated, which no other
             // code and no GPU work can reach yet.
