@@ -262,6 +262,25 @@ impl Prepared {
 
     /// Issues step `i` on `e` (the engine owning this walk's buffers).
     pub(crate) fn issue_step(&mut self, e: &Engine, i: usize) -> memra_engine::Result<()> {
+        self.issue_steps(e, i..i + 1, |ns, shape, slot, slots| {
+            e.spin_grid(ns, shape, slots, slot)
+        })
+    }
+
+    /// Issues the steps in `range` on `e`: each timed spin through `spin` (request, shape,
+    /// slot and this walk's slots, for walks that time into other slots or windows), every
+    /// other step as recorded.
+    pub(crate) fn issue_steps(
+        &mut self,
+        e: &Engine,
+        range: std::ops::Range<usize>,
+        mut spin: impl FnMut(
+            u64,
+            LaunchShape,
+            usize,
+            &mut DeviceBuffer<u64>,
+        ) -> memra_engine::Result<()>,
+    ) -> memra_engine::Result<()> {
         let Prepared {
             steps,
             slots,
@@ -269,10 +288,13 @@ impl Prepared {
             dst,
             host,
         } = self;
-        match steps[i] {
-            Step::Spin { ns, shape, slot } => e.spin_grid(ns, shape, slots, slot),
-            ref other => issue_untimed(e, other, src, dst, host),
+        for st in &steps[range] {
+            match *st {
+                Step::Spin { ns, shape, slot } => spin(ns, shape, slot, slots)?,
+                ref other => issue_untimed(e, other, src, dst, host)?,
+            }
         }
+        Ok(())
     }
 
     /// Each kernel step's last replayed duration as a profiler would see it (own span + ramp),

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use cudarc::driver::{result, sys, CudaContext, CudaStream, DriverError};
+use cudarc::driver::{sys, CudaContext, CudaStream, DriverError};
 
 use crate::error::{Error, Result};
 use crate::memory::Allocation;
@@ -101,18 +101,13 @@ impl EngineCore {
         dst: sys::CUdeviceptr,
         bytes: usize,
     ) -> Result<()> {
-        if bytes == 0 {
-            return Ok(());
-        }
-        self.bind()?;
         // SAFETY: both ranges lie inside live allocations of this context (callers' contract,
         // upheld by touching the buffers first); the stream belongs to the current context.
-        unsafe { result::memcpy_dtod_async(dst, src, bytes, self.cu_stream()) }
-            .map_err(|source| self.driver("cuMemcpyDtoDAsync", source))
+        self.enqueue_copy(bytes, "cuMemcpyDtoDAsync", |stream| unsafe {
+            sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, stream)
+        })
     }
-}
 
-impl EngineCore {
     /// A host-to-device copy on the engine stream from page-locked host memory (a copy node
     /// inside a capture). Callers pass ranges inside allocations they have touched.
     pub(crate) fn copy_htod(
@@ -121,25 +116,14 @@ impl EngineCore {
         dst: sys::CUdeviceptr,
         bytes: usize,
     ) -> Result<()> {
-        if bytes == 0 {
-            return Ok(());
-        }
-        self.bind()?;
         // SAFETY: src_host is page-locked host memory and dst device memory, each a range
         // inside a live allocation of this context (callers' contract, upheld by touching
         // both first: the allocations stay alive, and are freed only after this stream is
         // synchronized); the stream belongs to the current context. Nothing on the host writes
         // the source while the copy may run: HostStaging gives out no reference to its bytes.
-        unsafe {
-            sys::cuMemcpyHtoDAsync_v2(
-                dst,
-                src_host as *const std::ffi::c_void,
-                bytes,
-                self.cu_stream(),
-            )
-        }
-        .result()
-        .map_err(|source| self.driver("cuMemcpyHtoDAsync", source))
+        self.enqueue_copy(bytes, "cuMemcpyHtoDAsync", |stream| unsafe {
+            sys::cuMemcpyHtoDAsync_v2(dst, src_host as *const std::ffi::c_void, bytes, stream)
+        })
     }
 
     /// A device-to-host copy on the engine stream into page-locked host memory (a copy node
@@ -150,22 +134,28 @@ impl EngineCore {
         dst_host: sys::CUdeviceptr,
         bytes: usize,
     ) -> Result<()> {
+        // SAFETY: as for copy_htod, with the directions swapped; no Rust reference to the host
+        // range exists while the copy may run (HostStaging gives none out).
+        self.enqueue_copy(bytes, "cuMemcpyDtoHAsync", |stream| unsafe {
+            sys::cuMemcpyDtoHAsync_v2(dst_host as *mut std::ffi::c_void, src, bytes, stream)
+        })
+    }
+
+    /// Enqueues one copy of `bytes` (none when zero) with this context current: `enqueue`
+    /// makes the driver call `call` on the engine stream.
+    fn enqueue_copy(
+        &self,
+        bytes: usize,
+        call: &'static str,
+        enqueue: impl FnOnce(sys::CUstream) -> sys::CUresult,
+    ) -> Result<()> {
         if bytes == 0 {
             return Ok(());
         }
         self.bind()?;
-        // SAFETY: as for copy_htod, with the directions swapped; no Rust reference to the host
-        // range exists while the copy may run (HostStaging gives none out).
-        unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
-                dst_host as *mut std::ffi::c_void,
-                src,
-                bytes,
-                self.cu_stream(),
-            )
-        }
-        .result()
-        .map_err(|source| self.driver("cuMemcpyDtoHAsync", source))
+        enqueue(self.cu_stream())
+            .result()
+            .map_err(|source| self.driver(call, source))
     }
 }
 

@@ -8,7 +8,7 @@ use anyhow::bail;
 use memra_engine::{DeviceBuffer, Engine, Graph};
 
 use super::ChangingWalk;
-use crate::replay::{issue_untimed, Prepared, Step};
+use crate::replay::{Prepared, Step};
 use crate::trace::Walk;
 
 /// Stand-ins at least this long (requested ns) can be changed and checked: their span is
@@ -110,26 +110,15 @@ impl ChangingWalk for RecordedWalk {
 
     fn issue(&mut self, e: &Engine, s: usize, extra: bool) -> memra_engine::Result<()> {
         let flips: Vec<bool> = (0..self.kernels).map(|k| self.in_b(k, s)).collect();
-        let Prepared {
-            steps,
-            slots,
-            src,
-            dst,
-            host,
-        } = &mut self.prep;
-        for st in steps.iter() {
-            match *st {
-                Step::Spin { ns, shape, slot } => {
-                    let buf = if flips[slot] {
-                        &mut self.slots_b
-                    } else {
-                        &mut *slots
-                    };
-                    e.spin_grid(ns, shape, buf, slot)?
-                }
-                ref other => issue_untimed(e, other, src, dst, host)?,
-            }
-        }
+        let all = 0..self.prep.steps.len();
+        self.prep.issue_steps(e, all, |ns, shape, slot, slots| {
+            let buf = if flips[slot] {
+                &mut self.slots_b
+            } else {
+                slots
+            };
+            e.spin_grid(ns, shape, buf, slot)
+        })?;
         if extra {
             e.noop()?;
         }
@@ -154,22 +143,10 @@ impl ChangingWalk for RecordedWalk {
     }
 
     fn issue_windowed(&mut self, e: &Engine) -> memra_engine::Result<()> {
-        let Prepared {
-            steps,
-            src,
-            dst,
-            host,
-            ..
-        } = &mut self.prep;
-        for st in steps.iter() {
-            match *st {
-                Step::Spin { ns, shape, slot } => {
-                    e.spin_grid_window(ns, shape, &mut self.arena, &self.win, slot)?
-                }
-                ref other => issue_untimed(e, other, src, dst, host)?,
-            }
-        }
-        Ok(())
+        let all = 0..self.prep.steps.len();
+        self.prep.issue_steps(e, all, |ns, shape, slot, _| {
+            e.spin_grid_window(ns, shape, &mut self.arena, &self.win, slot)
+        })
     }
 
     fn write_windows(&mut self, e: &Engine, s: usize) -> memra_engine::Result<()> {
