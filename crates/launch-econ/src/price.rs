@@ -31,7 +31,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's launch-call inflation"
+                "the trace's host side: recorded span less the profiler's launch-call inflation and its own work"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
@@ -127,8 +127,9 @@ impl StepPrice {
 
 /// The eager step estimated from the trace's host side, ms: from the first CPU event to the
 /// end of the last GPU operation, less what the profiler added to each launch call (its
-/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
-/// and never below the recorded GPU time. `None` without a host side.
+/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU)
+/// and the profiler's own work recorded in between, and never below the recorded GPU time.
+/// `None` without a host side.
 pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     let h = walk.host?;
     let span_ns = walk.end_ns() - h.start_ns;
@@ -137,7 +138,8 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     }
     let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
     let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
-    Some((span_ns - excess_ns).max(gpu_ns) / 1e6)
+    let own_ns = h.profiler_overhead_ns.max(0.0);
+    Some((span_ns - excess_ns - own_ns).max(gpu_ns) / 1e6)
 }
 
 /// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
@@ -255,10 +257,26 @@ mod tests {
             launch_calls: 2,
             launch_call_ns: 16_000.0,
             cpu_ops: 2,
+            profiler_overhead_ns: 0.0,
         };
         let w = walk(&[500.0, 4000.0], Some(h));
         let e = eager_from_trace(&w, 3.0).unwrap();
         assert!((e - 0.0095).abs() < 1e-12, "{e}");
+        // The profiler's own 2 µs of buffer work inside the step is not the step's.
+        let busy = HostSide {
+            start_ns: -20_000.0,
+            profiler_overhead_ns: 2_000.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(busy)), 3.0).unwrap();
+        assert!((e - 0.0175).abs() < 1e-12, "{e}");
+        // Never below the recorded GPU time, however much the profiler claims.
+        let all = HostSide {
+            profiler_overhead_ns: 1e9,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(all)), 3.0).unwrap();
+        assert!((e - 0.0045).abs() < 1e-12, "{e}");
         assert!(eager_from_trace(&walk(&[1.0], None), 3.0).is_none());
     }
 

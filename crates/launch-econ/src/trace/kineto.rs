@@ -8,7 +8,8 @@
 //!
 //! CPU events are summed into the walk's host side: the first CPU operator or runtime call,
 //! and the runtime/driver calls that issue GPU work (`cuda_runtime`/`cuda_driver` events whose
-//! name contains `LaunchKernel`, `Memcpy` or `Memset`, or `cudaGraphLaunch`). `cuda_sync`
+//! name contains `LaunchKernel`, `Memcpy` or `Memset`, or `cudaGraphLaunch`), and the
+//! profiler's own `overhead` events (buffer requests), whose time is not the step's. `cuda_sync`
 //! events of kind "Stream Wait Event" (recorded with `enable_cuda_sync_events`) become the
 //! walk's cross-stream waits.
 
@@ -136,7 +137,34 @@ fn note_host(host: &mut Option<HostSide>, cat: &str, ev: &Event) {
 enum Converted {
     Op(Op),
     Wait(StreamWait),
+    /// The profiler's own work, (start, end) ns.
+    Overhead(f64, f64),
     Nothing,
+}
+
+/// The profiler's `overhead` event as an interval, ns; `None` without a usable time.
+fn overhead(ev: &Event) -> Option<Converted> {
+    let ts = ev.ts.as_ref().and_then(as_f64).filter(|t| t.is_finite())?;
+    let dur = ev
+        .dur
+        .as_ref()
+        .and_then(as_f64)
+        .filter(|d| d.is_finite() && *d >= 0.0)?;
+    Some(Converted::Overhead(ts * 1e3, (ts + dur) * 1e3))
+}
+
+/// How long the intervals cover `[from, to)` (overlaps counted once), ns.
+fn covered_ns(mut intervals: Vec<(f64, f64)>, from: f64, to: f64) -> f64 {
+    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut total, mut reach) = (0.0, from);
+    for (a, b) in intervals {
+        let (a, b) = (a.max(reach), b.min(to));
+        if b > a {
+            total += b - a;
+            reach = b;
+        }
+    }
+    total
 }
 
 /// A `cuda_sync` "Stream Wait Event" with its waiting stream and correlation id; `None` for
@@ -172,6 +200,9 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> 
     };
     if cat == "cuda_sync" {
         return Ok(stream_wait(&ev)?.map_or(Converted::Nothing, Converted::Wait));
+    }
+    if cat == "overhead" {
+        return Ok(overhead(&ev).unwrap_or(Converted::Nothing));
     }
     if !matches!(cat.as_str(), "kernel" | "gpu_memcpy" | "gpu_memset") {
         note_host(host, &cat, &ev);
@@ -235,6 +266,8 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> 
 
 struct Sink {
     walk: Walk,
+    /// The profiler's own work, (start, end) ns, clipped to the step at the end.
+    overhead: Vec<(f64, f64)>,
     index: usize,
     found_events: bool,
 }
@@ -255,7 +288,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                 .map_err(|e| de::Error::custom(format!("traceEvents[{i}]: {e}")))?;
             let walk = &mut self.0.walk;
             if !matches!(converted, Converted::Nothing)
-                && walk.ops.len() + walk.waits.len() >= MAX_OPS
+                && walk.ops.len() + walk.waits.len() + self.0.overhead.len() >= MAX_OPS
             {
                 return Err(de::Error::custom(format!(
                     "more than {MAX_OPS} GPU operations; profile a shorter region"
@@ -264,6 +297,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
             match converted {
                 Converted::Op(op) => walk.ops.push(op),
                 Converted::Wait(w) => walk.waits.push(w),
+                Converted::Overhead(a, b) => self.0.overhead.push((a, b)),
                 Converted::Nothing => {}
             }
         }
@@ -304,6 +338,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
 pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     let mut sink = Sink {
         walk: Walk::default(),
+        overhead: Vec::new(),
         index: 0,
         found_events: false,
     };
@@ -322,6 +357,10 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     sink.walk.waits.sort_by_key(|w| w.correlation);
     if sink.walk.host.is_some_and(|h| !h.start_ns.is_finite()) {
         sink.walk.host = None;
+    }
+    let end = sink.walk.end_ns();
+    if let Some(h) = sink.walk.host.as_mut() {
+        h.profiler_overhead_ns = covered_ns(std::mem::take(&mut sink.overhead), h.start_ns, end);
     }
     Ok(sink.walk)
 }
@@ -360,11 +399,17 @@ mod tests {
             {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":102,"dur":4.5},
             {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","ts":110,"dur":2},
             {"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","ts":120,"dur":50},
+            {"ph":"X","cat":"overhead","name":"Activity Buffer Request","ts":90,"dur":14},
+            {"ph":"X","cat":"overhead","name":"Activity Buffer Request","ts":103,"dur":2},
+            {"ph":"X","cat":"overhead","name":"Activity Buffer Request","ts":20,"dur":30},
             {"ph":"X","cat":"kernel","name":"k","ts":104,"dur":3,"args":{"grid":[1,1,1],"block":[32,1,1]}}]}"#,
         )
         .unwrap();
         let h = w.host.unwrap();
+        // The profiler's own work is counted apart and does not start the step; only what
+        // lies inside the step (100..107 µs) counts, overlaps once: 100..105.
         assert_eq!(h.start_ns, 100_000.0);
+        assert_eq!(h.profiler_overhead_ns, 5_000.0);
         assert_eq!((h.launch_calls, h.cpu_ops), (2, 1));
         assert_eq!(h.launch_call_ns, 6_500.0);
         assert_eq!(w.end_ns(), 107_000.0);
