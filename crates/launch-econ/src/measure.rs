@@ -51,7 +51,7 @@ pub struct Trial {
     /// GPU time per node of one replay (device events).
     pub graph_gpu_us: f64,
     /// GPU time per kernel when eager launches run back to back (events; the stream held by
-    /// a spin until the host has queued the round, checked).
+    /// a blocking kernel the host releases once it has queued the round, checked).
     pub eager_gpu_us: f64,
     /// Stream capture of the round, ms.
     pub capture_ms: f64,
