@@ -8,12 +8,13 @@
 
 use std::path::PathBuf;
 
+use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
 use launch_econ::options::TimingArgs;
 use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
-use launch_econ::replay::{unreproduced, ReplayConfig, DEFAULT_SPIN_RAMP_NS};
+use launch_econ::replay::{unreproduced, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::trace::Filter;
 use pyo3::create_exception;

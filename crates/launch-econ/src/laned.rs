@@ -11,7 +11,7 @@ use std::time::Duration;
 use memra_engine::{Engine, EngineOptions, Event, Graph};
 
 use crate::lanes::{Item, Schedule};
-use crate::replay::{host_busy, Prepared};
+use crate::prepared::{host_busy, Prepared};
 use crate::stand_in::StandInPlan;
 use crate::timeline::Stamps;
 use crate::trace::Walk;

@@ -5,6 +5,7 @@
 
 pub mod affinity;
 pub mod buckets;
+pub mod calibration;
 pub mod commands;
 pub mod device_loop;
 pub mod document;
@@ -20,6 +21,7 @@ pub mod other_stream;
 pub mod output;
 pub mod pipeline;
 pub mod plot;
+mod prepared;
 pub mod price;
 pub mod pricing;
 pub mod replay;

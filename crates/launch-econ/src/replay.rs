@@ -2,48 +2,28 @@
 //!
 //! Each recorded kernel becomes a `spin_grid` launch with the recorded grid and block (or the
 //! empty kernel of that shape) whose graph node lasts as long as the recorded kernel's would
-//! (see [`crate::stand_in`]); copies become device-to-device copies of the recorded size,
-//! memsets memsets. Each recorded stream runs on a stream of its own where the trace recorded
-//! the waits between them, else all on one stream in start order (see [`crate::lanes`]).
+//! (see [`crate::stand_in`]); copies run in their recorded direction and size (host ends in
+//! page-locked memory), memsets as memsets (module `prepared`). Each recorded stream
+//! runs on a stream of its own where the trace recorded the waits between them, else all on
+//! one stream in start order (see [`crate::lanes`]).
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, HostStaging, LaunchShape};
+use memra_engine::Engine;
 use serde::{Deserialize, Serialize};
 
+use crate::calibration::{calibrate, Calibration};
 use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::{Basis, Schedule};
 use crate::runner::{Context, Convergence, StopRule};
-use crate::stand_in::{self, Choice, StandInPlan};
+use crate::stand_in;
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
-use crate::trace::{CopyDirection, Op, OpKind, Walk};
+use crate::trace::{CopyDirection, OpKind, Walk};
 
-/// Requested spin durations used to calibrate the spin kernel, ns.
-const CALIBRATION_NS: [u64; 3] = [2_000, 5_000, 10_000];
-/// Grid sizes (blocks of 128 threads) used to calibrate.
-const CALIBRATION_BLOCKS: [u32; 4] = [1, 16, 132, 1056];
 /// Kernels at least this long (recorded) are held to the fidelity goal.
 pub const FIDELITY_MIN_NS: f64 = 2_000.0;
-/// How much longer a profiler sees the spin kernel run than the span it measures itself
-/// (launch ramp before its first timestamp, retire after its last). Measured on an H200 with
-/// CUPTI by `scripts/spin_cupti.py` (640–770 ns over grids of 1 to 1056 blocks); a trace from
-/// another GPU can be matched by measuring it there and passing `--spin-ramp-ns`.
-pub const DEFAULT_SPIN_RAMP_NS: f64 = 680.0;
-
-/// How the spin kernel's own span relates to what it was asked for, and to what a profiler
-/// would record for it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
-    /// span − requested = fixed + per_block × blocks (least squares over the calibration).
-    pub span_overhead_fixed_ns: f64,
-    pub span_overhead_per_block_ns: f64,
-    /// Profiled duration − span (see [`DEFAULT_SPIN_RAMP_NS`]).
-    pub ramp_ns: f64,
-    /// Smallest non-zero difference between spans seen: the timer's effective tick, ns.
-    pub timer_tick_ns: f64,
-}
 
 /// Replayed against recorded duration, kernel by kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,261 +137,6 @@ impl ReplayResult {
     pub fn median(&self, f: ReplayFigure) -> f64 {
         self.summary.median(f)
     }
-}
-
-/// A walk made ready to launch: spin requests, shapes and buffers.
-pub(crate) struct Prepared {
-    pub(crate) steps: Vec<Step>,
-    pub(crate) slots: DeviceBuffer<u64>,
-    pub(crate) src: DeviceBuffer<u8>,
-    pub(crate) dst: DeviceBuffer<u8>,
-    /// The host end of host↔device copies (page-locked).
-    pub(crate) host: HostStaging,
-}
-
-/// One op of a prepared walk.
-pub(crate) enum Step {
-    Spin {
-        ns: u64,
-        shape: LaunchShape,
-        slot: usize,
-    },
-    /// A recorded kernel shorter than the spin kernel's floor for its grid: the empty kernel
-    /// of the same shape, which is as close as a stand-in can get.
-    Empty {
-        shape: LaunchShape,
-    },
-    /// A copy in its recorded direction; host ends are page-locked staging memory, and copies
-    /// of other kinds (host to host, peer) run device to device.
-    Copy {
-        bytes: usize,
-        direction: CopyDirection,
-    },
-    Memset {
-        bytes: usize,
-    },
-}
-
-impl Prepared {
-    /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, as a replay does.
-    pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
-        let cal = calibrate(e, ramp_ns)?;
-        let plan = stand_in::plan(e, walk, &cal)?;
-        Prepared::new(e, walk.ops.iter(), &plan)
-    }
-
-    /// Stand-ins for `ops`, in that order, with buffers on `e`.
-    pub(crate) fn new<'a>(
-        e: &Engine,
-        ops: impl Iterator<Item = &'a Op>,
-        plan: &StandInPlan,
-    ) -> anyhow::Result<Prepared> {
-        let mut steps = Vec::new();
-        let mut max_bytes = 0usize;
-        let mut max_host_bytes = 0usize;
-        let mut kernels = 0;
-        for op in ops {
-            steps.push(match &op.kind {
-                OpKind::Kernel { grid, block } => {
-                    let shape = LaunchShape {
-                        grid: *grid,
-                        block: *block,
-                    };
-                    kernels += 1;
-                    match plan.choose(op.duration_ns, (*grid, *block)) {
-                        Choice::Empty => Step::Empty { shape },
-                        Choice::Spin(ns) => Step::Spin {
-                            ns,
-                            shape,
-                            slot: kernels - 1,
-                        },
-                    }
-                }
-                OpKind::Memcpy {
-                    bytes, direction, ..
-                } => {
-                    let direction = CopyDirection::of(direction);
-                    max_bytes = max_bytes.max(*bytes as usize);
-                    if matches!(
-                        direction,
-                        CopyDirection::HostToDevice | CopyDirection::DeviceToHost
-                    ) {
-                        max_host_bytes = max_host_bytes.max(*bytes as usize);
-                    }
-                    Step::Copy {
-                        bytes: *bytes as usize,
-                        direction,
-                    }
-                }
-                OpKind::Memset { bytes } => {
-                    max_bytes = max_bytes.max(*bytes as usize);
-                    Step::Memset {
-                        bytes: *bytes as usize,
-                    }
-                }
-            });
-        }
-        Ok(Prepared {
-            steps,
-            slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
-            src: e.zeros::<u8>(max_bytes)?,
-            dst: e.zeros::<u8>(max_bytes)?,
-            host: e.host_staging(max_host_bytes)?,
-        })
-    }
-
-    /// Issues step `i` on `e` (the engine owning this walk's buffers).
-    pub(crate) fn issue_step(&mut self, e: &Engine, i: usize) -> memra_engine::Result<()> {
-        self.issue_steps(e, i..i + 1, |ns, shape, slot, slots| {
-            e.spin_grid(ns, shape, slots, slot)
-        })
-    }
-
-    /// Issues the steps in `range` on `e`: each timed spin through `spin` (request, shape,
-    /// slot and this walk's slots, for walks that time into other slots or windows), every
-    /// other step as recorded.
-    pub(crate) fn issue_steps(
-        &mut self,
-        e: &Engine,
-        range: std::ops::Range<usize>,
-        mut spin: impl FnMut(
-            u64,
-            LaunchShape,
-            usize,
-            &mut DeviceBuffer<u64>,
-        ) -> memra_engine::Result<()>,
-    ) -> memra_engine::Result<()> {
-        let Prepared {
-            steps,
-            slots,
-            src,
-            dst,
-            host,
-        } = self;
-        for st in &steps[range] {
-            match *st {
-                Step::Spin { ns, shape, slot } => spin(ns, shape, slot, slots)?,
-                ref other => issue_untimed(e, other, src, dst, host)?,
-            }
-        }
-        Ok(())
-    }
-
-    /// Each kernel step's last replayed duration as a profiler would see it (own span + ramp),
-    /// ns, by step index; NaN for kernels replayed by the empty kernel (they time nothing),
-    /// `None` for copies and memsets.
-    pub(crate) fn durations(
-        &self,
-        e: &Engine,
-        ramp_ns: f64,
-    ) -> memra_engine::Result<Vec<Option<f64>>> {
-        self.per_step(e, |step, words| match (step, words) {
-            (Step::Spin { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
-            (Step::Empty { .. }, _) => Some(f64::NAN),
-            _ => None,
-        })
-    }
-
-    /// Each step's last (start, end) on the GPU's global timer, ns, for timed spins; `None`
-    /// for steps that stamp nothing (empty kernels, copies, memsets).
-    pub(crate) fn stamps(&self, e: &Engine) -> memra_engine::Result<Vec<Option<(u64, u64)>>> {
-        self.per_step(e, |_, words| {
-            let (span, end) = words.map(|w| (w[2], w[3]))?;
-            (end >= span && end > 0).then(|| (end - span, end))
-        })
-    }
-
-    /// Reads every spin's slot back in one copy and maps each step with its slot's words
-    /// (`None` for steps without a slot).
-    fn per_step<T>(
-        &self,
-        e: &Engine,
-        f: impl Fn(&Step, Option<&[u64]>) -> Option<T>,
-    ) -> memra_engine::Result<Vec<Option<T>>> {
-        let s = e.dtoh(&self.slots)?;
-        let w = Engine::SPIN_SLOT_WORDS;
-        Ok(self
-            .steps
-            .iter()
-            .map(|step| {
-                let words = match step {
-                    Step::Spin { slot, .. } => Some(&s[slot * w..][..w]),
-                    _ => None,
-                };
-                f(step, words)
-            })
-            .collect())
-    }
-}
-
-/// Issues a step that times nothing (an empty kernel, a copy, a memset) with a walk's buffers;
-/// timed spins are the caller's (their slots differ between uses) and issue nothing here.
-pub(crate) fn issue_untimed(
-    e: &Engine,
-    step: &Step,
-    src: &DeviceBuffer<u8>,
-    dst: &mut DeviceBuffer<u8>,
-    host: &mut HostStaging,
-) -> memra_engine::Result<()> {
-    match *step {
-        Step::Spin { .. } => Ok(()),
-        Step::Empty { shape } => e.noop_shaped(shape),
-        Step::Copy { bytes, direction } => match direction {
-            CopyDirection::HostToDevice => e.copy_from_host(host, dst, bytes),
-            CopyDirection::DeviceToHost => e.copy_to_host(src, host, bytes),
-            CopyDirection::DeviceToDevice | CopyDirection::Other => e.copy(src, dst, bytes),
-        },
-        Step::Memset { bytes } => e.memset_zero(dst, bytes),
-    }
-}
-
-/// Busy-waits `d` on the host: a framework's own cost before a launch.
-pub(crate) fn host_busy(d: Duration) {
-    if !d.is_zero() {
-        let t = Instant::now();
-        while t.elapsed() < d {
-            std::hint::spin_loop();
-        }
-    }
-}
-
-/// Measures how far the spin kernel's span runs past what it was asked for, by grid size.
-pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
-    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
-    let mut points = Vec::new();
-    let mut spans = Vec::new();
-    for &blocks in &CALIBRATION_BLOCKS {
-        let shape = LaunchShape {
-            grid: (blocks, 1, 1),
-            block: (128, 1, 1),
-        };
-        for &ns in &CALIBRATION_NS {
-            let mut over = Vec::new();
-            for _ in 0..7 {
-                e.spin_grid(ns, shape, &mut slots, 0)?;
-                let span = e.dtoh(&slots)?[2];
-                over.push(span as f64 - ns as f64);
-                spans.push(span);
-            }
-            points.push((blocks as f64, median(&over)));
-        }
-    }
-    let (fixed, per_block) = crate::stats::linear_fit(&points)
-        .ok_or_else(|| anyhow::anyhow!("spin calibration produced no usable line"))?;
-    spans.sort_unstable();
-    spans.dedup();
-    let tick = spans
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|&d| d > 0)
-        .min()
-        .unwrap_or(0) as f64;
-    Ok(Calibration {
-        span_overhead_fixed_ns: fixed,
-        span_overhead_per_block_ns: per_block.max(0.0),
-        ramp_ns,
-        timer_tick_ns: tick,
-    })
 }
 
 /// What pricing `walk` does not reproduce, as warnings for the user; `on_lanes`: a GPU replay

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use memra_engine::{Engine, LaunchShape};
 
-use crate::replay::Calibration;
+use crate::calibration::Calibration;
 use crate::stats::median;
 use crate::trace::{OpKind, Walk};
 

@@ -101,7 +101,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     )
     .context("measuring graph launch cost")?;
     pb.set_prefix("measuring the graph node gap");
-    let cal = crate::replay::calibrate(&e, crate::replay::DEFAULT_SPIN_RAMP_NS)
+    let cal = crate::calibration::calibrate(&e, crate::calibration::DEFAULT_SPIN_RAMP_NS)
         .context("calibrating the spin kernel")?;
     let node_gap_us =
         crate::stand_in::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;

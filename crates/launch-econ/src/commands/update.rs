@@ -3,11 +3,11 @@
 
 use std::fmt::Write;
 
+use crate::calibration::DEFAULT_SPIN_RAMP_NS;
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{CommandResult, Device, Document};
 use crate::options::{TimingDefaults, UpdateArgs};
 use crate::output::num;
-use crate::replay::DEFAULT_SPIN_RAMP_NS;
 use crate::runner::Context;
 use crate::trace;
 use crate::update_walk::{

@@ -258,7 +258,7 @@ pub struct ReplayArgs {
 
     /// How much longer a profiler sees the spin kernel than its own span, ns (measure it on
     /// another GPU with scripts/spin_cupti.py).
-    #[arg(long, default_value_t = crate::replay::DEFAULT_SPIN_RAMP_NS, value_parser = parse_ns)]
+    #[arg(long, default_value_t = crate::calibration::DEFAULT_SPIN_RAMP_NS, value_parser = parse_ns)]
     pub spin_ramp_ns: f64,
 
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a

@@ -3,8 +3,8 @@
 //! (llama.cpp); set-params on the changed nodes; device-side parameters (each kernel reads its
 //! changing argument from device memory that the host rewrites with one copy a step).
 //!
-//! Two walks: a synthetic step of `add` kernels ([`synthetic`]) and a recorded walk replayed
-//! by stand-ins ([`recorded`]). Every step ends with a synchronize, as a decode loop waits for
+//! Two walks: a synthetic step of `add` kernels ([`SyntheticWalk`]) and a recorded walk
+//! replayed by stand-ins ([`RecordedWalk`]). Every step ends with a synchronize, as a decode loop waits for
 //! its token. After each way's timed steps the outputs are cleared, one more step is run the
 //! same way, and every output is checked against what that step must have written.
 
@@ -102,7 +102,7 @@ crate::figures::figure_set! {
     }
 }
 
-/// The ways, in the order of [`UpdateResult::ways`].
+/// The ways, as the report lists them: (name, host figure, wall figure).
 pub const WAYS: [(&str, UpdateFigure, UpdateFigure); 5] = [
     (
         "eager",

@@ -8,7 +8,7 @@ use anyhow::bail;
 use memra_engine::{DeviceBuffer, Engine, Graph};
 
 use super::ChangingWalk;
-use crate::replay::{Prepared, Step};
+use crate::prepared::{Prepared, Step};
 use crate::trace::Walk;
 
 /// Stand-ins at least this long (requested ns) can be changed and checked: their span is

@@ -1,0 +1,226 @@
+//! A recorded walk made ready to launch: each kernel's stand-in chosen, the buffers its copies
+//! and memsets use allocated, and the loop that issues its steps.
+
+use std::time::{Duration, Instant};
+
+use memra_engine::{DeviceBuffer, Engine, HostStaging, LaunchShape};
+
+use crate::calibration::calibrate;
+use crate::stand_in::{self, Choice, StandInPlan};
+use crate::trace::{CopyDirection, Op, OpKind, Walk};
+
+/// A walk made ready to launch: spin requests, shapes and buffers.
+pub(crate) struct Prepared {
+    pub(crate) steps: Vec<Step>,
+    pub(crate) slots: DeviceBuffer<u64>,
+    pub(crate) src: DeviceBuffer<u8>,
+    pub(crate) dst: DeviceBuffer<u8>,
+    /// The host end of host↔device copies (page-locked).
+    pub(crate) host: HostStaging,
+}
+
+/// One op of a prepared walk.
+pub(crate) enum Step {
+    Spin {
+        ns: u64,
+        shape: LaunchShape,
+        slot: usize,
+    },
+    /// A recorded kernel shorter than the spin kernel's floor for its grid: the empty kernel
+    /// of the same shape, which is as close as a stand-in can get.
+    Empty {
+        shape: LaunchShape,
+    },
+    /// A copy in its recorded direction; host ends are page-locked staging memory, and copies
+    /// of other kinds (host to host, peer) run device to device.
+    Copy {
+        bytes: usize,
+        direction: CopyDirection,
+    },
+    Memset {
+        bytes: usize,
+    },
+}
+
+impl Prepared {
+    /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, as a replay does.
+    pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
+        let cal = calibrate(e, ramp_ns)?;
+        let plan = stand_in::plan(e, walk, &cal)?;
+        Prepared::new(e, walk.ops.iter(), &plan)
+    }
+
+    /// Stand-ins for `ops`, in that order, with buffers on `e`.
+    pub(crate) fn new<'a>(
+        e: &Engine,
+        ops: impl Iterator<Item = &'a Op>,
+        plan: &StandInPlan,
+    ) -> anyhow::Result<Prepared> {
+        let mut steps = Vec::new();
+        let mut max_bytes = 0usize;
+        let mut max_host_bytes = 0usize;
+        let mut kernels = 0;
+        for op in ops {
+            steps.push(match &op.kind {
+                OpKind::Kernel { grid, block } => {
+                    let shape = LaunchShape {
+                        grid: *grid,
+                        block: *block,
+                    };
+                    kernels += 1;
+                    match plan.choose(op.duration_ns, (*grid, *block)) {
+                        Choice::Empty => Step::Empty { shape },
+                        Choice::Spin(ns) => Step::Spin {
+                            ns,
+                            shape,
+                            slot: kernels - 1,
+                        },
+                    }
+                }
+                OpKind::Memcpy {
+                    bytes, direction, ..
+                } => {
+                    let direction = CopyDirection::of(direction);
+                    max_bytes = max_bytes.max(*bytes as usize);
+                    if matches!(
+                        direction,
+                        CopyDirection::HostToDevice | CopyDirection::DeviceToHost
+                    ) {
+                        max_host_bytes = max_host_bytes.max(*bytes as usize);
+                    }
+                    Step::Copy {
+                        bytes: *bytes as usize,
+                        direction,
+                    }
+                }
+                OpKind::Memset { bytes } => {
+                    max_bytes = max_bytes.max(*bytes as usize);
+                    Step::Memset {
+                        bytes: *bytes as usize,
+                    }
+                }
+            });
+        }
+        Ok(Prepared {
+            steps,
+            slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
+            src: e.zeros::<u8>(max_bytes)?,
+            dst: e.zeros::<u8>(max_bytes)?,
+            host: e.host_staging(max_host_bytes)?,
+        })
+    }
+
+    /// Issues step `i` on `e` (the engine owning this walk's buffers).
+    pub(crate) fn issue_step(&mut self, e: &Engine, i: usize) -> memra_engine::Result<()> {
+        self.issue_steps(e, i..i + 1, |ns, shape, slot, slots| {
+            e.spin_grid(ns, shape, slots, slot)
+        })
+    }
+
+    /// Issues the steps in `range` on `e`: each timed spin through `spin` (request, shape,
+    /// slot and this walk's slots, for walks that time into other slots or windows), every
+    /// other step as recorded.
+    pub(crate) fn issue_steps(
+        &mut self,
+        e: &Engine,
+        range: std::ops::Range<usize>,
+        mut spin: impl FnMut(
+            u64,
+            LaunchShape,
+            usize,
+            &mut DeviceBuffer<u64>,
+        ) -> memra_engine::Result<()>,
+    ) -> memra_engine::Result<()> {
+        let Prepared {
+            steps,
+            slots,
+            src,
+            dst,
+            host,
+        } = self;
+        for st in &steps[range] {
+            match *st {
+                Step::Spin { ns, shape, slot } => spin(ns, shape, slot, slots)?,
+                ref other => issue_untimed(e, other, src, dst, host)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Each kernel step's last replayed duration as a profiler would see it (own span + ramp),
+    /// ns, by step index; NaN for kernels replayed by the empty kernel (they time nothing),
+    /// `None` for copies and memsets.
+    pub(crate) fn durations(
+        &self,
+        e: &Engine,
+        ramp_ns: f64,
+    ) -> memra_engine::Result<Vec<Option<f64>>> {
+        self.per_step(e, |step, words| match (step, words) {
+            (Step::Spin { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
+            (Step::Empty { .. }, _) => Some(f64::NAN),
+            _ => None,
+        })
+    }
+
+    /// Each step's last (start, end) on the GPU's global timer, ns, for timed spins; `None`
+    /// for steps that stamp nothing (empty kernels, copies, memsets).
+    pub(crate) fn stamps(&self, e: &Engine) -> memra_engine::Result<Vec<Option<(u64, u64)>>> {
+        self.per_step(e, |_, words| {
+            let (span, end) = words.map(|w| (w[2], w[3]))?;
+            (end >= span && end > 0).then(|| (end - span, end))
+        })
+    }
+
+    /// Reads every spin's slot back in one copy and maps each step with its slot's words
+    /// (`None` for steps without a slot).
+    fn per_step<T>(
+        &self,
+        e: &Engine,
+        f: impl Fn(&Step, Option<&[u64]>) -> Option<T>,
+    ) -> memra_engine::Result<Vec<Option<T>>> {
+        let s = e.dtoh(&self.slots)?;
+        let w = Engine::SPIN_SLOT_WORDS;
+        Ok(self
+            .steps
+            .iter()
+            .map(|step| {
+                let words = match step {
+                    Step::Spin { slot, .. } => Some(&s[slot * w..][..w]),
+                    _ => None,
+                };
+                f(step, words)
+            })
+            .collect())
+    }
+}
+
+/// Issues a step that times nothing (an empty kernel, a copy, a memset) with a walk's buffers;
+/// timed spins are the caller's (their slots differ between uses) and issue nothing here.
+pub(crate) fn issue_untimed(
+    e: &Engine,
+    step: &Step,
+    src: &DeviceBuffer<u8>,
+    dst: &mut DeviceBuffer<u8>,
+    host: &mut HostStaging,
+) -> memra_engine::Result<()> {
+    match *step {
+        Step::Spin { .. } => Ok(()),
+        Step::Empty { shape } => e.noop_shaped(shape),
+        Step::Copy { bytes, direction } => match direction {
+            CopyDirection::HostToDevice => e.copy_from_host(host, dst, bytes),
+            CopyDirection::DeviceToHost => e.copy_to_host(src, host, bytes),
+            CopyDirection::DeviceToDevice | CopyDirection::Other => e.copy(src, dst, bytes),
+        },
+        Step::Memset { bytes } => e.memset_zero(dst, bytes),
+    }
+}
+
+/// Busy-waits `d` on the host: a framework's own cost before a launch.
+pub(crate) fn host_busy(d: Duration) {
+    if !d.is_zero() {
+        let t = Instant::now();
+        while t.elapsed() < d {
+            std::hint::spin_loop();
+        }
+    }
+}
