@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Do stand-ins that stream memory reproduce a real walk's step between the per-node levels?
+
+Builds one of validate.py's walks and its real graph, and three stand-in graphs from the walk's
+recorded eager trace (same kernel count, recorded grids and blocks):
+
+* spin:        every kernel a spin of its recorded duration (what launch-econ replays);
+* stream:      every kernel reads about as many bytes as its grid can stream in its recorded
+               duration, from its own place in a 2 GiB buffer (so every replay reads from
+               HBM, as a decode step reads its weights);
+* stream-long: kernels of 2 us or more stream, shorter ones spin.
+
+All four graphs are timed (unprofiled) at the level the process starts at, then again after
+kernels on a new stream (the upper level). The step between the levels, per node, is what the
+replay must reproduce.
+
+    python3 scripts/streaming_stand_in_probe.py WALK EAGER_TRACE.json
+
+Status (H200): unfinished. Both processes tried (MLP, GPT-2) ran at the upper level from the
+start (this process launches CuPy work on streams of its own), so no step was seen; and the
+streaming stand-ins' byte counts are not yet matched to the recorded durations (their graphs
+ran 40% / 30% long), so their absolute times do not compare either.
+"""
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import validate  # noqa: E402
+
+import cupy as cp  # noqa: E402
+import torch  # noqa: E402
+
+SRC = r'''
+extern "C" __global__ void spin(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+}
+extern "C" __global__ void stream_rd(const float4* __restrict__ src, unsigned long long n4,
+                                     float* sink) {
+    // Eight independent loads in flight per thread, so that a wide grid streams at HBM speed.
+    float acc = 0.f;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    for (; i + 7 * stride < n4; i += 8 * stride) {
+        float4 v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++) v[k] = src[i + k * stride];
+#pragma unroll
+        for (int k = 0; k < 8; k++) acc += v[k].x + v[k].y + v[k].z + v[k].w;
+    }
+    for (; i < n4; i += stride) { float4 v = src[i]; acc += v.x + v.y + v.z + v.w; }
+    if (acc == -1.f) sink[0] = acc;
+}
+'''
+BANDWIDTH = 3.0e12  # bytes/s at most for a streaming stand-in's reads
+PER_THREAD = 1.28e8  # bytes/s one thread streams (8 x 16 B in flight per ~1 us)
+RAMP_US = 1.0  # of a stand-in's duration spent launching and retiring, not reading
+SPIN_OVERHEAD_NS = 600  # a spin's profiled duration beyond its request, roughly
+LONG_US = 2.0
+
+
+def kernels_of(path):
+    d = json.load(open(path))
+    ev = d["traceEvents"] if isinstance(d, dict) else d
+    ks = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    ks.sort(key=lambda e: e["ts"])
+    out = []
+    for e in ks:
+        g, b = e["args"]["grid"], e["args"]["block"]
+        out.append((float(e["dur"]), (g[0] * g[1] * g[2],), (b[0] * b[1] * b[2],)))
+    return out
+
+
+def main(name, trace):
+    step, kind = validate.build(name)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(5):
+            step()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    real = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(real, stream=stream):
+        step()
+    real.replay()  # launched at once: a graph built and not yet launched raises every graph
+    torch.cuda.synchronize()
+
+    mod = cp.RawModule(code=SRC)
+    spin, stream_rd = mod.get_function("spin"), mod.get_function("stream_rd")
+    arena = cp.zeros(1 << 29, dtype=cp.float32)  # 2 GiB
+    sink = cp.zeros(1, dtype=cp.float32)
+    ks = kernels_of(trace)
+
+    def stand_ins(stream_if):
+        offset = 0
+        calls = []
+        for dur_us, grid, block in ks:
+            if stream_if(dur_us):
+                bw = min(BANDWIDTH, grid[0] * block[0] * PER_THREAD)
+                n4 = max(1, int(max(0.0, dur_us - RAMP_US) * 1e-6 * bw / 16))
+                if offset + n4 * 4 > arena.size:
+                    offset = 0
+                calls.append((stream_rd, grid, block, (arena[offset:], cp.uint64(n4), sink)))
+                offset += n4 * 4 + 64 * 1024  # a fresh place each node, beyond the last
+            else:
+                ns = max(0, int(dur_us * 1e3) - SPIN_OVERHEAD_NS)
+                calls.append((spin, grid, block, (cp.uint64(ns),)))
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=stream):
+            with cp.cuda.ExternalStream(stream.cuda_stream):
+                for f, grid, block, args in calls:
+                    f(grid, block, args)
+        g.replay()
+        torch.cuda.synchronize()
+        return g
+
+    graphs = {"real": real,
+              "spin": stand_ins(lambda d: False),
+              "stream": stand_ins(lambda d: True),
+              "stream-long": stand_ins(lambda d: d >= LONG_US)}
+    for g in graphs.values():
+        g.replay()
+    torch.cuda.synchronize()
+
+    def timed(g, reps=20, batches=7):
+        out = []
+        for _ in range(batches):
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(reps):
+                g.replay()
+            torch.cuda.synchronize()
+            out.append((time.perf_counter() - t) * 1e3 / reps)
+        return statistics.median(out)
+
+    def all_timed():
+        first = {k: timed(g) for k, g in graphs.items()}
+        second = {k: timed(g) for k, g in reversed(list(graphs.items()))}
+        return {k: round((first[k] + second[k]) / 2, 4) for k in graphs}
+
+    lower = all_timed()
+    s = torch.cuda.Stream()
+    z = torch.zeros(1, device="cuda")
+    with torch.cuda.stream(s):
+        for _ in range(32):
+            z.add_(1)
+    s.synchronize()
+    upper = all_timed()
+    n = len(ks)
+    res = {"walk": name, "kernels": n, "recorded_kernel_sum_ms": sum(k[0] for k in ks) / 1e3,
+           "graph_ms": {k: {"lower": lower[k], "upper": upper[k],
+                            "step_us_per_node": round((upper[k] - lower[k]) * 1e3 / n, 3)}
+                        for k in graphs}}
+    print(json.dumps(res, indent=1), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
