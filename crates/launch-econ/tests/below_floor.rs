@@ -2,7 +2,7 @@
 //! real runs (ignored without a device) whose results the tool itself checks on the device.
 
 mod common;
-use common::{assert_usage_error, json_of, succeeds};
+use common::{assert_usage_error, json_of, succeeds, words};
 
 /// Bad loop arguments exit 2 with the reason, before any GPU work.
 #[test]
@@ -27,21 +27,9 @@ fn loop_arguments_are_validated() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn loop_runs_and_checks_its_step_counts() {
-    let out = succeeds(&[
-        "loop",
-        "--steps",
-        "200",
-        "--stop-at",
-        "50",
-        "--step-kernels",
-        "2",
-        "--trials",
-        "3",
-        "--warmup",
-        "1",
-        "--export-json",
-        "-",
-    ]);
+    let out = succeeds(&words(
+        "loop --steps 200 --stop-at 50 --step-kernels 2 --trials 3 --warmup 1 --export-json -",
+    ));
     let doc = json_of(&out);
     let r = &doc["result"];
     assert_eq!(r["kind"], "loop");

@@ -2,7 +2,7 @@
 //! and real runs (ignored without a device) that check their own results on the device.
 
 mod common;
-use common::{assert_usage_error, json_of, succeeds};
+use common::{assert_usage_error, json_of, succeeds, words};
 
 #[test]
 fn update_arguments_are_validated() {
@@ -33,21 +33,9 @@ fn update_arguments_are_validated() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn update_prices_every_way_and_checks_them() {
-    let out = succeeds(&[
-        "update",
-        "--nodes",
-        "64",
-        "--changed",
-        "25%",
-        "--steps",
-        "4",
-        "--trials",
-        "2",
-        "--warmup",
-        "0",
-        "--export-json",
-        "-",
-    ]);
+    let out = succeeds(&words(
+        "update --nodes 64 --changed 25% --steps 4 --trials 2 --warmup 0 --export-json -",
+    ));
     let doc = json_of(&out);
     let r = &doc["result"];
     assert_eq!(r["kind"], "update");
@@ -122,17 +110,9 @@ fn bucket_arguments_are_validated() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn buckets_build_check_and_switch() {
-    let out = succeeds(&[
-        "buckets",
-        "--sizes",
-        "1,2,4",
-        "--nodes",
-        "4",
-        "--repeats",
-        "3",
-        "--export-json",
-        "-",
-    ]);
+    let out = succeeds(&words(
+        "buckets --sizes 1,2,4 --nodes 4 --repeats 3 --export-json -",
+    ));
     let doc = json_of(&out);
     let r = &doc["result"];
     assert_eq!(r["kind"], "buckets");

@@ -3,7 +3,7 @@
 use predicates::prelude::*;
 
 mod common;
-use common::{assert_usage_error, cmd, json_of, succeeds};
+use common::{assert_usage_error, cmd, json_of, succeeds, words};
 
 /// The path of a test fixture (`tests/fixtures/NAME`).
 fn fixture(name: &str) -> String {
@@ -286,15 +286,9 @@ fn predict_works_without_a_gpu() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("your round"), "{stderr}");
     // A one-kernel round the graph's launch makes longer: "no saving", never "-0.00".
-    let out = succeeds(&[
-        "predict",
-        "--round-launches",
-        "1",
-        "--round-host-issue-ms",
-        "0.001",
-        "--round-gpu-ms",
-        "0.001",
-    ]);
+    let out = succeeds(&words(
+        "predict --round-launches 1 --round-host-issue-ms 0.001 --round-gpu-ms 0.001",
+    ));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("): no saving"), "{stdout}");
     assert!(!stdout.contains("-0.00"), "{stdout}");
@@ -789,43 +783,15 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn pipeline_runs_and_checks_its_result() {
-    let out = succeeds(&[
-        "pipeline",
-        "--devices",
-        "0",
-        "--stages",
-        "2",
-        "--stage-launches",
-        "8",
-        "--trials",
-        "2",
-        "--reps",
-        "3",
-        "--warmup",
-        "0",
-    ]);
+    let out = succeeds(&words(
+        "pipeline --devices 0 --stages 2 --stage-launches 8 --trials 2 --reps 3 --warmup 0",
+    ));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("all equal"), "{stdout}");
     assert!(stdout.contains("0->0: SameDevice"), "{stdout}");
     assert!(stdout.contains("2 trials x 3 rounds"), "{stdout}");
     // Four micro-batches in flight: every one checked against its own reference.
-    let out = succeeds(&[
-        "pipeline",
-        "--devices",
-        "0",
-        "--stages",
-        "3",
-        "--stage-launches",
-        "4",
-        "--microbatches",
-        "4",
-        "--trials",
-        "2",
-        "--reps",
-        "3",
-        "--warmup",
-        "0",
-    ]);
+    let out = succeeds(&words("pipeline --devices 0 --stages 3 --stage-launches 4 --microbatches 4 --trials 2 --reps 3 --warmup 0"));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("4 micro-batch(es) per round"), "{stdout}");
     assert!(stdout.contains("all equal"), "{stdout}");

@@ -9,6 +9,11 @@ pub fn cmd() -> Command {
 }
 
 /// `launch-econ ARGS`, which must exit 0: its output.
+/// A command line's words (for arguments without spaces: flags and numbers, not paths).
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 pub fn succeeds(args: &[&str]) -> std::process::Output {
     cmd().args(args).assert().success().get_output().clone()
 }
