@@ -31,7 +31,9 @@
 //! changes one node from a checked [`KernelCall`], [`Engine::set_pdl`] launches kernels as
 //! programmatic dependents, and [`Engine::capture_while`] runs a step many times in one launch
 //! of a conditional WHILE graph. [`Engine::host_staging`] gives page-locked host memory that
-//! host↔device copies (and graph copy nodes) use and safe code never reads.
+//! host↔device copies (and graph copy nodes) use and safe code never reads;
+//! [`Engine::hold_stream`] holds the stream with a blocking kernel until the host releases it,
+//! so that work queued behind it starts at the GPU's pace.
 //!
 //! The driver (`libcuda`) and NVRTC are loaded at run time: the crate builds without a CUDA
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
