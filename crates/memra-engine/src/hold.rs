@@ -16,7 +16,7 @@ use cudarc::driver::sys;
 
 use crate::context::EngineCore;
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::launch::LaunchShape;
 use crate::memory::{release, Allocation};
@@ -43,9 +43,14 @@ impl std::fmt::Debug for StreamHold {
 impl StreamHold {
     /// The host side of word `i`.
     fn word(a: &Allocation, i: usize) -> &AtomicU32 {
-        debug_assert!(i < WORDS && a.bytes() >= WORDS * 4);
-        // SAFETY: the allocation is WORDS u32 of page-locked host memory (cuMemHostAlloc
-        // returns page-aligned memory), alive while `a` is borrowed. On the host it is only
+        assert!(
+            i < WORDS && a.bytes() >= WORDS * 4,
+            "hold word {i} out of range"
+        );
+        // SAFETY: the allocation is WORDS u32 of page-locked host memory, 4-byte aligned
+        // (hold_stream checks that before any hold exists), alive while `a` is borrowed; the
+        // kernel's last access is over once the stream has passed it, and the block is freed
+        // only after that (its drop waits for the stream). On the host it is only
         // accessed through these atomics; the device's accesses (the kernel's volatile loads
         // and store) are outside the Rust memory model, like any DMA.
         unsafe { &*(a.ptr() as *const AtomicU32).add(i) }
@@ -89,6 +94,14 @@ impl Engine {
             "a graph would replay the hold with no host to release it",
         )?;
         let (a, device) = Allocation::new_mapped(core, WORDS * 4)?;
+        // The host reads and writes the words as atomics, which need their alignment; the
+        // CUDA documentation does not promise one for cuMemHostAlloc, so it is checked.
+        if a.ptr() % std::mem::align_of::<AtomicU32>() as sys::CUdeviceptr != 0 {
+            return Err(Error::InvalidArgument {
+                op: "hold_stream",
+                what: format!("page-locked words at {:#x} are not 4-byte aligned", a.ptr()),
+            });
+        }
         let a = Arc::new(a);
         let word_bytes = 4;
         self.kernel(Kernel::HoldUntilReleased)
