@@ -21,17 +21,7 @@ import torch  # noqa: E402
 def main(name):
     step, kind = validate.build(name)
     assert kind == "torch", "torch walks only"
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(5):
-            step()
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        step()
-    torch.cuda.synchronize()
+    graph = validate.capture_torch(step, torch.cuda.Stream())
     graph.replay()
     torch.cuda.synchronize()
 

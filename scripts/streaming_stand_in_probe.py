@@ -84,15 +84,7 @@ def kernels_of(path):
 def main(name, trace):
     step, kind = validate.build(name)
     stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(5):
-            step()
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    real = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(real, stream=stream):
-        step()
+    real = validate.capture_torch(step, stream)
     real.replay()  # launched at once: a graph built and not yet launched raises every graph
     torch.cuda.synchronize()
 

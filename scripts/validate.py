@@ -180,6 +180,23 @@ def launch_on_other_stream(kind, launches=32):
         s.synchronize()
 
 
+def capture_torch(step, stream):
+    """Warms `step` up on `stream` (caches, autotuning), then captures it there as a
+    torch.cuda.CUDAGraph, not yet launched."""
+    import torch
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(5):
+            step()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        step()
+    torch.cuda.synchronize()
+    return graph
+
+
 def child(name, out, batches, reps):
     import torch
     step, kind = build(name)
@@ -210,16 +227,7 @@ def child(name, out, batches, reps):
             with stream:
                 step()
     else:
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            for _ in range(5):
-                step()
-        torch.cuda.current_stream().wait_stream(stream)
-        sync()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, stream=stream):
-            step()
-        sync()
+        graph = capture_torch(step, stream)
 
         def replay():
             graph.replay()
