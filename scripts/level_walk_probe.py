@@ -10,7 +10,6 @@ import json
 import os
 import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate  # noqa: E402
@@ -24,17 +23,6 @@ def main(name):
     graph = validate.capture_torch(step, torch.cuda.Stream())
     graph.replay()
     torch.cuda.synchronize()
-
-    def timed(reps=20, batches=7):
-        out = []
-        for _ in range(batches):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(reps):
-                graph.replay()
-            torch.cuda.synchronize()
-            out.append((time.perf_counter() - t) * 1e3 / reps)
-        return round(statistics.median(out), 4)
 
     big = torch.empty(1 << 28, device="cuda", dtype=torch.float16)  # 512 MiB, beyond any cache
     small = torch.empty(1 << 22, device="cuda", dtype=torch.float16)  # 8 MiB, L2-resident
@@ -52,7 +40,8 @@ def main(name):
         return round(statistics.median(out), 2)
 
     def stage(label):
-        r[label] = {"graph_ms": timed(), "sum_512MiB_us": read_us(big),
+        r[label] = {"graph_ms": round(validate.replay_ms(graph.replay), 4),
+                    "sum_512MiB_us": read_us(big),
                     "sum_8MiB_us": read_us(small)}
 
     def on_new_stream(n, s=None):

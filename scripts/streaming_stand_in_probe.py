@@ -29,9 +29,7 @@ are timed, for the real graph too.
 """
 import json
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate  # noqa: E402
@@ -163,20 +161,9 @@ def main(name, trace):
     graphs = {"real": real}
     graphs.update({k: captured(p) for k, (p, _) in plans.items()})
 
-    def timed(g, reps=20, batches=7):
-        out = []
-        for _ in range(batches):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(reps):
-                g.replay()
-            torch.cuda.synchronize()
-            out.append((time.perf_counter() - t) * 1e3 / reps)
-        return statistics.median(out)
-
     def all_timed():
-        first = {k: timed(g) for k, g in graphs.items()}
-        second = {k: timed(g) for k, g in reversed(list(graphs.items()))}
+        first = {k: validate.replay_ms(g.replay) for k, g in graphs.items()}
+        second = {k: validate.replay_ms(g.replay) for k, g in reversed(list(graphs.items()))}
         return {k: round((first[k] + second[k]) / 2, 4) for k in graphs}
 
     lower = all_timed()

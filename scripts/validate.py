@@ -197,6 +197,20 @@ def capture_torch(step, stream):
     return graph
 
 
+def replay_ms(replay, reps=20, batches=7):
+    """Median wall time of one `replay()`, ms, over `batches` batches of `reps` (unprofiled)."""
+    import torch
+    out = []
+    for _ in range(batches):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(reps):
+            replay()
+        torch.cuda.synchronize()
+        out.append((time.perf_counter() - t) * 1e3 / reps)
+    return statistics.median(out)
+
+
 def child(name, out, batches, reps):
     import torch
     step, kind = build(name)
