@@ -16,6 +16,7 @@ use launch_econ::options::TimingArgs;
 use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use launch_econ::replay::{unreproduced, ReplayConfig};
 use launch_econ::runner::Context;
+use launch_econ::stand_in::DEFAULT_STREAM_FROM_NS;
 use launch_econ::trace::Filter;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -98,6 +99,7 @@ fn price_trace(
         warmup: timing.warmup(DEFAULTS),
         host_overhead_us: 0.0,
         spin_ramp_ns: DEFAULT_SPIN_RAMP_NS,
+        stream_from_ns: Some(DEFAULT_STREAM_FROM_NS),
         pdl,
         timeline: false,
     };

@@ -181,6 +181,15 @@ impl LanedWalk {
             .collect())
     }
 
+    /// Kernels that stand in by streaming memory, over all lanes.
+    pub(crate) fn streaming_stand_ins(&self) -> usize {
+        self.lanes
+            .iter()
+            .flat_map(|l| &l.prep.steps)
+            .filter(|s| matches!(s, crate::prepared::Step::Stream { .. }))
+            .count()
+    }
+
     /// Each kernel's last replayed duration as a profiler would see it (own span + ramp), ns,
     /// in walk order; NaN for kernels replayed by the empty kernel.
     pub(crate) fn durations(&self, ramp_ns: f64) -> memra_engine::Result<Vec<f64>> {

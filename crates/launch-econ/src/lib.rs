@@ -30,6 +30,7 @@ pub mod runner;
 pub mod seed;
 pub mod stand_in;
 pub mod stats;
+pub mod streaming;
 pub mod tables;
 pub mod timeline;
 pub mod trace;

@@ -1,5 +1,6 @@
-//! A recorded walk made ready to launch: each kernel's stand-in chosen, the buffers its copies
-//! and memsets use allocated, and the loop that issues its steps.
+//! A recorded walk made ready to launch: each kernel's stand-in chosen (streaming ones sized,
+//! see [`crate::streaming`]), the buffers its copies and memsets use allocated, and the loop
+//! that issues its steps.
 
 use std::time::{Duration, Instant};
 
@@ -7,6 +8,7 @@ use memra_engine::{DeviceBuffer, Engine, HostStaging, LaunchShape};
 
 use crate::calibration::calibrate;
 use crate::stand_in::{self, Choice, StandInPlan};
+use crate::streaming;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
 
 /// A walk made ready to launch: spin requests, shapes and buffers.
@@ -17,6 +19,8 @@ pub(crate) struct Prepared {
     pub(crate) dst: DeviceBuffer<u8>,
     /// The host end of host↔device copies (page-locked).
     pub(crate) host: HostStaging,
+    /// What streaming stand-ins read (empty when there are none).
+    pub(crate) arena: DeviceBuffer<u8>,
 }
 
 /// One op of a prepared walk.
@@ -25,6 +29,17 @@ pub(crate) enum Step {
         ns: u64,
         shape: LaunchShape,
         slot: usize,
+    },
+    /// A kernel that reads `bytes` of the arena from `offset` on, sized so that its profiled
+    /// duration is the recorded one; `fallback` is the spin stand-in it reverts to if no read
+    /// can be that short.
+    Stream {
+        recorded_ns: f64,
+        bytes: usize,
+        offset: usize,
+        shape: LaunchShape,
+        slot: usize,
+        fallback: Choice,
     },
     /// A recorded kernel shorter than the spin kernel's floor for its grid: the empty kernel
     /// of the same shape, which is as close as a stand-in can get.
@@ -43,14 +58,16 @@ pub(crate) enum Step {
 }
 
 impl Prepared {
-    /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, as a replay does.
+    /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, all spins (the
+    /// walks whose kernels are changed between replays, which the spins' slots make checkable).
     pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
-        let plan = stand_in::plan(e, walk, &cal)?;
+        let plan = stand_in::plan(e, walk, &cal, f64::INFINITY)?;
         Prepared::new(e, walk.ops.iter(), &plan)
     }
 
-    /// Stand-ins for `ops`, in that order, with buffers on `e`.
+    /// Stand-ins for `ops`, in that order, with buffers on `e`; streaming stand-ins are sized
+    /// on `e` (each launched alone on an idle GPU, as the recording launched them).
     pub(crate) fn new<'a>(
         e: &Engine,
         ops: impl Iterator<Item = &'a Op>,
@@ -68,13 +85,18 @@ impl Prepared {
                         block: *block,
                     };
                     kernels += 1;
-                    match plan.choose(op.duration_ns, (*grid, *block)) {
-                        Choice::Empty => Step::Empty { shape },
-                        Choice::Spin(ns) => Step::Spin {
-                            ns,
+                    let choice = plan.choose(op.duration_ns, (*grid, *block));
+                    if plan.streams(op.duration_ns) {
+                        Step::Stream {
+                            recorded_ns: op.duration_ns,
+                            bytes: 0,
+                            offset: 0,
                             shape,
                             slot: kernels - 1,
-                        },
+                            fallback: choice,
+                        }
+                    } else {
+                        spin_step(choice, shape, kernels - 1)
                     }
                 }
                 OpKind::Memcpy {
@@ -101,13 +123,19 @@ impl Prepared {
                 }
             });
         }
-        Ok(Prepared {
+        let streams = steps.iter().any(|s| matches!(s, Step::Stream { .. }));
+        let mut prep = Prepared {
             steps,
             slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
             src: e.zeros::<u8>(max_bytes)?,
             dst: e.zeros::<u8>(max_bytes)?,
             host: e.host_staging(max_host_bytes)?,
-        })
+            arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
+        };
+        if streams {
+            streaming::size(e, &mut prep, plan)?;
+        }
+        Ok(prep)
     }
 
     /// Issues step `i` on `e` (the engine owning this walk's buffers).
@@ -137,17 +165,26 @@ impl Prepared {
             src,
             dst,
             host,
+            arena,
         } = self;
         for st in &steps[range] {
             match *st {
                 Step::Spin { ns, shape, slot } => spin(ns, shape, slot, slots)?,
+                Step::Stream {
+                    bytes,
+                    offset,
+                    shape,
+                    slot,
+                    ..
+                } => e.stream_grid(arena, offset, bytes, shape, slots, slot)?,
                 ref other => issue_untimed(e, other, src, dst, host)?,
             }
         }
         Ok(())
     }
 
-    /// Each kernel step's last replayed duration as a profiler would see it (own span + ramp),
+    /// Each kernel step's last replayed duration as a profiler would see it (own span + ramp;
+    /// a streaming stand-in's span to the block that ended last),
     /// ns, by step index; NaN for kernels replayed by the empty kernel (they time nothing),
     /// `None` for copies and memsets.
     pub(crate) fn durations(
@@ -157,12 +194,15 @@ impl Prepared {
     ) -> memra_engine::Result<Vec<Option<f64>>> {
         self.per_step(e, |step, words| match (step, words) {
             (Step::Spin { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
+            (Step::Stream { .. }, Some(w)) => {
+                Some(Engine::stream_span(w).map_or(f64::NAN, |s| s as f64 + ramp_ns))
+            }
             (Step::Empty { .. }, _) => Some(f64::NAN),
             _ => None,
         })
     }
 
-    /// Each step's last (start, end) on the GPU's global timer, ns, for timed spins; `None`
+    /// Each step's last (start, end) on the GPU's global timer, ns, for timed stand-ins; `None`
     /// for steps that stamp nothing (empty kernels, copies, memsets).
     pub(crate) fn stamps(&self, e: &Engine) -> memra_engine::Result<Vec<Option<(u64, u64)>>> {
         self.per_step(e, |_, words| {
@@ -185,7 +225,9 @@ impl Prepared {
             .iter()
             .map(|step| {
                 let words = match step {
-                    Step::Spin { slot, .. } => Some(&s[slot * w..][..w]),
+                    Step::Spin { slot, .. } | Step::Stream { slot, .. } => {
+                        Some(&s[slot * w..][..w])
+                    }
                     _ => None,
                 };
                 f(step, words)
@@ -194,8 +236,16 @@ impl Prepared {
     }
 }
 
+/// The step a spin-plan choice makes for a kernel of `shape` timed into `slot`.
+pub(crate) fn spin_step(choice: Choice, shape: LaunchShape, slot: usize) -> Step {
+    match choice {
+        Choice::Empty => Step::Empty { shape },
+        Choice::Spin(ns) => Step::Spin { ns, shape, slot },
+    }
+}
+
 /// Issues a step that times nothing (an empty kernel, a copy, a memset) with a walk's buffers;
-/// timed spins are the caller's (their slots differ between uses) and issue nothing here.
+/// timed stand-ins are the caller's (their slots differ between uses) and issue nothing here.
 pub(crate) fn issue_untimed(
     e: &Engine,
     step: &Step,
@@ -204,7 +254,7 @@ pub(crate) fn issue_untimed(
     host: &mut HostStaging,
 ) -> memra_engine::Result<()> {
     match *step {
-        Step::Spin { .. } => Ok(()),
+        Step::Spin { .. } | Step::Stream { .. } => Ok(()),
         Step::Empty { shape } => e.noop_shaped(shape),
         Step::Copy { bytes, direction } => match direction {
             CopyDirection::HostToDevice => e.copy_from_host(host, dst, bytes),

@@ -11,6 +11,14 @@
 //! two spins, a nanosecond per nanosecond beyond), or the empty kernel where that is nearer.
 //! `gap` is measured once, on a one-block spin whose profiled duration the spin calibration
 //! knows: its node time less that duration.
+//!
+//! Kernels recorded at [`StandInPlan::stream_from_ns`] or longer stand in by streaming memory
+//! instead (see [`crate::streaming`]): a spin occupies the GPU but not its memory system, and
+//! on an H200 a graph of kernels that stream from HBM costs more per node than one of spins of
+//! the same profiled durations. Shorter kernels spend most of their time launching and
+//! retiring blocks; a streaming stand-in cannot be that short and still read, so they spin.
+//! Walks on several concurrent streams spin throughout (see `crate::replay`): a stand-in that
+//! reads as fast as its grid can overstates what a real kernel asks of shared bandwidth.
 
 use std::collections::HashMap;
 
@@ -19,6 +27,9 @@ use memra_engine::{Engine, LaunchShape};
 use crate::calibration::Calibration;
 use crate::stats::median;
 use crate::trace::{OpKind, Walk};
+
+/// Recorded kernels at least this long stand in by streaming memory by default, ns.
+pub const DEFAULT_STREAM_FROM_NS: f64 = 2_000.0;
 
 /// The second spin request each shape is measured at, ns.
 pub const PROBE_NS: u64 = 2_000;
@@ -35,6 +46,8 @@ pub struct ShapeNodes {
     pub spin_probe_us: f64,
     /// The empty kernel.
     pub empty_us: f64,
+    /// The spin asked for 0 ns: its own span as a graph node, ns.
+    pub spin_zero_span_ns: f64,
 }
 
 /// What stands in for one recorded kernel.
@@ -52,9 +65,31 @@ pub struct StandInPlan {
     /// Node time of a real kernel beyond its profiled duration, µs.
     pub gap_us: f64,
     pub shapes: HashMap<ShapeKey, ShapeNodes>,
+    /// Kernels recorded at least this long stand in by streaming memory (infinite: none).
+    pub stream_from_ns: f64,
+    /// Profiled duration − own span of a timed stand-in, ns (the spin calibration's ramp).
+    pub ramp_ns: f64,
 }
 
 impl StandInPlan {
+    /// How much longer than its own span a profiler sees a kernel of `shape` run, ns: the
+    /// measured node of the spin asked for nothing, less the front end's gap and its span —
+    /// the same model of a node the spin requests are chosen by. (CUPTI on an H200 sees this
+    /// grow with the grid, 0.74 µs for one block to 1.4 µs for 1024; a streaming stand-in's
+    /// span to its last block, the spin's span: `scripts/stream_cupti.py`.) The calibration's
+    /// ramp for a shape that was not measured.
+    pub fn ramp_ns(&self, shape: ShapeKey) -> f64 {
+        match self.shapes.get(&shape) {
+            Some(n) => ((n.spin_zero_us - self.gap_us) * 1e3 - n.spin_zero_span_ns).max(0.0),
+            None => self.ramp_ns,
+        }
+    }
+
+    /// Whether a kernel recorded at `recorded_ns` stands in by streaming memory.
+    pub fn streams(&self, recorded_ns: f64) -> bool {
+        recorded_ns >= self.stream_from_ns
+    }
+
     /// The stand-in for a kernel recorded at `recorded_ns` with `shape`. A shape that was not
     /// measured gets the spin asked for the recorded duration.
     pub fn choose(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
@@ -121,8 +156,14 @@ pub fn front_end_gap_us(e: &Engine, cal: &Calibration) -> anyhow::Result<f64> {
     Ok((one_node - one_profiled_us).max(0.0))
 }
 
-/// Measures, on `e`, the node times of every kernel shape in `walk` and the front end's gap.
-pub fn plan(e: &Engine, walk: &Walk, cal: &Calibration) -> anyhow::Result<StandInPlan> {
+/// Measures, on `e`, the node times of every kernel shape in `walk` and the front end's gap;
+/// kernels recorded at `stream_from_ns` or longer will stream.
+pub fn plan(
+    e: &Engine,
+    walk: &Walk,
+    cal: &Calibration,
+    stream_from_ns: f64,
+) -> anyhow::Result<StandInPlan> {
     let gap_us = front_end_gap_us(e, cal)?;
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let mut shapes = HashMap::new();
@@ -132,15 +173,23 @@ pub fn plan(e: &Engine, walk: &Walk, cal: &Calibration) -> anyhow::Result<StandI
                 continue;
             }
             let shape = LaunchShape { grid, block };
+            let spin_zero_us = node_us(e, |eng| eng.spin_grid(0, shape, &mut slots, 0))?;
+            let spin_zero_span_ns = e.dtoh(&slots)?[2] as f64;
             let nodes = ShapeNodes {
-                spin_zero_us: node_us(e, |eng| eng.spin_grid(0, shape, &mut slots, 0))?,
+                spin_zero_us,
                 spin_probe_us: node_us(e, |eng| eng.spin_grid(PROBE_NS, shape, &mut slots, 0))?,
                 empty_us: node_us(e, |eng| eng.noop_shaped(shape))?,
+                spin_zero_span_ns,
             };
             shapes.insert((grid, block), nodes);
         }
     }
-    Ok(StandInPlan { gap_us, shapes })
+    Ok(StandInPlan {
+        gap_us,
+        shapes,
+        stream_from_ns,
+        ramp_ns: cal.ramp_ns,
+    })
 }
 
 #[cfg(test)]
@@ -153,6 +202,8 @@ mod tests {
         StandInPlan {
             gap_us: 0.1,
             shapes: HashMap::from([(WIDE, nodes)]),
+            stream_from_ns: 3000.0,
+            ramp_ns: 680.0,
         }
     }
 
@@ -162,6 +213,7 @@ mod tests {
             spin_zero_us: 2.0,
             spin_probe_us: 4.0,
             empty_us: 1.7,
+            spin_zero_span_ns: 300.0,
         });
         // 2.4 + 0.1 = 2.5 µs: a quarter of the way from 2.0 to 4.0 -> 500 ns.
         assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(500));
@@ -170,6 +222,10 @@ mod tests {
         // Shorter than the empty spin: the nearer of the empty kernel and the empty spin.
         assert_eq!(p.choose(1600.0, WIDE), Choice::Empty);
         assert_eq!(p.choose(1880.0, WIDE), Choice::Spin(0));
+        assert!(p.streams(3000.0) && !p.streams(2999.0));
+        // Node 2.0 µs less the 0.1 µs gap and the 300 ns span; unmeasured: the calibration's.
+        assert!((p.ramp_ns(WIDE) - 1600.0).abs() < 1e-9);
+        assert_eq!(p.ramp_ns(((1, 1, 1), (32, 1, 1))), 680.0);
     }
 
     #[test]
@@ -178,6 +234,7 @@ mod tests {
             spin_zero_us: 2.0,
             spin_probe_us: 4.0,
             empty_us: 1.7,
+            spin_zero_span_ns: 300.0,
         });
         assert_eq!(
             p.choose(1234.4, ((1, 1, 1), (32, 1, 1))),
@@ -192,6 +249,7 @@ mod tests {
             spin_zero_us: 2.0,
             spin_probe_us: 2.0,
             empty_us: 1.7,
+            spin_zero_span_ns: 300.0,
         });
         assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(2500));
     }

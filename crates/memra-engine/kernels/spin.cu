@@ -33,13 +33,14 @@ __device__ __forceinline__ void spin_store(unsigned long long* p, unsigned long 
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
 
-// The body of spin_grid_ns, on a given slot; with a null slot every block just spins `ns`.
-__device__ __forceinline__ void spin_grid_body(unsigned long long ns, unsigned long long* __restrict__ slot) {
+// The start of a grid's span on `slot` (see above): block 0 stamps its start into slot[0];
+// every other block takes that stamp once it is visible, else its own start (nearly the same).
+// Returns the start as every thread of the block sees it.
+__device__ __forceinline__ unsigned long long grid_span_begin(unsigned long long* __restrict__ slot) {
     __shared__ unsigned long long start;
     const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
     const unsigned long long block =
         blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
-    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
     if (lead) {
         unsigned long long stamp = slot && block != 0 ? spin_load(slot) : 0ull;
         unsigned long long now;
@@ -50,18 +51,36 @@ __device__ __forceinline__ void spin_grid_body(unsigned long long ns, unsigned l
         start = stamp != 0ull && stamp <= now ? stamp : now;
     }
     __syncthreads();
-    unsigned long long now;
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while ((long long)(now - start) < (long long)ns);
+    return start;
+}
+
+// The end of a grid's span: after every thread of the block is done, the block with the
+// highest index writes span and end into slot[2..4] and clears slot[0] for the next launch.
+__device__ __forceinline__ void grid_span_end(unsigned long long* __restrict__ slot, unsigned long long start) {
     __syncthreads();
+    const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+    const unsigned long long block =
+        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
     if (lead && slot && block == blocks - 1) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
         // No fences: nothing else is published, and the next launch sees these stores by
         // stream order. Fences here would lengthen every kernel past its measured span.
         slot[2] = now - start;
         slot[3] = now;
         spin_store(slot, 0ull);
     }
+}
+
+// The body of spin_grid_ns, on a given slot; with a null slot every block just spins `ns`.
+__device__ __forceinline__ void spin_grid_body(unsigned long long ns, unsigned long long* __restrict__ slot) {
+    const unsigned long long start = grid_span_begin(slot);
+    unsigned long long now;
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - start) < (long long)ns);
+    grid_span_end(slot, start);
 }
 
 extern "C" __global__ void spin_grid_ns(unsigned long long ns, unsigned long long* __restrict__ slot) {
@@ -76,4 +95,50 @@ extern "C" __global__ void spin_grid_window(unsigned long long ns, unsigned long
     pdl_enter();
     unsigned int s = win[0];
     spin_grid_body(ns, s < slot_count ? slots + 4ull * s : nullptr);
+}
+
+// Reads `n16` 16-byte words from `src` and records the grid's span in `slot` as spin_grid_ns
+// does; every block also raises slot[1] to the time it ended (one atomic per block), so that
+// slot[1] - (slot[3] - slot[2]) is the span to the block that ended last: blocks that stream
+// end over a spread the highest-index block does not mark. Each block reads its own contiguous
+// share (equal to a word), its threads side by side with eight loads in flight each, so a wide
+// grid streams at the memory's speed. Stands in for a recorded kernel that streams its
+// operands from memory (a decode step's weights): it occupies the GPU for about the recorded
+// time *and* keeps the memory system as busy, which a spin does not. Should the words read
+// sum to -1.5 (zeroed memory never does), slot[1] is raised to all ones: the loads cannot be
+// dropped, and a test can see what was read.
+extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned long long n16,
+                                       unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    const unsigned long long start = grid_span_begin(slot);
+    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+    const unsigned long long block =
+        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    const unsigned long long width = (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
+    const unsigned long long lane =
+        threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+    const unsigned long long end = n16 * (block + 1) / blocks;
+    unsigned long long i = n16 * block / blocks + lane;
+    float acc = 0.f;
+    for (; i + 7 * width < end; i += 8 * width) {
+        float4 v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++) v[k] = src[i + k * width];
+#pragma unroll
+        for (int k = 0; k < 8; k++) acc += v[k].x + v[k].y + v[k].z + v[k].w;
+    }
+    for (; i < end; i += width) {
+        float4 v = src[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    __syncthreads();
+    if (slot && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        atomicMax(slot + 1, now);
+    }
+    if (acc == -1.5f && slot) {
+        atomicMax(slot + 1, ~0ull);
+    }
+    grid_span_end(slot, start);
 }

@@ -86,11 +86,14 @@ pub enum Kernel {
     /// `hold_until_released(const unsigned*, unsigned*, unsigned long long)`: holds the stream
     /// until the host writes a release word (or a timeout passes).
     HoldUntilReleased,
+    /// `stream_grid(const float4*, unsigned long long, unsigned long long*)`: a grid that
+    /// reads a span of memory and records its own span like `spin_grid_ns`.
+    StreamGrid,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 9] = [
+    pub const ALL: [Kernel; 10] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -100,6 +103,7 @@ impl Kernel {
         Kernel::CountStep,
         Kernel::SpinGridWindow,
         Kernel::HoldUntilReleased,
+        Kernel::StreamGrid,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -114,6 +118,7 @@ impl Kernel {
             Kernel::CountStep => "count_step",
             Kernel::SpinGridWindow => "spin_grid_window",
             Kernel::HoldUntilReleased => "hold_until_released",
+            Kernel::StreamGrid => "stream_grid",
         }
     }
 
@@ -121,7 +126,9 @@ impl Kernel {
         match self {
             Kernel::AddF32 | Kernel::AddF32Window => &ADD,
             Kernel::Noop => &NOOP,
-            Kernel::SpinNs | Kernel::SpinGridNs | Kernel::SpinGridWindow => &SPIN,
+            Kernel::SpinNs | Kernel::SpinGridNs | Kernel::SpinGridWindow | Kernel::StreamGrid => {
+                &SPIN
+            }
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
             Kernel::HoldUntilReleased => &HOLD,
         }
@@ -146,6 +153,7 @@ impl Kernel {
             Kernel::CountStep => &[Param::Ptr, Param::Ptr, Param::U32],
             Kernel::SpinGridWindow => &[Param::U64, Param::Ptr, Param::U32, Param::Ptr],
             Kernel::HoldUntilReleased => &[Param::Ptr, Param::Ptr, Param::U64],
+            Kernel::StreamGrid => &[Param::Ptr, Param::U64, Param::Ptr],
         }
     }
 }

@@ -443,3 +443,49 @@ fn memset_zero_clears_a_prefix() {
     assert!(v[..40].iter().all(|&x| x == 0) && v[40..].iter().all(|&x| x == 7));
     assert!(e.memset_zero(&mut b, 101).is_err());
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn stream_grid_reads_its_range_and_records_a_span() {
+    let e = engine();
+    // 4096 floats of zero with one 16-byte word (-1.5, 0, 0, 0) at byte 1024: the kernel
+    // raises slot word 1 to all ones only when the words it read sum to exactly -1.5.
+    let mut host = vec![0f32; 4096];
+    host[256] = -1.5;
+    let src = e.htod(&host).unwrap();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    let one = LaunchShape::linear(1, 1);
+    e.stream_grid(&src, 1024, 16, one, &mut slots, 1).unwrap();
+    let s = e.dtoh(&slots).unwrap();
+    assert_eq!(&s[..4], &[0, 0, 0, 0], "slot 0 untouched");
+    assert_eq!(
+        (s[4], s[5]),
+        (0, u64::MAX),
+        "slot reset, and the word at 1024 was read"
+    );
+    assert_eq!(
+        Engine::stream_span(&s[4..8]),
+        None,
+        "a marked slot holds no end"
+    );
+    assert!(s[6] > 0 && s[7] >= s[6], "span {} end {}", s[6], s[7]);
+    // A range without that word, read by a grid of many waves up to the buffer's last byte.
+    e.memset_zero(&mut slots, 64).unwrap();
+    let wide = LaunchShape::linear(1024, 256);
+    e.stream_grid(&src, 2048, 4096 * 4 - 2048, wide, &mut slots, 1)
+        .unwrap();
+    let s = e.dtoh(&slots).unwrap();
+    assert_eq!(s[4], 0, "slot reset");
+    assert!(s[5] > 0 && s[5] < u64::MAX, "nothing in range sums to -1.5");
+    // Every block raised word 1 to its end: a time after the launch's start.
+    assert!(s[5] >= s[7] - s[6], "last end {} before the start", s[5]);
+    // The range must lie in the buffer, aligned to 16 bytes; the slot must exist.
+    let err = e
+        .stream_grid(&src, 2048, 4096 * 4 - 2032, wide, &mut slots, 1)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+    let err = e.stream_grid(&src, 8, 16, one, &mut slots, 1).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    let err = e.stream_grid(&src, 0, 16, one, &mut slots, 2).unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}

@@ -60,6 +60,10 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         warmup: args.timing.warmup(DEFAULTS),
         host_overhead_us: args.host_overhead_us,
         spin_ramp_ns: args.spin_ramp_ns,
+        stream_from_ns: args
+            .stream_from_us
+            .is_finite()
+            .then_some(args.stream_from_us * 1e3),
         pdl: args.pdl,
         timeline: args.export_trace.is_some(),
     };
@@ -182,6 +186,14 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
                 FIDELITY_MIN_NS / 1e3
             );
         }
+    }
+    if f.streaming_stand_ins > 0 {
+        let _ = writeln!(
+            out,
+            "  {} kernels stand in by streaming memory (recorded >= {} us), the others spin",
+            f.streaming_stand_ins,
+            c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
+        );
     }
     if f.empty_stand_ins > 0 {
         let _ = writeln!(

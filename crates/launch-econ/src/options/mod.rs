@@ -261,6 +261,11 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = crate::calibration::DEFAULT_SPIN_RAMP_NS, value_parser = parse_ns)]
     pub spin_ramp_ns: f64,
 
+    /// Kernels recorded at least this long, µs, stand in by streaming memory (as a decode
+    /// step's kernels stream weights) instead of spinning; `off`: every kernel spins.
+    #[arg(long, default_value_t = crate::stand_in::DEFAULT_STREAM_FROM_NS / 1e3, value_parser = parse_from_us)]
+    pub stream_from_us: f64,
+
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
     #[arg(long, value_name = "FILE.json")]

@@ -89,6 +89,16 @@ pub fn parse_us(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A duration in µs from which something applies: finite 0..=1e6, or `off` / `inf` (never,
+/// returned as infinity).
+pub fn parse_from_us(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("inf") {
+        return Ok(f64::INFINITY);
+    }
+    parse_us(t).map_err(|e| format!("{e} (or `off`)"))
+}
+
 /// A parsed `--devices` list.
 pub type DeviceList = Vec<usize>;
 
