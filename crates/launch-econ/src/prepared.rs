@@ -32,9 +32,11 @@ pub(crate) enum Step {
     },
     /// A kernel that reads `bytes` of the arena from `offset` on, sized so that its profiled
     /// duration is the recorded one; `fallback` is the spin stand-in it reverts to if no read
-    /// can be that short.
+    /// can be that short; `ramp_ns`: what a profiler sees beyond its span (its shape's, from
+    /// the stand-in plan).
     Stream {
         recorded_ns: f64,
+        ramp_ns: f64,
         bytes: usize,
         offset: usize,
         shape: LaunchShape,
@@ -89,6 +91,7 @@ impl Prepared {
                     if plan.streams(op.duration_ns) {
                         Step::Stream {
                             recorded_ns: op.duration_ns,
+                            ramp_ns: plan.ramp_ns((*grid, *block)),
                             bytes: 0,
                             offset: 0,
                             shape,
@@ -133,7 +136,7 @@ impl Prepared {
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
         };
         if streams {
-            streaming::size(e, &mut prep, plan)?;
+            streaming::size(e, &mut prep)?;
         }
         Ok(prep)
     }
@@ -184,7 +187,7 @@ impl Prepared {
     }
 
     /// Each kernel step's last replayed duration as a profiler would see it (own span + ramp;
-    /// a streaming stand-in's span to the block that ended last),
+    /// a streaming stand-in's span to the block that ended last + its shape's ramp),
     /// ns, by step index; NaN for kernels replayed by the empty kernel (they time nothing),
     /// `None` for copies and memsets.
     pub(crate) fn durations(
@@ -194,7 +197,7 @@ impl Prepared {
     ) -> memra_engine::Result<Vec<Option<f64>>> {
         self.per_step(e, |step, words| match (step, words) {
             (Step::Spin { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
-            (Step::Stream { .. }, Some(w)) => {
+            (Step::Stream { ramp_ns, .. }, Some(w)) => {
                 Some(Engine::stream_span(w).map_or(f64::NAN, |s| s as f64 + ramp_ns))
             }
             (Step::Empty { .. }, _) => Some(f64::NAN),

@@ -75,9 +75,9 @@ impl StandInPlan {
     /// How much longer than its own span a profiler sees a kernel of `shape` run, ns: the
     /// measured node of the spin asked for nothing, less the front end's gap and its span —
     /// the same model of a node the spin requests are chosen by. (CUPTI on an H200 sees this
-    /// grow with the grid, 0.74 µs for one block to 1.4 µs for 1024; a streaming stand-in's
-    /// span to its last block, the spin's span: `scripts/stream_cupti.py`.) The calibration's
-    /// ramp for a shape that was not measured.
+    /// grow with the grid, 0.74 µs for one block to 1.4 µs for 1024, and a streaming stand-in's
+    /// span to its last block about as far, within 0.1 µs up to 132 blocks but 0.25 µs less at
+    /// 1024: `scripts/stream_cupti.py`.) The calibration's ramp for a shape not measured.
     pub fn ramp_ns(&self, shape: ShapeKey) -> f64 {
         match self.shapes.get(&shape) {
             Some(n) => ((n.spin_zero_us - self.gap_us) * 1e3 - n.spin_zero_span_ns).max(0.0),

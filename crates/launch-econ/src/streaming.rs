@@ -12,16 +12,17 @@
 //!
 //! Spans run to the block that ended last: blocks that stream end over a spread the
 //! highest-index block (the spin's end marker) does not mark. With that span, profiled −
-//! span is the spin's again, shape for shape (CUPTI on an H200, lone launches, 64 blocks:
-//! 0.83–0.90 µs streaming 0–16 MiB vs 0.86 spinning; 132 blocks: 0.93–1.09 vs 1.02;
-//! `scripts/stream_cupti.py`), which the stand-in plan knows per shape.
+//! span is close to the spin's, shape for shape (CUPTI on an H200, lone launches, 64 blocks:
+//! 0.83–0.90 µs streaming 0–16 MiB vs 0.86 spinning; 132 blocks: 0.93–1.09 vs 1.02; but 1024
+//! blocks 1.06–1.15 vs 1.38; `scripts/stream_cupti.py`), which the stand-in plan knows per
+//! shape.
 
 use std::collections::HashMap;
 
 use memra_engine::{DeviceBuffer, Engine, LaunchShape};
 
 use crate::prepared::{spin_step, Prepared, Step};
-use crate::stand_in::{ShapeKey, StandInPlan};
+use crate::stand_in::ShapeKey;
 use crate::stats::median;
 
 /// Bytes of the arena streaming stand-ins read from: far larger than any current GPU's L2
@@ -141,12 +142,9 @@ fn measure_shape(
 }
 
 /// Sizes every streaming step of `prep` on `e` (see the module docs): its span to the last
-/// block to end, + what a profiler sees beyond a span of its shape ([`StandInPlan::ramp_ns`]),
-/// is to be the recorded duration.
-pub(crate) fn size(e: &Engine, prep: &mut Prepared, plan: &StandInPlan) -> anyhow::Result<()> {
-    let target_of = |recorded_ns: f64, shape: LaunchShape| {
-        recorded_ns - plan.ramp_ns((shape.grid, shape.block))
-    };
+/// block to end, + what a profiler sees beyond a span of its shape (the step's `ramp_ns`,
+/// from [`crate::stand_in::StandInPlan::ramp_ns`]), is to be the recorded duration.
+pub(crate) fn size(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
     let mut scratch = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let mut rates: HashMap<ShapeKey, ShapeRate> = HashMap::new();
     for st in &prep.steps {
@@ -161,6 +159,7 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, plan: &StandInPlan) -> anyho
     for st in prep.steps.iter_mut() {
         if let Step::Stream {
             recorded_ns,
+            ramp_ns,
             shape,
             slot,
             fallback,
@@ -168,12 +167,13 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, plan: &StandInPlan) -> anyho
         } = *st
         {
             let rate = rate_of(shape);
-            let target = target_of(recorded_ns, shape);
+            let target = recorded_ns - ramp_ns;
             *st = if target < rate.zero_ns + MIN_READ_NS {
                 spin_step(fallback, shape, slot)
             } else {
                 Step::Stream {
                     recorded_ns,
+                    ramp_ns,
                     bytes: first_size(rate, target),
                     offset: 0,
                     shape,
@@ -195,6 +195,7 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, plan: &StandInPlan) -> anyho
         for st in prep.steps.iter_mut() {
             if let Step::Stream {
                 recorded_ns,
+                ramp_ns,
                 bytes,
                 shape,
                 slot,
@@ -206,7 +207,7 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, plan: &StandInPlan) -> anyho
                 *bytes = corrected(
                     *bytes,
                     span,
-                    target_of(*recorded_ns, *shape),
+                    *recorded_ns - *ramp_ns,
                     rate_of(*shape).zero_ns,
                 );
             }
@@ -223,6 +224,7 @@ mod tests {
     fn stream(bytes: usize) -> Step {
         Step::Stream {
             recorded_ns: 3000.0,
+            ramp_ns: 680.0,
             bytes,
             offset: 7,
             shape: LaunchShape::linear(1, 32),
