@@ -198,7 +198,15 @@ mod tests {
 
     const WIDE: ShapeKey = ((2048, 1, 1), (128, 1, 1));
 
-    fn plan_with(nodes: ShapeNodes) -> StandInPlan {
+    /// A plan with one measured shape, WIDE: spin nodes 2.0 µs at 0 ns and `probe_us` at
+    /// the probe, the empty kernel 1.7 µs, the empty spin's span 300 ns.
+    fn plan_with(probe_us: f64) -> StandInPlan {
+        let nodes = ShapeNodes {
+            spin_zero_us: 2.0,
+            spin_probe_us: probe_us,
+            empty_us: 1.7,
+            spin_zero_span_ns: 300.0,
+        };
         StandInPlan {
             gap_us: 0.1,
             shapes: HashMap::from([(WIDE, nodes)]),
@@ -209,12 +217,7 @@ mod tests {
 
     #[test]
     fn requests_put_the_node_at_recorded_plus_gap() {
-        let p = plan_with(ShapeNodes {
-            spin_zero_us: 2.0,
-            spin_probe_us: 4.0,
-            empty_us: 1.7,
-            spin_zero_span_ns: 300.0,
-        });
+        let p = plan_with(4.0);
         // 2.4 + 0.1 = 2.5 µs: a quarter of the way from 2.0 to 4.0 -> 500 ns.
         assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(500));
         // Beyond the probe: 2000 ns plus a ns per ns past 4.0 µs.
@@ -230,12 +233,7 @@ mod tests {
 
     #[test]
     fn unmeasured_shapes_spin_for_the_recording() {
-        let p = plan_with(ShapeNodes {
-            spin_zero_us: 2.0,
-            spin_probe_us: 4.0,
-            empty_us: 1.7,
-            spin_zero_span_ns: 300.0,
-        });
+        let p = plan_with(4.0);
         assert_eq!(
             p.choose(1234.4, ((1, 1, 1), (32, 1, 1))),
             Choice::Spin(1234)
@@ -245,12 +243,7 @@ mod tests {
     #[test]
     fn a_flat_probe_still_gives_a_request() {
         // A probe no longer than the empty spin (noise): requests grow ns for ns.
-        let p = plan_with(ShapeNodes {
-            spin_zero_us: 2.0,
-            spin_probe_us: 2.0,
-            empty_us: 1.7,
-            spin_zero_span_ns: 300.0,
-        });
+        let p = plan_with(2.0);
         assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(2500));
     }
 }

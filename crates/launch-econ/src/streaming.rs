@@ -119,13 +119,10 @@ fn measure_shape(
     shape: LaunchShape,
     slots: &mut DeviceBuffer<u64>,
 ) -> memra_engine::Result<ShapeRate> {
-    let threads = shape.grid.0 as usize
-        * shape.grid.1 as usize
-        * shape.grid.2 as usize
-        * shape.block.0 as usize
-        * shape.block.1 as usize
-        * shape.block.2 as usize;
-    let probe = words((threads * PROBE_BYTES_PER_THREAD).min(PROBE_MAX_BYTES) as f64);
+    let probe_bytes = shape
+        .threads()
+        .saturating_mul(PROBE_BYTES_PER_THREAD as u64);
+    let probe = words(probe_bytes.min(PROBE_MAX_BYTES as u64) as f64);
     let (mut zero, mut read) = (vec![], vec![]);
     for i in 0..SAMPLES {
         zero.push(lone_span(e, arena, 0, 0, shape, slots)?);
@@ -160,6 +157,7 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
         if let Step::Stream {
             recorded_ns,
             ramp_ns,
+            ref mut bytes,
             shape,
             slot,
             fallback,
@@ -168,19 +166,11 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
         {
             let rate = rate_of(shape);
             let target = recorded_ns - ramp_ns;
-            *st = if target < rate.zero_ns + MIN_READ_NS {
-                spin_step(fallback, shape, slot)
+            if target < rate.zero_ns + MIN_READ_NS {
+                *st = spin_step(fallback, shape, slot);
             } else {
-                Step::Stream {
-                    recorded_ns,
-                    ramp_ns,
-                    bytes: first_size(rate, target),
-                    offset: 0,
-                    shape,
-                    slot,
-                    fallback,
-                }
-            };
+                *bytes = first_size(rate, target);
+            }
         }
     }
     for _ in 0..ROUNDS {

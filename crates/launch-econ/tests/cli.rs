@@ -555,6 +555,15 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
             vec![
                 "replay".into(),
                 fx("nsys_greenctx.csv"),
+                "--stream-from-us".into(),
+                "soon".into(),
+            ],
+            "`soon` is not a number of µs (or `off`)",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
                 "--summary".into(),
                 "--eager-step-ms".into(),
                 "0".into(),

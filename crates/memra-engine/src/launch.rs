@@ -31,6 +31,16 @@ impl LaunchShape {
         }
     }
 
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        u64::from(self.grid.0) * u64::from(self.grid.1) * u64::from(self.grid.2)
+    }
+
+    /// Threads in the whole grid.
+    pub fn threads(&self) -> u64 {
+        self.blocks() * u64::from(self.block.0) * u64::from(self.block.1) * u64::from(self.block.2)
+    }
+
     /// Checks the shape against CUDA's fixed limits (grid y/z ≤ 65535, ≤ 1024 threads a block).
     pub fn validate(&self, op: &'static str) -> Result<()> {
         let (gx, gy, gz) = self.grid;

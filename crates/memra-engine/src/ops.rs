@@ -208,7 +208,7 @@ impl Engine {
         let end = byte_offset.saturating_add(bytes);
         core.check_len("stream_grid", "src (bytes)", end, src.num_bytes())?;
         // The kernel splits the words among blocks as words × block / blocks in 64 bits.
-        let blocks = u64::from(shape.grid.0) * u64::from(shape.grid.1) * u64::from(shape.grid.2);
+        let blocks = shape.blocks();
         if ((bytes / 16) as u64).checked_mul(blocks).is_none() {
             return Err(Error::InvalidArgument {
                 op: "stream_grid",

@@ -486,6 +486,13 @@ fn stream_grid_reads_its_range_and_records_a_span() {
     assert!(matches!(err, Error::Length { .. }), "{err}");
     let err = e.stream_grid(&src, 8, 16, one, &mut slots, 1).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    // More words × blocks than the kernel's 64-bit split can hold.
+    let huge = LaunchShape {
+        grid: (i32::MAX as u32, 65535, 65535),
+        block: (1, 1, 1),
+    };
+    let err = e.stream_grid(&src, 0, 32, huge, &mut slots, 1).unwrap_err();
+    assert!(err.to_string().contains("more than it can split"), "{err}");
     let err = e.stream_grid(&src, 0, 16, one, &mut slots, 2).unwrap_err();
     assert!(matches!(err, Error::Length { .. }), "{err}");
 }

@@ -337,6 +337,11 @@ mod tests {
         assert!(parse_window("-1..5").unwrap_err().contains("non-negative"));
         assert_eq!(parse_us("2.5"), Ok(2.5));
         assert!(parse_us("-1").is_err() && parse_us("inf").is_err() && parse_us("2e6").is_err());
+        assert_eq!(parse_from_us("2"), Ok(2.0));
+        assert_eq!(parse_from_us(" OFF "), Ok(f64::INFINITY));
+        assert_eq!(parse_from_us("inf"), Ok(f64::INFINITY));
+        assert!(parse_from_us("-1").unwrap_err().contains("or `off`"));
+        assert!(parse_from_us("2e6").is_err() && parse_from_us("NaN").is_err());
     }
 
     #[test]
