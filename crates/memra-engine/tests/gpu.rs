@@ -491,7 +491,7 @@ fn stream_grid_reads_its_range_and_records_a_span() {
         grid: (i32::MAX as u32, 65535, 65535),
         block: (1, 1, 1),
     };
-    let err = e.stream_grid(&src, 0, 32, huge, &mut slots, 1).unwrap_err();
+    let err = e.stream_grid(&src, 0, 64, huge, &mut slots, 1).unwrap_err();
     assert!(err.to_string().contains("more than it can split"), "{err}");
     let err = e.stream_grid(&src, 0, 16, one, &mut slots, 2).unwrap_err();
     assert!(matches!(err, Error::Length { .. }), "{err}");
