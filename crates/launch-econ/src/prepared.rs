@@ -136,7 +136,7 @@ impl Prepared {
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
         };
         if streams {
-            streaming::size(e, &mut prep)?;
+            streaming::size(e, &mut prep, plan.gap_us * 1e3)?;
         }
         Ok(prep)
     }

@@ -1,21 +1,24 @@
-//! Sizing streaming stand-ins: how many bytes each one reads so that, launched alone on an
-//! idle GPU as the recording launched it, a profiler would see it run as long as the recorded
-//! kernel.
+//! Sizing streaming stand-ins: how many bytes each one reads so that its graph node costs
+//! what the recorded kernel's would (recorded duration + the front-end gap every node is
+//! planned with).
 //!
 //! A streaming stand-in (`stream_grid`, the recorded grid and block) reads a span of a large
 //! arena, each step its own span, so every replay reads from device memory as a decode step
 //! reads its weights. How long such a read takes depends on the shape (a one-block grid reads
 //! at a few GB/s, a full one at the memory's speed) and is not quite linear in the bytes, so
-//! each shape's zero-byte duration and read rate are measured first, each step is sized from
-//! them, and then every step is measured where it will run and corrected, a few rounds. A step
-//! whose target is too close to its shape's zero-byte duration reverts to its spin.
+//! each shape's zero-byte duration and read rate are measured first and each step is sized
+//! from them, then corrected once launched alone, and then a few rounds in the walk's own
+//! graph, where it will run. Real kernels run about as long in a graph as in the eager
+//! recording (H200 validation walks: graph/eager within 1–2% for kernels ≥ 2 µs), but a
+//! stand-in sized alone did not: its node cost ~0.4 µs more than its lone span + the spin's
+//! ramp (the read's tail and what the next node waits for after it), so the in-graph rounds
+//! measure each step's node time (the next step's start − its own) and size the read to
+//! leave it the recorded duration. A step whose target is too close to its shape's
+//! zero-byte duration reverts to its spin.
 //!
 //! Spans run to the block that ended last: blocks that stream end over a spread the
-//! highest-index block (the spin's end marker) does not mark. With that span, profiled −
-//! span is close to the spin's, shape for shape (CUPTI on an H200, lone launches, 64 blocks:
-//! 0.83–0.90 µs streaming 0–16 MiB vs 0.86 spinning; 132 blocks: 0.93–1.09 vs 1.02; but 1024
-//! blocks 1.06–1.15 vs 1.38; `scripts/stream_cupti.py`), which the stand-in plan knows per
-//! shape.
+//! highest-index block (the spin's end marker) does not mark (`scripts/stream_cupti.py`
+//! compares them with CUPTI's durations on an H200).
 
 use std::collections::HashMap;
 
@@ -30,8 +33,10 @@ use crate::stats::median;
 pub const ARENA_BYTES: usize = 1 << 30;
 /// Arena offsets are aligned to this many bytes.
 const ALIGN: usize = 256;
-/// Correction rounds after the first sizing.
-const ROUNDS: usize = 3;
+/// Correction rounds in the walk's graph, after one of lone launches.
+const GRAPH_ROUNDS: usize = 3;
+/// Graph replays per round; the first is left out (it may run cold).
+const GRAPH_REPLAYS: usize = 4;
 /// Lone launches each shape is measured with.
 const SAMPLES: usize = 5;
 /// The read each shape's rate is measured at: this many bytes per thread, at most
@@ -138,10 +143,11 @@ fn measure_shape(
     })
 }
 
-/// Sizes every streaming step of `prep` on `e` (see the module docs): its span to the last
-/// block to end, + what a profiler sees beyond a span of its shape (the step's `ramp_ns`,
-/// from [`crate::stand_in::StandInPlan::ramp_ns`]), is to be the recorded duration.
-pub(crate) fn size(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
+/// Sizes every streaming step of `prep` on `e` (see the module docs). `gap_ns`: the front-end
+/// gap every graph node is planned with ([`crate::stand_in::StandInPlan::gap_us`]). `prep` is
+/// one stream's part of a walk: its steps are sized in a graph of that part alone, so a walk
+/// on several streams keeps what its streams do to each other in the replay.
+pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Result<()> {
     let mut scratch = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let mut rates: HashMap<ShapeKey, ShapeRate> = HashMap::new();
     for st in &prep.steps {
@@ -152,59 +158,198 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
             }
         }
     }
-    let rate_of = |shape: LaunchShape| rates[&(shape.grid, shape.block)];
+    let zero_of = |shape: LaunchShape| rates[&(shape.grid, shape.block)].zero_ns;
+    revert_unreachable(&mut prep.steps, zero_of);
     for st in prep.steps.iter_mut() {
         if let Step::Stream {
             recorded_ns,
             ramp_ns,
             ref mut bytes,
             shape,
+            ..
+        } = *st
+        {
+            *bytes = first_size(rates[&(shape.grid, shape.block)], recorded_ns - ramp_ns);
+        }
+    }
+    assign_offsets(&mut prep.steps);
+    for i in 0..prep.steps.len() {
+        if matches!(prep.steps[i], Step::Stream { .. }) {
+            prep.issue_step(e, i)?;
+            e.stream().synchronize()?;
+        }
+    }
+    let lone: Vec<Option<f64>> = read_slots(e, prep)?
+        .iter()
+        .map(|m| m.map(|m| m.span_ns))
+        .collect();
+    correct(&mut prep.steps, &lone, zero_of);
+    for _ in 0..GRAPH_ROUNDS {
+        assign_offsets(&mut prep.steps);
+        let graph = in_graph(e, prep)?;
+        set_ramps(&mut prep.steps, &graph, gap_ns);
+        revert_unreachable(&mut prep.steps, zero_of);
+        let spans: Vec<Option<f64>> = graph.iter().map(|g| g.map(|g| g.span_ns)).collect();
+        correct(&mut prep.steps, &spans, zero_of);
+    }
+    assign_offsets(&mut prep.steps);
+    Ok(())
+}
+
+/// What one timed step showed: its start on the GPU's global timer and its span (a streaming
+/// step's to the block that ended last), ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Measured {
+    pub start_ns: f64,
+    pub span_ns: f64,
+}
+
+/// Each step's last [`Measured`] from `prep`'s slots; `None` for steps that stamp nothing.
+fn read_slots(e: &Engine, prep: &Prepared) -> memra_engine::Result<Vec<Option<Measured>>> {
+    let w = e.dtoh(&prep.slots)?;
+    let n = Engine::SPIN_SLOT_WORDS;
+    Ok(prep
+        .steps
+        .iter()
+        .map(|st| {
+            let (words, streams) = match st {
+                Step::Spin { slot, .. } => (&w[slot * n..][..n], false),
+                Step::Stream { slot, .. } => (&w[slot * n..][..n], true),
+                _ => return None,
+            };
+            let (span, end) = (words[2], words[3]);
+            let start = end.checked_sub(span).filter(|_| end > 0)?;
+            let span = if streams {
+                Engine::stream_span(words)?
+            } else {
+                span
+            };
+            Some(Measured {
+                start_ns: start as f64,
+                span_ns: span as f64,
+            })
+        })
+        .collect())
+}
+
+/// A step in the walk's graph: its span and its node time (the next step's start − its own,
+/// NaN where the next step stamps no start or there is none), ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct InGraph {
+    pub node_ns: f64,
+    pub span_ns: f64,
+}
+
+/// Captures `prep` as one graph and replays it [`GRAPH_REPLAYS`] times; each step's medians
+/// over the replays after the first.
+fn in_graph(e: &Engine, prep: &mut Prepared) -> anyhow::Result<Vec<Option<InGraph>>> {
+    let n = prep.steps.len();
+    let graph = e.capture_graph(|e| {
+        prep.issue_steps(e, 0..n, |ns, shape, slot, slots| {
+            e.spin_grid(ns, shape, slots, slot)
+        })
+    })?;
+    let mut samples = Vec::with_capacity(GRAPH_REPLAYS);
+    for k in 0..GRAPH_REPLAYS {
+        graph.launch()?;
+        e.stream().synchronize()?;
+        if k > 0 {
+            samples.push(node_times(&read_slots(e, prep)?));
+        }
+    }
+    Ok((0..n)
+        .map(|i| {
+            let got: Vec<InGraph> = samples.iter().filter_map(|s| s[i]).collect();
+            let of = |f: fn(&InGraph) -> f64| median(&got.iter().map(f).collect::<Vec<_>>());
+            (!got.is_empty()).then(|| InGraph {
+                node_ns: of(|g| g.node_ns),
+                span_ns: of(|g| g.span_ns),
+            })
+        })
+        .collect())
+}
+
+/// Each timed step's [`InGraph`] from one replay's starts and spans.
+pub(crate) fn node_times(m: &[Option<Measured>]) -> Vec<Option<InGraph>> {
+    (0..m.len())
+        .map(|i| {
+            let here = m[i]?;
+            let next = m.get(i + 1).copied().flatten();
+            Some(InGraph {
+                node_ns: next.map_or(f64::NAN, |n| n.start_ns - here.start_ns),
+                span_ns: here.span_ns,
+            })
+        })
+        .collect()
+}
+
+/// Sets each streaming step's `ramp_ns` to what its graph node cost beyond its span, less the
+/// front-end gap `gap_ns` every node is planned with: the part of its recorded duration its
+/// read must leave out. A step whose node time is unknown takes the median of its shape's
+/// known ones, else keeps its ramp.
+pub(crate) fn set_ramps(steps: &mut [Step], graph: &[Option<InGraph>], gap_ns: f64) {
+    let mut by_shape: HashMap<ShapeKey, Vec<f64>> = HashMap::new();
+    let mut own = vec![None; steps.len()];
+    for (i, st) in steps.iter().enumerate() {
+        if let (Step::Stream { shape, .. }, Some(g)) = (st, graph[i]) {
+            if g.node_ns.is_finite() {
+                let r = g.node_ns - gap_ns - g.span_ns;
+                own[i] = Some(r);
+                by_shape
+                    .entry((shape.grid, shape.block))
+                    .or_default()
+                    .push(r);
+            }
+        }
+    }
+    for (i, st) in steps.iter_mut().enumerate() {
+        if let Step::Stream { shape, ramp_ns, .. } = st {
+            let shared = by_shape.get(&(shape.grid, shape.block)).map(|v| median(v));
+            if let Some(r) = own[i].or(shared) {
+                *ramp_ns = r;
+            }
+        }
+    }
+}
+
+/// Streaming steps whose target span (recorded − ramp) is too close to their shape's zero-byte
+/// span (`zero_of`) to be read revert to their spin.
+fn revert_unreachable(steps: &mut [Step], zero_of: impl Fn(LaunchShape) -> f64) {
+    for st in steps.iter_mut() {
+        if let Step::Stream {
+            recorded_ns,
+            ramp_ns,
+            shape,
             slot,
             fallback,
             ..
         } = *st
         {
-            let rate = rate_of(shape);
-            let target = recorded_ns - ramp_ns;
-            if target < rate.zero_ns + MIN_READ_NS {
+            if recorded_ns - ramp_ns < zero_of(shape) + MIN_READ_NS {
                 *st = spin_step(fallback, shape, slot);
-            } else {
-                *bytes = first_size(rate, target);
             }
         }
     }
-    for _ in 0..ROUNDS {
-        assign_offsets(&mut prep.steps);
-        for i in 0..prep.steps.len() {
-            if matches!(prep.steps[i], Step::Stream { .. }) {
-                prep.issue_step(e, i)?;
-                e.stream().synchronize()?;
-            }
-        }
-        let w = e.dtoh(&prep.slots)?;
-        for st in prep.steps.iter_mut() {
-            if let Step::Stream {
+}
+
+/// Rescales each streaming step's read so that its span (`spans`, by step) becomes its
+/// target, recorded − ramp.
+fn correct(steps: &mut [Step], spans: &[Option<f64>], zero_of: impl Fn(LaunchShape) -> f64) {
+    for (st, span) in steps.iter_mut().zip(spans) {
+        if let (
+            Step::Stream {
                 recorded_ns,
                 ramp_ns,
                 bytes,
                 shape,
-                slot,
                 ..
-            } = st
-            {
-                let words = &w[*slot * Engine::SPIN_SLOT_WORDS..][..Engine::SPIN_SLOT_WORDS];
-                let span = Engine::stream_span(words).unwrap_or(0) as f64;
-                *bytes = corrected(
-                    *bytes,
-                    span,
-                    *recorded_ns - *ramp_ns,
-                    rate_of(*shape).zero_ns,
-                );
-            }
+            },
+            Some(span),
+        ) = (st, span)
+        {
+            *bytes = corrected(*bytes, *span, *recorded_ns - *ramp_ns, zero_of(*shape));
         }
     }
-    assign_offsets(&mut prep.steps);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -253,6 +398,63 @@ mod tests {
         assert_eq!(corrected(1 << 20, 300.0, 1200.0, 400.0), 4 << 20);
         // Far too long: shrunk by the bound, not to nothing.
         assert_eq!(corrected(1 << 20, 1e9, 1200.0, 400.0), 1 << 18);
+    }
+
+    fn at(start_ns: f64, span_ns: f64) -> Option<Measured> {
+        Some(Measured { start_ns, span_ns })
+    }
+
+    #[test]
+    fn node_times_run_to_the_next_start() {
+        let g = node_times(&[
+            at(1000.0, 400.0),
+            at(1500.0, 300.0),
+            None,
+            at(3000.0, 100.0),
+        ]);
+        assert_eq!(g[0].unwrap().node_ns, 500.0);
+        assert_eq!(g[0].unwrap().span_ns, 400.0);
+        assert!(g[1].unwrap().node_ns.is_nan(), "next step stamps nothing");
+        assert!(g[2].is_none());
+        assert!(g[3].unwrap().node_ns.is_nan(), "last step");
+    }
+
+    #[test]
+    fn ramps_are_node_beyond_span_less_the_gap_else_the_shapes_median() {
+        let mut steps = vec![
+            stream(100),
+            stream(100),
+            stream(100),
+            Step::Memset { bytes: 4 },
+        ];
+        let g = |node_ns, span_ns| Some(InGraph { node_ns, span_ns });
+        let graph = [
+            g(3000.0, 2000.0),
+            g(3500.0, 2100.0),
+            g(f64::NAN, 2000.0),
+            None,
+        ];
+        set_ramps(&mut steps, &graph, 100.0);
+        let ramps: Vec<f64> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Stream { ramp_ns, .. } => Some(*ramp_ns),
+                _ => None,
+            })
+            .collect();
+        // 3000 − 100 − 2000; 3500 − 100 − 2100; unknown: the median of 900 and 1300.
+        assert_eq!(ramps, vec![900.0, 1300.0, 1100.0]);
+    }
+
+    #[test]
+    fn steps_too_short_to_read_revert_to_their_spin() {
+        let mut steps = vec![stream(100), stream(100)];
+        if let Step::Stream { ramp_ns, .. } = &mut steps[1] {
+            *ramp_ns = 2500.0; // 3000 − 2500 = 500 ns: under zero span + MIN_READ_NS
+        }
+        revert_unreachable(&mut steps, |_| 400.0);
+        assert!(matches!(steps[0], Step::Stream { .. }));
+        assert!(matches!(steps[1], Step::Spin { ns: 0, slot: 0, .. }));
     }
 
     #[test]
