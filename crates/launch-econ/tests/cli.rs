@@ -681,6 +681,15 @@ fn replay_runs_on_a_gpu() {
     assert_eq!(r["kernels"], 2);
     assert_eq!(r["trials"].as_array().unwrap().len(), 3);
     assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
+    // The 12.75 µs kernel stands in by streaming memory, sized in the walk's graph, and its
+    // replayed duration is read back.
+    let streaming = r["fidelity"]["streaming_stand_ins"].as_u64().unwrap();
+    assert!((1..=2).contains(&streaming), "{streaming}");
+    assert!(
+        r["fidelity"]["kernels"][0][1].as_f64().is_some(),
+        "{}",
+        r["fidelity"]
+    );
     assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
     assert!(r["planned_nodes_ms"].as_f64().unwrap() > 0.0);
     // The graph step is priced at the upper level of node cost, measured after the trials;
