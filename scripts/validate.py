@@ -11,6 +11,7 @@ then run `launch-econ replay TRACE --eager-step-ms <measured>` and `launch-econ 
 --summary` on the eager trace and compare their predictions with the measured figures.
 
     python3 scripts/validate.py --out DIR [--launch-econ PATH] [--walks a,b,...]
+    python3 scripts/validate.py --reprice validation.json --traces DIR --out DIR   (no GPU)
 
 Writes DIR/validation.json (every number) and DIR/validation.md (the table). Needs PyTorch and
 transformers (CuPy for the CuPy walk); downloads nothing: models are built from configs with
@@ -366,20 +367,41 @@ def parent(args):
             r["replay_spins_only"] = spins["result"]["prediction"]
             r["streaming_stand_ins"] = rep["result"]["replay"]["fidelity"].get(
                 "streaming_stand_ins", 0)
-            summ = run_json([args.launch_econ, "replay", trace, "--summary",
-                             "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
-                             "--export-json", "-"])
-            r["summary"] = summ["result"]["prediction"]
-            trace_only = run_json([args.launch_econ, "replay", trace, "--summary",
-                                   "--export-json", "-"])
-            r["trace_only"] = trace_only["result"]["prediction"]
-            r["walk_summary"] = summ["result"]["trace"]["summary"]
-            del r["walk_summary"]["top"]
+            r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
         except Exception as e:  # keep the other walks
             r["error"] = str(e)
         r["seconds"] = time.time() - t0
         results.append(r)
         print(f"{name}: done in {r['seconds']:.0f} s", file=sys.stderr)
+    with open(os.path.join(args.out, "validation.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    write_table(results, os.path.join(args.out, "validation.md"))
+
+
+def offline_prices(launch_econ, trace, eager_step_ms):
+    """`replay --summary` of a trace (no GPU): with the measured eager step, and from the trace
+    alone."""
+    summ = run_json([launch_econ, "replay", trace, "--summary",
+                     "--eager-step-ms", f"{eager_step_ms:.6f}", "--export-json", "-"])
+    trace_only = run_json([launch_econ, "replay", trace, "--summary", "--export-json", "-"])
+    walk_summary = summ["result"]["trace"]["summary"]
+    del walk_summary["top"]
+    return {"summary": summ["result"]["prediction"],
+            "trace_only": trace_only["result"]["prediction"],
+            "walk_summary": walk_summary}
+
+
+def reprice(args):
+    """Recomputes the offline columns of a validation.json from its traces (in --traces) with
+    this launch-econ and its shipped profile: for a changed model or profile, no GPU needed."""
+    with open(args.reprice) as f:
+        results = json.load(f)
+    for r in results:
+        if "error" in r or "eager_trace" not in r:
+            continue
+        trace = os.path.join(args.traces, os.path.basename(r["eager_trace"]))
+        r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
+    os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "validation.json"), "w") as f:
         json.dump(results, f, indent=1)
     write_table(results, os.path.join(args.out, "validation.md"))
@@ -454,8 +476,14 @@ def main():
     ap.add_argument("--child", default="")
     ap.add_argument("--retable", default="",
                     help="only rewrite the tables from a validation.json (into --out)")
+    ap.add_argument("--reprice", default="",
+                    help="recompute the offline (--summary) columns of a validation.json from "
+                         "its traces in --traces, then rewrite JSON and tables into --out")
+    ap.add_argument("--traces", default="", help="with --reprice: where the traces are")
     args = ap.parse_args()
-    if args.retable:
+    if args.reprice:
+        reprice(args)
+    elif args.retable:
         os.makedirs(args.out, exist_ok=True)
         with open(args.retable) as f:
             write_table(json.load(f), os.path.join(args.out, "validation.md"))

@@ -47,7 +47,7 @@ pub struct Document {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum CommandResult {
     /// The default measurement of one round.
-    Run(RunResult),
+    Run(Box<RunResult>),
     /// Launch counts × kernel sizes.
     Sweep(SweepResult),
     /// The round model applied to a saved measurement.

@@ -7,6 +7,7 @@ pub mod affinity;
 pub mod buckets;
 pub mod calibration;
 pub mod commands;
+pub mod copy_nodes;
 pub mod device_loop;
 pub mod document;
 pub mod export;

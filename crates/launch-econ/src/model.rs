@@ -53,6 +53,11 @@ pub struct ModelInputs {
     /// [`crate::other_stream`]); the graph round includes it. `None` in older profiles.
     #[serde(default)]
     pub graph_node_other_stream_us: Option<f64>,
+    /// What a host↔device copy node adds to a graph of kernels, by direction and size (see
+    /// [`crate::copy_nodes`]); `replay --summary` prices a trace's copies with it. `None` in
+    /// older profiles.
+    #[serde(default)]
+    pub copy_nodes: Option<crate::copy_nodes::CopyNodeCosts>,
 }
 
 /// The user's round.
@@ -134,6 +139,7 @@ mod tests {
             graph_node_gap_us: None,
             eager_extra_us: None,
             graph_node_other_stream_us: None,
+            copy_nodes: None,
         }
     }
 

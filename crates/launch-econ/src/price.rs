@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::lanes::{Item, Schedule};
 use crate::model::ModelInputs;
 use crate::output::num;
-use crate::trace::Walk;
+use crate::trace::{CopyDirection, Op, OpKind, Walk};
 
 /// Where the eager step came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -144,7 +144,9 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
 
 /// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
 /// duration plus the profile's graph node gap, or the replay floor per node, whichever is
-/// longer (profiles without a measured gap: the duration alone), plus the step to the upper
+/// longer (profiles without a measured gap: the duration alone) — a host↔device copy at
+/// least what the profile measured such a copy to add to a graph (see
+/// [`crate::copy_nodes`]) — plus the step to the upper
 /// level of per-node graph cost (see [`crate::other_stream`]); streams run side by side where the
 /// trace recorded the waits between them (the longest chain counts, see [`crate::lanes`]),
 /// else one after another; plus one graph launch.
@@ -168,7 +170,10 @@ fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
     for item in &schedule.items {
         match item {
             Item::Op { lane, op } => {
-                clock[*lane] += (walk.ops[*op].duration_ns + gap_ns).max(m.graph_node_gpu_us * 1e3)
+                let o = &walk.ops[*op];
+                clock[*lane] += (o.duration_ns + gap_ns)
+                    .max(m.graph_node_gpu_us * 1e3)
+                    .max(copy_node_ns(o, m))
                     + shared_us * 1e3
             }
             Item::Wait { lane, on } => {
@@ -179,6 +184,25 @@ fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
     }
     let nodes_ns = clock.iter().copied().fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// What the profile says a copy `o` adds to a graph, ns; 0 for other ops, copies of other
+/// directions, or profiles without copy-node costs.
+fn copy_node_ns(o: &Op, m: &ModelInputs) -> f64 {
+    let (
+        OpKind::Memcpy {
+            bytes, direction, ..
+        },
+        Some(c),
+    ) = (&o.kind, m.copy_nodes)
+    else {
+        return 0.0;
+    };
+    match CopyDirection::of(direction) {
+        CopyDirection::HostToDevice => c.host_to_device.node_us(*bytes as f64) * 1e3,
+        CopyDirection::DeviceToHost => c.device_to_host.node_us(*bytes as f64) * 1e3,
+        CopyDirection::DeviceToDevice | CopyDirection::Other => 0.0,
+    }
 }
 
 /// Build cost of a graph of the walk's size, ms, from the profile's per-node build cost.
@@ -196,7 +220,7 @@ pub fn engine_floor_model(walk: &Walk, m: &ModelInputs) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{HostSide, Op, OpKind};
+    use crate::trace::HostSide;
 
     fn walk(durs: &[f64], host: Option<HostSide>) -> Walk {
         let mut t = 0.0;
@@ -236,6 +260,7 @@ mod tests {
             graph_node_gap_us: None,
             eager_extra_us: None,
             graph_node_other_stream_us: None,
+            copy_nodes: None,
         }
     }
 
@@ -328,6 +353,47 @@ mod tests {
         // Without the waits the streams add up.
         w.waits.clear();
         assert!((graph_step_model(&w, &m) - 0.070).abs() < 1e-12);
+    }
+
+    #[test]
+    fn host_device_copies_cost_what_the_profile_measured() {
+        use crate::copy_nodes::{CopyCost, CopyNodeCosts};
+        let copy = |direction: &str, us: f64| Op {
+            name: "Memcpy".into(),
+            start_ns: 0.0,
+            duration_ns: us * 1e3,
+            device: None,
+            stream: None,
+            kind: OpKind::Memcpy {
+                bytes: 1 << 20,
+                direction: direction.into(),
+                pageable: false,
+            },
+            correlation: None,
+        };
+        let mut w = walk(&[4000.0], None);
+        w.ops.push(copy("HtoD", 10.0));
+        w.ops.push(copy("DtoH", 30.0));
+        w.ops.push(copy("DtoD", 2.0));
+        let m = ModelInputs {
+            graph_launch_fixed_us: 0.0,
+            ..inputs()
+        };
+        // Without copy-node costs: every op its duration (at least the 1 µs floor).
+        assert!((graph_step_model(&w, &m) - 0.046).abs() < 1e-12);
+        let line = |fixed_us, us_per_mib| CopyCost {
+            fixed_us,
+            us_per_mib,
+        };
+        let with = ModelInputs {
+            copy_nodes: Some(CopyNodeCosts {
+                host_to_device: line(5.0, 10.0),
+                device_to_host: line(5.0, 10.0),
+            }),
+            ..m
+        };
+        // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
+        assert!((graph_step_model(&w, &with) - 0.051).abs() < 1e-12);
     }
 
     #[test]

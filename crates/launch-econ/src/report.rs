@@ -279,6 +279,16 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             num(gap + m.eager_extra_us.unwrap_or(0.0).max(0.0), 3)
         );
     }
+    if let Some(c) = m.copy_nodes {
+        let _ = writeln!(
+            out,
+            "  (a page-locked copy node adds to a graph: host to device {} us + {} us/MiB, device to host {} us + {} us/MiB; replay --summary prices a trace's copies with it)",
+            num(c.host_to_device.fixed_us, 2),
+            num(c.host_to_device.us_per_mib, 2),
+            num(c.device_to_host.fixed_us, 2),
+            num(c.device_to_host.us_per_mib, 2)
+        );
+    }
     if p.saving_ms > 0.0 {
         let _ = writeln!(out, "  saving {:>9} ms per round", num(p.saving_ms, 3));
     } else {

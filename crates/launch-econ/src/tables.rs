@@ -16,6 +16,9 @@ impl CommandResult {
             CommandResult::Predict(p) => {
                 let m = &p.model_inputs;
                 let q = &p.prediction;
+                let copy = |f: fn(&crate::copy_nodes::CopyNodeCosts) -> f64| {
+                    m.copy_nodes.as_ref().map_or(f64::NAN, f)
+                };
                 values(
                     "predict",
                     &[
@@ -48,6 +51,26 @@ impl CommandResult {
                         (
                             "graph_node_other_stream_us",
                             m.graph_node_other_stream_us.unwrap_or(f64::NAN),
+                            "us",
+                        ),
+                        (
+                            "copy_h2d_fixed_us",
+                            copy(|c| c.host_to_device.fixed_us),
+                            "us",
+                        ),
+                        (
+                            "copy_h2d_us_per_mib",
+                            copy(|c| c.host_to_device.us_per_mib),
+                            "us",
+                        ),
+                        (
+                            "copy_d2h_fixed_us",
+                            copy(|c| c.device_to_host.fixed_us),
+                            "us",
+                        ),
+                        (
+                            "copy_d2h_us_per_mib",
+                            copy(|c| c.device_to_host.us_per_mib),
                             "us",
                         ),
                     ],

@@ -114,6 +114,27 @@ fn prints_the_seed_lines_on_a_gpu() {
     );
 }
 
+/// The default run measures what host↔device copy nodes add to a graph, stores the fit in
+/// its profile and says so.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_default_run_measures_copy_nodes() {
+    let out = succeeds(&["64", "--export-json", "-"]);
+    let v = json_of(&out);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("a page-locked copy node adds to a graph: host to device "),
+        "{stderr}"
+    );
+    let c = &v["result"]["model_inputs"]["copy_nodes"];
+    for dir in ["host_to_device", "device_to_host"] {
+        let fixed = c[dir]["fixed_us"].as_f64().unwrap();
+        let per_mib = c[dir]["us_per_mib"].as_f64().unwrap();
+        // A 4 MiB copy costs the graph more than a 4 KiB one: the fit's slope is positive.
+        assert!(fixed.is_finite() && per_mib > 0.0, "{dir}: {c}");
+    }
+}
+
 /// Each bad sweep, export or profile argument: the message and exit 2, before any GPU work.
 #[test]
 fn bad_sweep_export_and_profile_input_exit_2() {

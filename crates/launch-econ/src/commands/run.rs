@@ -4,6 +4,7 @@
 use anyhow::Context as _;
 
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
+use crate::copy_nodes::CopyNodeCosts;
 use crate::document::{CommandResult, Device, Document, RunResult};
 use crate::measure::{measure_launch_fit, measure_point, Config, LaunchFit, Point, RunFigure};
 use crate::model::{predict, ModelInputs, Round};
@@ -36,13 +37,14 @@ pub fn fit_sizes(n: usize) -> Vec<usize> {
     v
 }
 
-/// Model inputs from a measured point, the launch fit, the graph node gap and what a node
-/// the step between the two levels of per-node graph cost (µs).
+/// Model inputs from a measured point, the launch fit, the graph node gap, the step between
+/// the two levels of per-node graph cost (µs) and what host↔device copy nodes cost.
 pub fn model_inputs(
     p: &Point,
     fit: Option<&LaunchFit>,
     node_gap_us: Option<f64>,
     other_stream_us: Option<f64>,
+    copy_nodes: Option<CopyNodeCosts>,
 ) -> ModelInputs {
     let n = p.config.launches as f64;
     let (fixed, per_node) = match fit {
@@ -60,6 +62,7 @@ pub fn model_inputs(
         eager_extra_us: node_gap_us
             .map(|_| (p.median(RunFigure::EagerGpuUs) - p.median(RunFigure::GraphGpuUs)).max(0.0)),
         graph_node_other_stream_us: other_stream_us,
+        copy_nodes,
     }
 }
 
@@ -105,6 +108,9 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         .context("calibrating the spin kernel")?;
     let node_gap_us =
         crate::stand_in::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;
+    pb.set_prefix("measuring host<->device copy nodes");
+    let copy_nodes =
+        crate::copy_nodes::measure(&e).context("measuring host<->device copy nodes")?;
     // Last: it leaves the process at the upper level.
     pb.set_prefix("measuring the two levels of graph node cost");
     let other_stream_us = crate::other_stream::node_extra_us(&e)
@@ -116,6 +122,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         fit.as_ref(),
         Some(node_gap_us),
         Some(other_stream_us),
+        Some(copy_nodes),
     );
     let round = Round {
         launches: args.round.round_launches,
@@ -140,13 +147,13 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     let mut doc = Document::new(
         argv,
         device,
-        CommandResult::Run(RunResult {
+        CommandResult::Run(Box::new(RunResult {
             point,
             launch_fit: fit,
             model_inputs: Some(inputs),
             round: Some(round),
             prediction: Some(prediction),
-        }),
+        })),
     );
     doc.warnings = warnings;
     doc.placement = Some(placement.to_string());
@@ -172,13 +179,13 @@ fn deliver_partial(
     let mut doc = Document::new(
         argv,
         device,
-        CommandResult::Run(RunResult {
+        CommandResult::Run(Box::new(RunResult {
             point,
             launch_fit: None,
             model_inputs: None,
             round: None,
             prediction: None,
-        }),
+        })),
     );
     doc.partial = true;
     doc.placement = Some(placement.to_string());
