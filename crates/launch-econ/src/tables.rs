@@ -16,9 +16,13 @@ impl CommandResult {
             CommandResult::Predict(p) => {
                 let m = &p.model_inputs;
                 let q = &p.prediction;
-                let copy = |f: fn(&crate::copy_nodes::CopyNodeCosts) -> f64| {
-                    m.copy_nodes.as_ref().map_or(f64::NAN, f)
+                let unknown = crate::copy_nodes::CopyCost {
+                    fixed_us: f64::NAN,
+                    us_per_mib: f64::NAN,
                 };
+                let (h2d, d2h) = m
+                    .copy_nodes
+                    .map_or((unknown, unknown), |c| (c.host_to_device, c.device_to_host));
                 values(
                     "predict",
                     &[
@@ -53,26 +57,10 @@ impl CommandResult {
                             m.graph_node_other_stream_us.unwrap_or(f64::NAN),
                             "us",
                         ),
-                        (
-                            "copy_h2d_fixed_us",
-                            copy(|c| c.host_to_device.fixed_us),
-                            "us",
-                        ),
-                        (
-                            "copy_h2d_us_per_mib",
-                            copy(|c| c.host_to_device.us_per_mib),
-                            "us",
-                        ),
-                        (
-                            "copy_d2h_fixed_us",
-                            copy(|c| c.device_to_host.fixed_us),
-                            "us",
-                        ),
-                        (
-                            "copy_d2h_us_per_mib",
-                            copy(|c| c.device_to_host.us_per_mib),
-                            "us",
-                        ),
+                        ("copy_h2d_fixed_us", h2d.fixed_us, "us"),
+                        ("copy_h2d_us_per_mib", h2d.us_per_mib, "us/MiB"),
+                        ("copy_d2h_fixed_us", d2h.fixed_us, "us"),
+                        ("copy_d2h_us_per_mib", d2h.us_per_mib, "us/MiB"),
                     ],
                 )
             }
