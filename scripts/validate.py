@@ -407,6 +407,11 @@ def reprice(args):
     write_table(results, os.path.join(args.out, "validation.md"))
 
 
+def priced(value, real):
+    """A predicted figure with its error against the real one, for the tables."""
+    return f"{value:.3f} ({pct(value, real):+.1f}%)"
+
+
 def write_table(results, path):
     """The tables of docs/validation-h200.md. The graph step is priced at the upper level of
     per-node graph cost (see crates/launch-econ/src/other_stream.rs), so it is compared with
@@ -431,11 +436,11 @@ def write_table(results, path):
             f"| {r['walk']} | {ws['kernels']} | "
             f"{'yes' if r['same_walk'] else 'no (%d kernels)' % r['graph_kernels']} | "
             f"{ws['kernel_gpu_ns'] / 1e6:.3f} | {e:.3f} | {g:.3f} | {go:.3f} | "
-            f"{rp['graph_step_ms']:.3f} ({pct(rp['graph_step_ms'], go):+.1f}%) | "
-            f"{sm['graph_step_ms']:.3f} ({pct(sm['graph_step_ms'], go):+.1f}%) | "
-            f"{quiet:.3f} ({pct(quiet, g):+.1f}%) | {saving:.3f} | "
-            f"{rp['saving_ms']:.3f} ({pct(rp['saving_ms'], saving):+.1f}%) | "
-            f"{to['eager_step_ms']:.3f} ({pct(to['eager_step_ms'], e):+.1f}%) |")
+            f"{priced(rp['graph_step_ms'], go)} | "
+            f"{priced(sm['graph_step_ms'], go)} | "
+            f"{priced(quiet, g)} | {saving:.3f} | "
+            f"{priced(rp['saving_ms'], saving)} | "
+            f"{priced(to['eager_step_ms'], e)} |")
     rows += ["", "Stand-ins: kernels recorded at 2 us or more stream memory (the default), or every "
              "kernel spins (`--stream-from-us off`); graph step vs the real graph at the upper "
              "level.", "",
@@ -447,8 +452,8 @@ def write_table(results, path):
             continue
         go = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
         rp = r["replay"]["graph_step_ms"]
-        rows.append(f"| {r['walk']} | {r['streaming_stand_ins']} | {rp:.3f} ({pct(rp, go):+.1f}%) | "
-                    f"{so['graph_step_ms']:.3f} ({pct(so['graph_step_ms'], go):+.1f}%) |")
+        rows.append(f"| {r['walk']} | {r['streaming_stand_ins']} | {priced(rp, go)} | "
+                    f"{priced(so['graph_step_ms'], go)} |")
     rows += ["", "| walk | real graph ms | real graph, upper level ms | "
              "replay graph GPU ms (err) | replay graph GPU, upper level ms (err) |",
              "|---|---:|---:|---:|---:|"]
@@ -458,8 +463,8 @@ def write_table(results, path):
             continue
         g, go = r["graph_step_ms"], r["graph_step_other_stream_ms"]
         gpu = r["replay_summary_table"]["graph_gpu_ms"]["median"]
-        rows.append(f"| {r['walk']} | {g:.3f} | {go:.3f} | {gpu:.3f} ({pct(gpu, g):+.1f}%) | "
-                    f"{o['median']:.3f} ({pct(o['median'], go):+.1f}%) |")
+        rows.append(f"| {r['walk']} | {g:.3f} | {go:.3f} | {priced(gpu, g)} | "
+                    f"{priced(o['median'], go)} |")
     with open(path, "w") as f:
         f.write("\n".join(rows) + "\n")
     print("\n".join(rows))
