@@ -19,8 +19,10 @@ pub(crate) struct Prepared {
     pub(crate) dst: DeviceBuffer<u8>,
     /// The host end of host↔device copies (page-locked).
     pub(crate) host: HostStaging,
-    /// What streaming stand-ins read (empty when there are none).
+    /// What streaming stand-ins read (empty when there are none), and where the next read
+    /// starts: each read begins where the one before ended, so every replay reads fresh memory.
     pub(crate) arena: DeviceBuffer<u8>,
+    pub(crate) cursor: DeviceBuffer<u64>,
 }
 
 /// One op of a prepared walk.
@@ -30,7 +32,7 @@ pub(crate) enum Step {
         shape: LaunchShape,
         slot: usize,
     },
-    /// A kernel that reads `bytes` of the arena from `offset` on, sized so that its profiled
+    /// A kernel that reads `bytes` of the arena where the last read ended, sized so that its profiled
     /// duration is the recorded one; `fallback` is the spin stand-in it reverts to if no read
     /// can be that short; `ramp_ns`: what a profiler sees beyond its span (its shape's, from
     /// the stand-in plan).
@@ -38,7 +40,6 @@ pub(crate) enum Step {
         recorded_ns: f64,
         ramp_ns: f64,
         bytes: usize,
-        offset: usize,
         shape: LaunchShape,
         slot: usize,
         fallback: Choice,
@@ -92,8 +93,7 @@ impl Prepared {
                         Step::Stream {
                             recorded_ns: op.duration_ns,
                             ramp_ns: plan.ramp_ns((*grid, *block)),
-                            bytes: 0,
-                            offset: 0,
+                            bytes: 16,
                             shape,
                             slot: kernels - 1,
                             fallback: choice,
@@ -134,6 +134,7 @@ impl Prepared {
             dst: e.zeros::<u8>(max_bytes)?,
             host: e.host_staging(max_host_bytes)?,
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
+            cursor: e.zeros::<u64>(1)?,
         };
         if streams {
             streaming::size(e, &mut prep, plan.gap_us * 1e3)?;
@@ -169,17 +170,14 @@ impl Prepared {
             dst,
             host,
             arena,
+            cursor,
         } = self;
         for st in &steps[range] {
             match *st {
                 Step::Spin { ns, shape, slot } => spin(ns, shape, slot, slots)?,
                 Step::Stream {
-                    bytes,
-                    offset,
-                    shape,
-                    slot,
-                    ..
-                } => e.stream_grid(arena, offset, bytes, shape, slots, slot)?,
+                    bytes, shape, slot, ..
+                } => e.stream_grid_from(arena, cursor, bytes, shape, slots, slot)?,
                 ref other => issue_untimed(e, other, src, dst, host)?,
             }
         }

@@ -3,7 +3,7 @@
 //! planned with).
 //!
 //! A streaming stand-in (`stream_grid`, the recorded grid and block) reads a span of a large
-//! arena, each step its own span, so every replay reads from device memory as a decode step
+//! arena where the previous read ended, so every replay reads from device memory as a decode step
 //! reads its weights. How long such a read takes depends on the shape (a one-block grid reads
 //! at a few GB/s, a full one at the memory's speed) and is not quite linear in the bytes, so
 //! each shape's zero-byte duration and read rate are measured first and each step is sized
@@ -28,11 +28,11 @@ use crate::prepared::{spin_step, Prepared, Step};
 use crate::stand_in::ShapeKey;
 use crate::stats::median;
 
-/// Bytes of the arena streaming stand-ins read from: far larger than any current GPU's L2
-/// cache, so a span read again a walk later has long been evicted.
+/// Bytes of the arena streaming stand-ins read from, one read after another where the last
+/// ended (a cursor in device memory, see `Engine::stream_grid_from`): far larger than any
+/// current GPU's L2 cache, so a word is read again only long after it was evicted, and every
+/// replay of a walk reads from device memory however little the walk reads.
 pub const ARENA_BYTES: usize = 1 << 30;
-/// Arena offsets are aligned to this many bytes.
-const ALIGN: usize = 256;
 /// Correction rounds in the walk's graph, after one of lone launches.
 const GRAPH_ROUNDS: usize = 3;
 /// Graph replays per round; the first is left out (it may run cold).
@@ -86,41 +86,26 @@ pub(crate) fn corrected(bytes: usize, measured_ns: f64, target_ns: f64, zero_ns:
     words(bytes as f64 * factor)
 }
 
-/// Lays the steps' reads one after another in the arena (aligned), starting over at its start
-/// when the next read would run past its end.
-pub(crate) fn assign_offsets(steps: &mut [Step]) {
-    let mut at = 0usize;
-    for st in steps {
-        if let Step::Stream { bytes, offset, .. } = st {
-            if at + *bytes > ARENA_BYTES {
-                at = 0;
-            }
-            *offset = at;
-            at = (at + *bytes).div_ceil(ALIGN) * ALIGN;
-        }
-    }
-}
-
 /// The span (to the block that ended last) of one `stream_grid` launch of `shape` reading
-/// `bytes` from `offset`, alone on an idle GPU, ns (on slot 0 of `slots`).
+/// `bytes` of `prep`'s arena where its cursor is, alone on an idle GPU, ns (on slot 0 of
+/// `slots`).
 fn lone_span(
     e: &Engine,
-    arena: &DeviceBuffer<u8>,
-    offset: usize,
+    prep: &mut Prepared,
     bytes: usize,
     shape: LaunchShape,
     slots: &mut DeviceBuffer<u64>,
 ) -> memra_engine::Result<f64> {
-    e.stream_grid(arena, offset, bytes, shape, slots, 0)?;
+    e.stream_grid_from(&prep.arena, &mut prep.cursor, bytes, shape, slots, 0)?;
     let w = e.dtoh(slots)?; // waits for the launch
     Ok(Engine::stream_span(&w[..Engine::SPIN_SLOT_WORDS]).unwrap_or(0) as f64)
 }
 
-/// Measures a shape: medians of [`SAMPLES`] lone launches at zero bytes and at a probe read,
-/// each read from a fresh offset.
+/// Measures a shape: medians of [`SAMPLES`] lone launches at zero bytes and at a probe read
+/// (each read from fresh memory: the cursor moves on).
 fn measure_shape(
     e: &Engine,
-    arena: &DeviceBuffer<u8>,
+    prep: &mut Prepared,
     shape: LaunchShape,
     slots: &mut DeviceBuffer<u64>,
 ) -> memra_engine::Result<ShapeRate> {
@@ -129,11 +114,9 @@ fn measure_shape(
         .saturating_mul(PROBE_BYTES_PER_THREAD as u64);
     let probe = words(probe_bytes.min(PROBE_MAX_BYTES as u64) as f64);
     let (mut zero, mut read) = (vec![], vec![]);
-    for i in 0..SAMPLES {
-        zero.push(lone_span(e, arena, 0, 0, shape, slots)?);
-        // SAMPLES probes of at most PROBE_MAX_BYTES fit in the arena.
-        let offset = i * probe.div_ceil(ALIGN) * ALIGN;
-        read.push(lone_span(e, arena, offset, probe, shape, slots)?);
+    for _ in 0..SAMPLES {
+        zero.push(lone_span(e, prep, 0, shape, slots)?);
+        read.push(lone_span(e, prep, probe, shape, slots)?);
     }
     let zero_ns = median(&zero);
     let read_ns = (median(&read) - zero_ns).max(1.0);
@@ -150,12 +133,18 @@ fn measure_shape(
 pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Result<()> {
     let mut scratch = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let mut rates: HashMap<ShapeKey, ShapeRate> = HashMap::new();
-    for st in &prep.steps {
-        if let Step::Stream { shape, .. } = *st {
-            let key = (shape.grid, shape.block);
-            if let std::collections::hash_map::Entry::Vacant(v) = rates.entry(key) {
-                v.insert(measure_shape(e, &prep.arena, shape, &mut scratch)?);
-            }
+    let shapes: Vec<LaunchShape> = prep
+        .steps
+        .iter()
+        .filter_map(|st| match *st {
+            Step::Stream { shape, .. } => Some(shape),
+            _ => None,
+        })
+        .collect();
+    for shape in shapes {
+        if let std::collections::hash_map::Entry::Vacant(v) = rates.entry((shape.grid, shape.block))
+        {
+            v.insert(measure_shape(e, prep, shape, &mut scratch)?);
         }
     }
     let zero_of = |shape: LaunchShape| rates[&(shape.grid, shape.block)].zero_ns;
@@ -172,7 +161,6 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Resu
             *bytes = first_size(rates[&(shape.grid, shape.block)], recorded_ns - ramp_ns);
         }
     }
-    assign_offsets(&mut prep.steps);
     for i in 0..prep.steps.len() {
         if matches!(prep.steps[i], Step::Stream { .. }) {
             prep.issue_step(e, i)?;
@@ -185,14 +173,12 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Resu
         .collect();
     correct(&mut prep.steps, &lone, zero_of);
     for _ in 0..GRAPH_ROUNDS {
-        assign_offsets(&mut prep.steps);
         let graph = in_graph(e, prep)?;
         set_ramps(&mut prep.steps, &graph, gap_ns);
         revert_unreachable(&mut prep.steps, zero_of);
         let spans: Vec<Option<f64>> = graph.iter().map(|g| g.map(|g| g.span_ns)).collect();
         correct(&mut prep.steps, &spans, zero_of);
     }
-    assign_offsets(&mut prep.steps);
     Ok(())
 }
 
@@ -361,43 +347,10 @@ mod tests {
             recorded_ns: 3000.0,
             ramp_ns: 680.0,
             bytes,
-            offset: 7,
             shape: LaunchShape::linear(1, 32),
             slot: 0,
             fallback: crate::stand_in::Choice::Spin(0),
         }
-    }
-
-    fn offsets(steps: &[Step]) -> Vec<usize> {
-        steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Stream { offset, .. } => Some(*offset),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn sizes_are_whole_words_within_the_arena() {
-        let rate = ShapeRate {
-            zero_ns: 1000.0,
-            bytes_per_ns: 3000.0,
-        };
-        assert_eq!(first_size(rate, 2000.0), 3_000_000 / 16 * 16);
-        assert_eq!(first_size(rate, 500.0), 16, "at least one word");
-        assert_eq!(first_size(rate, 1e12), ARENA_BYTES);
-        assert_eq!(words(f64::NAN), 16);
-    }
-
-    #[test]
-    fn corrections_scale_the_read_part_and_are_bounded() {
-        // Read 1600 ns beyond a 400 ns zero span; 800 ns wanted: half the bytes.
-        assert_eq!(corrected(1 << 20, 2000.0, 1200.0, 400.0), 1 << 19);
-        // A measurement no longer than the zero span grows the read by the bound.
-        assert_eq!(corrected(1 << 20, 300.0, 1200.0, 400.0), 4 << 20);
-        // Far too long: shrunk by the bound, not to nothing.
-        assert_eq!(corrected(1 << 20, 1e9, 1200.0, 400.0), 1 << 18);
     }
 
     fn at(start_ns: f64, span_ns: f64) -> Option<Measured> {
@@ -455,20 +408,5 @@ mod tests {
         revert_unreachable(&mut steps, |_| 400.0);
         assert!(matches!(steps[0], Step::Stream { .. }));
         assert!(matches!(steps[1], Step::Spin { ns: 0, slot: 0, .. }));
-    }
-
-    #[test]
-    fn offsets_follow_each_other_and_wrap() {
-        let half = ARENA_BYTES / 2;
-        let mut steps = vec![
-            stream(100),
-            Step::Memset { bytes: 4 },
-            stream(half),
-            stream(half),
-            stream(16),
-        ];
-        assign_offsets(&mut steps);
-        // 100 bytes end at 256 (aligned); a second half does not fit after the first: wrap.
-        assert_eq!(offsets(&steps), vec![0, 256, 0, half]);
     }
 }

@@ -97,7 +97,7 @@ extern "C" __global__ void spin_grid_window(unsigned long long ns, unsigned long
     spin_grid_body(ns, s < slot_count ? slots + 4ull * s : nullptr);
 }
 
-// Reads `n16` 16-byte words from `src` and records the grid's span in `slot` as spin_grid_ns
+// Reads `n16` 16-byte words of `src` and records the grid's span in `slot` as spin_grid_ns
 // does; every block also raises slot[1] to the time it ended (one atomic per block), so that
 // slot[1] - (slot[3] - slot[2]) is the span to the block that ended last: blocks that stream
 // end over a spread the highest-index block does not mark. Each block reads its own contiguous
@@ -107,7 +107,16 @@ extern "C" __global__ void spin_grid_window(unsigned long long ns, unsigned long
 // time *and* keeps the memory system as busy, which a spin does not. Should the words read
 // sum to -1.5 (zeroed memory never does), slot[1] is raised to all ones: the loads cannot be
 // dropped, and a test can see what was read.
-extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned long long n16,
+//
+// Where the read starts: with a null `cursor`, at `src`. Otherwise at word `*cursor` taken
+// modulo the room `src_words - n16 + 1` (so the read always lies inside `src`, whatever the
+// cursor holds), and the highest-index block, once done, leaves the cursor just past the
+// read: launches that share a cursor read on through `src` one after another, wrapping, so a
+// word is read again only after all of `src` has been (a graph replay reads fresh memory, as
+// a decode step reads weights that do not fit in L2). Blocks that start after the cursor moved
+// read from its new place, equally inside `src`.
+extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned long long src_words,
+                                       unsigned long long n16, unsigned long long* __restrict__ cursor,
                                        unsigned long long* __restrict__ slot) {
     pdl_enter();
     const unsigned long long start = grid_span_begin(slot);
@@ -117,25 +126,36 @@ extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned 
     const unsigned long long width = (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
     const unsigned long long lane =
         threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+    __shared__ unsigned long long base;
+    if (lane == 0) {
+        base = cursor && n16 <= src_words ? spin_load(cursor) % (src_words - n16 + 1) : 0ull;
+    }
+    __syncthreads();
+    const float4* from = src + base;
     const unsigned long long end = n16 * (block + 1) / blocks;
     unsigned long long i = n16 * block / blocks + lane;
     float acc = 0.f;
     for (; i + 7 * width < end; i += 8 * width) {
         float4 v[8];
 #pragma unroll
-        for (int k = 0; k < 8; k++) v[k] = src[i + k * width];
+        for (int k = 0; k < 8; k++) v[k] = from[i + k * width];
 #pragma unroll
         for (int k = 0; k < 8; k++) acc += v[k].x + v[k].y + v[k].z + v[k].w;
     }
     for (; i < end; i += width) {
-        float4 v = src[i];
+        float4 v = from[i];
         acc += v.x + v.y + v.z + v.w;
     }
     __syncthreads();
-    if (slot && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-        unsigned long long now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        atomicMax(slot + 1, now);
+    if (lane == 0) {
+        if (slot) {
+            unsigned long long now;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+            atomicMax(slot + 1, now);
+        }
+        if (cursor && block == blocks - 1) {
+            spin_store(cursor, base + n16);
+        }
     }
     if (acc == -1.5f && slot) {
         atomicMax(slot + 1, ~0ull);

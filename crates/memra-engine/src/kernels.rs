@@ -86,8 +86,9 @@ pub enum Kernel {
     /// `hold_until_released(const unsigned*, unsigned*, unsigned long long)`: holds the stream
     /// until the host writes a release word (or a timeout passes).
     HoldUntilReleased,
-    /// `stream_grid(const float4*, unsigned long long, unsigned long long*)`: a grid that
-    /// reads a span of memory and records its own span like `spin_grid_ns`.
+    /// `stream_grid(const float4*, unsigned long long, unsigned long long, unsigned long long*,
+    /// unsigned long long*)`: a grid that reads a span of memory (from a fixed place, or where a
+    /// device-side cursor says) and records its own span like `spin_grid_ns`.
     StreamGrid,
 }
 
@@ -153,7 +154,7 @@ impl Kernel {
             Kernel::CountStep => &[Param::Ptr, Param::Ptr, Param::U32],
             Kernel::SpinGridWindow => &[Param::U64, Param::Ptr, Param::U32, Param::Ptr],
             Kernel::HoldUntilReleased => &[Param::Ptr, Param::Ptr, Param::U64],
-            Kernel::StreamGrid => &[Param::Ptr, Param::U64, Param::Ptr],
+            Kernel::StreamGrid => &[Param::Ptr, Param::U64, Param::U64, Param::Ptr, Param::Ptr],
         }
     }
 }

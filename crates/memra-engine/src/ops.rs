@@ -182,10 +182,10 @@ impl Engine {
     /// Launches a kernel of `shape` that reads `bytes` bytes of `src` from `byte_offset` on
     /// (sixteen at a time, spread over the whole grid) and records its span in `slots` like
     /// [`Engine::spin_grid`]; word 1 of the slot is raised to the time its last block ended
-    /// ([`Engine::stream_span`] reads both). Stands in for a recorded kernel that streams its operands from
-    /// memory: on an H200 such kernels cost more per graph node than a spin of the same length
-    /// (~0.36 vs ~0.18 µs between the GPU's two per-node levels). `byte_offset` and `bytes`
-    /// must be multiples of 16.
+    /// ([`Engine::stream_span`] reads both). Stands in for a recorded kernel that streams its
+    /// operands from memory: on an H200 such kernels cost more per graph node than a spin of
+    /// the same length (~0.36 vs ~0.18 µs between the GPU's two per-node levels).
+    /// `byte_offset` and `bytes` must be multiples of 16.
     pub fn stream_grid<T: DeviceCopy>(
         &self,
         src: &DeviceBuffer<T>,
@@ -197,30 +197,73 @@ impl Engine {
     ) -> Result<()> {
         let core = &self.inner.core;
         src.check_owner(core, "stream_grid", "src")?;
-        if byte_offset % 16 != 0 || bytes % 16 != 0 {
+        if byte_offset % 16 != 0 {
             return Err(Error::InvalidArgument {
                 op: "stream_grid",
-                what: format!(
-                    "offset {byte_offset} and length {bytes} must be multiples of 16 bytes"
-                ),
+                what: format!("offset {byte_offset} must be a multiple of 16 bytes"),
             });
         }
         let end = byte_offset.saturating_add(bytes);
         core.check_len("stream_grid", "src (bytes)", end, src.num_bytes())?;
-        // The kernel splits the words among blocks as words × block / blocks in 64 bits.
-        let blocks = shape.blocks();
-        if ((bytes / 16) as u64).checked_mul(blocks).is_none() {
-            return Err(Error::InvalidArgument {
-                op: "stream_grid",
-                what: format!("{bytes} bytes over {blocks} blocks is more than it can split"),
-            });
-        }
+        let words = self.stream_words("stream_grid", bytes, shape)?;
         let offset = self.spin_grid_checked("stream_grid", slots, slot)?;
         self.kernel(Kernel::StreamGrid)
             .buf_at(src, byte_offset as u64)
-            .u64((bytes / 16) as u64)
+            .u64(words)
+            .u64(words)
+            .null()
             .buf_at(slots, offset)
             .run(shape)
+    }
+
+    /// [`Engine::stream_grid`] reading `bytes` of `src` from where `cursor[0]` says (in 16-byte
+    /// words, taken modulo the room `src` leaves for the read, so the read always lies inside
+    /// `src`), leaving the cursor just past the read: launches that share a cursor, eager or in
+    /// a graph, read on through `src` one after another and wrap at its end. With `src` larger
+    /// than the GPU's L2, every launch — every graph replay — reads from device memory.
+    pub fn stream_grid_from<T: DeviceCopy>(
+        &self,
+        src: &DeviceBuffer<T>,
+        cursor: &mut DeviceBuffer<u64>,
+        bytes: usize,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let core = &self.inner.core;
+        src.check_owner(core, "stream_grid_from", "src")?;
+        cursor.check_owner(core, "stream_grid_from", "cursor")?;
+        core.check_len("stream_grid_from", "cursor", 1, cursor.len())?;
+        core.check_len("stream_grid_from", "src (bytes)", bytes, src.num_bytes())?;
+        let words = self.stream_words("stream_grid_from", bytes, shape)?;
+        let offset = self.spin_grid_checked("stream_grid_from", slots, slot)?;
+        self.kernel(Kernel::StreamGrid)
+            .buf(src)
+            .u64((src.num_bytes() / 16) as u64)
+            .u64(words)
+            .buf(cursor)
+            .buf_at(slots, offset)
+            .run(shape)
+    }
+
+    /// `bytes` as 16-byte words for a `stream_grid` of `shape`, checked: whole words, and few
+    /// enough that the kernel's split (words × block / blocks, in 64 bits) cannot overflow.
+    fn stream_words(&self, op: &'static str, bytes: usize, shape: LaunchShape) -> Result<u64> {
+        if bytes % 16 != 0 {
+            return Err(Error::InvalidArgument {
+                op,
+                what: format!("length {bytes} must be a multiple of 16 bytes"),
+            });
+        }
+        let blocks = shape.blocks();
+        let words = (bytes / 16) as u64;
+        if words.checked_mul(blocks).is_none() {
+            return Err(Error::InvalidArgument {
+                op,
+                what: format!("{bytes} bytes over {blocks} blocks is more than it can split"),
+            });
+        }
+        Ok(words)
     }
 
     /// The span of the last [`Engine::stream_grid`] launch on a slot's `words`, ns: from its

@@ -496,3 +496,57 @@ fn stream_grid_reads_its_range_and_records_a_span() {
     let err = e.stream_grid(&src, 0, 16, one, &mut slots, 2).unwrap_err();
     assert!(matches!(err, Error::Length { .. }), "{err}");
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn stream_grid_from_reads_where_the_cursor_says_and_moves_it() {
+    let e = engine();
+    // 1024 words of zero but word 100 = (-1.5, 0, 0, 0): reading it marks the slot.
+    let mut host = vec![0f32; 4096];
+    host[400] = -1.5;
+    let src = e.htod(&host).unwrap();
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS).unwrap();
+    let one = LaunchShape::linear(1, 32);
+    let read = |cursor: u64, slots: &mut memra_engine::DeviceBuffer<u64>| {
+        let mut c = e.htod(&[cursor]).unwrap();
+        e.memset_zero(slots, 32).unwrap();
+        e.stream_grid_from(&src, &mut c, 16 * 16, one, slots, 0)
+            .unwrap();
+        let marked = e.dtoh(slots).unwrap()[1] == u64::MAX;
+        (e.dtoh(&c).unwrap()[0], marked)
+    };
+    // From word 0: 16 words on, no mark.
+    assert_eq!(read(0, &mut slots), (16, false));
+    // From word 100: the marked word is read.
+    assert_eq!(read(100, &mut slots), (116, true));
+    // A cursor past the room (1024 − 16 + 1 = 1009 places) wraps: 5 × 1009 + 100 reads 100.
+    assert_eq!(read(5 * 1009 + 100, &mut slots), (116, true));
+    // Whatever the cursor holds, the read stays inside the buffer.
+    let (after, _) = read(u64::MAX, &mut slots);
+    assert_eq!(after, u64::MAX % 1009 + 16);
+    // Launches sharing a cursor read on one after another, eager and in a graph alike.
+    let mut c = e.zeros::<u64>(1).unwrap();
+    let g = e
+        .capture_graph(|eng| eng.stream_grid_from(&src, &mut c, 16 * 16, one, &mut slots, 0))
+        .unwrap();
+    g.launch().unwrap();
+    e.stream().synchronize().unwrap();
+    // The capture's eager warm-up read once, the replay once more: 2 × 16 words.
+    assert_eq!(e.dtoh(&c).unwrap()[0], 32);
+    drop(g);
+    // Bad input: a read longer than the buffer, a part word, an empty cursor.
+    let mut c = e.zeros::<u64>(1).unwrap();
+    let err = e
+        .stream_grid_from(&src, &mut c, 4096 * 4 + 16, one, &mut slots, 0)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+    let err = e
+        .stream_grid_from(&src, &mut c, 8, one, &mut slots, 0)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    let mut empty = e.zeros::<u64>(0).unwrap();
+    let err = e
+        .stream_grid_from(&src, &mut empty, 16, one, &mut slots, 0)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}
