@@ -8,12 +8,12 @@ pub fn cmd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_launch-econ"))
 }
 
-/// `launch-econ ARGS`, which must exit 0: its output.
 /// A command line's words (for arguments without spaces: flags and numbers, not paths).
 pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
+/// `launch-econ ARGS`, which must exit 0: its output.
 pub fn succeeds(args: &[&str]) -> std::process::Output {
     cmd().args(args).assert().success().get_output().clone()
 }

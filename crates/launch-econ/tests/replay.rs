@@ -1,0 +1,294 @@
+//! `launch-econ replay` as a user meets it: traces read offline (`--summary`), bad traces and
+//! filters, and replays on a GPU (eager and graph, copies, several streams, the exported
+//! trace).
+
+mod common;
+use common::{assert_usage_error, cmd, json_of, succeeds, words};
+
+/// The path of a test fixture (`tests/fixtures/NAME`).
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `replay TRACE` followed by `flags` (words without spaces).
+fn replay<'a>(trace: &'a str, flags: &'a str) -> Vec<&'a str> {
+    let mut v = vec!["replay", trace];
+    v.extend(words(flags));
+    v
+}
+
+/// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
+#[test]
+fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
+    let fx = fixture;
+    let out = cmd()
+        .args(["replay", &fx("kineto_step.json"), "--summary", "--top", "1"])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("2 kernels, 1 copies, 1 memsets"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("sm90_xmma_gemm"), "{stdout}");
+    let greenctx = fx("nsys_greenctx.csv");
+    let out = succeeds(&replay(&greenctx, "--summary --stream 7 --export-json -"));
+    let v = json_of(&out);
+    assert_eq!(v["result"]["trace"]["summary"]["kernels"], 2);
+    assert_eq!(v["result"]["prediction"]["graph_source"], "model");
+    assert_eq!(v["result"]["kind"], "replay-summary");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["replay".into(), fx("missing.json"), "--summary".into()],
+            "cannot read",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--stream".into(),
+                "99".into(),
+            ],
+            "no operations left",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--window".into(),
+                "5..1".into(),
+            ],
+            "FROM must be below TO",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--host-overhead-us".into(),
+                "-3".into(),
+            ],
+            "unexpected argument '-3'",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--stream-from-us".into(),
+                "soon".into(),
+            ],
+            "`soon` is not a number of µs (or `off`)",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--eager-step-ms".into(),
+                "0".into(),
+            ],
+            "must be above 0 ms",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--eager-step-ms".into(),
+                "inf".into(),
+            ],
+            "finite, non-negative",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--profile".into(),
+                fx("missing-profile.json"),
+            ],
+            "cannot read profile",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--profile".into(),
+                fx("kineto_step.json"),
+            ],
+            "no schema_version",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--reps".into(),
+                "0".into(),
+            ],
+            "invalid value '0'",
+        ),
+        (vec!["replay".into()], "required"),
+        (
+            vec![
+                "replay".into(),
+                fx("kineto_step.json"),
+                "--summary".into(),
+                "--export-trace".into(),
+                "/tmp/launch-econ-never-written.json".into(),
+            ],
+            "cannot be used with --summary",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("kineto_step.json"),
+                "--export-trace".into(),
+                "/nonexistent-dir/replay.json".into(),
+            ],
+            "/nonexistent-dir/replay.json",
+        ),
+    ];
+    for (args, msg) in cases {
+        assert_usage_error(&args, msg);
+    }
+}
+
+/// Two streams forked and joined with recorded waits: the offline model runs the branches
+/// side by side (20 + 40 + 20 us of kernels, not 120) and says how it read the streams.
+#[test]
+fn replay_summary_overlaps_streams_with_recorded_waits() {
+    let fx = fixture("kineto_two_streams.json");
+    let out = succeeds(&replay(&fx, "--summary --export-json -"));
+    let v = json_of(&out);
+    let graph_ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
+    let launch_ms = 0.01; // the shipped profile's fixed launch cost is a few us
+    assert!(
+        (0.080..0.080 + launch_ms).contains(&graph_ms),
+        "graph step {graph_ms} ms"
+    );
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("3 streams") && warnings.contains("offline model"),
+        "{warnings}"
+    );
+}
+
+/// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_on_a_gpu() {
+    let fx = fixture("kineto_step.json");
+    let out = succeeds(&replay(&fx, "--trials 3 --reps 5 --export-json -"));
+    let v = json_of(&out);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("spans, kernels >= 2 us (2)"), "{stderr}");
+    assert!(
+        stderr.contains("stand-ins: each graph node planned"),
+        "{stderr}"
+    );
+    let r = &v["result"]["replay"];
+    assert_eq!(r["kernels"], 2);
+    assert_eq!(r["trials"].as_array().unwrap().len(), 3);
+    assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
+    // The 12.75 µs kernel stands in by streaming memory, sized in the walk's graph, and its
+    // replayed duration is read back.
+    let streaming = r["fidelity"]["streaming_stand_ins"].as_u64().unwrap();
+    assert!((1..=2).contains(&streaming), "{streaming}");
+    assert!(
+        r["fidelity"]["kernels"][0][1].as_f64().is_some(),
+        "{}",
+        r["fidelity"]
+    );
+    assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+    assert!(r["planned_nodes_ms"].as_f64().unwrap() > 0.0);
+    // The graph step is priced at the upper level of node cost, measured after the trials;
+    // the trials' single-stream figure is reported beside it as the lower level.
+    let upper = r["graph_wall_other_stream_ms"]["median"].as_f64().unwrap();
+    let p = &v["result"]["prediction"];
+    assert_eq!(p["graph_step_ms"].as_f64().unwrap(), upper);
+    assert_eq!(
+        p["graph_step_quiet_ms"].as_f64().unwrap(),
+        r["summary"]["graph_wall_ms"]["median"].as_f64().unwrap()
+    );
+    assert!(r["graph_gpu_other_stream_ms"]["median"].as_f64().unwrap() > 0.0);
+    // The step's host-to-device copy was recorded from pageable memory; it replays through
+    // page-locked memory, and the report says so.
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("1 host<->device copies were recorded from or into pageable"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("device-to-device"), "{warnings}");
+}
+
+/// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in
+/// the graph, and the report warns that such a copy changes what a framework captures.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_copies_to_the_host() {
+    let fx = fixture("nsys_2023.csv");
+    let out = succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --warmup 0 --export-json -",
+    ));
+    let v = json_of(&out);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("copies device to host 1 time"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("device-to-device"), "{warnings}");
+    let r = &v["result"]["replay"];
+    assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+    assert!(r["summary"]["eager_wall_ms"]["median"].as_f64().unwrap() > 0.0);
+}
+
+/// A two-stream walk with recorded waits replays on two lanes, and `--export-trace` writes
+/// both replayed walks with GPU stamps.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_streams_on_lanes_and_exports_a_trace() {
+    let fx = fixture("kineto_two_streams.json");
+    let dir = std::env::temp_dir().join(format!("le-lanes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("replay.json");
+    let out = cmd()
+        .args(replay(&fx, "--trials 3 --reps 5 --export-trace"))
+        .arg(&trace)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("streams: 3 streams on 3 lanes, ordered by 4 recorded cross-stream waits"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("wrote the replay trace"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    for pid in [1, 2] {
+        let stamped: Vec<&serde_json::Value> = ev
+            .iter()
+            .filter(|e| e["pid"] == pid && e["ph"] == "X")
+            .collect();
+        assert_eq!(stamped.len(), 4, "pid {pid}: {stamped:?}");
+        assert!(stamped.iter().all(|e| e["args"]["timing"] == "stamped"));
+        // The epilogue starts after both branches ended (the join held).
+        let end = |name: &str| {
+            let e = stamped.iter().find(|e| e["name"] == name).unwrap();
+            e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap()
+        };
+        let epi = stamped.iter().find(|e| e["name"] == "epilogue").unwrap();
+        let start = epi["ts"].as_f64().unwrap();
+        assert!(
+            start >= end("branch_a") && start >= end("branch_b"),
+            "pid {pid}: {stamped:?}"
+        );
+    }
+}
