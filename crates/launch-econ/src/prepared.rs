@@ -32,10 +32,11 @@ pub(crate) enum Step {
         shape: LaunchShape,
         slot: usize,
     },
-    /// A kernel that reads `bytes` of the arena where the last read ended, sized so that its profiled
-    /// duration is the recorded one; `fallback` is the spin stand-in it reverts to if no read
-    /// can be that short; `ramp_ns`: what a profiler sees beyond its span (its shape's, from
-    /// the stand-in plan).
+    /// A kernel that reads `bytes` of the arena where the last read ended, sized so that its
+    /// graph node costs the recorded duration + the front-end gap; `fallback` is the spin
+    /// stand-in it reverts to if no read can be that short; `ramp_ns`: what its node costs
+    /// beyond its span less that gap (its shape's from the stand-in plan, then as measured in
+    /// the walk's graph by [`crate::streaming::size`]).
     Stream {
         recorded_ns: f64,
         ramp_ns: f64,
@@ -70,7 +71,8 @@ impl Prepared {
     }
 
     /// Stand-ins for `ops`, in that order, with buffers on `e`; streaming stand-ins are sized
-    /// on `e` (each launched alone on an idle GPU, as the recording launched them).
+    /// on `e` in a graph of these steps ([`crate::streaming::size`]): `ops` must be one stream's
+    /// part of a walk.
     pub(crate) fn new<'a>(
         e: &Engine,
         ops: impl Iterator<Item = &'a Op>,
