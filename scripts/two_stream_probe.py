@@ -10,7 +10,17 @@ of batches), at the level the process starts at and again after kernels on anoth
 
 * `one chain`: chain A alone on a side stream;
 * `two chains side by side`: the walk as validated;
-* `two chains one after the other`: both chains on one side stream.
+* `two chains one after the other`: both chains on one side stream;
+* `A + spin B`, `A + spin B, no smem`, `spin A + spin B`, `spin A`: one or both chains made of
+  globaltimer spin kernels of the real kernels' grid, block, dynamic shared memory (or none)
+  and graph node costs (a spin chain alone about as long as the real one), as `launch-econ
+  replay` stands them in;
+* `A + B gemms only`, `A + B elementwise only`: half of chain B;
+* `... shared weights`: chain B multiplies by chain A's weights, so the walk reads 32 MiB of
+  weights, not 64 (the H200's 50 MB L2 holds one set, not both).
+
+With `--profile`, a torch.profiler session after all timing reports the mean duration of each
+kernel kind per chain in six of the variants, to see which kernels the other chain slows.
 
 Compare with `launch-econ replay TRACE --stream S` (one recorded chain) and the full replay.
 
@@ -28,6 +38,40 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate import capture_torch, launch_on_other_stream, replay_ms  # noqa: E402
 
 D, LAYERS = 1024, 16
+# The real chain's kernels in an unprofiled graph on an otherwise idle H200 (see the module
+# doc): cuBLAS nvjet 64x8 GEMM, 4 x 4 blocks of 384 threads, 164308 B dynamic shared memory;
+# torch's vectorized elementwise kernel, 8 blocks of 128 threads.
+# Spin lengths: a spin kernel's graph node costs ~0.85 us more than its spin (H200), so these
+# make a spin chain about as long as the real one alone (3.9 and 1.15 us nodes).
+GEMM = dict(grid=(4, 4, 1), block=(384, 1, 1), smem=164308, ns=3050)
+ELT = dict(grid=(8, 1, 1), block=(128, 1, 1), smem=0, ns=300)
+
+SPIN_SRC = r"""
+extern "C" __global__ void spin(unsigned long long ns, unsigned int* sink) {
+    extern __shared__ unsigned char pad[];
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+    if (threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0) { *sink = (unsigned int)(now - start); }
+}
+"""
+
+
+class Spinner:
+    """Globaltimer spin kernels launched with CuPy on torch's current stream."""
+
+    def __init__(self):
+        import cupy as cp
+        self.cp = cp
+        self.kernel = cp.RawKernel(SPIN_SRC, "spin")
+        self.kernel.max_dynamic_shared_size_bytes = GEMM["smem"]
+        self.sink = cp.zeros(1, dtype=cp.uint32)
+
+    def __call__(self, shape, smem=True):
+        cp = self.cp
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            self.kernel(shape["grid"], shape["block"], (cp.uint64(shape["ns"]), self.sink),
+                        shared_mem=shape["smem"] if smem else 0)
 
 
 def variants():
@@ -73,13 +117,95 @@ def variants():
                 return chain(wa, torch.relu) + chain(wb, torch.tanh)
         return fork(work)
 
+    spinner = Spinner()
+
+    def spin_chain(smem=True):
+        for _ in range(LAYERS):
+            spinner(GEMM, smem)
+            spinner(ELT, smem)
+
+    def pair(work_a, work_b):
+        def step():
+            def work():
+                with torch.cuda.stream(s1):
+                    a = work_a()
+                with torch.cuda.stream(s2):
+                    b = work_b()
+                return a, b
+            return fork(work)
+        return step
+
+    def real_a():
+        return chain(wa, torch.relu)
+
+    def gemms_b():
+        y = x
+        for w in wb:
+            y = y @ w
+        return y
+
+    def elementwise_b():
+        y = x
+        for _ in range(2 * LAYERS):
+            y = torch.tanh(y)
+        return y
+
+    def both_shared():
+        def work():
+            with torch.cuda.stream(s1):
+                a = chain(wa, torch.relu)
+            with torch.cuda.stream(s2):
+                b = chain(wa, torch.tanh)
+            return a, b
+        a, b = fork(work)
+        return a + b
+
+    def serial_shared():
+        def work():
+            with torch.cuda.stream(s1):
+                return chain(wa, torch.relu) + chain(wa, torch.tanh)
+        return fork(work)
+
     return {"one chain": one, "two chains side by side": both,
-            "two chains one after the other": serial}
+            "side by side, shared weights": both_shared,
+            "one after the other, shared weights": serial_shared,
+            "two chains one after the other": serial,
+            "A + spin B": pair(real_a, spin_chain),
+            "A + spin B, no smem": pair(real_a, lambda: spin_chain(False)),
+            "spin A + spin B": pair(spin_chain, spin_chain),
+            "spin A": pair(spin_chain, lambda: None),
+            "A + B gemms only": pair(real_a, gemms_b),
+            "A + B elementwise only": pair(real_a, elementwise_b)}
+
+
+def profile(graphs, names):
+    """Mean kernel duration (us) per (variant, stream, kernel kind) over three replays."""
+    from torch.profiler import ProfilerActivity, profile as prof
+    out = {}
+    for name in names:
+        with prof(activities=[ProfilerActivity.CUDA]) as p:
+            for _ in range(3):
+                graphs[name].replay()
+            torch.cuda.synchronize()
+        path = f"/tmp/two_stream_{len(out)}.json"
+        p.export_chrome_trace(path)
+        with open(path) as f:
+            events = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"]
+        streams = sorted({e["args"]["stream"] for e in events})
+        kinds = {}
+        for e in events:
+            kind = "gemm" if "nvjet" in e["name"] or "gemm" in e["name"] else (
+                "spin" if e["name"] == "spin" else "elementwise")
+            key = f"stream {streams.index(e['args']['stream'])} {kind}"
+            kinds.setdefault(key, []).append(e["dur"])
+        out[name] = {k: round(statistics.mean(v), 3) for k, v in sorted(kinds.items())}
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
+    ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
     stream = torch.cuda.Stream()
     graphs = {}
@@ -100,9 +226,16 @@ def main():
             res.setdefault(k, {})[level + "_ms"] = statistics.median(v)
     for k, v in res.items():
         print(f"{k:>32}: first {v['first_ms']:.4f} ms, upper {v['upper_ms']:.4f} ms")
+    doc = {"device": torch.cuda.get_device_name(0), "variants": res}
+    if args.profile:
+        doc["kernel_means_us"] = profile(graphs, ["two chains side by side", "A + spin B",
+                                                  "spin A + spin B", "spin A", "one chain",
+                                                  "side by side, shared weights"])
+        for k, v in doc["kernel_means_us"].items():
+            print(f"{k:>32}: {v}")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(0), "variants": res}, f, indent=1)
+            json.dump(doc, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,13 @@ then run `launch-econ replay TRACE --eager-step-ms <measured>` and `launch-econ 
 --summary` on the eager trace and compare their predictions with the measured figures.
 
     python3 scripts/validate.py --out DIR [--launch-econ PATH] [--walks a,b,...]
+                                [--walk-module FILE.py]
     python3 scripts/validate.py --reprice validation.json --traces DIR --out DIR   (no GPU)
+
+Your own walks: `--walk-module FILE.py --walks mine,...`, where FILE.py defines
+`build(name) -> (step, kind)` as `build` below does (kind 'torch' or 'cupy'; `step()` runs one
+step on the current stream and can be captured); names it does not know fall through to the
+walks here.
 
 Writes DIR/validation.json (every number) and DIR/validation.md (the table). Needs PyTorch and
 transformers (CuPy for the CuPy walk); downloads nothing: models are built from configs with
@@ -212,9 +218,23 @@ def replay_ms(replay, reps=20, batches=7):
     return statistics.median(out)
 
 
-def child(name, out, batches, reps):
+def build_from(module_path, name):
+    """`build(name)` of a user's walk module, else of the walks here."""
+    if module_path:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("user_walks", module_path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        try:
+            return module.build(name)
+        except (KeyError, ValueError):
+            pass
+    return build(name)
+
+
+def child(name, out, batches, reps, walk_module=""):
     import torch
-    step, kind = build(name)
+    step, kind = build_from(walk_module, name)
     res = {"walk": name, "kind": kind}
     if kind == "cupy":
         import cupy as cp
@@ -313,12 +333,21 @@ def run_json(cmd):
 
 
 def kernels_of(path):
-    """(name, start us, duration us) of every kernel in a Kineto trace, in start order."""
+    """(name, start us, duration us, stream) of every kernel in a Kineto trace, in start order."""
     with open(path) as f:
         ev = json.load(f).get("traceEvents", [])
-    ks = [(e["name"], float(e["ts"]), float(e.get("dur", 0))) for e in ev
-          if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    ks = [(e["name"], float(e["ts"]), float(e.get("dur", 0)), e.get("args", {}).get("stream"))
+          for e in ev if e.get("cat") == "kernel" and e.get("ph") == "X"]
     return sorted(ks, key=lambda k: k[1])
+
+
+def same_walk(eager, graph):
+    """Do two recordings run the same kernels? In order where the eager step ran on one stream;
+    as a multiset where it ran on several, whose kernels interleave differently in a graph,
+    and whose join lands on one of the graph's branch streams, not the one it was issued on."""
+    if len({k[3] for k in eager}) == 1:
+        return [k[0] for k in eager] == [k[0] for k in graph]
+    return sorted(k[0] for k in eager) == sorted(k[0] for k in graph)
 
 
 def graph_facts(eager_path, graph_path):
@@ -327,7 +356,7 @@ def graph_facts(eager_path, graph_path):
     gaps = [b[1] - (a[1] + a[2]) for a, b in zip(gk, gk[1:])]
     return {
         "graph_kernels": len(gk),
-        "same_walk": [k[0] for k in ek] == [k[0] for k in gk],
+        "same_walk": same_walk(ek, gk),
         "eager_kernel_sum_ms": sum(k[2] for k in ek) / 1e3,
         "graph_kernel_sum_ms": sum(k[2] for k in gk) / 1e3,
         "graph_gap_median_us": statistics.median(gaps) if gaps else None,
@@ -345,7 +374,8 @@ def parent(args):
     for name in names:
         t0 = time.time()
         p = subprocess.run([sys.executable, __file__, "--child", name, "--out", args.out,
-                            "--batches", str(args.batches), "--reps", str(args.reps)],
+                            "--batches", str(args.batches), "--reps", str(args.reps),
+                            "--walk-module", args.walk_module],
                            capture_output=True, text=True)
         if p.returncode != 0:
             results.append({"walk": name, "error": p.stderr[-3000:]})
@@ -476,6 +506,9 @@ def main():
     ap.add_argument("--launch-econ", default="launch-econ")
     ap.add_argument("--walks", default="",
                     help="comma-separated; default: every walk (" + ", ".join(WALKS) + ")")
+    ap.add_argument("--walk-module", default="",
+                    help="a Python file whose build(name) returns (step, kind) for walks of "
+                         "your own (raise KeyError/ValueError for names it does not know)")
     ap.add_argument("--batches", type=int, default=15)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--child", default="")
@@ -494,7 +527,7 @@ def main():
             write_table(json.load(f), os.path.join(args.out, "validation.md"))
     elif args.child:
         try:
-            child(args.child, args.out, args.batches, args.reps)
+            child(args.child, args.out, args.batches, args.reps, args.walk_module)
         except Exception:
             traceback.print_exc()
             sys.exit(1)

@@ -172,9 +172,12 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
     );
     let warnings = v["warnings"].to_string();
     assert!(
-        warnings.contains("3 streams") && warnings.contains("offline model"),
+        warnings.contains("3 streams") && warnings.contains("prices the longest chain"),
         "{warnings}"
     );
+    assert!(!warnings.contains("one after another"), "{warnings}");
+    // Side by side in a graph, kernels slow each other down: the price says it comes out low.
+    assert!(warnings.contains("slow each other down"), "{warnings}");
 }
 
 /// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
