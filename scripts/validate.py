@@ -422,14 +422,17 @@ def offline_prices(launch_econ, trace, eager_step_ms):
 
 
 def reprice(args):
-    """Recomputes the offline columns of a validation.json from its traces (in --traces) with
-    this launch-econ and its shipped profile: for a changed model or profile, no GPU needed."""
+    """Recomputes the columns of a validation.json that come from its traces (in --traces) alone
+    — the offline prices, with this launch-econ and its shipped profile, and the graph facts —
+    for a changed model, profile or check: no GPU needed."""
     with open(args.reprice) as f:
         results = json.load(f)
     for r in results:
         if "error" in r or "eager_trace" not in r:
             continue
         trace = os.path.join(args.traces, os.path.basename(r["eager_trace"]))
+        graph = os.path.join(args.traces, os.path.basename(r["graph_trace"]))
+        r.update(graph_facts(trace, graph))
         r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "validation.json"), "w") as f:
@@ -515,8 +518,9 @@ def main():
     ap.add_argument("--retable", default="",
                     help="only rewrite the tables from a validation.json (into --out)")
     ap.add_argument("--reprice", default="",
-                    help="recompute the offline (--summary) columns of a validation.json from "
-                         "its traces in --traces, then rewrite JSON and tables into --out")
+                    help="recompute the columns of a validation.json that come from its traces "
+                         "in --traces (offline prices, graph facts), then rewrite JSON and "
+                         "tables into --out")
     ap.add_argument("--traces", default="", help="with --reprice: where the traces are")
     args = ap.parse_args()
     if args.reprice:

@@ -1,0 +1,104 @@
+"""Seven more walks for `scripts/validate.py --walk-module`, written after the method was fixed
+and run once with it unchanged, to check it on walks it was not developed on (results:
+docs/validation-h200.md, "Walks the method was not developed on"; numbers:
+docs/validation-more-walks-h200.json). Also an example of a walk module: `build(name)` returns
+(step, kind) and raises KeyError for names it does not know.
+
+    python3 scripts/validate.py --out DIR --walk-module scripts/more_walks.py \
+        --walks mistral_decode_b2,gpt2_small_decode_b8,qwen2_prefill_128,cnn_b1,\
+fp16_decode_4096,two_streams_small,cupy_reduce
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def build(name):
+    import torch
+    torch.manual_seed(1)
+    from validate import hf_step
+    if name in ("mistral_decode_b2", "gpt2_small_decode_b8", "qwen2_prefill_128"):
+        import transformers
+        with torch.device("cuda"):
+            if name == "mistral_decode_b2":
+                cfg = transformers.MistralConfig(
+                    hidden_size=1024, intermediate_size=3584, num_hidden_layers=16,
+                    num_attention_heads=16, num_key_value_heads=4, vocab_size=32000)
+                model = transformers.MistralForCausalLM(cfg).to(torch.bfloat16)
+                b, s = 2, 1
+            elif name == "gpt2_small_decode_b8":
+                cfg = transformers.GPT2Config(n_embd=768, n_layer=12, n_head=12)
+                model = transformers.GPT2LMHeadModel(cfg).to(torch.float16)
+                b, s = 8, 1
+            else:
+                cfg = transformers.Qwen2Config(
+                    hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
+                    num_attention_heads=14, num_key_value_heads=2, vocab_size=32000)
+                model = transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16)
+                b, s = 1, 128
+        model.eval()
+        return hf_step(torch, model, b, s), "torch"
+    if name == "cnn_b1":
+        import torch.nn as nn
+        layers = []
+        for _ in range(12):
+            layers += [nn.Conv2d(64, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU()]
+        net = nn.Sequential(*layers).cuda().half().eval()
+        x = torch.randn(1, 64, 56, 56, device="cuda", dtype=torch.float16)
+
+        def step():
+            with torch.no_grad():
+                return net(x)
+        return step, "torch"
+    if name == "fp16_decode_4096":
+        d, layers = 4096, 8
+        ws = [(torch.randn(2 * 11008, d, device="cuda", dtype=torch.float16) * 0.01,
+               torch.randn(d, 11008, device="cuda", dtype=torch.float16) * 0.01,
+               torch.ones(d, device="cuda", dtype=torch.float16)) for _ in range(layers)]
+        x = torch.randn(1, d, device="cuda", dtype=torch.float16)
+
+        def step():
+            y = x
+            for up, down, g in ws:
+                h = torch.nn.functional.rms_norm(y, (d,), g)
+                a, b = torch.nn.functional.linear(h, up).chunk(2, dim=-1)
+                y = y + torch.nn.functional.linear(torch.nn.functional.silu(a) * b, down)
+            return y
+        return step, "torch"
+    if name == "two_streams_small":
+        d, layers = 512, 24
+        s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+        wa = [torch.randn(d, d, device="cuda", dtype=torch.float16) * 0.05 for _ in range(layers)]
+        x = torch.randn(4, d, device="cuda", dtype=torch.float16)
+
+        def step():
+            main = torch.cuda.current_stream()
+            s1.wait_stream(main)
+            s2.wait_stream(main)
+            with torch.cuda.stream(s1):
+                a = x
+                for w in wa:
+                    a = torch.nn.functional.gelu(a @ w)
+            with torch.cuda.stream(s2):
+                b = x
+                for _ in range(layers):
+                    b = torch.sigmoid(b) * 1.5
+            main.wait_stream(s1)
+            main.wait_stream(s2)
+            return a + b
+        return step, "torch"
+    if name == "cupy_reduce":
+        import cupy as cp
+        n = 1 << 20
+        a = cp.random.random(n, dtype=cp.float32)
+        ws = [cp.random.random(n, dtype=cp.float32) for _ in range(40)]
+
+        def step():
+            y = a
+            for w in ws:
+                y = cp.sqrt(y * w + 1.0)
+                y = y / (cp.max(y) + 1.0)
+            return y
+        return step, "cupy"
+    raise KeyError(name)
