@@ -15,12 +15,16 @@ of batches), at the level the process starts at and again after kernels on anoth
   globaltimer spin kernels of the real kernels' grid, block, dynamic shared memory (or none)
   and graph node costs (a spin chain alone about as long as the real one), as `launch-econ
   replay` stands them in;
+* `A + napping spin B`: the spins sleep 0.5 us between reads of the clock (they leave the
+  SMs' issue slots to others); `A + one-block spin B`: one 32-thread block per spin;
+* `touch A ...`: chain A made of spins that load one 16-byte word per thread before they
+  spin and store one after, as an element-wise kernel would;
 * `A + B gemms only`, `A + B elementwise only`: half of chain B;
 * `... shared weights`: chain B multiplies by chain A's weights, so the walk reads 32 MiB of
   weights, not 64 (the H200's 50 MB L2 holds one set, not both).
 
 With `--profile`, a torch.profiler session after all timing reports the mean duration of each
-kernel kind per chain in six of the variants, to see which kernels the other chain slows.
+kernel kind per chain in eleven of the variants, to see which kernels the other chain slows.
 
 Compare with `launch-econ replay TRACE --stream S` (one recorded chain) and the full replay.
 
@@ -47,12 +51,28 @@ GEMM = dict(grid=(4, 4, 1), block=(384, 1, 1), smem=164308, ns=3050)
 ELT = dict(grid=(8, 1, 1), block=(128, 1, 1), smem=0, ns=300)
 
 SPIN_SRC = r"""
-extern "C" __global__ void spin(unsigned long long ns, unsigned int* sink) {
+extern "C" __global__ void spin(unsigned long long ns, unsigned int nap, unsigned int* sink) {
     extern __shared__ unsigned char pad[];
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+    do {
+        if (nap) { __nanosleep(nap); }
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
     if (threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0) { *sink = (unsigned int)(now - start); }
+}
+
+// The spin with an element-wise kernel's memory traffic around it: every thread loads one
+// 16-byte word before it spins and stores one after (a 64 KiB buffer each way).
+extern "C" __global__ void touch(unsigned long long ns, const float4* in, float4* out) {
+    extern __shared__ unsigned char pad[];
+    const unsigned int i = (blockIdx.x + gridDim.x * blockIdx.y) * blockDim.x + threadIdx.x;
+    float4 v = in[i % 4096u];
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+    v.x += 1.0f;
+    out[i % 4096u] = v;
 }
 """
 
@@ -65,13 +85,27 @@ class Spinner:
         self.cp = cp
         self.kernel = cp.RawKernel(SPIN_SRC, "spin")
         self.kernel.max_dynamic_shared_size_bytes = GEMM["smem"]
+        self.touch_kernel = cp.RawKernel(SPIN_SRC, "touch")
+        self.touch_kernel.max_dynamic_shared_size_bytes = GEMM["smem"]
         self.sink = cp.zeros(1, dtype=cp.uint32)
+        self.bufs = [cp.zeros(4096 * 4, dtype=cp.float32) for _ in range(2)]
+        self.flip = 0
 
-    def __call__(self, shape, smem=True):
+    def touch(self, shape):
+        """A touching spin; consecutive calls read what the one before wrote."""
         cp = self.cp
+        src, dst = self.bufs[self.flip], self.bufs[1 - self.flip]
+        self.flip = 1 - self.flip
         with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
-            self.kernel(shape["grid"], shape["block"], (cp.uint64(shape["ns"]), self.sink),
-                        shared_mem=shape["smem"] if smem else 0)
+            self.touch_kernel(shape["grid"], shape["block"], (cp.uint64(shape["ns"]), src, dst),
+                              shared_mem=shape["smem"])
+
+    def __call__(self, shape, smem=True, nap=0, one_block=False):
+        cp = self.cp
+        grid, block = ((1, 1, 1), (32, 1, 1)) if one_block else (shape["grid"], shape["block"])
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            self.kernel(grid, block, (cp.uint64(shape["ns"]), cp.uint32(nap), self.sink),
+                        shared_mem=shape["smem"] if smem and not one_block else 0)
 
 
 def variants():
@@ -119,10 +153,15 @@ def variants():
 
     spinner = Spinner()
 
-    def spin_chain(smem=True):
+    def spin_chain(smem=True, nap=0, one_block=False):
         for _ in range(LAYERS):
-            spinner(GEMM, smem)
-            spinner(ELT, smem)
+            spinner(GEMM, smem, nap, one_block)
+            spinner(ELT, smem, nap, one_block)
+
+    def touch_chain():
+        for _ in range(LAYERS):
+            spinner.touch(GEMM)
+            spinner.touch(ELT)
 
     def pair(work_a, work_b):
         def step():
@@ -172,7 +211,12 @@ def variants():
             "two chains one after the other": serial,
             "A + spin B": pair(real_a, spin_chain),
             "A + spin B, no smem": pair(real_a, lambda: spin_chain(False)),
+            "A + napping spin B": pair(real_a, lambda: spin_chain(nap=500)),
+            "A + one-block spin B": pair(real_a, lambda: spin_chain(one_block=True)),
             "spin A + spin B": pair(spin_chain, spin_chain),
+            "touch A": pair(touch_chain, lambda: None),
+            "touch A + spin B": pair(touch_chain, spin_chain),
+            "touch A + one-block spin B": pair(touch_chain, lambda: spin_chain(one_block=True)),
             "spin A": pair(spin_chain, lambda: None),
             "A + B gemms only": pair(real_a, gemms_b),
             "A + B elementwise only": pair(real_a, elementwise_b)}
@@ -195,7 +239,8 @@ def profile(graphs, names):
         kinds = {}
         for e in events:
             kind = "gemm" if "nvjet" in e["name"] or "gemm" in e["name"] else (
-                "spin" if e["name"] == "spin" else "elementwise")
+                f"{e['name']} {e['args'].get('grid')}" if e["name"] in ("spin", "touch")
+                else "elementwise")
             key = f"stream {streams.index(e['args']['stream'])} {kind}"
             kinds.setdefault(key, []).append(e["dur"])
         out[name] = {k: round(statistics.mean(v), 3) for k, v in sorted(kinds.items())}
@@ -229,6 +274,9 @@ def main():
     doc = {"device": torch.cuda.get_device_name(0), "variants": res}
     if args.profile:
         doc["kernel_means_us"] = profile(graphs, ["two chains side by side", "A + spin B",
+                                                  "A + napping spin B", "A + one-block spin B",
+                                                  "touch A", "touch A + spin B",
+                                                  "touch A + one-block spin B",
                                                   "spin A + spin B", "spin A", "one chain",
                                                   "side by side, shared weights"])
         for k, v in doc["kernel_means_us"].items():
