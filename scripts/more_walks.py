@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 def build(name):
     import torch
     torch.manual_seed(1)
-    from validate import hf_step
+    from validate import fork_join, hf_step
     if name in ("mistral_decode_b2", "gpt2_small_decode_b8", "qwen2_prefill_128"):
         import transformers
         with torch.device("cuda"):
@@ -68,26 +68,21 @@ def build(name):
         return step, "torch"
     if name == "two_streams_small":
         d, layers = 512, 24
-        s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
         wa = [torch.randn(d, d, device="cuda", dtype=torch.float16) * 0.05 for _ in range(layers)]
         x = torch.randn(4, d, device="cuda", dtype=torch.float16)
 
-        def step():
-            main = torch.cuda.current_stream()
-            s1.wait_stream(main)
-            s2.wait_stream(main)
-            with torch.cuda.stream(s1):
-                a = x
-                for w in wa:
-                    a = torch.nn.functional.gelu(a @ w)
-            with torch.cuda.stream(s2):
-                b = x
-                for _ in range(layers):
-                    b = torch.sigmoid(b) * 1.5
-            main.wait_stream(s1)
-            main.wait_stream(s2)
-            return a + b
-        return step, "torch"
+        def gemms():
+            a = x
+            for w in wa:
+                a = torch.nn.functional.gelu(a @ w)
+            return a
+
+        def elementwise():
+            b = x
+            for _ in range(layers):
+                b = torch.sigmoid(b) * 1.5
+            return b
+        return fork_join(gemms, elementwise), "torch"
     if name == "cupy_reduce":
         import cupy as cp
         n = 1 << 20

@@ -129,28 +129,6 @@ def variants():
             main.wait_stream(s)
         return out
 
-    def one():
-        def work():
-            with torch.cuda.stream(s1):
-                return chain(wa, torch.relu)
-        return fork(work)
-
-    def both():
-        def work():
-            with torch.cuda.stream(s1):
-                a = chain(wa, torch.relu)
-            with torch.cuda.stream(s2):
-                b = chain(wb, torch.tanh)
-            return a, b
-        a, b = fork(work)
-        return a + b
-
-    def serial():
-        def work():
-            with torch.cuda.stream(s1):
-                return chain(wa, torch.relu) + chain(wb, torch.tanh)
-        return fork(work)
-
     spinner = Spinner()
 
     def spin_chain(smem=True, nap=0, one_block=False):
@@ -164,6 +142,8 @@ def variants():
             spinner.touch(ELT)
 
     def pair(work_a, work_b):
+        """work_a on one side stream beside work_b on the other, joined by an add where both
+        give a tensor (as the validated walk joins its chains)."""
         def step():
             def work():
                 with torch.cuda.stream(s1):
@@ -171,6 +151,15 @@ def variants():
                 with torch.cuda.stream(s2):
                     b = work_b()
                 return a, b
+            a, b = fork(work)
+            return a + b if a is not None and b is not None else None
+        return step
+
+    def serial(ws_b):
+        def step():
+            def work():
+                with torch.cuda.stream(s1):
+                    return chain(wa, torch.relu) + chain(ws_b, torch.tanh)
             return fork(work)
         return step
 
@@ -189,26 +178,11 @@ def variants():
             y = torch.tanh(y)
         return y
 
-    def both_shared():
-        def work():
-            with torch.cuda.stream(s1):
-                a = chain(wa, torch.relu)
-            with torch.cuda.stream(s2):
-                b = chain(wa, torch.tanh)
-            return a, b
-        a, b = fork(work)
-        return a + b
-
-    def serial_shared():
-        def work():
-            with torch.cuda.stream(s1):
-                return chain(wa, torch.relu) + chain(wa, torch.tanh)
-        return fork(work)
-
-    return {"one chain": one, "two chains side by side": both,
-            "side by side, shared weights": both_shared,
-            "one after the other, shared weights": serial_shared,
-            "two chains one after the other": serial,
+    return {"one chain": pair(real_a, lambda: None),
+            "two chains side by side": pair(real_a, lambda: chain(wb, torch.tanh)),
+            "side by side, shared weights": pair(real_a, lambda: chain(wa, torch.tanh)),
+            "one after the other, shared weights": serial(wa),
+            "two chains one after the other": serial(wb),
             "A + spin B": pair(real_a, spin_chain),
             "A + spin B, no smem": pair(real_a, lambda: spin_chain(False)),
             "A + napping spin B": pair(real_a, lambda: spin_chain(nap=500)),

@@ -70,6 +70,26 @@ def hf_step(torch, model, batch, seq):
     return step
 
 
+def fork_join(side_a, side_b):
+    """A step on two side streams: forked from the current stream, `side_a()` on one beside
+    `side_b()` on the other, joined back and their results added on the current stream."""
+    import torch
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+
+    def step():
+        main = torch.cuda.current_stream()
+        s1.wait_stream(main)
+        s2.wait_stream(main)
+        with torch.cuda.stream(s1):
+            a = side_a()
+        with torch.cuda.stream(s2):
+            b = side_b()
+        main.wait_stream(s1)
+        main.wait_stream(s2)
+        return a + b
+    return step
+
+
 def build(name):
     """Returns (step, kind): kind is 'torch' or 'cupy'."""
     import torch
@@ -110,27 +130,18 @@ def build(name):
         return step, "torch"
     if name == "two_streams":
         d, layers = 1024, 16
-        s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
         wa = [torch.randn(d, d, device="cuda", dtype=torch.float16) * 0.03 for _ in range(layers)]
         wb = [torch.randn(d, d, device="cuda", dtype=torch.float16) * 0.03 for _ in range(layers)]
         x = torch.randn(8, d, device="cuda", dtype=torch.float16)
 
-        def step():
-            main = torch.cuda.current_stream()
-            s1.wait_stream(main)
-            s2.wait_stream(main)
-            with torch.cuda.stream(s1):
-                a = x
-                for w in wa:
-                    a = torch.relu(a @ w)
-            with torch.cuda.stream(s2):
-                b = x
-                for w in wb:
-                    b = torch.tanh(b @ w)
-            main.wait_stream(s1)
-            main.wait_stream(s2)
-            return a + b
-        return step, "torch"
+        def side(ws, act):
+            def run():
+                y = x
+                for w in ws:
+                    y = act(y @ w)
+                return y
+            return run
+        return fork_join(side(wa, torch.relu), side(wb, torch.tanh)), "torch"
     if name == "pinned_copies":
         # A step that stages its input in and its output out through page-locked host memory,
         # as a server feeding a graph does; both copies are captured as graph copy nodes.

@@ -3,7 +3,7 @@
 use predicates::prelude::*;
 
 mod common;
-use common::{assert_usage_error, cmd, json_of, succeeds, words};
+use common::{assert_usage_error, cmd, json_of, stdout_without_gpu, succeeds, words};
 
 /// Each bad launch count gets a usage error (exit 2) that names the problem, and no panic.
 #[test]
@@ -256,20 +256,9 @@ fn bad_sweep_export_and_profile_input_exit_2() {
 /// `predict` needs no GPU: the shipped H200 profile answers, and its numbers follow the model.
 #[test]
 fn predict_works_without_a_gpu() {
-    let out = cmd()
-        .args([
-            "predict",
-            "--round-launches",
-            "1346",
-            "--round-host-issue-ms",
-            "7.9",
-        ])
-        .env("CUDA_VISIBLE_DEVICES", "")
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = stdout_without_gpu(&words(
+        "predict --round-launches 1346 --round-host-issue-ms 7.9",
+    ));
     assert!(stdout.starts_with(
         "predicted saving on a step37 verify round (1346 launches, 7.9 ms measured host issue): "
     ));

@@ -3,7 +3,7 @@
 //! trace).
 
 mod common;
-use common::{assert_usage_error, cmd, json_of, succeeds, words};
+use common::{assert_usage_error, cmd, json_of, stdout_without_gpu, succeeds, words};
 
 /// The path of a test fixture (`tests/fixtures/NAME`).
 fn fixture(name: &str) -> String {
@@ -21,14 +21,8 @@ fn replay<'a>(trace: &'a str, flags: &'a str) -> Vec<&'a str> {
 #[test]
 fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
     let fx = fixture;
-    let out = cmd()
-        .args(["replay", &fx("kineto_step.json"), "--summary", "--top", "1"])
-        .env("CUDA_VISIBLE_DEVICES", "")
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let step = fx("kineto_step.json");
+    let stdout = stdout_without_gpu(&replay(&step, "--summary --top 1"));
     assert!(
         stdout.contains("2 kernels, 1 copies, 1 memsets"),
         "{stdout}"

@@ -18,6 +18,19 @@ pub fn succeeds(args: &[&str]) -> std::process::Output {
     cmd().args(args).assert().success().get_output().clone()
 }
 
+/// `launch-econ ARGS` with no GPU visible, which must exit 0: its standard output.
+#[allow(dead_code)] // each test crate compiles this module; not all of them run offline commands
+pub fn stdout_without_gpu(args: &[&str]) -> String {
+    let out = cmd()
+        .args(args)
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).expect("UTF-8 on stdout")
+}
+
 /// The JSON document a run with `--export-json -` wrote on stdout.
 pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("the JSON export on stdout")
