@@ -1,4 +1,4 @@
-"""Seven more walks for `scripts/validate.py --walk-module`, written after the method was fixed
+"""Eight more walks for `scripts/validate.py --walk-module`, written after the method was fixed
 and run once with it unchanged, to check it on walks it was not developed on (results:
 docs/validation-h200.md, "Walks the method was not developed on"; numbers:
 docs/validation-more-walks-h200.json). Also an example of a walk module: `build(name)` returns
@@ -6,7 +6,10 @@ docs/validation-more-walks-h200.json). Also an example of a walk module: `build(
 
     python3 scripts/validate.py --out DIR --walk-module scripts/more_walks.py \
         --walks mistral_decode_b2,gpt2_small_decode_b8,qwen2_prefill_128,cnn_b1,\
-fp16_decode_4096,two_streams_small,cupy_reduce
+fp16_decode_4096,two_streams_small,cupy_reduce,cuda_cpp
+
+The first seven were run once with the method unchanged; `cuda_cpp` (plain CUDA C++ kernels,
+scripts/cuda_walk.cu) was added after, also run with the method unchanged.
 """
 import os
 import sys
@@ -96,4 +99,24 @@ def build(name):
                 y = y / (cp.max(y) + 1.0)
             return y
         return step, "cupy"
+    if name == "cuda_cpp":
+        # Plain CUDA C++ kernels (scripts/cuda_walk.cu) launched through ctypes on torch's
+        # current stream, so that capture and the profiler see them as any step's.
+        import ctypes
+        import subprocess
+        import tempfile
+        lib = os.path.join(tempfile.mkdtemp(), "libcuda_walk.so")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_walk.cu")
+        subprocess.run(["nvcc", "-O2", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC",
+                        "-o", lib, src], check=True)
+        walk = ctypes.CDLL(lib)
+        walk.cuda_walk_step.argtypes = [ctypes.c_void_p]
+        if walk.cuda_walk_init() != 0:
+            raise RuntimeError("cuda_walk_init failed")
+
+        def step():
+            err = walk.cuda_walk_step(torch.cuda.current_stream().cuda_stream)
+            if err != 0:
+                raise RuntimeError(f"cuda_walk_step: CUDA error {err}")
+        return step, "torch"
     raise KeyError(name)
