@@ -267,6 +267,8 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
         "{stdout}"
     );
     assert!(stderr.contains("wrote the replay trace"), "{stderr}");
+    // The lanes overlap: the price says concurrent kernels would slow each other down.
+    assert!(stderr.contains("slow each other down"), "{stderr}");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     let ev = v["traceEvents"].as_array().unwrap();
     for pid in [1, 2] {
