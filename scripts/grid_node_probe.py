@@ -9,6 +9,13 @@ see crates/launch-econ/src/other_stream.rs), against its duration profiled by CU
 offline model plan every node at its profiled duration + one gap measured with one-block
 kernels; this shows how far that holds as grids grow.
 
+Then, at two wide grids (2048 blocks of 128 threads, as CuPy launches 256 Ki floats; 8192, as
+it launches 1 Mi), the same comparison for kernels that differ from the memory kernel in one
+way each: 128 bytes more of parameters, a 64-bit grid-stride loop (as CuPy's element-wise
+kernels index), CuPy's own `multiply` and an `ElementwiseKernel`, and the memory kernel
+reading a different 4 MiB array every launch (inputs from device memory, not the L2) — which
+property makes a wide kernel cost a graph more than its profile says.
+
     python3 scripts/grid_node_probe.py OUT.json
 """
 import json
@@ -28,7 +35,25 @@ extern "C" __global__ void mem(const float* x, float* y, int n) {
     if (i < n) y[i] = x[i] * 1.0001f + 0.5f;
 }
 """
+VARIANT_SRC = r"""
+extern "C" __global__ void mem_params(const float* x, float* y, int n,
+    float p0, float p1, float p2, float p3, float p4, float p5, float p6, float p7,
+    float p8, float p9, float p10, float p11, float p12, float p13, float p14, float p15,
+    float p16, float p17, float p18, float p19, float p20, float p21, float p22, float p23,
+    float p24, float p25, float p26, float p27, float p28, float p29, float p30, float p31) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * 1.0001f + 0.5f;
+}
+extern "C" __global__ void mem_stride(const float* x, float* y, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)blockDim.x * gridDim.x) {
+        y[i] = x[i] * 1.0001f + 0.5f;
+    }
+}
+"""
 GRIDS = [8, 66, 132, 264, 528, 1056, 2112, 4224, 8448, 16896]
+# Elements per variant launch: CuPy launches these as 2048 and 8192 blocks of 128 threads.
+VARIANT_ELEMENTS = [1 << 18, 1 << 20]
 THREADS = [128, 256, 512]
 
 
@@ -39,6 +64,41 @@ def launcher(kernel, bufs, threads, blocks):
             kernel((blocks,), (threads,),
                    (bufs[i % 2], bufs[1 - i % 2], cp.int32(blocks * threads)))
     return one
+
+
+def variant_launchers(bufs):
+    """(name, elements) -> launch i, for the kernel variants at CuPy's grids."""
+    mod = cp.RawModule(code=VARIANT_SRC)
+    params, stride = mod.get_function("mem_params"), mod.get_function("mem_stride")
+    scale = cp.ElementwiseKernel("float32 x", "float32 y", "y = tanhf(x * 1.0001f) + 0.5f",
+                                 "probe_scale")
+    out = {}
+    for n in VARIANT_ELEMENTS:
+        blocks = n // 128
+        views = [b[:n] for b in bufs]
+
+        def on_stream(fn, views=views):
+            def one(i):
+                with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+                    fn(views[i % 2], views[1 - i % 2])
+            return one
+        out[("params +128 B", n)] = on_stream(lambda x, y, b=blocks, n=n: params(
+            (b,), (128,), (x, y, cp.int32(n), *[cp.float32(0)] * 32)))
+        out[("64-bit stride loop", n)] = on_stream(lambda x, y, b=blocks, n=n: stride(
+            (b,), (128,), (x, y, cp.int64(n))))
+        out[("cupy multiply", n)] = on_stream(lambda x, y: cp.multiply(x, 0.5, out=y))
+        out[("cupy ElementwiseKernel", n)] = on_stream(lambda x, y: scale(x, y))
+    # The memory kernel reading a different array every launch, 80 of them (320 MiB, far past
+    # the L2): its input comes from device memory, as a CuPy walk's weights do.
+    n = VARIANT_ELEMENTS[-1]
+    arena = [cp.ones(n, dtype=cp.float32) for _ in range(80)]
+    raw = cp.RawKernel(SRC, "mem")
+
+    def fresh(i):
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            raw((n // 128,), (128,), (arena[i % 80], bufs[i % 2][:n], cp.int32(n)))
+    out[("input fresh from memory", n)] = fresh
+    return out
 
 
 def graph_of(fn, n):
@@ -70,20 +130,37 @@ def wall_us(g, reps=20, batches=7):
     return statistics.median(out)
 
 
-def profiled_us(cases, launchers):
-    """Median CUPTI duration of each case's kernel, launched eagerly one at a time."""
+def node_us(fn):
+    """Unprofiled graph node time of `fn`'s launch, us: graphs of 80 and 40, difference / 40."""
+    g40, g80 = graph_of(fn, 40), graph_of(fn, 80)
+    for _ in range(2):
+        g40.replay()
+        g80.replay()
+    return (wall_us(g80) - wall_us(g40)) / 40
+
+
+def profiled_us(launchers):
+    """Median CUPTI duration of each launcher's kernel, launched eagerly one at a time (one
+    profiler session for all, after every unprofiled timing)."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CUDA]) as p:
-        for c in cases:
+        for c, fn in launchers.items():
             for i in range(10):
-                launchers[c](i)
+                fn(i)
                 torch.cuda.synchronize()
     path = "/tmp/grid_node_probe.json"
     p.export_chrome_trace(path)
     with open(path) as f:
-        ev = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"]
-    return {c: statistics.median([e["dur"] for e in ev if e["args"]["block"][0] == c[0]
-                                  and e["args"]["grid"][0] == c[1]][2:]) for c in cases}
+        ev = sorted((e for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"),
+                    key=lambda e: e["ts"])
+    # Kernels in launch order: ten per launcher, in the launchers' order.
+    durs = [e["dur"] for e in ev]
+    if len(durs) != 10 * len(launchers):
+        sys.exit(f"expected one kernel per launch, profiled {len(durs)} for {10 * len(launchers)}")
+    out = {}
+    for k, c in enumerate(launchers):
+        out[c] = statistics.median(durs[10 * k + 2:10 * k + 10])
+    return out
 
 
 def main():
@@ -92,15 +169,10 @@ def main():
     launch_on_other_stream("torch")  # the upper level, where framework processes run
     cases = [(t, b) for t in THREADS for b in GRIDS]
     launchers = {c: launcher(kernel, bufs, *c) for c in cases}
-    node = {}
-    for c in cases:
-        g40, g80 = graph_of(launchers[c], 40), graph_of(launchers[c], 80)
-        for _ in range(2):
-            g40.replay()
-            g80.replay()
-        node[c] = (wall_us(g80) - wall_us(g40)) / 40
+    variants = variant_launchers(bufs)
+    node = {c: node_us(fn) for c, fn in {**launchers, **variants}.items()}
     # Only now the profiler (it slows launches for the rest of the process).
-    prof = profiled_us(cases, launchers)
+    prof = profiled_us({**launchers, **variants})
     res = []
     for c in cases:
         t, b = c
@@ -108,8 +180,16 @@ def main():
                     "eager_profiled_us": prof[c], "node_minus_profiled_us": node[c] - prof[c]})
         print(f"{t:5d} threads {b:6d} blocks: node {node[c]:7.3f} us, eager profiled "
               f"{prof[c]:7.3f} us, node - profiled {node[c] - prof[c]:+.3f} us")
+    var = []
+    for c in variants:
+        name, n = c
+        var.append({"kernel": name, "elements": n, "graph_node_unprofiled_us": node[c],
+                    "eager_profiled_us": prof[c], "node_minus_profiled_us": node[c] - prof[c]})
+        print(f"{name:>24} {n:8d} elements: node {node[c]:7.3f} us, eager profiled "
+              f"{prof[c]:7.3f} us, node - profiled {node[c] - prof[c]:+.3f} us")
     with open(sys.argv[1], "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(0), "cases": res}, f, indent=1)
+        json.dump({"device": torch.cuda.get_device_name(0), "cases": res, "variants": var}, f,
+                  indent=1)
 
 
 if __name__ == "__main__":
