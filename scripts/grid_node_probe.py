@@ -22,13 +22,12 @@ import json
 import os
 import statistics
 import sys
-import time
 
 import cupy as cp
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from validate import launch_on_other_stream  # noqa: E402
+from validate import launch_on_other_stream, replay_ms  # noqa: E402
 SRC = r"""
 extern "C" __global__ void mem(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -117,26 +116,13 @@ def graph_of(fn, n):
     return g
 
 
-def wall_us(g, reps=20, batches=7):
-    """Median wall time of one replay, us."""
-    out = []
-    for _ in range(batches):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(reps):
-            g.replay()
-        torch.cuda.synchronize()
-        out.append((time.perf_counter() - t) * 1e6 / reps)
-    return statistics.median(out)
-
-
 def node_us(fn):
     """Unprofiled graph node time of `fn`'s launch, us: graphs of 80 and 40, difference / 40."""
     g40, g80 = graph_of(fn, 40), graph_of(fn, 80)
     for _ in range(2):
         g40.replay()
         g80.replay()
-    return (wall_us(g80) - wall_us(g40)) / 40
+    return (replay_ms(g80.replay) - replay_ms(g40.replay)) * 1e3 / 40
 
 
 def profiled_us(launchers):
@@ -173,20 +159,15 @@ def main():
     node = {c: node_us(fn) for c, fn in {**launchers, **variants}.items()}
     # Only now the profiler (it slows launches for the rest of the process).
     prof = profiled_us({**launchers, **variants})
-    res = []
-    for c in cases:
-        t, b = c
-        res.append({"threads": t, "blocks": b, "graph_node_unprofiled_us": node[c],
-                    "eager_profiled_us": prof[c], "node_minus_profiled_us": node[c] - prof[c]})
-        print(f"{t:5d} threads {b:6d} blocks: node {node[c]:7.3f} us, eager profiled "
-              f"{prof[c]:7.3f} us, node - profiled {node[c] - prof[c]:+.3f} us")
-    var = []
-    for c in variants:
-        name, n = c
-        var.append({"kernel": name, "elements": n, "graph_node_unprofiled_us": node[c],
-                    "eager_profiled_us": prof[c], "node_minus_profiled_us": node[c] - prof[c]})
-        print(f"{name:>24} {n:8d} elements: node {node[c]:7.3f} us, eager profiled "
-              f"{prof[c]:7.3f} us, node - profiled {node[c] - prof[c]:+.3f} us")
+    def row(c, what, **keys):
+        print(f"{what}: node {node[c]:7.3f} us, eager profiled {prof[c]:7.3f} us, "
+              f"node - profiled {node[c] - prof[c]:+.3f} us")
+        return {**keys, "graph_node_unprofiled_us": node[c], "eager_profiled_us": prof[c],
+                "node_minus_profiled_us": node[c] - prof[c]}
+    res = [row(c, f"{c[0]:5d} threads {c[1]:6d} blocks", threads=c[0], blocks=c[1])
+           for c in cases]
+    var = [row(c, f"{c[0]:>24} {c[1]:8d} elements", kernel=c[0], elements=c[1])
+           for c in variants]
     with open(sys.argv[1], "w") as f:
         json.dump({"device": torch.cuda.get_device_name(0), "cases": res, "variants": var}, f,
                   indent=1)
