@@ -122,6 +122,58 @@ impl Schedule {
         }
     }
 
+    /// Lays the walk out on its lanes: each op for `cost(op)` ns after the one before it on its
+    /// lane, a wait holding its lane until the lanes it waits on have run what was issued on
+    /// them. Returns each op's lane, start and end, ns, in issue order.
+    pub fn lay_out(&self, mut cost: impl FnMut(usize) -> f64) -> Vec<(usize, f64, f64)> {
+        let mut clock = vec![0.0f64; self.lanes()];
+        let mut out = Vec::with_capacity(self.items.len());
+        for item in &self.items {
+            match item {
+                Item::Op { lane, op } => {
+                    let start = clock[*lane];
+                    clock[*lane] += cost(*op);
+                    out.push((*lane, start, clock[*lane]));
+                }
+                Item::Wait { lane, on } => {
+                    clock[*lane] = on.iter().map(|&l| clock[l]).fold(clock[*lane], f64::max);
+                }
+            }
+        }
+        out
+    }
+
+    /// The share of the walk's time, laid out at its recorded durations, during which two or
+    /// more lanes run at once: how much of a graph step kernels on other streams could slow
+    /// down (see the replay's warning). 0 on one lane.
+    pub fn side_by_side_share(&self, walk: &Walk) -> f64 {
+        if self.lanes() < 2 {
+            return 0.0;
+        }
+        let spans = self.lay_out(|op| walk.ops[op].duration_ns.max(0.0));
+        let end = spans.iter().map(|s| s.2).fold(0.0, f64::max);
+        if end <= 0.0 {
+            return 0.0;
+        }
+        // Ops on one lane never overlap, so the count of running ops is the count of busy
+        // lanes; at equal times an end (−1) goes before a start (+1).
+        let mut edges: Vec<(f64, i32)> = spans
+            .iter()
+            .filter(|s| s.2 > s.1)
+            .flat_map(|s| [(s.1, 1), (s.2, -1)])
+            .collect();
+        edges.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let (mut busy, mut last, mut both) = (0i32, 0.0f64, 0.0f64);
+        for (t, d) in edges {
+            if busy >= 2 {
+                both += t - last;
+            }
+            busy += d;
+            last = t;
+        }
+        both / end
+    }
+
     /// The schedule in words, for reports.
     pub fn describe(&self) -> String {
         match self.basis {
@@ -203,6 +255,32 @@ mod tests {
                 Item::Op { lane: 0, op: 3 },
             ]
         );
+    }
+
+    #[test]
+    fn the_side_by_side_share_counts_time_with_two_lanes_busy() {
+        // Fork/join: k0 (1) on main, then 13 runs 4 and 17 runs 2 side by side, then k3 (1).
+        let mut ops = vec![op(7, 1), op(13, 4), op(17, 6), op(7, 9)];
+        for (o, d) in ops.iter_mut().zip([1.0, 4.0, 2.0, 1.0]) {
+            o.duration_ns = d;
+        }
+        let w = Walk {
+            ops,
+            waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&w);
+        assert_eq!(
+            s.lay_out(|op| w.ops[op].duration_ns),
+            vec![(0, 0.0, 1.0), (1, 1.0, 5.0), (2, 1.0, 3.0), (0, 5.0, 6.0)]
+        );
+        // Two lanes busy from 1 to 3 of 6.
+        assert!((s.side_by_side_share(&w) - 2.0 / 6.0).abs() < 1e-12);
+        let one = Walk {
+            ops: vec![op(7, 1)],
+            ..Walk::default()
+        };
+        assert_eq!(Schedule::of(&one).side_by_side_share(&one), 0.0);
     }
 
     #[test]

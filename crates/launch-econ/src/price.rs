@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::lanes::{Item, Schedule};
+use crate::lanes::Schedule;
 use crate::model::ModelInputs;
 use crate::output::num;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
@@ -164,25 +164,18 @@ pub fn graph_step_model_quiet(walk: &Walk, m: &ModelInputs) -> f64 {
 }
 
 fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
-    let schedule = Schedule::of(walk);
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
-    let mut clock = vec![0.0f64; schedule.lanes()];
-    for item in &schedule.items {
-        match item {
-            Item::Op { lane, op } => {
-                let o = &walk.ops[*op];
-                clock[*lane] += (o.duration_ns + gap_ns)
-                    .max(m.graph_node_gpu_us * 1e3)
-                    .max(copy_node_ns(o, m))
-                    + shared_us * 1e3
-            }
-            Item::Wait { lane, on } => {
-                let ready = on.iter().map(|&l| clock[l]).fold(clock[*lane], f64::max);
-                clock[*lane] = ready;
-            }
-        }
-    }
-    let nodes_ns = clock.iter().copied().fold(0.0, f64::max);
+    let nodes_ns = Schedule::of(walk)
+        .lay_out(|op| {
+            let o = &walk.ops[op];
+            (o.duration_ns + gap_ns)
+                .max(m.graph_node_gpu_us * 1e3)
+                .max(copy_node_ns(o, m))
+                + shared_us * 1e3
+        })
+        .iter()
+        .map(|s| s.2)
+        .fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
 }
 

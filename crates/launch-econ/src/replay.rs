@@ -25,8 +25,14 @@ use crate::trace::{CopyDirection, OpKind, Walk};
 /// Why a walk on several streams replays with spins only.
 const STREAMING_OFF_ON_LANES: &str = "the walk runs on several streams at once, so every kernel is replayed by a spin: streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not (on the H200 two-stream validation walk both kinds give the same graph step)";
 /// Why a walk whose streams overlap is priced low: the eager recording ran its streams' kernels
-/// apart (host-bound), a graph runs them side by side.
-const CONCURRENT_KERNELS: &str = "where streams run side by side in a graph their kernels slow each other down (shared SMs and memory; the eager recording ran them apart), which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph)";
+/// apart (host-bound), a graph runs them side by side; `share` of the step (laid out at the
+/// recorded durations) has two or more streams running.
+fn concurrent_kernels(share: f64) -> String {
+    format!(
+        "where streams run side by side in a graph their kernels slow each other down (shared SMs and memory; the eager recording ran them apart), which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); in this walk streams run side by side for {:.0}% of the step (recorded durations)",
+        100.0 * share
+    )
+}
 
 /// Kernels at least this long (recorded) are held to the fidelity goal.
 pub const FIDELITY_MIN_NS: f64 = 2_000.0;
@@ -169,7 +175,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 "the trace holds {} streams; {how}, ordered by {n} recorded cross-stream waits, each taken to wait for all other streams' work issued before it (exact for fork/join; where three or more streams interleave it may wait longer than the recording did)",
                 schedule.lanes()
             ));
-            out.push(CONCURRENT_KERNELS.to_string());
+            out.push(concurrent_kernels(schedule.side_by_side_share(walk)));
         }
         _ => {
             let lanes = walk

@@ -170,8 +170,13 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
         "{warnings}"
     );
     assert!(!warnings.contains("one after another"), "{warnings}");
-    // Side by side in a graph, kernels slow each other down: the price says it comes out low.
+    // Side by side in a graph, kernels slow each other down: the price says it comes out low,
+    // and for how much of this step (the two 40 us branches side by side: 40 of 80 us).
     assert!(warnings.contains("slow each other down"), "{warnings}");
+    assert!(
+        warnings.contains("side by side for 50% of the step"),
+        "{warnings}"
+    );
 }
 
 /// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
