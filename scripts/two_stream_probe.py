@@ -20,6 +20,10 @@ of batches), at the level the process starts at and again after kernels on anoth
 * `touch A ...`: chain A made of spins that load one 16-byte word per thread before they
   spin and store one after, as an element-wise kernel would;
 * `A + B gemms only`, `A + B elementwise only`: half of chain B;
+* `gemm A`, `gemm A + gemm B`: the chains' real GEMMs with spins for their element-wise
+  kernels (a replay that runs recorded GEMMs for real and spins the rest);
+* `small: ...`: the same for the smaller two-stream walk (`scripts/more_walks.py`), real and
+  with real GEMMs and spins for every element-wise kernel;
 * `... shared weights`: chain B multiplies by chain A's weights, so the walk reads 32 MiB of
   weights, not 64 (the H200's 50 MB L2 holds one set, not both).
 
@@ -178,7 +182,52 @@ def variants():
             y = torch.tanh(y)
         return y
 
+    def gemm_chain(ws):
+        """Real GEMMs, each followed by a spin standing in for its element-wise kernel: what a
+        replay that ran the recorded GEMMs and spun the rest would run."""
+        y = x
+        for w in ws:
+            y = y @ w
+            spinner(ELT)
+        return y
+
+    # The smaller two-stream walk (`scripts/more_walks.py`, two_streams_small): 24 x (fp16
+    # 4 x 512 @ 512 x 512, gelu) beside 24 x (sigmoid, x 1.5).
+    ws_small = [torch.randn(512, 512, device="cuda", dtype=torch.float16) * 0.05
+                for _ in range(24)]
+    x_small = torch.randn(4, 512, device="cuda", dtype=torch.float16)
+
+    def small_a(spin_elt=False):
+        def run():
+            y = x_small
+            for w in ws_small:
+                y = y @ w
+                if spin_elt:
+                    spinner(ELT)
+                else:
+                    y = torch.nn.functional.gelu(y)
+            return y
+        return run
+
+    def small_b(spin=False):
+        def run():
+            y = x_small
+            for _ in range(24):
+                if spin:
+                    spinner(ELT)
+                    spinner(ELT)
+                else:
+                    y = torch.sigmoid(y) * 1.5
+            return None if spin else y
+        return run
+
     return {"one chain": pair(real_a, lambda: None),
+            "gemm A": pair(lambda: gemm_chain(wa), lambda: None),
+            "gemm A + gemm B": pair(lambda: gemm_chain(wa), lambda: gemm_chain(wb)),
+            "small: A": pair(small_a(), lambda: None),
+            "small: A + B": pair(small_a(), small_b()),
+            "small: gemm A": pair(small_a(True), lambda: None),
+            "small: gemm A + spin B": pair(small_a(True), small_b(True)),
             "two chains side by side": pair(real_a, lambda: chain(wb, torch.tanh)),
             "side by side, shared weights": pair(real_a, lambda: chain(wa, torch.tanh)),
             "one after the other, shared weights": serial(wa),

@@ -216,7 +216,7 @@ impl Prepared {
 
     /// Reads every spin's slot back in one copy and maps each step with its slot's words
     /// (`None` for steps without a slot).
-    fn per_step<T>(
+    pub(crate) fn per_step<T>(
         &self,
         e: &Engine,
         f: impl Fn(&Step, Option<&[u64]>) -> Option<T>,

@@ -192,30 +192,19 @@ pub(crate) struct Measured {
 
 /// Each step's last [`Measured`] from `prep`'s slots; `None` for steps that stamp nothing.
 fn read_slots(e: &Engine, prep: &Prepared) -> memra_engine::Result<Vec<Option<Measured>>> {
-    let w = e.dtoh(&prep.slots)?;
-    let n = Engine::SPIN_SLOT_WORDS;
-    Ok(prep
-        .steps
-        .iter()
-        .map(|st| {
-            let (words, streams) = match st {
-                Step::Spin { slot, .. } => (&w[slot * n..][..n], false),
-                Step::Stream { slot, .. } => (&w[slot * n..][..n], true),
-                _ => return None,
-            };
-            let (span, end) = (words[2], words[3]);
-            let start = end.checked_sub(span).filter(|_| end > 0)?;
-            let span = if streams {
-                Engine::stream_span(words)?
-            } else {
-                span
-            };
-            Some(Measured {
-                start_ns: start as f64,
-                span_ns: span as f64,
-            })
+    prep.per_step(e, |st, words| {
+        let words = words?;
+        let (span, end) = (words[2], words[3]);
+        let start = end.checked_sub(span).filter(|_| end > 0)?;
+        let span = match st {
+            Step::Stream { .. } => Engine::stream_span(words)?,
+            _ => span,
+        };
+        Some(Measured {
+            start_ns: start as f64,
+            span_ns: span as f64,
         })
-        .collect())
+    })
 }
 
 /// A step in the walk's graph: its span and its node time (the next step's start − its own,

@@ -195,17 +195,14 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        let core = &self.inner.core;
-        src.check_owner(core, "stream_grid", "src")?;
         if byte_offset % 16 != 0 {
             return Err(Error::InvalidArgument {
                 op: "stream_grid",
                 what: format!("offset {byte_offset} must be a multiple of 16 bytes"),
             });
         }
-        let end = byte_offset.saturating_add(bytes);
-        core.check_len("stream_grid", "src (bytes)", end, src.num_bytes())?;
-        let words = self.stream_words("stream_grid", bytes, shape)?;
+        let need = byte_offset.saturating_add(bytes);
+        let words = self.stream_words("stream_grid", src, need, bytes, shape)?;
         let offset = self.spin_grid_checked("stream_grid", slots, slot)?;
         self.kernel(Kernel::StreamGrid)
             .buf_at(src, byte_offset as u64)
@@ -231,11 +228,9 @@ impl Engine {
         slot: usize,
     ) -> Result<()> {
         let core = &self.inner.core;
-        src.check_owner(core, "stream_grid_from", "src")?;
         cursor.check_owner(core, "stream_grid_from", "cursor")?;
         core.check_len("stream_grid_from", "cursor", 1, cursor.len())?;
-        core.check_len("stream_grid_from", "src (bytes)", bytes, src.num_bytes())?;
-        let words = self.stream_words("stream_grid_from", bytes, shape)?;
+        let words = self.stream_words("stream_grid_from", src, bytes, bytes, shape)?;
         let offset = self.spin_grid_checked("stream_grid_from", slots, slot)?;
         self.kernel(Kernel::StreamGrid)
             .buf(src)
@@ -246,9 +241,20 @@ impl Engine {
             .run(shape)
     }
 
-    /// `bytes` as 16-byte words for a `stream_grid` of `shape`, checked: whole words, and few
-    /// enough that the kernel's split (words × block / blocks, in 64 bits) cannot overflow.
-    fn stream_words(&self, op: &'static str, bytes: usize, shape: LaunchShape) -> Result<u64> {
+    /// `bytes` as 16-byte words for a `stream_grid` of `shape` reading `src`, checked: `src`
+    /// is this engine's and holds at least `need` bytes, whole words, and few enough that the
+    /// kernel's split (words × block / blocks, in 64 bits) cannot overflow.
+    fn stream_words<T: DeviceCopy>(
+        &self,
+        op: &'static str,
+        src: &DeviceBuffer<T>,
+        need: usize,
+        bytes: usize,
+        shape: LaunchShape,
+    ) -> Result<u64> {
+        let core = &self.inner.core;
+        src.check_owner(core, op, "src")?;
+        core.check_len(op, "src (bytes)", need, src.num_bytes())?;
         if bytes % 16 != 0 {
             return Err(Error::InvalidArgument {
                 op,
