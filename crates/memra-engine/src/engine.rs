@@ -27,6 +27,8 @@ pub(crate) struct Inner {
     pub(crate) kernels: Kernels,
     pub(crate) info: DeviceInfo,
     pub(crate) init: KernelInitReport,
+    /// The cuBLAS handle, made on first use (see [`crate::blas`]).
+    pub(crate) blas: crate::blas::BlasSlot,
 }
 
 /// How to start an engine.
@@ -127,6 +129,7 @@ impl Engine {
                 kernels,
                 info,
                 init,
+                blas: Default::default(),
             }),
         };
         engine.set_pdl(options.pdl)?;

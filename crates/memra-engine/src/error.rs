@@ -169,6 +169,17 @@ pub enum Error {
         why: String,
     },
 
+    /// A cuBLAS call failed.
+    #[error("{call} failed on device {device}: {status}")]
+    Blas {
+        /// The cuBLAS call.
+        call: &'static str,
+        /// The device.
+        device: usize,
+        /// cuBLAS's status, e.g. `CUBLAS_STATUS_NOT_SUPPORTED`.
+        status: String,
+    },
+
     /// An error that happened in a `Drop` (which cannot return one), surfaced later.
     #[error("an earlier release of a device resource failed: {0}")]
     Deferred(Box<Error>),

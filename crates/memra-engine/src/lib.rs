@@ -38,6 +38,7 @@
 //! The driver (`libcuda`) and NVRTC are loaded at run time: the crate builds without a CUDA
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
 
+mod blas;
 mod conditional;
 mod context;
 mod device;
@@ -53,6 +54,7 @@ mod peer;
 mod staging;
 mod timing;
 
+pub use blas::{Gemm, GemmType};
 pub use conditional::{LoopCounts, LoopGraph};
 pub use device::{device_count, DeviceInfo};
 pub use engine::{Engine, EngineOptions, GraphMemory, Stream};

@@ -1,0 +1,315 @@
+//! Matrix multiplies by cuBLAS on the engine stream: the vendor's own GEMM kernels, for tools
+//! that need what a real GEMM asks of the GPU (its memory traffic, its SMs, what it does to
+//! kernels on other streams) and not what a stand-in of the same duration asks.
+//!
+//! One cuBLAS handle per engine, made by [`Engine::prepare_gemm`] or the first
+//! [`Engine::gemm`] outside a capture (making a handle allocates, which a capture cannot
+//! hold), bound to the engine stream and given a workspace the engine owns: cuBLAS then
+//! allocates nothing while a GEMM is captured into a graph, and every captured GEMM retains the
+//! workspace as it retains its operands. The library is loaded at run time; where it is
+//! missing, the GEMM ops return [`Error::Unsupported`].
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::cublas::{result as blas, sys as bsys};
+
+use crate::context::EngineCore;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::memory::{DeviceBuffer, DeviceCopy};
+
+/// cuBLAS workspace, bytes: what the cuBLAS guide recommends for Hopper (32 MiB).
+const WORKSPACE_BYTES: usize = 32 << 20;
+
+/// Element type of a GEMM's three matrices; the products accumulate in f32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GemmType {
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    Bf16,
+    /// IEEE single precision (no TF32).
+    F32,
+}
+
+impl GemmType {
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            GemmType::F16 | GemmType::Bf16 => 2,
+            GemmType::F32 => 4,
+        }
+    }
+
+    fn cuda(self) -> bsys::cudaDataType {
+        match self {
+            GemmType::F16 => bsys::cudaDataType::CUDA_R_16F,
+            GemmType::Bf16 => bsys::cudaDataType::CUDA_R_16BF,
+            GemmType::F32 => bsys::cudaDataType::CUDA_R_32F,
+        }
+    }
+}
+
+/// One GEMM, or `batch` of them over consecutive matrices, in cuBLAS's column-major terms:
+/// C (m × n) = op(A) (m × k) · op(B) (k × n), + C when `accumulate`. Every matrix is stored
+/// densely (its leading dimension is its stored row count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Gemm {
+    /// Element type of A, B and C.
+    pub dtype: GemmType,
+    /// Rows of C and of op(A).
+    pub m: u32,
+    /// Columns of C and of op(B).
+    pub n: u32,
+    /// The inner dimension.
+    pub k: u32,
+    /// A is stored k × m and used transposed.
+    pub trans_a: bool,
+    /// B is stored n × k and used transposed.
+    pub trans_b: bool,
+    /// Matrices in the batch (1: one GEMM).
+    pub batch: u32,
+    /// Add the product to C (beta = 1) instead of overwriting it.
+    pub accumulate: bool,
+}
+
+impl Gemm {
+    /// Leading dimensions of A, B and C.
+    fn leading(&self) -> (u32, u32, u32) {
+        let lda = if self.trans_a { self.k } else { self.m };
+        let ldb = if self.trans_b { self.n } else { self.k };
+        (lda, ldb, self.m)
+    }
+
+    /// Elements of one matrix of A, B and C.
+    fn elements(&self) -> (u64, u64, u64) {
+        let (m, n, k) = (u64::from(self.m), u64::from(self.n), u64::from(self.k));
+        (m * k, k * n, m * n)
+    }
+
+    /// Bytes A, B and C take over the whole batch.
+    pub fn bytes(&self) -> (usize, usize, usize) {
+        let (a, b, c) = self.elements();
+        let size = |e: u64| {
+            (e * u64::from(self.batch) * self.dtype.bytes() as u64)
+                .try_into()
+                .unwrap_or(usize::MAX)
+        };
+        (size(a), size(b), size(c))
+    }
+
+    /// Checks the sizes against what cuBLAS takes (positive, within `i32`).
+    fn validate(&self) -> Result<()> {
+        let dims = [self.m, self.n, self.k, self.batch];
+        if dims.iter().any(|&d| d == 0 || d > i32::MAX as u32) {
+            return Err(Error::InvalidArgument {
+                op: "gemm",
+                what: format!(
+                    "m {}, n {}, k {} and batch {} must each be between 1 and 2^31-1",
+                    self.m, self.n, self.k, self.batch
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The engine's cuBLAS handle and its workspace.
+pub(crate) struct Blas {
+    core: Arc<EngineCore>,
+    handle: bsys::cublasHandle_t,
+    workspace: DeviceBuffer<u8>,
+}
+
+// SAFETY: a cuBLAS handle may be used from any thread as long as calls on it do not overlap
+// (the cuBLAS guide, "Thread Safety"); the engine reaches it only through its mutex.
+unsafe impl Send for Blas {}
+
+impl Blas {
+    fn new(core: &Arc<EngineCore>) -> Result<Blas> {
+        core.capture.refuse(
+            "making the engine's cuBLAS handle",
+            "a new handle allocates; call Engine::prepare_gemm (or run one GEMM) before capture",
+        )?;
+        // SAFETY: only probes whether the library can be opened (libloading); nothing is called.
+        if !unsafe { bsys::is_culib_present() } {
+            return Err(Error::Unsupported {
+                feature: "cuBLAS",
+                why:
+                    "libcublas could not be loaded; put the CUDA toolkit's lib64 on LD_LIBRARY_PATH"
+                        .into(),
+            });
+        }
+        let workspace = DeviceBuffer::<u8>::alloc(core, WORKSPACE_BYTES)?;
+        core.bind()?;
+        let handle = blas::create_handle().map_err(|e| blas_error(core, "cublasCreate", e))?;
+        let made = Blas {
+            core: core.clone(),
+            handle,
+            workspace,
+        };
+        let ws = made.workspace.touch(core)?;
+        // SAFETY: `handle` was just created in this context; the stream belongs to it.
+        unsafe { blas::set_stream(handle, core.cu_stream() as bsys::cudaStream_t) }
+            .map_err(|e| blas_error(core, "cublasSetStream", e))?;
+        // SAFETY: `ws` is a device allocation of WORKSPACE_BYTES that `made` owns and frees
+        // only after destroying the handle (Drop), and every GEMM touches it for its stream.
+        unsafe {
+            bsys::cublasSetWorkspace_v2(handle, ws as *mut std::ffi::c_void, WORKSPACE_BYTES)
+        }
+        .result()
+        .map_err(|e| blas_error(core, "cublasSetWorkspace", e))?;
+        Ok(made)
+    }
+}
+
+impl Drop for Blas {
+    fn drop(&mut self) {
+        if let Err(e) = self.core.bind() {
+            self.core.sink.record(e);
+            return;
+        }
+        // SAFETY: the handle was created by `Blas::new` and is destroyed only here.
+        if let Err(e) = unsafe { blas::destroy_handle(self.handle) } {
+            self.core
+                .sink
+                .record(blas_error(&self.core, "cublasDestroy", e));
+        }
+    }
+}
+
+fn blas_error(core: &EngineCore, call: &'static str, e: blas::CublasError) -> Error {
+    Error::Blas {
+        call,
+        device: core.ordinal,
+        status: format!("{:?}", e.0),
+    }
+}
+
+/// The engine's handle slot.
+pub(crate) type BlasSlot = Mutex<Option<Blas>>;
+
+impl Engine {
+    /// Makes the engine's cuBLAS handle now (it is made on the first GEMM otherwise), so
+    /// that GEMMs can be captured: a capture cannot hold the allocations a new handle makes.
+    pub fn prepare_gemm(&self) -> Result<()> {
+        let mut slot = self.inner.blas.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(Blas::new(&self.inner.core)?);
+        }
+        Ok(())
+    }
+
+    /// C = op(A) · op(B) (+ C), by cuBLAS on the engine stream (see [`Gemm`]); `a`, `b` and
+    /// `c` hold the matrices in `g.dtype` (any element type of the right byte size). Captured,
+    /// it becomes cuBLAS's kernel node(s), and the graph retains the buffers.
+    pub fn gemm<T: DeviceCopy>(
+        &self,
+        g: &Gemm,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        c: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        g.validate()?;
+        let core = &self.inner.core;
+        let (need_a, need_b, need_c) = g.bytes();
+        for (buf, arg, need) in [
+            (a, "a (bytes)", need_a),
+            (b, "b (bytes)", need_b),
+            (&*c, "c (bytes)", need_c),
+        ] {
+            buf.check_owner(core, "gemm", arg)?;
+            core.check_len("gemm", arg, need, buf.num_bytes())?;
+        }
+        self.prepare_gemm()?;
+        let slot = self.inner.blas.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(h) = slot.as_ref() else {
+            unreachable!("prepare_gemm leaves a handle or returns its error");
+        };
+        h.workspace.touch(core)?;
+        let (pa, pb, pc) = (a.touch(core)?, b.touch(core)?, c.touch(core)?);
+        let (lda, ldb, ldc) = g.leading();
+        let (ea, eb, ec) = g.elements();
+        let op = |t: bool| {
+            if t {
+                bsys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                bsys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        let (alpha, beta) = (1.0f32, if g.accumulate { 1.0f32 } else { 0.0 });
+        let ty = g.dtype.cuda();
+        core.bind()?;
+        // SAFETY: the handle belongs to this engine's context (made current above) and is
+        // bound to its stream; `pa`, `pb`, `pc` are device allocations touched for this
+        // stream, checked above to hold batch × the dense matrices the sizes and leading
+        // dimensions describe; alpha and beta are f32 host values, as CUBLAS_COMPUTE_32F
+        // requires, alive across the call (cuBLAS reads host scalars before returning).
+        unsafe {
+            blas::gemm_strided_batched_ex(
+                h.handle,
+                op(g.trans_a),
+                op(g.trans_b),
+                g.m as i32,
+                g.n as i32,
+                g.k as i32,
+                (&alpha as *const f32).cast(),
+                pa as *const std::ffi::c_void,
+                ty,
+                lda as i32,
+                ea as i64,
+                pb as *const std::ffi::c_void,
+                ty,
+                ldb as i32,
+                eb as i64,
+                (&beta as *const f32).cast(),
+                pc as *mut std::ffi::c_void,
+                ty,
+                ldc as i32,
+                ec as i64,
+                g.batch as i32,
+                bsys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                bsys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .map_err(|e| blas_error(core, "cublasGemmStridedBatchedEx", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(trans_a: bool, trans_b: bool) -> Gemm {
+        Gemm {
+            dtype: GemmType::F16,
+            m: 8,
+            n: 3,
+            k: 5,
+            trans_a,
+            trans_b,
+            batch: 2,
+            accumulate: false,
+        }
+    }
+
+    #[test]
+    fn sizes_and_leading_dimensions() {
+        assert_eq!(
+            g(false, false).bytes(),
+            (2 * 40 * 2, 2 * 15 * 2, 2 * 24 * 2)
+        );
+        assert_eq!(g(false, false).leading(), (8, 5, 8));
+        assert_eq!(g(true, true).leading(), (5, 3, 8));
+        assert!(g(false, false).validate().is_ok());
+        let zero = Gemm {
+            k: 0,
+            ..g(false, false)
+        };
+        assert!(zero
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("between 1 and"));
+    }
+}

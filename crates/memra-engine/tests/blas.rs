@@ -1,0 +1,124 @@
+//! GEMMs by cuBLAS on a real device: results against the host, eagerly and replayed from a
+//! graph whose operands the caller has dropped. Run with `--include-ignored` on the GPU machine.
+
+use memra_engine::{Engine, Error, Gemm, GemmType};
+
+/// Column-major C = op(A) · op(B) on the host, A and B stored densely as `Gemm` describes.
+fn host_gemm(g: &Gemm, a: &[f32], b: &[f32]) -> Vec<f32> {
+    let (m, n, k) = (g.m as usize, g.n as usize, g.k as usize);
+    let at = |i: usize, p: usize| {
+        if g.trans_a {
+            a[p + i * k]
+        } else {
+            a[i + p * m]
+        }
+    };
+    let bt = |p: usize, j: usize| {
+        if g.trans_b {
+            b[j + p * n]
+        } else {
+            b[p + j * k]
+        }
+    };
+    let mut c = vec![0.0f32; m * n];
+    for j in 0..n {
+        for i in 0..m {
+            c[i + j * m] = (0..k).map(|p| at(i, p) * bt(p, j)).sum();
+        }
+    }
+    c
+}
+
+/// Small whole numbers, so f32 sums are exact.
+fn values(n: usize, seed: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 7 + seed * 3) % 5) as f32 - 2.0)
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn f32_gemms_match_the_host_in_every_transpose() {
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    for (trans_a, trans_b) in [(false, false), (true, false), (false, true), (true, true)] {
+        let g = Gemm {
+            dtype: GemmType::F32,
+            m: 7,
+            n: 5,
+            k: 9,
+            trans_a,
+            trans_b,
+            batch: 1,
+            accumulate: false,
+        };
+        let (a, b) = (values(63, 1), values(45, 2));
+        let (da, db) = (e.htod(&a).unwrap(), e.htod(&b).unwrap());
+        let mut dc = e.zeros::<f32>(35).unwrap();
+        e.gemm(&g, &da, &db, &mut dc).unwrap();
+        assert_eq!(
+            e.dtoh(&dc).unwrap(),
+            host_gemm(&g, &a, &b),
+            "op(A) {trans_a}, op(B) {trans_b}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_captured_f16_gemm_replays_into_memory_the_graph_keeps() {
+    const ONE: u16 = 0x3C00; // 1.0 in IEEE half
+    const TWO: u16 = 0x4000;
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    let g = Gemm {
+        dtype: GemmType::F16,
+        m: 64,
+        n: 8,
+        k: 32,
+        trans_a: false,
+        trans_b: true,
+        batch: 3,
+        accumulate: true,
+    };
+    let (na, nb, nc) = g.bytes();
+    let a = e.htod(&vec![ONE; na / 2]).unwrap();
+    let b = e.htod(&vec![TWO; nb / 2]).unwrap();
+    let mut c = e.zeros::<u16>(nc / 2).unwrap();
+    // Capture runs the step once eagerly first (which makes the cuBLAS handle), then
+    // captures it; every run adds 1 · 2 summed over k = 32, 64, to each element of C.
+    let graph = e.capture_graph(|eng| eng.gemm(&g, &a, &b, &mut c)).unwrap();
+    drop((a, b));
+    graph.launch().unwrap();
+    graph.launch().unwrap();
+    // Two replays accumulate 64 each: 64 (warm-up) + 128 = 192, exact in half (0x5A00).
+    assert!(e.dtoh(&c).unwrap().iter().all(|&v| v == 0x5A00));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn undersized_operands_are_refused_before_cublas_sees_them() {
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    let g = Gemm {
+        dtype: GemmType::Bf16,
+        m: 16,
+        n: 16,
+        k: 16,
+        trans_a: false,
+        trans_b: false,
+        batch: 2,
+        accumulate: false,
+    };
+    let a = e.zeros::<u16>(512).unwrap();
+    let b = e.zeros::<u16>(256).unwrap(); // one matrix of the batch's two
+    let mut c = e.zeros::<u16>(512).unwrap();
+    let err = e.gemm(&g, &a, &b, &mut c).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Length {
+                arg: "b (bytes)",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
