@@ -208,6 +208,7 @@ mod tests {
                 block: (32, 1, 1),
             },
             correlation: Some(corr),
+            matmul: None,
         }
     }
 

@@ -231,6 +231,7 @@ mod tests {
                         block: (32, 1, 1),
                     },
                     correlation: None,
+                    matmul: None,
                 };
                 t += d + 5000.0;
                 o
@@ -313,6 +314,7 @@ mod tests {
                 block: (32, 1, 1),
             },
             correlation: Some(corr),
+            matmul: None,
         };
         let wait = |stream, correlation| StreamWait {
             stream,
@@ -363,6 +365,7 @@ mod tests {
                 pageable: false,
             },
             correlation: None,
+            matmul: None,
         };
         let mut w = walk(&[4000.0], None);
         w.ops.push(copy("HtoD", 10.0));

@@ -116,6 +116,7 @@ mod tests {
                 block: (32, 1, 1),
             },
             correlation: None,
+            matmul: None,
         }
     }
 

@@ -20,6 +20,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::Value;
 
+use std::collections::HashMap;
+
+use super::matmul::{self, is_blas_kernel, Matmul, MatmulRole};
 use super::{
     check_duration, check_shape, HostSide, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS,
 };
@@ -53,6 +56,16 @@ struct Args {
     bytes: Option<Value>,
     #[serde(default)]
     correlation: Option<Value>,
+    /// Links a kernel to the CPU operator that launched it.
+    #[serde(default, rename = "External id")]
+    external_id: Option<Value>,
+    /// A CPU operator's inputs (with `record_shapes`).
+    #[serde(default, rename = "Input Dims")]
+    input_dims: Option<Value>,
+    #[serde(default, rename = "Input type")]
+    input_type: Option<Value>,
+    #[serde(default, rename = "Input Strides")]
+    input_strides: Option<Value>,
 }
 
 fn as_f64(v: &Value) -> Option<f64> {
@@ -135,7 +148,10 @@ fn note_host(host: &mut Option<HostSide>, cat: &str, ev: &Event) {
 
 /// What one event adds to the walk.
 enum Converted {
-    Op(Op),
+    /// A GPU operation, with the `External id` of the CPU operator that launched it.
+    Op(Op, Option<u64>),
+    /// A CPU matmul operator with recorded shapes: its `External id` and GEMM.
+    Matmul(u64, Matmul),
     Wait(StreamWait),
     /// The profiler's own work, (start, end) ns.
     Overhead(f64, f64),
@@ -206,7 +222,11 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> 
     }
     if !matches!(cat.as_str(), "kernel" | "gpu_memcpy" | "gpu_memset") {
         note_host(host, &cat, &ev);
-        return Ok(Converted::Nothing);
+        return Ok(if cat == "cpu_op" {
+            matmul_op(&ev).map_or(Converted::Nothing, |(id, m)| Converted::Matmul(id, m))
+        } else {
+            Converted::Nothing
+        });
     }
     let name = match &ev.name {
         Some(Value::String(s)) => s.clone(),
@@ -253,19 +273,60 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> 
     let device = as_uint(&args.device, "device")?
         .map(|d| u32::try_from(d).map_err(|_| format!("args.device {d} is out of range")))
         .transpose()?;
-    Ok(Converted::Op(Op {
-        name,
-        start_ns: ts * 1e3,
-        duration_ns: dur * 1e3,
-        device,
-        stream: as_uint(&args.stream, "stream")?,
-        kind,
-        correlation: as_uint(&args.correlation, "correlation")?,
-    }))
+    let external = as_uint(&args.external_id, "External id").ok().flatten();
+    Ok(Converted::Op(
+        Op {
+            name,
+            start_ns: ts * 1e3,
+            duration_ns: dur * 1e3,
+            device,
+            stream: as_uint(&args.stream, "stream")?,
+            kind,
+            correlation: as_uint(&args.correlation, "correlation")?,
+            matmul: None,
+        },
+        external,
+    ))
+}
+
+/// A recorded list of lists of integers (`Input Dims`, `Input Strides`); entries that are not
+/// (scalars, tensor lists) become empty lists.
+fn int_lists(v: &Value) -> Option<Vec<Vec<i64>>> {
+    let Value::Array(items) = v else { return None };
+    Some(
+        items
+            .iter()
+            .map(|x| match x {
+                Value::Array(d) => d.iter().map(|n| n.as_i64().unwrap_or(-1)).collect(),
+                _ => Vec::new(),
+            })
+            .collect(),
+    )
+}
+
+/// A CPU operator's `External id` and GEMM, where it is a matmul with recorded shapes.
+fn matmul_op(ev: &Event) -> Option<(u64, Matmul)> {
+    let name = ev.name.as_ref()?.as_str()?;
+    let args = ev.args.as_ref()?;
+    let id = as_uint(&args.external_id, "External id").ok().flatten()?;
+    let dims = int_lists(args.input_dims.as_ref()?)?;
+    let Value::Array(types) = args.input_type.as_ref()? else {
+        return None;
+    };
+    let types: Vec<String> = types
+        .iter()
+        .map(|t| t.as_str().unwrap_or("").to_string())
+        .collect();
+    let strides = args.input_strides.as_ref().and_then(int_lists);
+    Some((id, matmul::of_op(name, &dims, &types, strides.as_deref())?))
 }
 
 struct Sink {
     walk: Walk,
+    /// Each GPU op's index in `walk.ops` and its operator's `External id`.
+    launched_by: Vec<(usize, u64)>,
+    /// Matmul operators by `External id`.
+    matmuls: HashMap<u64, Matmul>,
     /// The profiler's own work, (start, end) ns, clipped to the step at the end.
     overhead: Vec<(f64, f64)>,
     index: usize,
@@ -295,7 +356,15 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                 )));
             }
             match converted {
-                Converted::Op(op) => walk.ops.push(op),
+                Converted::Op(op, external) => {
+                    if let Some(id) = external {
+                        self.0.launched_by.push((walk.ops.len(), id));
+                    }
+                    walk.ops.push(op);
+                }
+                Converted::Matmul(id, m) => {
+                    self.0.matmuls.insert(id, m);
+                }
                 Converted::Wait(w) => walk.waits.push(w),
                 Converted::Overhead(a, b) => self.0.overhead.push((a, b)),
                 Converted::Nothing => {}
@@ -334,10 +403,37 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
     }
 }
 
+/// Marks the cuBLAS kernels each matmul operator launched: the first (in issue order) as the
+/// GEMM, the rest as its parts (see [`MatmulRole`]).
+fn mark_matmuls(sink: &mut Sink) {
+    if sink.matmuls.is_empty() {
+        return;
+    }
+    let ops = &mut sink.walk.ops;
+    let mut by_op: Vec<(u64, u64, usize)> = sink
+        .launched_by
+        .iter()
+        .filter(|&&(i, id)| sink.matmuls.contains_key(&id) && is_blas_kernel(&ops[i].name))
+        .map(|&(i, id)| (id, ops[i].correlation.unwrap_or(u64::MAX), i))
+        .collect();
+    by_op.sort_unstable();
+    let mut last = None;
+    for (id, _, i) in by_op {
+        ops[i].matmul = Some(if last == Some(id) {
+            MatmulRole::Part
+        } else {
+            MatmulRole::Call(sink.matmuls[&id])
+        });
+        last = Some(id);
+    }
+}
+
 /// Reads a Chrome-trace JSON. `path` names the file in errors.
 pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     let mut sink = Sink {
         walk: Walk::default(),
+        launched_by: Vec::new(),
+        matmuls: HashMap::new(),
         overhead: Vec::new(),
         index: 0,
         found_events: false,
@@ -353,6 +449,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     if !sink.found_events {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
+    mark_matmuls(&mut sink);
     sink.walk.sort();
     sink.walk.waits.sort_by_key(|w| w.correlation);
     if sink.walk.host.is_some_and(|h| !h.start_ns.is_finite()) {
@@ -416,6 +513,36 @@ mod tests {
         // A GPU-only trace has no host side.
         let g = read_str(r#"[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]"#).unwrap();
         assert!(g.host.is_none());
+    }
+
+    #[test]
+    fn kernels_of_a_matmul_with_recorded_shapes_carry_its_gemm() {
+        let w = read_str(
+            r#"[
+            {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":100,"dur":9,"args":{"External id":7,
+             "Input Dims":[[8,1024],[1024,1024]],"Input type":["c10::Half","c10::Half"],
+             "Input Strides":[[1024,1],[1,1024]]}},
+            {"ph":"X","cat":"cpu_op","name":"aten::relu","ts":120,"dur":3,"args":{"External id":8,
+             "Input Dims":[[8,1024]],"Input type":["c10::Half"]}},
+            {"ph":"X","cat":"kernel","name":"splitKreduce_kernel","ts":210,"dur":1,"args":{"External id":7,"correlation":12,"stream":7,"grid":[1,1,1],"block":[32,1,1]}},
+            {"ph":"X","cat":"kernel","name":"nvjet_hsh_64x8","ts":200,"dur":4,"args":{"External id":7,"correlation":11,"stream":7,"grid":[4,4,1],"block":[384,1,1]}},
+            {"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","ts":220,"dur":1,"args":{"External id":8,"correlation":13,"stream":7,"grid":[8,1,1],"block":[128,1,1]}}
+        ]"#,
+        )
+        .unwrap();
+        let roles: Vec<_> = w.ops.iter().map(|o| o.matmul).collect();
+        let Some(MatmulRole::Call(m)) = roles[0] else {
+            panic!("the GEMM kernel is not the call: {roles:?}");
+        };
+        assert_eq!(
+            (m.m, m.n, m.k, m.trans_a, m.dtype),
+            (1024, 8, 1024, true, "f16")
+        );
+        assert_eq!(roles[1], Some(MatmulRole::Part));
+        assert_eq!(roles[2], None);
+        // Without shapes nothing is marked.
+        let plain = read_str(r#"[{"ph":"X","cat":"kernel","name":"nvjet","ts":1,"dur":1,"args":{"External id":7,"grid":[1,1,1],"block":[1,1,1]}}]"#).unwrap();
+        assert_eq!(plain.ops[0].matmul, None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! every value they keep, and report the line (CSV) or event (JSON) of the first bad one.
 
 pub mod kineto;
+pub mod matmul;
 pub mod nsys;
 
 use std::collections::HashMap;
@@ -77,6 +78,10 @@ pub struct Op {
     /// The profiler's correlation id linking the op to the host call that issued it; ids
     /// grow in host issue order.
     pub correlation: Option<u64>,
+    /// The matrix multiply this kernel belongs to, where the trace recorded its operator's
+    /// shapes (see [`matmul`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matmul: Option<matmul::MatmulRole>,
 }
 
 impl Op {
@@ -382,6 +387,7 @@ mod tests {
                 block: (32, 1, 1),
             },
             correlation: None,
+            matmul: None,
         }
     }
 

@@ -204,6 +204,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         stream,
         kind,
         correlation,
+        matmul: None,
     })
 }
 

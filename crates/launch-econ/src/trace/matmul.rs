@@ -1,0 +1,217 @@
+//! The matrix multiplies behind recorded kernels, where the trace recorded the framework op's
+//! input shapes (PyTorch: `torch.profiler.profile(record_shapes=True)`).
+//!
+//! A Kineto trace links each kernel to the CPU operator that launched it (the innermost, by
+//! `External id`), and with `record_shapes` that operator carries its inputs' dims, element
+//! types and strides. For PyTorch's GEMM operators that is everything cuBLAS needs to run the
+//! same GEMM, so a replay can run it for real (see `crate::prepared`): on concurrent streams a
+//! GEMM's demand on the SMs and the memory, which no stand-in of the same duration has,
+//! decides how much it slows the other stream (`scripts/two_stream_probe.py`).
+
+use memra_engine::{Gemm, GemmType};
+use serde::Serialize;
+
+/// What a recorded kernel is to the matrix multiply of the operator that launched it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum MatmulRole {
+    /// The operator's first cuBLAS kernel: replayed as the whole GEMM.
+    Call(Matmul),
+    /// A further cuBLAS kernel of the same operator (a split-K reduction, say): the real GEMM
+    /// issues its own, so the replay issues nothing for it.
+    Part,
+}
+
+/// One GEMM in cuBLAS's column-major terms (see [`memra_engine::Gemm`]), as a trace records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Matmul {
+    /// `f16`, `bf16` or `f32`.
+    pub dtype: &'static str,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub batch: u32,
+    pub accumulate: bool,
+}
+
+impl Matmul {
+    /// The engine's description of the same GEMM.
+    pub fn gemm(&self) -> Gemm {
+        Gemm {
+            dtype: match self.dtype {
+                "f16" => GemmType::F16,
+                "bf16" => GemmType::Bf16,
+                _ => GemmType::F32,
+            },
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            trans_a: self.trans_a,
+            trans_b: self.trans_b,
+            batch: self.batch,
+            accumulate: self.accumulate,
+        }
+    }
+
+    /// Bytes of A, B and C together.
+    pub fn bytes(&self) -> u64 {
+        let (a, b, c) = self.gemm().bytes();
+        (a as u64).saturating_add(b as u64).saturating_add(c as u64)
+    }
+}
+
+/// Whether a kernel's name is one of cuBLAS's (its GEMM kernels and their helpers).
+pub fn is_blas_kernel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "gemm", "gemv", "nvjet", "cutlass", "xmma", "splitk", "cublas",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
+}
+
+/// The element type PyTorch's profiler names (`c10::Half`, `c10::BFloat16`, `float`).
+fn dtype(name: &str) -> Option<&'static str> {
+    match name {
+        "c10::Half" => Some("f16"),
+        "c10::BFloat16" => Some("bf16"),
+        "float" => Some("f32"),
+        _ => None,
+    }
+}
+
+/// Whether a matrix with these (last two) strides is stored transposed: column by column
+/// (`[1, rows]`) rather than row by row. Unknown strides count as row by row (contiguous).
+fn transposed(strides: Option<&Vec<i64>>) -> bool {
+    match strides.map(|s| &s[s.len().saturating_sub(2)..]) {
+        Some([row, col]) => *col != 1 && *row == 1,
+        _ => false,
+    }
+}
+
+/// The GEMM of a PyTorch matmul operator (`aten::mm`, `aten::addmm`, `aten::bmm`,
+/// `aten::baddbmm`) from its recorded input dims, types and (if recorded) strides; `None` for
+/// other operators and for inputs that do not make a GEMM cuBLAS can run.
+///
+/// PyTorch computes the row-major C[M, N] = X[M, K] · W[K, N] as cuBLAS's column-major
+/// Cᵀ = Wᵀ · Xᵀ: m = N, n = M, A is W and B is X, each transposed where it is stored
+/// column by column (a weight used as `linear` uses it).
+pub fn of_op(
+    name: &str,
+    dims: &[Vec<i64>],
+    types: &[String],
+    strides: Option<&[Vec<i64>]>,
+) -> Option<Matmul> {
+    let (first, rank, accumulate) = match name {
+        "aten::mm" => (0, 2, false),
+        "aten::addmm" => (1, 2, true),
+        "aten::bmm" => (0, 3, false),
+        "aten::baddbmm" => (1, 3, true),
+        _ => return None,
+    };
+    let (x, w) = (dims.get(first)?, dims.get(first + 1)?);
+    if x.len() != rank || w.len() != rank {
+        return None;
+    }
+    let ty = dtype(types.get(first)?)?;
+    if dtype(types.get(first + 1)?)? != ty {
+        return None;
+    }
+    let (batch, bx, bw) = if rank == 3 {
+        (x[0], x[0], w[0])
+    } else {
+        (1, 1, 1)
+    };
+    let (rows, inner, inner_w, cols) = (x[rank - 2], x[rank - 1], w[rank - 2], w[rank - 1]);
+    if bx != bw || inner != inner_w {
+        return None;
+    }
+    let dim = |d: i64| {
+        u32::try_from(d)
+            .ok()
+            .filter(|&d| d > 0 && d <= i32::MAX as u32)
+    };
+    let stride = |i: usize| strides.and_then(|s| s.get(i));
+    Some(Matmul {
+        dtype: ty,
+        m: dim(cols)?,
+        n: dim(rows)?,
+        k: dim(inner)?,
+        trans_a: transposed(stride(first + 1)),
+        trans_b: transposed(stride(first)),
+        batch: dim(batch)?,
+        accumulate,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dims(d: &[&[i64]]) -> Vec<Vec<i64>> {
+        d.iter().map(|x| x.to_vec()).collect()
+    }
+
+    fn types(t: &[&str]) -> Vec<String> {
+        t.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn linear_is_a_gemm_with_the_weight_transposed() {
+        // x[8, 1024] · W.t() where W is [4096, 1024] contiguous: the view [1024, 4096] has
+        // strides [1, 1024].
+        let m = of_op(
+            "aten::mm",
+            &dims(&[&[8, 1024], &[1024, 4096]]),
+            &types(&["c10::Half", "c10::Half"]),
+            Some(&dims(&[&[1024, 1], &[1, 1024]])),
+        )
+        .unwrap();
+        assert_eq!((m.m, m.n, m.k, m.batch), (4096, 8, 1024, 1));
+        assert!(m.trans_a && !m.trans_b && !m.accumulate);
+        assert_eq!(m.bytes(), 2 * (4096 * 1024 + 1024 * 8 + 4096 * 8));
+    }
+
+    #[test]
+    fn addmm_and_bmm_take_their_matrix_inputs() {
+        let m = of_op(
+            "aten::addmm",
+            &dims(&[&[768], &[4, 768], &[768, 3072], &[], &[]]),
+            &types(&[
+                "c10::BFloat16",
+                "c10::BFloat16",
+                "c10::BFloat16",
+                "Scalar",
+                "Scalar",
+            ]),
+            None,
+        )
+        .unwrap();
+        assert_eq!((m.dtype, m.m, m.n, m.k), ("bf16", 3072, 4, 768));
+        assert!(m.accumulate && !m.trans_a);
+        let b = of_op(
+            "aten::bmm",
+            &dims(&[&[12, 1, 64], &[12, 64, 128]]),
+            &types(&["float", "float"]),
+            None,
+        )
+        .unwrap();
+        assert_eq!((b.batch, b.m, b.n, b.k), (12, 128, 1, 64));
+    }
+
+    #[test]
+    fn what_is_not_a_gemm_is_refused() {
+        let t = types(&["c10::Half", "c10::Half"]);
+        assert!(of_op("aten::add", &dims(&[&[2, 2], &[2, 2]]), &t, None).is_none());
+        assert!(of_op("aten::mm", &dims(&[&[2, 3], &[4, 5]]), &t, None).is_none());
+        assert!(of_op("aten::mm", &dims(&[&[0, 3], &[3, 5]]), &t, None).is_none());
+        let mixed = types(&["c10::Half", "float"]);
+        assert!(of_op("aten::mm", &dims(&[&[2, 3], &[3, 5]]), &mixed, None).is_none());
+        assert!(of_op("aten::mm", &dims(&[&[2, 3]]), &t, None).is_none());
+        assert!(is_blas_kernel("nvjet_hsh_64x8_64x16_2x1_v_bz_coopA_NTN"));
+        assert!(!is_blas_kernel(
+            "void at::native::vectorized_elementwise_kernel<4>"
+        ));
+    }
+}
