@@ -102,6 +102,7 @@ fn price_trace(
         stream_from_ns: Some(DEFAULT_STREAM_FROM_NS),
         pdl,
         timeline: false,
+        real_gemms: true,
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.

@@ -190,6 +190,20 @@ impl LanedWalk {
             .count()
     }
 
+    /// Kernels run as real GEMMs (the call and its further cuBLAS kernels), over all lanes.
+    pub(crate) fn real_gemm_kernels(&self) -> usize {
+        self.lanes
+            .iter()
+            .flat_map(|l| &l.prep.steps)
+            .filter(|s| {
+                matches!(
+                    s,
+                    crate::prepared::Step::Gemm { .. } | crate::prepared::Step::Folded
+                )
+            })
+            .count()
+    }
+
     /// Each kernel's last replayed duration as a profiler would see it (own span + ramp), ns,
     /// in walk order; NaN for kernels replayed by the empty kernel.
     pub(crate) fn durations(&self, ramp_ns: f64) -> memra_engine::Result<Vec<f64>> {

@@ -4,11 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, HostStaging, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape};
 
 use crate::calibration::calibrate;
 use crate::stand_in::{self, Choice, StandInPlan};
 use crate::streaming;
+use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
 
 /// A walk made ready to launch: spin requests, shapes and buffers.
@@ -23,6 +24,17 @@ pub(crate) struct Prepared {
     /// starts: each read begins where the one before ended, so every replay reads fresh memory.
     pub(crate) arena: DeviceBuffer<u8>,
     pub(crate) cursor: DeviceBuffer<u64>,
+    /// Operands of the GEMMs replayed for real, one set per GEMM (each reads its own
+    /// weights, as a model's layers do).
+    pub(crate) gemms: Vec<GemmOperands>,
+}
+
+/// A, B and C of one real GEMM.
+pub(crate) struct GemmOperands {
+    gemm: Gemm,
+    a: DeviceBuffer<u8>,
+    b: DeviceBuffer<u8>,
+    c: DeviceBuffer<u8>,
 }
 
 /// One op of a prepared walk.
@@ -59,6 +71,13 @@ pub(crate) enum Step {
     Memset {
         bytes: usize,
     },
+    /// A recorded GEMM run for real by cuBLAS with its recorded shapes: operands `index` of
+    /// [`Prepared::gemms`].
+    Gemm {
+        index: usize,
+    },
+    /// A further cuBLAS kernel of a GEMM run for real (the real GEMM issues its own).
+    Folded,
 }
 
 impl Prepared {
@@ -82,9 +101,25 @@ impl Prepared {
         let mut max_bytes = 0usize;
         let mut max_host_bytes = 0usize;
         let mut kernels = 0;
+        let mut gemms = Vec::new();
         for op in ops {
-            steps.push(match &op.kind {
-                OpKind::Kernel { grid, block } => {
+            let real = plan.real_gemms.then_some(op.matmul).flatten();
+            steps.push(match (&op.kind, real) {
+                (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
+                (OpKind::Kernel { .. }, Some(MatmulRole::Call(m))) => {
+                    let gemm = m.gemm();
+                    let (a, b, c) = gemm.bytes();
+                    gemms.push(GemmOperands {
+                        gemm,
+                        a: e.zeros::<u8>(a)?,
+                        b: e.zeros::<u8>(b)?,
+                        c: e.zeros::<u8>(c)?,
+                    });
+                    Step::Gemm {
+                        index: gemms.len() - 1,
+                    }
+                }
+                (OpKind::Kernel { grid, block }, None) => {
                     let shape = LaunchShape {
                         grid: *grid,
                         block: *block,
@@ -104,9 +139,12 @@ impl Prepared {
                         spin_step(choice, shape, kernels - 1)
                     }
                 }
-                OpKind::Memcpy {
-                    bytes, direction, ..
-                } => {
+                (
+                    OpKind::Memcpy {
+                        bytes, direction, ..
+                    },
+                    _,
+                ) => {
                     let direction = CopyDirection::of(direction);
                     max_bytes = max_bytes.max(*bytes as usize);
                     if matches!(
@@ -120,7 +158,7 @@ impl Prepared {
                         direction,
                     }
                 }
-                OpKind::Memset { bytes } => {
+                (OpKind::Memset { bytes }, _) => {
                     max_bytes = max_bytes.max(*bytes as usize);
                     Step::Memset {
                         bytes: *bytes as usize,
@@ -137,6 +175,7 @@ impl Prepared {
             host: e.host_staging(max_host_bytes)?,
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
             cursor: e.zeros::<u64>(1)?,
+            gemms,
         };
         if streams {
             streaming::size(e, &mut prep, plan.gap_us * 1e3)?;
@@ -173,6 +212,7 @@ impl Prepared {
             host,
             arena,
             cursor,
+            gemms,
         } = self;
         for st in &steps[range] {
             match *st {
@@ -180,6 +220,10 @@ impl Prepared {
                 Step::Stream {
                     bytes, shape, slot, ..
                 } => e.stream_grid_from(arena, cursor, bytes, shape, slots, slot)?,
+                Step::Gemm { index } => {
+                    let GemmOperands { gemm, a, b, c } = &mut gemms[index];
+                    e.gemm(gemm, a, b, c)?
+                }
                 ref other => issue_untimed(e, other, src, dst, host)?,
             }
         }
@@ -248,8 +292,9 @@ pub(crate) fn spin_step(choice: Choice, shape: LaunchShape, slot: usize) -> Step
 }
 
 /// Issues a step that times nothing (an empty kernel, a copy, a memset) with a walk's buffers;
-/// timed stand-ins are the caller's (their slots differ between uses) and issue nothing here.
-pub(crate) fn issue_untimed(
+/// timed stand-ins are the caller's (their slots differ between uses) and real GEMMs
+/// [`Prepared::issue_steps`]'s (they have operands of their own): both issue nothing here.
+fn issue_untimed(
     e: &Engine,
     step: &Step,
     src: &DeviceBuffer<u8>,
@@ -257,7 +302,7 @@ pub(crate) fn issue_untimed(
     host: &mut HostStaging,
 ) -> memra_engine::Result<()> {
     match *step {
-        Step::Spin { .. } | Step::Stream { .. } => Ok(()),
+        Step::Spin { .. } | Step::Stream { .. } | Step::Gemm { .. } | Step::Folded => Ok(()),
         Step::Empty { shape } => e.noop_shaped(shape),
         Step::Copy { bytes, direction } => match direction {
             CopyDirection::HostToDevice => e.copy_from_host(host, dst, bytes),

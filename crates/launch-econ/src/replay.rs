@@ -20,19 +20,35 @@ use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in;
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
+use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, OpKind, Walk};
 
 /// Why a walk on several streams replays with spins only.
 const STREAMING_OFF_ON_LANES: &str = "the walk runs on several streams at once, so every kernel is replayed by a spin: streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not (on the H200 two-stream validation walk both kinds give the same graph step)";
 /// Why a walk whose streams overlap is priced low: the eager recording ran its streams' kernels
 /// apart (host-bound), a graph runs them side by side; `share` of the step (laid out at the
-/// recorded durations) has two or more streams running.
-fn concurrent_kernels(share: f64) -> String {
-    format!(
-        "where streams run side by side in a graph their kernels slow each other down (shared SMs and memory; the eager recording ran them apart), which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); in this walk streams run side by side for {:.0}% of the step (recorded durations)",
+/// recorded durations) has two or more streams running. `real_gemms`: (GEMM kernels run for
+/// real, kernels) in a GPU replay.
+fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>) -> String {
+    let head = format!(
+        "streams run side by side for {:.0}% of the step (recorded durations); there their kernels slow each other down (shared SMs and memory; the eager recording ran them apart)",
         100.0 * share
-    )
+    );
+    match real_gemms {
+        Some((real, kernels)) if real > 0 => format!(
+            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; what the other kernels, standing in, do to kernels beside them is not"
+        ),
+        Some(_) => format!(
+            "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --stand-in-gemms), which reproduces what they do to each other"
+        ),
+        None => format!(
+            "{head}, which the offline model, pricing at the recorded durations, does not: the graph step comes out low (H200 two-stream validation walks: 6-12% under the real graph)"
+        ),
+    }
 }
+
+/// Replayed GEMMs whose operands together take more than this are stood in instead, bytes.
+const REAL_GEMM_MAX_BYTES: u64 = 8 << 30;
 
 /// Kernels at least this long (recorded) are held to the fidelity goal.
 pub const FIDELITY_MIN_NS: f64 = 2_000.0;
@@ -58,6 +74,9 @@ pub struct Fidelity {
     /// Kernels replayed by a stand-in that streams memory.
     #[serde(default)]
     pub streaming_stand_ins: usize,
+    /// Kernels of recorded GEMMs run for real (cuBLAS; not in the per-kernel comparison).
+    #[serde(default)]
+    pub real_gemm_kernels: usize,
 }
 
 /// One trial of the replay, in ms per walk.
@@ -109,6 +128,10 @@ pub struct ReplayConfig {
     /// ([`ReplayResult::timeline`]).
     #[serde(default)]
     pub timeline: bool,
+    /// On walks whose streams run side by side, run the GEMMs whose shapes the trace recorded
+    /// for real (cuBLAS) instead of standing them in.
+    #[serde(default)]
+    pub real_gemms: bool,
 }
 
 /// Everything a replay measured.
@@ -175,7 +198,9 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 "the trace holds {} streams; {how}, ordered by {n} recorded cross-stream waits, each taken to wait for all other streams' work issued before it (exact for fork/join; where three or more streams interleave it may wait longer than the recording did)",
                 schedule.lanes()
             ));
-            out.push(concurrent_kernels(schedule.side_by_side_share(walk)));
+            if !on_lanes {
+                out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
+            }
         }
         _ => {
             let lanes = walk
@@ -263,6 +288,7 @@ fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
             .count(),
         empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
         streaming_stand_ins: 0,
+        real_gemm_kernels: 0,
         kernels,
         rel_error_long: summary,
         p90_rel_error_long: p90,
@@ -285,7 +311,15 @@ pub fn replay(
         Some(ns) if !overlapping => ns,
         _ => f64::INFINITY,
     };
-    let plan = stand_in::plan(e, walk, &cal, stream_from_ns)?;
+    let mut plan = stand_in::plan(e, walk, &cal, stream_from_ns)?;
+    let gemm_bytes: u64 = walk
+        .kernels()
+        .filter_map(|o| match o.matmul {
+            Some(MatmulRole::Call(m)) => Some(m.bytes()),
+            _ => None,
+        })
+        .fold(0u64, u64::saturating_add);
+    plan.real_gemms = overlapping && cfg.real_gemms && gemm_bytes <= REAL_GEMM_MAX_BYTES;
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
     let mut spans = Vec::new();
@@ -356,8 +390,22 @@ pub fn replay(
     let planned_nodes_ms =
         (kernel_sum_ns / 1e3 + walk.kernels().count() as f64 * plan.gap_us) / 1e3;
     let mut warnings = unreproduced(walk, true);
-    if overlapping && cfg.stream_from_ns.is_some() {
-        warnings.push(STREAMING_OFF_ON_LANES.to_string());
+    let real_gemm_kernels = laned.real_gemm_kernels();
+    if overlapping {
+        if cfg.stream_from_ns.is_some() {
+            warnings.push(STREAMING_OFF_ON_LANES.to_string());
+        }
+        if cfg.real_gemms && gemm_bytes > REAL_GEMM_MAX_BYTES {
+            warnings.push(format!(
+                "the recorded GEMMs' operands take {:.1} GiB, more than the {} GiB a replay gives them: they stand in",
+                gemm_bytes as f64 / (1u64 << 30) as f64,
+                REAL_GEMM_MAX_BYTES >> 30
+            ));
+        }
+        warnings.push(concurrent_kernels(
+            schedule.side_by_side_share(walk),
+            Some((real_gemm_kernels, walk.kernels().count())),
+        ));
     }
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
@@ -371,9 +419,14 @@ pub fn replay(
         calibration: cal,
         node_gap_us: plan.gap_us,
         planned_nodes_ms,
-        fidelity: Fidelity {
-            streaming_stand_ins: laned.streaming_stand_ins(),
-            ..fidelity(walk, &per_kernel_median(&spans))
+        fidelity: {
+            let f = fidelity(walk, &per_kernel_median(&spans));
+            Fidelity {
+                streaming_stand_ins: laned.streaming_stand_ins(),
+                real_gemm_kernels,
+                empty_stand_ins: f.empty_stand_ins.saturating_sub(real_gemm_kernels),
+                ..f
+            }
         },
         summary: Summaries::of(&out.trials),
         trials: out.trials,
@@ -431,6 +484,7 @@ mod tests {
             stream: Some(stream),
             kind,
             correlation: None,
+            matmul: None,
         };
         let k = OpKind::Kernel {
             grid: (1, 1, 1),
@@ -503,6 +557,7 @@ mod tests {
                 block: (1, 1, 1),
             },
             correlation: None,
+            matmul: None,
         };
         let w = Walk {
             ops: vec![k(1000.0), k(2000.0), k(10000.0), k(4000.0)],

@@ -69,6 +69,9 @@ pub struct StandInPlan {
     pub stream_from_ns: f64,
     /// Profiled duration − own span of a timed stand-in, ns (the spin calibration's ramp).
     pub ramp_ns: f64,
+    /// Kernels of a GEMM whose shapes the trace recorded run that GEMM for real (cuBLAS)
+    /// instead of standing in (see `crate::trace::matmul`).
+    pub real_gemms: bool,
 }
 
 impl StandInPlan {
@@ -189,6 +192,7 @@ pub fn plan(
         shapes,
         stream_from_ns,
         ramp_ns: cal.ramp_ns,
+        real_gemms: false,
     })
 }
 
@@ -212,6 +216,7 @@ mod tests {
             shapes: HashMap::from([(WIDE, nodes)]),
             stream_from_ns: 3000.0,
             ramp_ns: 680.0,
+            real_gemms: false,
         }
     }
 

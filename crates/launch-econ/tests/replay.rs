@@ -296,3 +296,38 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
         );
     }
 }
+
+/// Two streams of GEMMs whose shapes the trace recorded: the GEMMs run for real (cuBLAS) and
+/// the report says so; `--stand-in-gemms` stands them in like every other kernel.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_recorded_gemms_for_real_on_concurrent_streams() {
+    let fx = fixture("kineto_two_streams_gemm.json");
+    let real = json_of(&succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --warmup 0 --export-json -",
+    )));
+    let f = &real["result"]["replay"]["fidelity"];
+    assert_eq!(f["real_gemm_kernels"], 6, "{f}");
+    // The GEMMs' kernels are not counted as empty stand-ins (8 kernels stand in).
+    assert!(f["empty_stand_ins"].as_u64().unwrap() <= 8, "{f}");
+    let warnings = real["warnings"].to_string();
+    assert!(
+        warnings.contains("6 of 14 kernels are the recorded GEMMs run for real"),
+        "{warnings}"
+    );
+    let graph_ms = real["result"]["prediction"]["graph_step_ms"]
+        .as_f64()
+        .unwrap();
+    assert!(graph_ms > 0.0);
+    let stood_in = json_of(&succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --warmup 0 --stand-in-gemms --export-json -",
+    )));
+    assert_eq!(
+        stood_in["result"]["replay"]["fidelity"]["real_gemm_kernels"],
+        0
+    );
+    let warnings = stood_in["warnings"].to_string();
+    assert!(warnings.contains("record_shapes=True"), "{warnings}");
+}

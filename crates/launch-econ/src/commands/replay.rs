@@ -66,6 +66,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
             .then_some(args.stream_from_us * 1e3),
         pdl: args.pdl,
         timeline: args.export_trace.is_some(),
+        real_gemms: !args.stand_in_gemms,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -193,6 +194,13 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             "  {} kernels stand in by streaming memory (recorded >= {} us), the others spin",
             f.streaming_stand_ins,
             c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
+        );
+    }
+    if f.real_gemm_kernels > 0 {
+        let _ = writeln!(
+            out,
+            "  {} kernels are recorded GEMMs run for real by cuBLAS with their recorded shapes (not in the spans above)",
+            f.real_gemm_kernels
         );
     }
     if f.empty_stand_ins > 0 {

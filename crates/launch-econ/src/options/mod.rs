@@ -266,6 +266,12 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = crate::stand_in::DEFAULT_STREAM_FROM_NS / 1e3, value_parser = parse_from_us)]
     pub stream_from_us: f64,
 
+    /// Stand in for every kernel, GEMMs too. By default, on walks whose streams run side by
+    /// side, the GEMMs whose shapes the trace recorded (PyTorch: `record_shapes=True`) run for
+    /// real with cuBLAS: what they do to the other stream's kernels is what stand-ins miss.
+    #[arg(long)]
+    pub stand_in_gemms: bool,
+
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
     #[arg(long, value_name = "FILE.json")]
