@@ -3,16 +3,21 @@
 //!
 //! Kineto records each `cudaStreamWaitEvent` (with `enable_cuda_sync_events`) on the waiting
 //! stream, but not which stream recorded the event (PyTorch 2.11 leaves `wait_on_stream` at
-//! −1). The event is recorded just before the wait, so a wait is taken to depend on the work
-//! issued so far on *every* other lane. For fork/join steps (a framework's `wait_stream`) that
-//! is exactly the recorded order; where three or more streams interleave it can order a lane
-//! after work it did not wait for, which only lengthens the replay (an upper bound), never
-//! shortens it. A walk on several streams without recorded waits runs on one lane, in start
-//! order — also an upper bound — and the replay says so.
+//! −1). The event is recorded just before the wait, on some other stream. A wait that starts a
+//! lane's work in the walk (a fork) is taken to wait on the lane that joins the others at the
+//! end (the lane of the walk's last op), as a framework's `side.wait_stream(main)` does; every
+//! other wait (a join, a wait in mid-chain) on the work issued so far on *every* other lane.
+//! Forks issued one after another with work between them (fork A, run A, fork B, run B) are
+//! then side by side, as they ran in the graph; taking every wait to wait on every lane
+//! ([`WaitRule::All`]) would queue B behind A (an H200 walk of three such chains: +157%). A
+//! fork that did wait on another side lane (a pipeline between side streams) is read too short;
+//! `WaitRule::All` reads it as an upper bound, and the report counts the forks where the
+//! rules differ. A walk on several streams without recorded waits runs on one lane, in start
+//! order — an upper bound — and the replay says so.
 
 use std::collections::HashMap;
 
-use crate::trace::Walk;
+use crate::trace::{WaitRule, Walk};
 
 /// One thing to issue, in host order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +36,9 @@ pub struct Schedule {
     pub items: Vec<Item>,
     /// How the lanes were derived, for the report.
     pub basis: Basis,
+    /// Forks taken to wait on the joining lane alone where other lanes had work issued before
+    /// them (where [`WaitRule::All`] would wait longer).
+    pub forks_on_join: usize,
 }
 
 /// Why the walk has the lanes it has.
@@ -57,6 +65,7 @@ impl Schedule {
                 .map(|op| Item::Op { lane: 0, op })
                 .collect(),
             basis,
+            forks_on_join: 0,
         }
     }
 
@@ -94,12 +103,19 @@ impl Schedule {
             )
             .collect();
         events.sort_unstable();
+        let lane_of_op = |i: usize| lane_of[&walk.ops[i].stream.unwrap_or(0)];
+        let join = events
+            .iter()
+            .rev()
+            .find(|e| e.1 == 0)
+            .map(|e| lane_of_op(e.2));
         let mut issued = vec![false; streams.len()];
         let mut items = Vec::with_capacity(events.len());
         let mut waits = 0;
+        let mut forks_on_join = 0;
         for (_, kind, i) in events {
             if kind == 0 {
-                let lane = lane_of[&walk.ops[i].stream.unwrap_or(0)];
+                let lane = lane_of_op(i);
                 issued[lane] = true;
                 items.push(Item::Op { lane, op: i });
                 continue;
@@ -107,9 +123,19 @@ impl Schedule {
             let Some(&lane) = lane_of.get(&walk.waits[i].stream) else {
                 continue; // a stream with no ops in this walk
             };
-            let on: Vec<usize> = (0..streams.len())
+            let all: Vec<usize> = (0..streams.len())
                 .filter(|&l| l != lane && issued[l])
                 .collect();
+            let on = match join {
+                Some(j) if walk.wait_rule == WaitRule::Join && !issued[lane] && lane != j => {
+                    let on: Vec<usize> = all.iter().copied().filter(|&l| l == j).collect();
+                    if on.len() < all.len() {
+                        forks_on_join += 1;
+                    }
+                    on
+                }
+                _ => all,
+            };
             if !on.is_empty() {
                 waits += 1;
                 items.push(Item::Wait { lane, on });
@@ -119,6 +145,7 @@ impl Schedule {
             streams: streams.into_iter().map(Some).collect(),
             items,
             basis: Basis::RecordedWaits(waits),
+            forks_on_join,
         }
     }
 
@@ -303,6 +330,33 @@ mod tests {
             ..Walk::default()
         };
         assert_eq!(Schedule::of(&one).basis, Basis::OneStream);
+    }
+
+    #[test]
+    fn forks_one_after_another_wait_on_the_joining_lane() {
+        // No work on main (7) before the forks: 13 forks and runs, then 17 forks and runs,
+        // then main joins both and runs the last kernel.
+        let w = Walk {
+            ops: vec![op(13, 2), op(17, 4), op(7, 7)],
+            waits: vec![wait(13, 1), wait(17, 3), wait(7, 5), wait(7, 6)],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&w);
+        // 17's fork does not wait for 13's kernel: both start at 0.
+        let spans = s.lay_out(|_| 1.0);
+        assert_eq!(spans, vec![(0, 0.0, 1.0), (1, 0.0, 1.0), (2, 1.0, 2.0)]);
+        assert_eq!(s.forks_on_join, 1);
+        // Waiting on every lane queues 17 behind 13.
+        let all = Walk {
+            wait_rule: WaitRule::All,
+            ..w
+        };
+        let s = Schedule::of(&all);
+        assert_eq!(s.forks_on_join, 0);
+        assert_eq!(
+            s.lay_out(|_| 1.0),
+            vec![(0, 0.0, 1.0), (1, 1.0, 2.0), (2, 2.0, 3.0)]
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::stand_in;
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
 use crate::trace::matmul::MatmulRole;
-use crate::trace::{CopyDirection, OpKind, Walk};
+use crate::trace::{CopyDirection, OpKind, WaitRule, Walk};
 
 /// Why a walk on several streams replays with spins only.
 const STREAMING_OFF_ON_LANES: &str = "the walk runs on several streams at once, so every kernel is replayed by a spin: streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not (on the H200 two-stream validation walk both kinds give the same graph step)";
@@ -194,10 +194,20 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             } else {
                 "the offline model prices the longest chain"
             };
+            let rule = match walk.wait_rule {
+                WaitRule::Join => "a wait that starts a stream's work taken to wait on the stream that joins the others, every other wait on all streams' work issued before it",
+                WaitRule::All => "each taken to wait for all other streams' work issued before it (an upper bound where streams fork one after another)",
+            };
             out.push(format!(
-                "the trace holds {} streams; {how}, ordered by {n} recorded cross-stream waits, each taken to wait for all other streams' work issued before it (exact for fork/join; where three or more streams interleave it may wait longer than the recording did)",
+                "the trace holds {} streams; {how}, ordered by {n} recorded cross-stream waits ({rule}; the trace does not say which stream recorded each event)",
                 schedule.lanes()
             ));
+            if schedule.forks_on_join > 0 {
+                out.push(format!(
+                    "{} of the waits that start a stream's work come after work on other side streams was issued and are taken not to wait for it, as forks from a main stream do; if they did (a pipeline between side streams), --waits all prices that (an upper bound)",
+                    schedule.forks_on_join
+                ));
+            }
             if !on_lanes {
                 out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
             }

@@ -331,3 +331,28 @@ fn replay_runs_recorded_gemms_for_real_on_concurrent_streams() {
     let warnings = stood_in["warnings"].to_string();
     assert!(warnings.contains("record_shapes=True"), "{warnings}");
 }
+
+/// Forks issued one after another (fork A, run A, fork B, run B, join): by default B's fork
+/// waits on the joining stream, so the branches run side by side; `--waits all` queues B
+/// behind A, and the report says which reading it used.
+#[test]
+fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
+    let fx = fixture("kineto_serial_forks.json");
+    let graph_ms = |flags: &str| {
+        let v = json_of(&succeeds(&replay(&fx, flags)));
+        let ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
+        (ms, v["warnings"].to_string())
+    };
+    let (join, warnings) = graph_ms("--summary --export-json -");
+    let (all, all_warnings) = graph_ms("--summary --waits all --export-json -");
+    // 40 + 10 us of kernels side by side, 40 + 40 + 10 one after the other (+ a few us of
+    // launch and node costs from the profile).
+    assert!((0.050..0.060).contains(&join), "{join}");
+    assert!((0.090..0.100).contains(&all), "{all}");
+    assert!(
+        warnings.contains("1 of the waits that start a stream's work come after work"),
+        "{warnings}"
+    );
+    assert!(all_warnings.contains("an upper bound where streams fork one after another"));
+    assert_usage_error(replay(&fx, "--summary --waits some"), "--waits");
+}

@@ -40,8 +40,9 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         stream: args.stream,
         window_us: args.window,
     };
-    let (walk, info) =
+    let (mut walk, info) =
         read_walk(&args.trace, &filter, args.top).map_err(|e| UsageError(e.to_string()))?;
+    walk.wait_rule = args.waits;
     let mut report = summary_text(&info.path, &info.summary);
     if args.summary {
         let profile = load_profile(args.profile.as_deref()).map_err(usage)?;

@@ -266,6 +266,12 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = crate::stand_in::DEFAULT_STREAM_FROM_NS / 1e3, value_parser = parse_from_us)]
     pub stream_from_us: f64,
 
+    /// Which stream a recorded cross-stream wait waits on (the trace does not say): `join`, a
+    /// wait that starts a stream's work waits on the stream that joins the others (forks from
+    /// a main stream); `all`, every wait on all streams' work issued before it (an upper bound).
+    #[arg(long, value_enum, default_value_t = crate::trace::WaitRule::Join)]
+    pub waits: crate::trace::WaitRule,
+
     /// Stand in for every kernel, GEMMs too. By default, on walks whose streams run side by
     /// side, the GEMMs whose shapes the trace recorded (PyTorch: `record_shapes=True`) run for
     /// real with cuBLAS: what they do to the other stream's kernels is what stand-ins miss.

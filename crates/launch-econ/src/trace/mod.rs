@@ -90,6 +90,20 @@ impl Op {
     }
 }
 
+/// Which stream a recorded cross-stream wait is taken to wait on (the trace does not say which
+/// stream recorded the event; see `crate::lanes`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+pub enum WaitRule {
+    /// A wait that starts a stream's work in the walk (a fork) waits on the stream that joins
+    /// the others at the end — a framework's `wait_stream` from its main stream; every other
+    /// wait on all streams' work issued before it.
+    #[default]
+    Join,
+    /// Every wait waits on all other streams' work issued before it: never shorter than the
+    /// recording, longer where streams fork one after another.
+    All,
+}
+
 /// A walk: the operations in start order, and what the host did to issue them when the trace
 /// recorded it (Kineto traces with CPU activity do; `cuda_gpu_trace` CSVs do not).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -99,6 +113,9 @@ pub struct Walk {
     /// Cross-stream waits (`cudaStreamWaitEvent`) the trace recorded, in host issue order;
     /// empty when it recorded none (Kineto records them with `enable_cuda_sync_events`).
     pub waits: Vec<StreamWait>,
+    /// How the waits are read into lanes.
+    #[serde(skip)]
+    pub wait_rule: WaitRule,
 }
 
 /// One recorded `cudaStreamWaitEvent`: `stream` waited for an event recorded just before
@@ -178,7 +195,12 @@ impl Walk {
         } else {
             Vec::new()
         };
-        Walk { ops, host, waits }
+        Walk {
+            ops,
+            host,
+            waits,
+            wait_rule: self.wait_rule,
+        }
     }
 
     /// The end of the last operation, ns.
