@@ -24,7 +24,7 @@ use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, OpKind, WaitRule, Walk};
 
 /// Why a walk on several streams replays with spins only.
-const STREAMING_OFF_ON_LANES: &str = "the walk runs on several streams at once, so every kernel is replayed by a spin: streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not (on the H200 two-stream validation walk both kinds give the same graph step)";
+const STREAMING_OFF_ON_LANES: &str = "the walk runs on several streams at once, so every kernel that stands in is replayed by a spin: streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not (on the H200 two-stream validation walk both kinds give the same graph step)";
 /// Why a walk whose streams overlap is priced low: the eager recording ran its streams' kernels
 /// apart (host-bound), a graph runs them side by side; `share` of the step (laid out at the
 /// recorded durations) has two or more streams running. `real_gemms`: (GEMM kernels run for
