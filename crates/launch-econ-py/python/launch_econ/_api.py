@@ -42,13 +42,18 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     return Price(json.loads(doc))
 
 
-def _median_ms(fn, sync, n):
+def _median_ms(fn, sync, n, per_batch=10):
+    """Median ms per call of ``fn`` over batches of ``per_batch`` back-to-back calls, each
+    batch synchronized once (at least 3 batches, about ``n`` calls): the way the replay times
+    its walks, so a real graph and its prediction are compared like for like (synchronizing
+    every call would add the launch latency and the host's wake-up, ~10-20 us, to each)."""
     times = []
-    for _ in range(n):
+    for _ in range(max(3, -(-n // per_batch))):
         t = time.perf_counter()
-        fn()
+        for _ in range(per_batch):
+            fn()
         sync()
-        times.append((time.perf_counter() - t) * 1e3)
+        times.append((time.perf_counter() - t) * 1e3 / per_batch)
     return statistics.median(times)
 
 
@@ -56,10 +61,11 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None):
     """Prices ``step`` (a callable that runs one step on the current CUDA device).
 
     1. Runs ``step`` ``warmup`` times, then times ``iters`` steps without a profiler (the
-       eager step: median, each step synchronized).
+       eager step: the median over batches of back-to-back steps, each batch synchronized).
     2. With ``validate``, captures the step with ``torch.cuda.CUDAGraph`` and times ``iters``
        replays the same way (before any profiler runs in the process, which would slow them).
-    3. Records one step with ``torch.profiler`` and prices the trace with ``price_trace``
+    3. Records one step with ``torch.profiler`` (with shapes and, where supported, the waits
+       between streams) and prices the trace with ``price_trace``
        (replayed on this GPU, or the offline model with ``gpu=False``).
 
     Returns a ``Price``; with ``validate`` its ``real_graph_ms`` and ``real_saving_ms`` stand
@@ -89,10 +95,18 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None):
         real_graph_ms = _median_ms(graph.replay, sync, iters)
         del graph
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    # Shapes let the replay run a multi-stream step's GEMMs for real; CUDA sync events record
+    # the waits between its streams (where this PyTorch has them).
+    extra = {"record_shapes": True}
+    try:
+        extra["experimental_config"] = torch._C._profiler._ExperimentalConfig(
+            enable_cuda_sync_events=True)
+    except (AttributeError, TypeError):
+        pass
     fd, path = tempfile.mkstemp(suffix=".json", prefix="launch_econ_step_")
     os.close(fd)
     try:
-        with torch.profiler.profile(activities=acts) as prof:
+        with torch.profiler.profile(activities=acts, **extra) as prof:
             step()
             sync()
         prof.export_chrome_trace(path)
