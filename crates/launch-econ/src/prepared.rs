@@ -106,8 +106,7 @@ impl Prepared {
             let real = plan.real_gemms.then_some(op.matmul).flatten();
             steps.push(match (&op.kind, real) {
                 (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
-                (OpKind::Kernel { .. }, Some(MatmulRole::Call(m))) => {
-                    let gemm = m.gemm();
+                (OpKind::Kernel { .. }, Some(MatmulRole::Call(gemm))) => {
                     let (a, b, c) = gemm.bytes();
                     gemms.push(GemmOperands {
                         gemm,

@@ -20,7 +20,7 @@ use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in;
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
-use crate::trace::matmul::MatmulRole;
+use crate::trace::matmul::{operand_bytes, MatmulRole};
 use crate::trace::{CopyDirection, OpKind, WaitRule, Walk};
 
 /// Why a walk on several streams replays with spins only.
@@ -325,7 +325,7 @@ pub fn replay(
     let gemm_bytes: u64 = walk
         .kernels()
         .filter_map(|o| match o.matmul {
-            Some(MatmulRole::Call(m)) => Some(m.bytes()),
+            Some(MatmulRole::Call(g)) => Some(operand_bytes(&g)),
             _ => None,
         })
         .fold(0u64, u64::saturating_add);

@@ -22,7 +22,9 @@ use serde_json::Value;
 
 use std::collections::HashMap;
 
-use super::matmul::{self, is_blas_kernel, Matmul, MatmulRole};
+use memra_engine::Gemm;
+
+use super::matmul::{self, is_blas_kernel, MatmulRole};
 use super::{
     check_duration, check_shape, HostSide, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS,
 };
@@ -151,7 +153,7 @@ enum Converted {
     /// A GPU operation, with the `External id` of the CPU operator that launched it.
     Op(Op, Option<u64>),
     /// A CPU matmul operator with recorded shapes: its `External id` and GEMM.
-    Matmul(u64, Matmul),
+    Matmul(u64, Gemm),
     Wait(StreamWait),
     /// The profiler's own work, (start, end) ns.
     Overhead(f64, f64),
@@ -305,7 +307,7 @@ fn int_lists(v: &Value) -> Option<Vec<Vec<i64>>> {
 }
 
 /// A CPU operator's `External id` and GEMM, where it is a matmul with recorded shapes.
-fn matmul_op(ev: &Event) -> Option<(u64, Matmul)> {
+fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
     let name = ev.name.as_ref()?.as_str()?;
     let args = ev.args.as_ref()?;
     let id = as_uint(&args.external_id, "External id").ok().flatten()?;
@@ -326,7 +328,7 @@ struct Sink {
     /// Each GPU op's index in `walk.ops` and its operator's `External id`.
     launched_by: Vec<(usize, u64)>,
     /// Matmul operators by `External id`.
-    matmuls: HashMap<u64, Matmul>,
+    matmuls: HashMap<u64, Gemm>,
     /// The profiler's own work, (start, end) ns, clipped to the step at the end.
     overhead: Vec<(f64, f64)>,
     index: usize,
@@ -536,7 +538,7 @@ mod tests {
         };
         assert_eq!(
             (m.m, m.n, m.k, m.trans_a, m.dtype),
-            (1024, 8, 1024, true, "f16")
+            (1024, 8, 1024, true, memra_engine::GemmType::F16)
         );
         assert_eq!(roles[1], Some(MatmulRole::Part));
         assert_eq!(roles[2], None);

@@ -9,56 +9,22 @@
 //! decides how much it slows the other stream (`scripts/two_stream_probe.py`).
 
 use memra_engine::{Gemm, GemmType};
-use serde::Serialize;
 
 /// What a recorded kernel is to the matrix multiply of the operator that launched it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatmulRole {
-    /// The operator's first cuBLAS kernel: replayed as the whole GEMM.
-    Call(Matmul),
+    /// The operator's first cuBLAS kernel: replayed as the whole GEMM (in cuBLAS's
+    /// column-major terms, see [`memra_engine::Gemm`]).
+    Call(Gemm),
     /// A further cuBLAS kernel of the same operator (a split-K reduction, say): the real GEMM
     /// issues its own, so the replay issues nothing for it.
     Part,
 }
 
-/// One GEMM in cuBLAS's column-major terms (see [`memra_engine::Gemm`]), as a trace records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Matmul {
-    /// `f16`, `bf16` or `f32`.
-    pub dtype: &'static str,
-    pub m: u32,
-    pub n: u32,
-    pub k: u32,
-    pub trans_a: bool,
-    pub trans_b: bool,
-    pub batch: u32,
-    pub accumulate: bool,
-}
-
-impl Matmul {
-    /// The engine's description of the same GEMM.
-    pub fn gemm(&self) -> Gemm {
-        Gemm {
-            dtype: match self.dtype {
-                "f16" => GemmType::F16,
-                "bf16" => GemmType::Bf16,
-                _ => GemmType::F32,
-            },
-            m: self.m,
-            n: self.n,
-            k: self.k,
-            trans_a: self.trans_a,
-            trans_b: self.trans_b,
-            batch: self.batch,
-            accumulate: self.accumulate,
-        }
-    }
-
-    /// Bytes of A, B and C together.
-    pub fn bytes(&self) -> u64 {
-        let (a, b, c) = self.gemm().bytes();
-        (a as u64).saturating_add(b as u64).saturating_add(c as u64)
-    }
+/// Bytes of a GEMM's A, B and C together.
+pub fn operand_bytes(g: &Gemm) -> u64 {
+    let (a, b, c) = g.bytes();
+    (a as u64).saturating_add(b as u64).saturating_add(c as u64)
 }
 
 /// Whether a kernel's name is one of cuBLAS's (its GEMM kernels and their helpers).
@@ -72,11 +38,11 @@ pub fn is_blas_kernel(name: &str) -> bool {
 }
 
 /// The element type PyTorch's profiler names (`c10::Half`, `c10::BFloat16`, `float`).
-fn dtype(name: &str) -> Option<&'static str> {
+fn dtype(name: &str) -> Option<GemmType> {
     match name {
-        "c10::Half" => Some("f16"),
-        "c10::BFloat16" => Some("bf16"),
-        "float" => Some("f32"),
+        "c10::Half" => Some(GemmType::F16),
+        "c10::BFloat16" => Some(GemmType::Bf16),
+        "float" => Some(GemmType::F32),
         _ => None,
     }
 }
@@ -102,7 +68,7 @@ pub fn of_op(
     dims: &[Vec<i64>],
     types: &[String],
     strides: Option<&[Vec<i64>]>,
-) -> Option<Matmul> {
+) -> Option<Gemm> {
     let (first, rank, accumulate) = match name {
         "aten::mm" => (0, 2, false),
         "aten::addmm" => (1, 2, true),
@@ -133,7 +99,7 @@ pub fn of_op(
             .filter(|&d| d > 0 && d <= i32::MAX as u32)
     };
     let stride = |i: usize| strides.and_then(|s| s.get(i));
-    Some(Matmul {
+    Some(Gemm {
         dtype: ty,
         m: dim(cols)?,
         n: dim(rows)?,
@@ -170,7 +136,7 @@ mod tests {
         .unwrap();
         assert_eq!((m.m, m.n, m.k, m.batch), (4096, 8, 1024, 1));
         assert!(m.trans_a && !m.trans_b && !m.accumulate);
-        assert_eq!(m.bytes(), 2 * (4096 * 1024 + 1024 * 8 + 4096 * 8));
+        assert_eq!(operand_bytes(&m), 2 * (4096 * 1024 + 1024 * 8 + 4096 * 8));
     }
 
     #[test]
@@ -188,7 +154,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!((m.dtype, m.m, m.n, m.k), ("bf16", 3072, 4, 768));
+        assert_eq!((m.dtype, m.m, m.n, m.k), (GemmType::Bf16, 3072, 4, 768));
         assert!(m.accumulate && !m.trans_a);
         let b = of_op(
             "aten::bmm",

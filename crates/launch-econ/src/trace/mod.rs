@@ -80,7 +80,7 @@ pub struct Op {
     pub correlation: Option<u64>,
     /// The matrix multiply this kernel belongs to, where the trace recorded its operator's
     /// shapes (see [`matmul`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip)]
     pub matmul: Option<matmul::MatmulRole>,
 }
 
