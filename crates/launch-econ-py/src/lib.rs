@@ -17,7 +17,7 @@ use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_wal
 use launch_econ::replay::{unreproduced, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::DEFAULT_STREAM_FROM_NS;
-use launch_econ::trace::Filter;
+use launch_econ::trace::{Filter, WaitRule};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -59,7 +59,7 @@ fn json(doc: &Document) -> PyResult<String> {
 /// Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", stand_in_gemms=false))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -71,14 +71,26 @@ fn price_trace(
     max_time: Option<f64>,
     trials: Option<u32>,
     pdl: bool,
+    waits: &str,
+    stand_in_gemms: bool,
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
+    let wait_rule = match waits {
+        "join" => WaitRule::Join,
+        "all" => WaitRule::All,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "waits must be \"join\" or \"all\", not {other:?}"
+            )))
+        }
+    };
     let argv = vec![
         "launch_econ.price_trace".to_string(),
         path.display().to_string(),
     ];
-    let (walk, info) =
+    let (mut walk, info) =
         read_walk(&path, &Filter::default(), 10).map_err(|e| PyValueError::new_err(e.0))?;
+    walk.wait_rule = wait_rule;
     if !gpu {
         let profile = load_profile(profile.as_deref()).map_err(to_py)?;
         let dev = profile.0.device.clone();
@@ -102,7 +114,7 @@ fn price_trace(
         stream_from_ns: Some(DEFAULT_STREAM_FROM_NS),
         pdl,
         timeline: false,
-        real_gemms: true,
+        real_gemms: !stand_in_gemms,
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.

@@ -99,3 +99,13 @@ def test_gpu_pricing_without_a_gpu_is_a_clear_error():
 
 def test_version_is_the_librarys():
     assert launch_econ.version().count(".") == 2
+
+
+def test_waits_read_forks_side_by_side_unless_told_otherwise():
+    trace = FIXTURES / "kineto_serial_forks.json"
+    join = launch_econ.price_trace(trace)
+    every = launch_econ.price_trace(trace, waits="all")
+    # 40 + 10 us side by side against 40 + 40 + 10 one after the other.
+    assert join.graph_ms < every.graph_ms - 0.03
+    with pytest.raises(ValueError, match="waits must be"):
+        launch_econ.price_trace(trace, waits="some")
