@@ -57,6 +57,12 @@ impl Schedule {
         self.streams.len()
     }
 
+    /// The walk on one lane in start order, whatever its streams: the price of running them
+    /// one after another.
+    pub fn serialised(walk: &Walk) -> Schedule {
+        Schedule::serial(walk, Basis::Serialised)
+    }
+
     /// One lane with every op in start order.
     fn serial(walk: &Walk, basis: Basis) -> Schedule {
         Schedule {

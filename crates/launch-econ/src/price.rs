@@ -66,6 +66,11 @@ pub struct StepPrice {
     /// [`crate::other_stream`]): a lower bound, ms.
     #[serde(default)]
     pub graph_step_quiet_ms: Option<f64>,
+    /// The offline model's graph step with the walk's streams one after another, ms, for a
+    /// walk whose streams it runs side by side: where their kernels slow each other down
+    /// (which the model does not price) the real step lies between the two.
+    #[serde(default)]
+    pub graph_step_serial_ms: Option<f64>,
 }
 
 impl StepPrice {
@@ -80,6 +85,15 @@ impl StepPrice {
             build_ms,
             break_even_steps: (saving_ms > 0.0).then(|| build_ms / saving_ms),
             graph_step_quiet_ms: None,
+            graph_step_serial_ms: None,
+        }
+    }
+
+    /// The same price with the streams-in-series graph step beside it.
+    pub fn with_serial(self, graph_step_serial_ms: f64) -> StepPrice {
+        StepPrice {
+            graph_step_serial_ms: Some(graph_step_serial_ms),
+            ..self
         }
     }
 
@@ -116,8 +130,14 @@ impl StepPrice {
                 num(q, 4)
             )
         });
+        let serial = self.graph_step_serial_ms.map_or(String::new(), |s| {
+            format!(
+                "              (streams side by side at their recorded durations, a lower bound; {} ms with the streams one after another)\n",
+                num(s, 4)
+            )
+        });
         format!(
-            "\nprediction:\n  graph step  {} ms   from {graph_from}\n{quiet}  eager step  {} ms   from {}\n  saving      {saving}\n",
+            "\nprediction:\n  graph step  {} ms   from {graph_from}\n{quiet}{serial}  eager step  {} ms   from {}\n  saving      {saving}\n",
             num(self.graph_step_ms, 4),
             num(self.eager_step_ms, 4),
             self.eager_source.describe()
@@ -163,9 +183,27 @@ pub fn graph_step_model_quiet(walk: &Walk, m: &ModelInputs) -> f64 {
     graph_step(walk, m, 0.0)
 }
 
+/// [`graph_step_model`] with every stream of the walk one after another (in issue order), ms;
+/// `None` for a walk the model does not run side by side (one stream, or no recorded waits).
+pub fn graph_step_model_serial(walk: &Walk, m: &ModelInputs) -> Option<f64> {
+    let schedule = Schedule::of(walk);
+    (schedule.lanes() > 1).then(|| {
+        graph_step_on(
+            &Schedule::serialised(walk),
+            walk,
+            m,
+            m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0),
+        )
+    })
+}
+
 fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
+    graph_step_on(&Schedule::of(walk), walk, m, shared_us)
+}
+
+fn graph_step_on(schedule: &Schedule, walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
-    let nodes_ns = Schedule::of(walk)
+    let nodes_ns = schedule
         .lay_out(|op| {
             let o = &walk.ops[op];
             (o.duration_ns + gap_ns)

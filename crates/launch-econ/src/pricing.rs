@@ -12,7 +12,7 @@ use crate::document::{
 };
 use crate::price::{
     build_model, eager_from_trace, engine_floor_model, graph_step_model, graph_step_model_quiet,
-    EagerSource, GraphSource, StepPrice,
+    graph_step_model_serial, EagerSource, GraphSource, StepPrice,
 };
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
 use crate::runner::Context;
@@ -85,6 +85,9 @@ pub fn price_offline(
     );
     if m.graph_node_other_stream_us.is_some() {
         prediction = prediction.with_quiet(graph_step_model_quiet(walk, &m));
+    }
+    if let Some(serial) = graph_step_model_serial(walk, &m) {
+        prediction = prediction.with_serial(serial);
     }
     SummaryReport {
         trace: info,

@@ -83,6 +83,11 @@ impl CommandResult {
                             p.graph_step_quiet_ms.unwrap_or(f64::NAN),
                             "ms",
                         ),
+                        (
+                            "graph_step_serial_ms",
+                            p.graph_step_serial_ms.unwrap_or(f64::NAN),
+                            "ms",
+                        ),
                         ("eager_step_ms", p.eager_step_ms, "ms"),
                         ("saving_ms", p.saving_ms, "ms"),
                         ("build_ms", p.build_ms, "ms"),

@@ -33,6 +33,8 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
     let v = json_of(&out);
     assert_eq!(v["result"]["trace"]["summary"]["kernels"], 2);
     assert_eq!(v["result"]["prediction"]["graph_source"], "model");
+    // One stream: no streams-in-series figure.
+    assert!(v["result"]["prediction"]["graph_step_serial_ms"].is_null());
     assert_eq!(v["result"]["kind"], "replay-summary");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
@@ -163,6 +165,14 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
     assert!(
         (0.080..0.080 + launch_ms).contains(&graph_ms),
         "graph step {graph_ms} ms"
+    );
+    // Beside it, the same model with the streams one after another: 120 us of kernels.
+    let serial_ms = v["result"]["prediction"]["graph_step_serial_ms"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (0.120..0.120 + launch_ms).contains(&serial_ms),
+        "serial {serial_ms} ms"
     );
     let warnings = v["warnings"].to_string();
     assert!(

@@ -10,7 +10,9 @@ class Price:
     unprofiled step; ``trace``: the trace's host side; ``engine-floor``: the lean engine's own
     cost, a lower bound), ``graph_ms`` and ``graph_source`` (``replay`` on this GPU, or
     ``model``; priced at the upper level of graph node cost), ``graph_quiet_ms`` (the same at
-    the lower level: a lower bound; ``None`` where not measured), ``saving_ms`` (not positive:
+    the lower level: a lower bound; ``None`` where not measured), ``graph_serial_ms`` (the
+    offline model with the step's streams one after another, for a step whose streams it runs
+    side by side: the real step lies between; ``None`` otherwise), ``saving_ms`` (not positive:
     no saving), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), and after ``price(...,
@@ -28,6 +30,7 @@ class Price:
         self.graph_ms = p["graph_step_ms"]
         self.graph_source = p["graph_source"]
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
+        self.graph_serial_ms = p.get("graph_step_serial_ms")
         self.saving_ms = p["saving_ms"]
         self.build_ms = p["build_ms"]
         self.break_even_steps = p["break_even_steps"]
@@ -52,7 +55,7 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "saving_ms",
+                "graph_serial_ms", "saving_ms",
                 "build_ms", "break_even_steps", "kernels", "copies", "memsets",
                 "recorded_gpu_ms", "warnings", "partial", "device", "real_eager_ms",
                 "real_graph_ms", "real_saving_ms"]
@@ -69,6 +72,9 @@ class Price:
         if self.graph_quiet_ms is not None:
             rows.append(("  lower level", f"{self.graph_quiet_ms:.4f} ms",
                          "graph nodes at the lower of their two costs: a lower bound"))
+        if self.graph_serial_ms is not None:
+            rows.append(("  streams in series", f"{self.graph_serial_ms:.4f} ms",
+                         "the streams one after another: the step lies between"))
         rows += [
             ("saving", saving, "per step"),
             ("build", f"{self.build_ms:.3f} ms", "capture + instantiate + upload"),

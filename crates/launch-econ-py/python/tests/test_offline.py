@@ -107,5 +107,8 @@ def test_waits_read_forks_side_by_side_unless_told_otherwise():
     every = launch_econ.price_trace(trace, waits="all")
     # 40 + 10 us side by side against 40 + 40 + 10 one after the other.
     assert join.graph_ms < every.graph_ms - 0.03
+    # Side by side, the price says what the streams one after another would cost.
+    assert join.graph_serial_ms == pytest.approx(every.graph_ms, rel=0.05)
+    assert "streams in series" in repr(join)
     with pytest.raises(ValueError, match="waits must be"):
         launch_econ.price_trace(trace, waits="some")
