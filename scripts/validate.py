@@ -404,7 +404,7 @@ def parent(args):
             r["replay_graph_gpu_other_stream"] = rep["result"]["replay"].get(
                 "graph_gpu_other_stream_ms")
             spins = run_json([args.launch_econ, "replay", trace, "--stream-from-us", "off",
-                              "--stand-in-gemms", "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
+                              "--gemms", "stand-in", "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
                               "--export-json", "-"])
             r["replay_spins_only"] = spins["result"]["prediction"]
             fid = rep["result"]["replay"]["fidelity"]
@@ -489,7 +489,7 @@ def write_table(results, path):
             f"{priced(to['eager_step_ms'], e)} |")
     rows += ["", "Stand-ins: kernels recorded at 2 us or more stream memory and, on walks whose "
              "streams overlap, recorded GEMMs run for real (the default), or every kernel spins "
-             "(`--stream-from-us off --stand-in-gemms`); graph step vs the real graph at the "
+             "(`--stream-from-us off --gemms stand-in`); graph step vs the real graph at the "
              "upper level.", "",
              "| walk | streaming stand-ins | real GEMM kernels | replay graph ms (err) | "
              "spins only ms (err) |",

@@ -14,7 +14,7 @@ use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
 use launch_econ::options::TimingArgs;
 use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
-use launch_econ::replay::{unreproduced, ReplayConfig};
+use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::DEFAULT_STREAM_FROM_NS;
 use launch_econ::trace::{Filter, WaitRule};
@@ -59,7 +59,7 @@ fn json(doc: &Document) -> PyResult<String> {
 /// Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", stand_in_gemms=false))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto"))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -72,9 +72,19 @@ fn price_trace(
     trials: Option<u32>,
     pdl: bool,
     waits: &str,
-    stand_in_gemms: bool,
+    gemms: &str,
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
+    let gemms = match gemms {
+        "auto" => GemmReplay::Auto,
+        "real" => GemmReplay::Real,
+        "stand-in" => GemmReplay::StandIn,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "gemms must be \"auto\", \"real\" or \"stand-in\", not {other:?}"
+            )))
+        }
+    };
     let wait_rule = match waits {
         "join" => WaitRule::Join,
         "all" => WaitRule::All,
@@ -114,7 +124,7 @@ fn price_trace(
         stream_from_ns: Some(DEFAULT_STREAM_FROM_NS),
         pdl,
         timeline: false,
-        real_gemms: !stand_in_gemms,
+        gemms,
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.

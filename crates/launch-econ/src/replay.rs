@@ -39,7 +39,7 @@ fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>) -> String 
             "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; what the other kernels, standing in, do to kernels beside them is not"
         ),
         Some(_) => format!(
-            "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --stand-in-gemms), which reproduces what they do to each other"
+            "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
         ),
         None => format!(
             "{head}, which the offline model, pricing at the recorded durations, does not: the graph step comes out low, a lower bound (H200 validation walks on two and three streams: 1-26% under the real graph)"
@@ -128,10 +128,24 @@ pub struct ReplayConfig {
     /// ([`ReplayResult::timeline`]).
     #[serde(default)]
     pub timeline: bool,
-    /// On walks whose streams run side by side, run the GEMMs whose shapes the trace recorded
-    /// for real (cuBLAS) instead of standing them in.
+    /// Which recorded GEMMs (with shapes) run for real (cuBLAS) instead of standing in.
     #[serde(default)]
-    pub real_gemms: bool,
+    pub gemms: GemmReplay,
+}
+
+/// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
+/// (see `crate::trace::matmul`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum GemmReplay {
+    /// On walks whose streams run side by side (where what GEMMs do to each other is what
+    /// stand-ins miss); single-stream walks stand in.
+    #[default]
+    Auto,
+    /// On every walk.
+    Real,
+    /// None: every kernel stands in.
+    StandIn,
 }
 
 /// Everything a replay measured.
@@ -329,7 +343,12 @@ pub fn replay(
             _ => None,
         })
         .fold(0u64, u64::saturating_add);
-    plan.real_gemms = overlapping && cfg.real_gemms && gemm_bytes <= REAL_GEMM_MAX_BYTES;
+    let wanted = match cfg.gemms {
+        GemmReplay::Auto => overlapping,
+        GemmReplay::Real => true,
+        GemmReplay::StandIn => false,
+    };
+    plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
     let mut spans = Vec::new();
@@ -401,16 +420,16 @@ pub fn replay(
         (kernel_sum_ns / 1e3 + walk.kernels().count() as f64 * plan.gap_us) / 1e3;
     let mut warnings = unreproduced(walk, true);
     let real_gemm_kernels = laned.real_gemm_kernels();
+    if wanted && gemm_bytes > REAL_GEMM_MAX_BYTES {
+        warnings.push(format!(
+            "the recorded GEMMs' operands take {:.1} GiB, more than the {} GiB a replay gives them: they stand in",
+            gemm_bytes as f64 / (1u64 << 30) as f64,
+            REAL_GEMM_MAX_BYTES >> 30
+        ));
+    }
     if overlapping {
         if cfg.stream_from_ns.is_some() {
             warnings.push(STREAMING_OFF_ON_LANES.to_string());
-        }
-        if cfg.real_gemms && gemm_bytes > REAL_GEMM_MAX_BYTES {
-            warnings.push(format!(
-                "the recorded GEMMs' operands take {:.1} GiB, more than the {} GiB a replay gives them: they stand in",
-                gemm_bytes as f64 / (1u64 << 30) as f64,
-                REAL_GEMM_MAX_BYTES >> 30
-            ));
         }
         warnings.push(concurrent_kernels(
             schedule.side_by_side_share(walk),

@@ -308,7 +308,7 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
 }
 
 /// Two streams of GEMMs whose shapes the trace recorded: the GEMMs run for real (cuBLAS) and
-/// the report says so; `--stand-in-gemms` stands them in like every other kernel.
+/// the report says so; `--gemms stand-in` stands them in like every other kernel.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn replay_runs_recorded_gemms_for_real_on_concurrent_streams() {
@@ -332,7 +332,7 @@ fn replay_runs_recorded_gemms_for_real_on_concurrent_streams() {
     assert!(graph_ms > 0.0);
     let stood_in = json_of(&succeeds(&replay(
         &fx,
-        "--trials 2 --reps 3 --warmup 0 --stand-in-gemms --export-json -",
+        "--trials 2 --reps 3 --warmup 0 --gemms stand-in --export-json -",
     )));
     assert_eq!(
         stood_in["result"]["replay"]["fidelity"]["real_gemm_kernels"],

@@ -240,39 +240,61 @@ impl Engine {
         let (alpha, beta) = (1.0f32, if g.accumulate { 1.0f32 } else { 0.0 });
         let ty = g.dtype.cuda();
         core.bind()?;
-        // SAFETY: the handle belongs to this engine's context (made current above) and is
-        // bound to its stream; `pa`, `pb`, `pc` are device allocations touched for this
-        // stream, checked above to hold batch × the dense matrices the sizes and leading
-        // dimensions describe; alpha and beta are f32 host values, as CUBLAS_COMPUTE_32F
-        // requires, alive across the call (cuBLAS reads host scalars before returning).
-        unsafe {
-            blas::gemm_strided_batched_ex(
-                h.handle,
-                op(g.trans_a),
-                op(g.trans_b),
-                g.m as i32,
-                g.n as i32,
-                g.k as i32,
-                (&alpha as *const f32).cast(),
-                pa as *const std::ffi::c_void,
-                ty,
-                lda as i32,
-                ea as i64,
-                pb as *const std::ffi::c_void,
-                ty,
-                ldb as i32,
-                eb as i64,
-                (&beta as *const f32).cast(),
-                pc as *mut std::ffi::c_void,
-                ty,
-                ldc as i32,
-                ec as i64,
-                g.batch as i32,
-                bsys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
-                bsys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-            )
-        }
-        .map_err(|e| blas_error(core, "cublasGemmStridedBatchedEx", e))
+        let (ta, tb) = (op(g.trans_a), op(g.trans_b));
+        let (m, n, k) = (g.m as i32, g.n as i32, g.k as i32);
+        let (alpha_p, beta_p) = ((&alpha as *const f32).cast(), (&beta as *const f32).cast());
+        let (pa, pb) = (pa as *const std::ffi::c_void, pb as *const std::ffi::c_void);
+        let pc = pc as *mut std::ffi::c_void;
+        let compute = bsys::cublasComputeType_t::CUBLAS_COMPUTE_32F;
+        let algo = bsys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
+        // One GEMM goes through cublasGemmEx, as frameworks call it (cuBLAS may choose other
+        // kernels for a batched call of one).
+        let (call, done) = if g.batch == 1 {
+            // SAFETY: the handle belongs to this engine's context (made current above) and is
+            // bound to its stream; `pa`, `pb`, `pc` are device allocations touched for this
+            // stream, checked above to hold the dense matrices the sizes and leading dimensions
+            // describe; alpha and beta point to f32 host values, as CUBLAS_COMPUTE_32F
+            // requires, alive across the call (cuBLAS reads host scalars before returning).
+            let r = unsafe {
+                blas::gemm_ex(
+                    h.handle, ta, tb, m, n, k, alpha_p, pa, ty, lda as i32, pb, ty, ldb as i32,
+                    beta_p, pc, ty, ldc as i32, compute, algo,
+                )
+            };
+            ("cublasGemmEx", r)
+        } else {
+            // SAFETY: as above, with batch × each matrix checked, one after another at the
+            // strides given.
+            let r = unsafe {
+                blas::gemm_strided_batched_ex(
+                    h.handle,
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    alpha_p,
+                    pa,
+                    ty,
+                    lda as i32,
+                    ea as i64,
+                    pb,
+                    ty,
+                    ldb as i32,
+                    eb as i64,
+                    beta_p,
+                    pc,
+                    ty,
+                    ldc as i32,
+                    ec as i64,
+                    g.batch as i32,
+                    compute,
+                    algo,
+                )
+            };
+            ("cublasGemmStridedBatchedEx", r)
+        };
+        done.map_err(|e| blas_error(core, call, e))
     }
 }
 

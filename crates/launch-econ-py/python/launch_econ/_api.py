@@ -22,21 +22,21 @@ def profile(path=None):
 
 
 def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
-                trials=None, pdl=False, waits="join", stand_in_gemms=False):
+                trials=None, pdl=False, waits="join", gemms="auto"):
     """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
 
     With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
     graph; otherwise the offline model over ``profile`` (default: the shipped H200 profile)
     prices it. ``eager_step_ms`` is your step timed without a profiler; without it the eager
-    step comes from the trace's host side. ``waits`` and ``stand_in_gemms`` are the CLI's
-    ``--waits`` (``"join"`` or ``"all"``) and ``--stand-in-gemms``. Ctrl-C during a replay
+    step comes from the trace's host side. ``waits`` and ``gemms`` are the CLI's ``--waits``
+    (``"join"`` or ``"all"``) and ``--gemms`` (``"auto"``, ``"real"`` or ``"stand-in"``). Ctrl-C during a replay
     raises ``KeyboardInterrupt`` with what was measured in its ``partial`` attribute.
     """
     try:
         doc = _native.price_trace(
             os.fspath(path), eager_step_ms, gpu, device,
             None if profile is None else os.fspath(profile), max_time, trials, pdl, waits,
-            stand_in_gemms)
+            gemms)
     except KeyboardInterrupt as e:
         if len(e.args) == 2 and isinstance(e.args[1], str):
             e.partial = Price(json.loads(e.args[1]))
@@ -60,7 +60,7 @@ def _median_ms(fn, sync, n, per_batch=10):
 
 
 def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, waits="join",
-          stand_in_gemms=False):
+          gemms="auto"):
     """Prices ``step`` (a callable that runs one step on the current CUDA device).
 
     1. Runs ``step`` ``warmup`` times, then times ``iters`` steps without a profiler (the
@@ -70,7 +70,7 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, wai
     3. Records one step with ``torch.profiler`` (with shapes and, where supported, the waits
        between streams) and prices the trace with ``price_trace``
        (replayed on this GPU, or the offline model with ``gpu=False``; ``waits`` and
-       ``stand_in_gemms`` as there).
+       ``gemms`` as there).
 
     Returns a ``Price``; with ``validate`` its ``real_graph_ms`` and ``real_saving_ms`` stand
     beside the prediction.
@@ -116,7 +116,7 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, wai
         prof.export_chrome_trace(path)
         result = price_trace(path, eager_step_ms=eager_ms, gpu=gpu,
                              device=torch.cuda.current_device(), max_time=max_time,
-                             waits=waits, stand_in_gemms=stand_in_gemms)
+                             waits=waits, gemms=gemms)
     finally:
         os.unlink(path)
     result.real_eager_ms = eager_ms

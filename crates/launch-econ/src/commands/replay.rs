@@ -67,7 +67,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
             .then_some(args.stream_from_us * 1e3),
         pdl: args.pdl,
         timeline: args.export_trace.is_some(),
-        real_gemms: !args.stand_in_gemms,
+        gemms: args.gemms,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);

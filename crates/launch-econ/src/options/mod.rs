@@ -272,11 +272,12 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::trace::WaitRule::Join)]
     pub waits: crate::trace::WaitRule,
 
-    /// Stand in for every kernel, GEMMs too. By default, on walks whose streams run side by
-    /// side, the GEMMs whose shapes the trace recorded (PyTorch: `record_shapes=True`) run for
-    /// real with cuBLAS: what they do to the other stream's kernels is what stand-ins miss.
-    #[arg(long)]
-    pub stand_in_gemms: bool,
+    /// Which recorded GEMMs whose shapes the trace holds (PyTorch: `record_shapes=True`) run
+    /// for real with cuBLAS: `auto`, on walks whose streams run side by side (what they do to
+    /// the other stream's kernels is what stand-ins miss); `real`, on every walk; `stand-in`,
+    /// none.
+    #[arg(long, value_enum, default_value_t = crate::replay::GemmReplay::Auto)]
+    pub gemms: crate::replay::GemmReplay,
 
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
