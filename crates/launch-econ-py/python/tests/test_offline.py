@@ -112,3 +112,5 @@ def test_waits_read_forks_side_by_side_unless_told_otherwise():
     assert "streams in series" in repr(join)
     with pytest.raises(ValueError, match="waits must be"):
         launch_econ.price_trace(trace, waits="some")
+    with pytest.raises(ValueError, match="gemms must be"):
+        launch_econ.price_trace(trace, gemms="some")
