@@ -6,6 +6,7 @@
 pub mod affinity;
 pub mod buckets;
 pub mod calibration;
+pub mod caveats;
 pub mod commands;
 pub mod copy_nodes;
 pub mod device_loop;

@@ -1,0 +1,180 @@
+//! What a price does not reproduce, as warnings for the user: several streams (how their
+//! waits were read, what running them side by side does that the price leaves out), copies
+//! the replay makes differently, host waits a graph cannot hold, NCCL waits.
+
+use crate::lanes::{Basis, Schedule};
+use crate::trace::{CopyDirection, OpKind, WaitRule, Walk};
+
+/// Why a walk on several streams replays with spins only.
+pub(crate) const STREAMING_OFF_ON_LANES: &str = "the walk runs on several streams at once, so every kernel that stands in is replayed by a spin: streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not (on the H200 two-stream validation walk both kinds give the same graph step)";
+/// Why a walk whose streams overlap is priced low: the eager recording ran its streams' kernels
+/// apart (host-bound), a graph runs them side by side; `share` of the step (laid out at the
+/// recorded durations) has two or more streams running. `real_gemms`: (GEMM kernels run for
+/// real, kernels) in a GPU replay.
+pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>) -> String {
+    let head = format!(
+        "streams run side by side for {:.0}% of the step (recorded durations); there their kernels slow each other down (shared SMs and memory; the eager recording ran them apart)",
+        100.0 * share
+    );
+    match real_gemms {
+        Some((real, kernels)) if real > 0 => format!(
+            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; what the other kernels, standing in, do to kernels beside them is not"
+        ),
+        Some(_) => format!(
+            "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
+        ),
+        None => format!(
+            "{head}, which the offline model, pricing at the recorded durations, does not: the graph step comes out low, a lower bound (H200 validation walks on two and three streams: 1-26% under the real graph)"
+        ),
+    }
+}
+
+/// What pricing `walk` does not reproduce, as warnings for the user; `on_lanes`: a GPU replay
+/// (which runs recorded streams concurrently where the trace says how), not the offline model.
+pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let schedule = Schedule::of(walk);
+    match schedule.basis {
+        Basis::OneStream => {}
+        Basis::RecordedWaits(n) => {
+            let how = if on_lanes {
+                "each is replayed on its own stream"
+            } else {
+                "the offline model prices the longest chain"
+            };
+            let rule = match walk.wait_rule {
+                WaitRule::Join => "a wait that starts a stream's work taken to wait on the stream that joins the others, every other wait on all streams' work issued before it",
+                WaitRule::All => "each taken to wait for all other streams' work issued before it (an upper bound where streams fork one after another)",
+            };
+            out.push(format!(
+                "the trace holds {} streams; {how}, ordered by {n} recorded cross-stream waits ({rule}; the trace does not say which stream recorded each event)",
+                schedule.lanes()
+            ));
+            if schedule.forks_on_join > 0 {
+                out.push(format!(
+                    "{} of the waits that start a stream's work come after work on other side streams was issued and are taken not to wait for it, as forks from a main stream do; if they did (a pipeline between side streams), --waits all prices that (an upper bound)",
+                    schedule.forks_on_join
+                ));
+            }
+            if !on_lanes {
+                out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
+            }
+        }
+        _ => {
+            let lanes = walk
+                .ops
+                .iter()
+                .filter_map(|o| o.stream)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            let why = if on_lanes {
+                "the trace records no cross-stream waits (PyTorch: profile with experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)), so they are replayed one after another on one stream"
+            } else {
+                "the offline model adds them up as if they ran one after another"
+            };
+            out.push(format!(
+                "the trace holds {lanes} streams; {why}: where they overlapped in the recording the graph step is too long (an upper bound); filter with --stream to price one"
+            ));
+        }
+    }
+    let copies = |pick: &dyn Fn(CopyDirection, bool) -> bool| {
+        walk.ops
+            .iter()
+            .filter(|o| matches!(&o.kind, OpKind::Memcpy { direction, pageable, .. } if pick(CopyDirection::of(direction), *pageable)))
+            .count()
+    };
+    let other = copies(&|d, _| d == CopyDirection::Other);
+    if other > 0 && on_lanes {
+        out.push(format!(
+            "{other} copies that are neither host<->device nor device-to-device (host to host, peer) are replayed as device-to-device copies of the same size"
+        ));
+    }
+    let pageable = copies(&|d, pageable| d != CopyDirection::Other && pageable);
+    if pageable > 0 && on_lanes {
+        out.push(format!(
+            "{pageable} host<->device copies were recorded from or into pageable host memory; they are replayed through page-locked memory, which copies faster"
+        ));
+    }
+    let to_host = copies(&|d, _| d == CopyDirection::DeviceToHost);
+    if to_host > 0 {
+        out.push(format!(
+            "the step copies device to host {to_host} time(s): a graph cannot hold the host's wait on that copy, so frameworks take another path under capture (transformers materialises the attention mask and leaves flash attention: 12-18% more kernels on the H200 validation walks) and the captured graph may run a different, longer walk than this trace"
+        ));
+    }
+    let nccl = walk.kernels().filter(|o| o.name.contains("nccl")).count();
+    if nccl > 0 {
+        out.push(format!(
+            "{nccl} NCCL kernels are replayed for their recorded duration, which includes their waits on other ranks"
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Op;
+
+    #[test]
+    fn what_is_not_reproduced_is_said() {
+        let op = |stream: u64, kind: OpKind, name: &str| Op {
+            name: name.into(),
+            start_ns: 0.0,
+            duration_ns: 1.0,
+            device: None,
+            stream: Some(stream),
+            kind,
+            correlation: None,
+            matmul: None,
+        };
+        let k = OpKind::Kernel {
+            grid: (1, 1, 1),
+            block: (1, 1, 1),
+        };
+        let one = Walk {
+            ops: vec![op(7, k.clone(), "gemm")],
+            ..Walk::default()
+        };
+        assert!(unreproduced(&one, true).is_empty());
+        let w = Walk {
+            ops: vec![
+                op(7, k.clone(), "gemm"),
+                op(8, k, "ncclDevKernel_AllReduce"),
+                op(
+                    7,
+                    OpKind::Memcpy {
+                        bytes: 4,
+                        direction: "HtoD".into(),
+                        pageable: true,
+                    },
+                    "Memcpy HtoD (Pageable -> Device)",
+                ),
+                op(
+                    7,
+                    OpKind::Memcpy {
+                        bytes: 4,
+                        direction: "PtoP".into(),
+                        pageable: false,
+                    },
+                    "Memcpy PtoP (Device -> Device)",
+                ),
+            ],
+            ..Walk::default()
+        };
+        let msgs = unreproduced(&w, false).join("\n");
+        assert!(!msgs.contains("device to host"), "{msgs}");
+        assert!(msgs.contains("2 streams"), "{msgs}");
+        assert!(msgs.contains("1 NCCL"), "{msgs}");
+        // The offline model prices copies at their recorded time: nothing about replaying them.
+        assert!(
+            !msgs.contains("pageable") && !msgs.contains("peer"),
+            "{msgs}"
+        );
+        let replayed = unreproduced(&w, true).join("\n");
+        assert!(
+            replayed.contains("1 host<->device copies were recorded from or into pageable"),
+            "{replayed}"
+        );
+        assert!(replayed.contains("1 copies that are neither"), "{replayed}");
+    }
+}
