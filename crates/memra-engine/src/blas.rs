@@ -252,9 +252,12 @@ impl Engine {
         let (call, done) = if g.batch == 1 {
             // SAFETY: the handle belongs to this engine's context (made current above) and is
             // bound to its stream; `pa`, `pb`, `pc` are device allocations touched for this
-            // stream, checked above to hold the dense matrices the sizes and leading dimensions
-            // describe; alpha and beta point to f32 host values, as CUBLAS_COMPUTE_32F
-            // requires, alive across the call (cuBLAS reads host scalars before returning).
+            // stream (a free waits for it, a capture retains them), checked above to hold the
+            // dense matrices the sizes and leading dimensions describe; alpha and beta point
+            // to f32 host values alive across the call, as the handle's default
+            // CUBLAS_POINTER_MODE_HOST and CUBLAS_COMPUTE_32F take them. The workspace is used
+            // only on this engine's stream, eagerly or by its graphs (whose launches are
+            // ordered with it), so no two GEMMs of the engine use it at once.
             let r = unsafe {
                 blas::gemm_ex(
                     h.handle, ta, tb, m, n, k, alpha_p, pa, ty, lda as i32, pb, ty, ldb as i32,
