@@ -17,7 +17,7 @@ use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_wal
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::DEFAULT_STREAM_FROM_NS;
-use launch_econ::trace::{Filter, WaitRule};
+use launch_econ::trace::{Filter, StepChoice, WaitRule};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -59,7 +59,7 @@ fn json(doc: &Document) -> PyResult<String> {
 /// Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto"))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last"))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -73,8 +73,12 @@ fn price_trace(
     pdl: bool,
     waits: &str,
     gemms: &str,
+    profiler_step: &str,
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
+    let step: StepChoice = profiler_step
+        .parse()
+        .map_err(|e: String| PyValueError::new_err(format!("profiler_step: {e}")))?;
     let gemms = match gemms {
         "auto" => GemmReplay::Auto,
         "real" => GemmReplay::Real,
@@ -98,8 +102,11 @@ fn price_trace(
         "launch_econ.price_trace".to_string(),
         path.display().to_string(),
     ];
-    let (mut walk, info) =
-        read_walk(&path, &Filter::default(), 10).map_err(|e| PyValueError::new_err(e.0))?;
+    let filter = Filter {
+        step,
+        ..Filter::default()
+    };
+    let (mut walk, info) = read_walk(&path, &filter, 10).map_err(|e| PyValueError::new_err(e.0))?;
     walk.wait_rule = wait_rule;
     if !gpu {
         let profile = load_profile(profile.as_deref()).map_err(to_py)?;

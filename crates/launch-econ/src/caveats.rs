@@ -126,6 +126,7 @@ mod tests {
             kind,
             correlation: None,
             matmul: None,
+            step: None,
         };
         let k = OpKind::Kernel {
             grid: (1, 1, 1),

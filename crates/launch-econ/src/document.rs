@@ -124,6 +124,9 @@ pub struct Table {
 pub struct TraceInfo {
     pub path: String,
     pub filter: String,
+    /// Which of the steps the profiler marked was priced, where the trace marks any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<String>,
     pub summary: crate::trace::Summary,
 }
 
@@ -368,6 +371,7 @@ mod tests {
                 trace: TraceInfo {
                     path: "t.json".into(),
                     filter: "none".into(),
+                    steps: Some("ProfilerStep#4, one of 3 marked steps".into()),
                     summary: crate::trace::Summary::default(),
                 },
                 profile: "p".into(),

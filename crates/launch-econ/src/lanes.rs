@@ -242,6 +242,7 @@ mod tests {
             },
             correlation: Some(corr),
             matmul: None,
+            step: None,
         }
     }
 
@@ -249,6 +250,7 @@ mod tests {
         StreamWait {
             stream,
             correlation,
+            step: None,
         }
     }
 

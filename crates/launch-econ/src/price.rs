@@ -270,6 +270,7 @@ mod tests {
                     },
                     correlation: None,
                     matmul: None,
+                    step: None,
                 };
                 t += d + 5000.0;
                 o
@@ -353,10 +354,12 @@ mod tests {
             },
             correlation: Some(corr),
             matmul: None,
+            step: None,
         };
         let wait = |stream, correlation| StreamWait {
             stream,
             correlation,
+            step: None,
         };
         let mut w = Walk {
             ops: vec![k(7, 1, 10.0), k(13, 4, 30.0), k(17, 6, 20.0), k(7, 9, 10.0)],
@@ -404,6 +407,7 @@ mod tests {
             },
             correlation: None,
             matmul: None,
+            step: None,
         };
         let mut w = walk(&[4000.0], None);
         w.ops.push(copy("HtoD", 10.0));

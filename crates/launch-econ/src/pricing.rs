@@ -31,11 +31,13 @@ impl std::fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
-/// Reads `path` (nsys CSV or Kineto JSON), keeps what `filter` selects, and summarises it
-/// (`top` kernels by time).
+/// Reads `path` (nsys CSV or Kineto JSON), keeps the marked step and what else `filter`
+/// selects, and summarises it (`top` kernels by time).
 pub fn read_walk(path: &Path, filter: &Filter, top: usize) -> Result<(Walk, TraceInfo), BadInput> {
     let walk = trace::read(path)
         .map_err(|e| BadInput(e.to_string()))?
+        .of_step(filter.step)
+        .map_err(|e| BadInput(format!("{}: {e}", path.display())))?
         .filtered(filter);
     if walk.ops.is_empty() {
         return Err(BadInput(format!(
@@ -47,6 +49,7 @@ pub fn read_walk(path: &Path, filter: &Filter, top: usize) -> Result<(Walk, Trac
     let info = TraceInfo {
         path: path.display().to_string(),
         filter: describe_filter(filter),
+        steps: describe_steps(&walk),
         summary: summarize(&walk, top),
     };
     Ok((walk, info))
@@ -150,6 +153,24 @@ fn choose_eager(
         Some(ms) => (ms, EagerSource::Trace),
         None => (floor(), EagerSource::EngineFloor),
     }
+}
+
+/// Which marked step the walk holds, in words; `None` for a trace that marks none.
+pub fn describe_steps(walk: &Walk) -> Option<String> {
+    let marked = walk.steps.len();
+    if marked == 0 {
+        return None;
+    }
+    let list = trace::steps::describe(&walk.steps);
+    Some(match walk.step {
+        Some(n) => format!(
+            "ProfilerStep#{n}, one of {marked} marked steps: {list} (--profiler-step N|all to choose)"
+        ),
+        None if marked == 1 => format!("the whole trace; it marks one step: {list}"),
+        None => format!(
+            "the whole trace, {marked} marked steps as one walk: {list} (the price is theirs together)"
+        ),
+    })
 }
 
 /// The filter in words, for reports and documents.

@@ -421,6 +421,7 @@ mod tests {
             },
             correlation: None,
             matmul: None,
+            step: None,
         };
         let w = Walk {
             ops: vec![k(1000.0), k(2000.0), k(10000.0), k(4000.0)],

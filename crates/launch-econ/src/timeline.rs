@@ -117,6 +117,7 @@ mod tests {
             },
             correlation: None,
             matmul: None,
+            step: None,
         }
     }
 

@@ -367,3 +367,79 @@ fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
     assert_usage_error(replay(&fx, "--summary --waits some"), "--waits");
     assert_usage_error(replay(&fx, "--summary --gemms some"), "--gemms");
 }
+
+/// A trace of several steps marked by the profiler (`prof.step()`; a one-layer decode step
+/// recorded three times on an H200 by scripts/profiler_steps.py, trimmed to the events the
+/// reader uses): the last step is priced by default and the report says so; one step's price
+/// is a third of the three's; a step the trace does not hold is a usage error naming those
+/// it does.
+#[test]
+fn a_trace_of_several_marked_steps_prices_one() {
+    let fx = fixture("kineto_profiler_steps.json");
+    let doc = |flags: &str| json_of(&succeeds(&replay(&fx, flags)));
+    let last = doc("--summary --export-json -");
+    let trace = &last["result"]["trace"];
+    assert_eq!(trace["summary"]["kernels"], 28);
+    let steps = trace["steps"].as_str().unwrap();
+    assert!(
+        steps.starts_with(
+            "ProfilerStep#4, one of 3 marked steps: #2 (28 ops), #3 (28 ops), #4 (28 ops)"
+        ),
+        "{steps}"
+    );
+    let second = doc("--summary --profiler-step 2 --export-json -");
+    assert_eq!(second["result"]["trace"]["summary"]["kernels"], 28);
+    let all = doc("--summary --profiler-step all --export-json -");
+    assert_eq!(all["result"]["trace"]["summary"]["kernels"], 84);
+    assert!(all["result"]["trace"]["steps"]
+        .as_str()
+        .unwrap()
+        .contains("3 marked steps as one walk"));
+    let graph =
+        |v: &serde_json::Value| v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
+    let gpu_ms = |v: &serde_json::Value| {
+        v["result"]["trace"]["summary"]["kernel_gpu_ns"]
+            .as_f64()
+            .unwrap()
+            / 1e6
+    };
+    // The same kernels each step: one step's recorded GPU time and graph step are about a
+    // third of the three's (the graph launch is paid once either way).
+    let third = gpu_ms(&all) / 3.0;
+    assert!(
+        (gpu_ms(&last) - third).abs() < 0.1 * third,
+        "{} vs {third}",
+        gpu_ms(&last)
+    );
+    assert!(
+        graph(&last) < 0.5 * graph(&all),
+        "{} vs {}",
+        graph(&last),
+        graph(&all)
+    );
+    // Each step has its own host side: its eager estimate is not the whole trace's.
+    let eager =
+        |v: &serde_json::Value| v["result"]["prediction"]["eager_step_ms"].as_f64().unwrap();
+    assert_eq!(last["result"]["prediction"]["eager_source"], "trace");
+    assert!(
+        eager(&last) < 0.5 * eager(&all),
+        "{} vs {}",
+        eager(&last),
+        eager(&all)
+    );
+    let text = stdout_without_gpu(&replay(&fx, "--summary"));
+    assert!(text.contains("step: ProfilerStep#4, one of 3"), "{text}");
+    assert_usage_error(
+        replay(&fx, "--summary --profiler-step 9"),
+        "no ProfilerStep#9 in the trace; it marks #2 (28 ops), #3 (28 ops), #4 (28 ops)",
+    );
+    assert_usage_error(replay(&fx, "--summary --profiler-step first"), "not a step");
+    // A trace that marks no steps: `last` is the whole trace, a number is an error.
+    let step = fixture("kineto_step.json");
+    let plain = json_of(&succeeds(&replay(&step, "--summary --export-json -")));
+    assert!(plain["result"]["trace"]["steps"].is_null());
+    assert_usage_error(
+        replay(&step, "--summary --profiler-step 3"),
+        "marks no profiler steps",
+    );
+}

@@ -22,21 +22,23 @@ def profile(path=None):
 
 
 def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
-                trials=None, pdl=False, waits="join", gemms="auto"):
+                trials=None, pdl=False, waits="join", gemms="auto", profiler_step="last"):
     """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
 
     With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
     graph; otherwise the offline model over ``profile`` (default: the shipped H200 profile)
     prices it. ``eager_step_ms`` is your step timed without a profiler; without it the eager
     step comes from the trace's host side. ``waits`` and ``gemms`` are the CLI's ``--waits``
-    (``"join"`` or ``"all"``) and ``--gemms`` (``"auto"``, ``"real"`` or ``"stand-in"``). Ctrl-C during a replay
+    (``"join"`` or ``"all"``) and ``--gemms`` (``"auto"``, ``"real"`` or ``"stand-in"``). Of a
+    trace that marks several steps (``prof.step()``), ``profiler_step`` picks one: N of
+    ``ProfilerStep#N``, ``"last"`` (default) or ``"all"`` (the whole trace). Ctrl-C during a replay
     raises ``KeyboardInterrupt`` with what was measured in its ``partial`` attribute.
     """
     try:
         doc = _native.price_trace(
             os.fspath(path), eager_step_ms, gpu, device,
             None if profile is None else os.fspath(profile), max_time, trials, pdl, waits,
-            gemms)
+            gemms, str(profiler_step))
     except KeyboardInterrupt as e:
         if len(e.args) == 2 and isinstance(e.args[1], str):
             e.partial = Price(json.loads(e.args[1]))

@@ -15,7 +15,9 @@ class Price:
     side by side: the real step lies between; ``None`` otherwise), ``saving_ms`` (not positive:
     no saving), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
-    ``warnings``, ``partial`` (interrupted), ``device`` (name), and after ``price(...,
+    ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
+    profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
+    none), and after ``price(...,
     validate=True)`` ``real_eager_ms``, ``real_graph_ms`` and ``real_saving_ms``.
     ``document`` is the full result document (the CLI's JSON export).
     """
@@ -38,6 +40,7 @@ class Price:
         self.copies = s["copies"]
         self.memsets = s["memsets"]
         self.recorded_gpu_ms = (s["kernel_gpu_ns"] + s["copy_gpu_ns"]) / 1e6
+        self.step = r["trace"].get("steps")
         self.warnings = list(document.get("warnings", []))
         self.partial = bool(document.get("partial", False))
         dev = document.get("device") or {}
@@ -57,7 +60,7 @@ class Price:
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
                 "graph_serial_ms", "saving_ms",
                 "build_ms", "break_even_steps", "kernels", "copies", "memsets",
-                "recorded_gpu_ms", "warnings", "partial", "device", "real_eager_ms",
+                "recorded_gpu_ms", "step", "warnings", "partial", "device", "real_eager_ms",
                 "real_graph_ms", "real_saving_ms"]
         return {k: getattr(self, k) for k in keys}
 

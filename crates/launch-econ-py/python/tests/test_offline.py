@@ -114,3 +114,17 @@ def test_waits_read_forks_side_by_side_unless_told_otherwise():
         launch_econ.price_trace(trace, waits="some")
     with pytest.raises(ValueError, match="gemms must be"):
         launch_econ.price_trace(trace, gemms="some")
+
+
+def test_one_marked_step_of_several_is_priced():
+    trace = FIXTURES / "kineto_profiler_steps.json"
+    last = launch_econ.price_trace(trace)
+    assert last.kernels == 28
+    assert last.step.startswith("ProfilerStep#4, one of 3 marked steps")
+    assert launch_econ.price_trace(trace, profiler_step=2).kernels == 28
+    assert launch_econ.price_trace(trace, profiler_step="all").kernels == 84
+    with pytest.raises(ValueError, match="no ProfilerStep#9"):
+        launch_econ.price_trace(trace, profiler_step=9)
+    with pytest.raises(ValueError, match="profiler_step"):
+        launch_econ.price_trace(trace, profiler_step="first")
+    assert launch_econ.price_trace(STEP).step is None

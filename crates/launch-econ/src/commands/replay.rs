@@ -3,12 +3,12 @@
 use std::fmt::Write;
 
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
-use crate::document::{CommandResult, Device, Document};
+use crate::document::{CommandResult, Device, Document, TraceInfo};
 use crate::options::{ReplayArgs, TimingDefaults};
 use crate::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
-use crate::trace::{Filter, Summary};
+use crate::trace::Filter;
 
 /// Bad input found by the pricing library is a usage error here (exit 2).
 fn usage(e: anyhow::Error) -> anyhow::Error {
@@ -39,11 +39,12 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         device: args.trace_device,
         stream: args.stream,
         window_us: args.window,
+        step: args.profiler_step,
     };
     let (mut walk, info) =
         read_walk(&args.trace, &filter, args.top).map_err(|e| UsageError(e.to_string()))?;
     walk.wait_rule = args.waits;
-    let mut report = summary_text(&info.path, &info.summary);
+    let mut report = summary_text(&info);
     if args.summary {
         let profile = load_profile(args.profile.as_deref()).map_err(usage)?;
         let device = profile.0.device.clone();
@@ -111,13 +112,17 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
 }
 
 /// The `--summary` block.
-pub fn summary_text(path: &str, s: &Summary) -> String {
+pub fn summary_text(info: &TraceInfo) -> String {
+    let (path, s) = (&info.path, &info.summary);
     let mut out = String::new();
     let _ = writeln!(
         out,
         "trace {path}: {} kernels, {} copies, {} memsets; devices {:?}, streams {:?}",
         s.kernels, s.copies, s.memsets, s.devices, s.streams
     );
+    if let Some(steps) = &info.steps {
+        let _ = writeln!(out, "step: {steps}");
+    }
     let _ = writeln!(
         out,
         "recorded GPU time: kernels {:.3} ms, copies/memsets {:.3} ms; span {:.3} ms; {} distinct kernels",

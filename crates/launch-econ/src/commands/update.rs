@@ -34,7 +34,10 @@ pub fn run(args: &UpdateArgs, argv: &[String]) -> anyhow::Result<()> {
     }
     let walk = match &args.trace {
         Some(path) => {
-            let w = trace::read(path).map_err(|e| UsageError(e.to_string()))?;
+            let w = trace::read(path)
+                .map_err(|e| UsageError(e.to_string()))?
+                .of_step(args.profiler_step)
+                .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
             if w.kernels().count() == 0 {
                 return Err(
                     UsageError(format!("{}: the trace has no kernels", path.display())).into(),

@@ -224,6 +224,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FROM..TO", value_parser = parse_window)]
     pub window: Option<(f64, f64)>,
 
+    /// Which step to price of a trace that marks several (`prof.step()`: `ProfilerStep#N`):
+    /// N, `last` (the last that issued GPU work), or `all` (the whole trace as one walk).
+    #[arg(long, value_name = "N|last|all", default_value = "last")]
+    pub profiler_step: crate::trace::StepChoice,
+
     /// Kernels listed by total time in the summary.
     #[arg(long, default_value_t = 10)]
     pub top: usize,

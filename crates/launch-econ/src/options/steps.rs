@@ -47,6 +47,16 @@ pub struct UpdateArgs {
     #[arg(long, value_name = "TRACE")]
     pub trace: Option<PathBuf>,
 
+    /// Which step of a trace that marks several (`ProfilerStep#N`) is the walk: N, `last`, or
+    /// `all` (see `replay --profiler-step`).
+    #[arg(
+        long,
+        value_name = "N|last|all",
+        default_value = "last",
+        requires = "trace"
+    )]
+    pub profiler_step: crate::trace::StepChoice,
+
     /// Kernels in the synthetic step.
     #[arg(long, default_value_t = 1346, value_parser = parse_launches, conflicts_with = "trace")]
     pub nodes: u64,

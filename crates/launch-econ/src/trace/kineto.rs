@@ -6,10 +6,12 @@
 //! streamed event by event: memory holds the walk, not the document, so a large trace of
 //! mostly CPU events costs little.
 //!
-//! CPU events are summed into the walk's host side: the first CPU operator or runtime call,
-//! and the runtime/driver calls that issue GPU work (`cuda_runtime`/`cuda_driver` events whose
-//! name contains `LaunchKernel`, `Memcpy` or `Memset`, or `cudaGraphLaunch`), and the
-//! profiler's own `overhead` events (buffer requests), whose time is not the step's. `cuda_sync`
+//! CPU events are summed into the walk's host side (see [`super::host`]): the first CPU
+//! operator or runtime call, and the runtime/driver calls that issue GPU work
+//! (`cuda_runtime`/`cuda_driver` events whose name contains `LaunchKernel`, `Memcpy` or
+//! `Memset`, or `cudaGraphLaunch`), and the profiler's own `overhead` events (buffer
+//! requests), whose time is not the step's. `ProfilerStep#N` annotations split the trace into
+//! the steps the profiler marked (see [`super::steps`]). `cuda_sync`
 //! events of kind "Stream Wait Event" (recorded with `enable_cuda_sync_events`) become the
 //! walk's cross-stream waits.
 
@@ -24,10 +26,13 @@ use std::collections::HashMap;
 
 use memra_engine::Gemm;
 
+use super::host::{host_side, HostEvent, HostKind};
 use super::matmul::{self, is_blas_kernel, MatmulRole};
-use super::{
-    check_duration, check_shape, HostSide, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS,
-};
+use super::steps::{self, StepEvidence, StepMark};
+use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
+
+/// The most CPU events one trace may hold (several per GPU operation in a framework's trace).
+const MAX_HOST_EVENTS: usize = 4 * MAX_OPS;
 
 /// The fields read from each event; anything else is skipped unparsed.
 #[derive(Deserialize)]
@@ -115,36 +120,51 @@ fn as_dim(v: &Option<Value>, what: &str) -> Result<(u32, u32, u32), String> {
     Ok((d[0], d[1], d[2]))
 }
 
-/// Adds a CPU event to the host side; ignores events without a usable time.
-fn note_host(host: &mut Option<HostSide>, cat: &str, ev: &Event) {
-    let is_op = cat == "cpu_op";
-    let is_call = cat == "cuda_runtime" || cat == "cuda_driver";
-    if !is_op && !is_call {
-        return;
-    }
-    let ts = ev.ts.as_ref().and_then(as_f64).filter(|t| t.is_finite());
+/// A CPU event's start and duration, ns; `None` without a usable start (a missing or bad
+/// duration counts as 0).
+fn host_times(ev: &Event) -> Option<(f64, f64)> {
+    let ts = ev.ts.as_ref().and_then(as_f64).filter(|t| t.is_finite())?;
     let dur = ev
         .dur
         .as_ref()
         .and_then(as_f64)
         .filter(|d| d.is_finite() && *d >= 0.0);
-    let Some(ts) = ts else { return };
-    let h = host.get_or_insert(HostSide {
-        start_ns: f64::INFINITY,
-        ..HostSide::default()
-    });
-    h.start_ns = h.start_ns.min(ts * 1e3);
-    if is_op {
-        h.cpu_ops += 1;
-        return;
-    }
+    Some((ts * 1e3, dur.unwrap_or(0.0) * 1e3))
+}
+
+/// A CPU event: a framework operator, a runtime call or a `ProfilerStep#N` annotation.
+fn convert_host(cat: &str, ev: &Event) -> Converted {
     let name = ev.name.as_ref().and_then(|n| n.as_str()).unwrap_or("");
-    let issues = ["LaunchKernel", "Memcpy", "Memset", "GraphLaunch"]
-        .iter()
-        .any(|k| name.contains(k));
-    if issues {
-        h.launch_calls += 1;
-        h.launch_call_ns += dur.unwrap_or(0.0) * 1e3;
+    if cat == "user_annotation" || cat == "gpu_user_annotation" {
+        let (Some(ts), Some(dur)) = (
+            ev.ts.as_ref().and_then(as_f64),
+            ev.dur.as_ref().and_then(as_f64),
+        ) else {
+            return Converted::Nothing;
+        };
+        return StepMark::of(name, ts, dur).map_or(Converted::Nothing, |mark| Converted::Mark {
+            gpu: cat == "gpu_user_annotation",
+            mark,
+        });
+    }
+    let (Some(kind), Some((ts_ns, dur_ns))) = (HostKind::of(cat, name), host_times(ev)) else {
+        return Converted::Nothing;
+    };
+    let correlation = ev
+        .args
+        .as_ref()
+        .and_then(|a| as_uint(&a.correlation, "correlation").ok().flatten())
+        .filter(|_| kind != HostKind::Operator);
+    Converted::Host {
+        event: HostEvent {
+            ts_ns,
+            dur_ns,
+            kind,
+        },
+        correlation,
+        matmul: (kind == HostKind::Operator)
+            .then(|| matmul_op(ev))
+            .flatten(),
     }
 }
 
@@ -152,8 +172,18 @@ fn note_host(host: &mut Option<HostSide>, cat: &str, ev: &Event) {
 enum Converted {
     /// A GPU operation, with the `External id` of the CPU operator that launched it.
     Op(Op, Option<u64>),
-    /// A CPU matmul operator with recorded shapes: its `External id` and GEMM.
-    Matmul(u64, Gemm),
+    /// A CPU event; a runtime call's correlation id; a matmul operator's `External id` and
+    /// GEMM (with recorded shapes).
+    Host {
+        event: HostEvent,
+        correlation: Option<u64>,
+        matmul: Option<(u64, Gemm)>,
+    },
+    /// A `ProfilerStep#N` annotation, on the host or (`gpu`) the GPU.
+    Mark {
+        gpu: bool,
+        mark: StepMark,
+    },
     Wait(StreamWait),
     /// The profiler's own work, (start, end) ns.
     Overhead(f64, f64),
@@ -169,20 +199,6 @@ fn overhead(ev: &Event) -> Option<Converted> {
         .and_then(as_f64)
         .filter(|d| d.is_finite() && *d >= 0.0)?;
     Some(Converted::Overhead(ts * 1e3, (ts + dur) * 1e3))
-}
-
-/// How long the intervals cover `[from, to)` (overlaps counted once), ns.
-fn covered_ns(mut intervals: Vec<(f64, f64)>, from: f64, to: f64) -> f64 {
-    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (mut total, mut reach) = (0.0, from);
-    for (a, b) in intervals {
-        let (a, b) = (a.max(reach), b.min(to));
-        if b > a {
-            total += b - a;
-            reach = b;
-        }
-    }
-    total
 }
 
 /// A `cuda_sync` "Stream Wait Event" with its waiting stream and correlation id; `None` for
@@ -204,14 +220,15 @@ fn stream_wait(ev: &Event) -> Result<Option<StreamWait>, String> {
             (Some(stream), Some(correlation)) => Some(StreamWait {
                 stream,
                 correlation,
+                step: None,
             }),
             _ => None,
         },
     )
 }
 
-/// Turns one event into an op or a cross-stream wait; CPU events go to the host side.
-fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> {
+/// Turns one event into what it adds to the walk.
+fn convert(ev: Event) -> Result<Converted, String> {
     let cat = match ev.cat.as_ref().and_then(|c| c.as_str()) {
         Some(c) => c.to_ascii_lowercase(),
         None => return Ok(Converted::Nothing),
@@ -223,12 +240,7 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> 
         return Ok(overhead(&ev).unwrap_or(Converted::Nothing));
     }
     if !matches!(cat.as_str(), "kernel" | "gpu_memcpy" | "gpu_memset") {
-        note_host(host, &cat, &ev);
-        return Ok(if cat == "cpu_op" {
-            matmul_op(&ev).map_or(Converted::Nothing, |(id, m)| Converted::Matmul(id, m))
-        } else {
-            Converted::Nothing
-        });
+        return Ok(convert_host(&cat, &ev));
     }
     let name = match &ev.name {
         Some(Value::String(s)) => s.clone(),
@@ -286,6 +298,7 @@ fn convert(ev: Event, host: &mut Option<HostSide>) -> Result<Converted, String> 
             kind,
             correlation: as_uint(&args.correlation, "correlation")?,
             matmul: None,
+            step: None,
         },
         external,
     ))
@@ -331,6 +344,10 @@ struct Sink {
     matmuls: HashMap<u64, Gemm>,
     /// The profiler's own work, (start, end) ns, clipped to the step at the end.
     overhead: Vec<(f64, f64)>,
+    /// CPU events, summed into host sides at the end.
+    host: Vec<HostEvent>,
+    /// Step annotations and launch times, to split the trace into its marked steps.
+    steps: StepEvidence,
     index: usize,
     found_events: bool,
 }
@@ -347,8 +364,8 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
         while let Some(ev) = seq.next_element::<Event>()? {
             let i = self.0.index;
             self.0.index += 1;
-            let converted = convert(ev, &mut self.0.walk.host)
-                .map_err(|e| de::Error::custom(format!("traceEvents[{i}]: {e}")))?;
+            let converted =
+                convert(ev).map_err(|e| de::Error::custom(format!("traceEvents[{i}]: {e}")))?;
             let walk = &mut self.0.walk;
             if !matches!(converted, Converted::Nothing)
                 && walk.ops.len() + walk.waits.len() + self.0.overhead.len() >= MAX_OPS
@@ -364,8 +381,30 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     }
                     walk.ops.push(op);
                 }
-                Converted::Matmul(id, m) => {
-                    self.0.matmuls.insert(id, m);
+                Converted::Host {
+                    event,
+                    correlation,
+                    matmul,
+                } => {
+                    if self.0.host.len() >= MAX_HOST_EVENTS {
+                        return Err(de::Error::custom(format!(
+                            "more than {MAX_HOST_EVENTS} CPU events; profile a shorter region"
+                        )));
+                    }
+                    self.0.host.push(event);
+                    if let Some(c) = correlation {
+                        self.0.steps.issued_at.insert(c, event.ts_ns);
+                    }
+                    if let Some((id, m)) = matmul {
+                        self.0.matmuls.insert(id, m);
+                    }
+                }
+                Converted::Mark { gpu, mark } => {
+                    if gpu {
+                        self.0.steps.gpu.push(mark);
+                    } else {
+                        self.0.steps.host.push(mark);
+                    }
                 }
                 Converted::Wait(w) => walk.waits.push(w),
                 Converted::Overhead(a, b) => self.0.overhead.push((a, b)),
@@ -437,6 +476,8 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         launched_by: Vec::new(),
         matmuls: HashMap::new(),
         overhead: Vec::new(),
+        host: Vec::new(),
+        steps: StepEvidence::default(),
         index: 0,
         found_events: false,
     };
@@ -454,19 +495,17 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     mark_matmuls(&mut sink);
     sink.walk.sort();
     sink.walk.waits.sort_by_key(|w| w.correlation);
-    if sink.walk.host.is_some_and(|h| !h.start_ns.is_finite()) {
-        sink.walk.host = None;
-    }
     let end = sink.walk.end_ns();
-    if let Some(h) = sink.walk.host.as_mut() {
-        h.profiler_overhead_ns = covered_ns(std::mem::take(&mut sink.overhead), h.start_ns, end);
-    }
+    let all = (f64::NEG_INFINITY, f64::INFINITY);
+    sink.walk.host = host_side(&sink.host, &sink.overhead, all, end);
+    steps::assign(&mut sink.walk, &sink.steps, &sink.host, &sink.overhead);
     Ok(sink.walk)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::StepChoice;
 
     fn read_str(s: &str) -> Result<Walk, TraceError> {
         read(s.as_bytes(), "t.json")
@@ -563,14 +602,56 @@ mod tests {
             vec![
                 StreamWait {
                     stream: 13,
-                    correlation: 16
+                    correlation: 16,
+                    step: None
                 },
                 StreamWait {
                     stream: 7,
-                    correlation: 36
+                    correlation: 36,
+                    step: None
                 }
             ]
         );
+    }
+
+    #[test]
+    fn marked_steps_split_ops_waits_and_host_side() {
+        // Step 1 issues k1 (its launch call at 12 us, inside the host annotation) and a wait;
+        // step 2's kernel has no launch call, so the GPU annotation places it.
+        let w = read_str(
+            r#"{"traceEvents":[
+            {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":10,"dur":20},
+            {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","ts":30,"dur":20},
+            {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#2","ts":55,"dur":10},
+            {"ph":"X","cat":"user_annotation","name":"forward","ts":11,"dur":5},
+            {"ph":"X","cat":"cpu_op","name":"aten::relu","ts":11,"dur":3},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":12,"dur":2,"args":{"correlation":5}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaStreamWaitEvent","ts":13,"dur":1,"args":{"correlation":6}},
+            {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":40,"dur":1,"args":{"stream":8,"correlation":6}},
+            {"ph":"X","cat":"cpu_op","name":"aten::relu","ts":31,"dur":3},
+            {"ph":"X","cat":"kernel","name":"k1","ts":40,"dur":2,"args":{"stream":7,"correlation":5,"grid":[1,1,1],"block":[32,1,1]}},
+            {"ph":"X","cat":"kernel","name":"k2","ts":60,"dur":3,"args":{"stream":7,"grid":[1,1,1],"block":[32,1,1]}},
+            {"ph":"X","cat":"kernel","name":"k0","ts":5,"dur":1,"args":{"stream":7,"grid":[1,1,1],"block":[32,1,1]}}]}"#,
+        )
+        .unwrap();
+        let steps: Vec<_> = w.steps.iter().map(|s| (s.number, s.ops)).collect();
+        assert_eq!(steps, vec![(1, 1), (2, 1)]);
+        let of = |name: &str| w.ops.iter().find(|o| o.name == name).unwrap().step;
+        assert_eq!((of("k0"), of("k1"), of("k2")), (None, Some(1), Some(2)));
+        assert_eq!(w.waits[0].step, Some(1));
+        let one = w.clone().of_step(StepChoice::Number(1)).unwrap();
+        assert_eq!(one.ops.len(), 1);
+        assert_eq!(one.waits.len(), 1);
+        let h = one.host.unwrap();
+        assert_eq!((h.start_ns, h.launch_calls, h.cpu_ops), (11_000.0, 1, 1));
+        let last = w.clone().of_step(StepChoice::Last).unwrap();
+        assert_eq!((last.ops[0].name.as_str(), last.step), ("k2", Some(2)));
+        assert!(last.waits.is_empty());
+        assert_eq!(last.host.unwrap().cpu_ops, 1);
+        // The whole trace keeps the op outside every step and the whole host side.
+        let all = w.of_step(StepChoice::All).unwrap();
+        assert_eq!((all.ops.len(), all.step), (3, None));
+        assert_eq!(all.host.unwrap().cpu_ops, 2);
     }
 
     #[test]

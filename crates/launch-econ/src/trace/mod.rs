@@ -4,14 +4,19 @@
 //! PyTorch profiler / Kineto Chrome-trace JSON ([`kineto`]). Both stream their input, check
 //! every value they keep, and report the line (CSV) or event (JSON) of the first bad one.
 
+pub mod host;
 pub mod kineto;
 pub mod matmul;
 pub mod nsys;
+pub mod steps;
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+pub use host::HostSide;
+pub use steps::{MarkedStep, StepChoice};
 
 /// The most operations one walk may hold: far above any decode step, low enough that a
 /// runaway file cannot exhaust memory.
@@ -82,6 +87,9 @@ pub struct Op {
     /// shapes (see [`matmul`]).
     #[serde(skip)]
     pub matmul: Option<matmul::MatmulRole>,
+    /// The step the profiler marked (`ProfilerStep#N`) during which the host issued it.
+    #[serde(skip)]
+    pub step: Option<u64>,
 }
 
 impl Op {
@@ -116,6 +124,11 @@ pub struct Walk {
     /// How the waits are read into lanes.
     #[serde(skip)]
     pub wait_rule: WaitRule,
+    /// The steps the profiler marked in the trace (empty when it marked none), whichever
+    /// of them the walk holds.
+    pub steps: Vec<MarkedStep>,
+    /// The marked step the walk was cut to (see [`Walk::of_step`]); `None`: the whole trace.
+    pub step: Option<u64>,
 }
 
 /// One recorded `cudaStreamWaitEvent`: `stream` waited for an event recorded just before
@@ -125,23 +138,9 @@ pub struct StreamWait {
     pub stream: u64,
     /// Correlation id of the wait call: its place in host issue order.
     pub correlation: u64,
-}
-
-/// The host side of a recorded step, for estimating the eager step from the trace alone.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct HostSide {
-    /// The first CPU operator or runtime call, ns on the profiler's clock.
-    pub start_ns: f64,
-    /// Runtime or driver calls that issue GPU work (kernel launches, async copies, memsets).
-    pub launch_calls: usize,
-    /// Their total recorded duration, ns (profiled: the profiler's callbacks inflate it).
-    pub launch_call_ns: f64,
-    /// CPU operators (framework ops) recorded.
-    pub cpu_ops: usize,
-    /// Time the profiler spent on its own work while recording (Kineto `overhead` events,
-    /// e.g. "Activity Buffer Request": 2.2 ms inside one 0.2 ms step on the H200), ns.
-    #[serde(default)]
-    pub profiler_overhead_ns: f64,
+    /// The marked step it was issued in (see [`Op::step`]).
+    #[serde(skip)]
+    pub step: Option<u64>,
 }
 
 /// Which operations to keep.
@@ -151,6 +150,8 @@ pub struct Filter {
     pub stream: Option<u64>,
     /// Keep ops starting in [from, to) µs after the first op of the (device/stream-filtered) walk.
     pub window_us: Option<(f64, f64)>,
+    /// Which marked step to keep, before the filters above (see [`Walk::of_step`]).
+    pub step: StepChoice,
 }
 
 /// Why a trace could not be read.
@@ -200,7 +201,35 @@ impl Walk {
             host,
             waits,
             wait_rule: self.wait_rule,
+            steps: self.steps.clone(),
+            step: self.step,
         }
+    }
+
+    /// The walk cut to the marked step `choice` selects, with that step's own host side and
+    /// waits; the walk as it is when the trace marks no step or `choice` is
+    /// [`StepChoice::All`]. Errors for a step the trace does not hold.
+    pub fn of_step(self, choice: StepChoice) -> Result<Walk, String> {
+        let Some(n) = steps::select(&self.steps, choice)? else {
+            return Ok(self);
+        };
+        let host = self
+            .steps
+            .iter()
+            .find(|s| s.number == n)
+            .and_then(|s| s.host);
+        Ok(Walk {
+            ops: self.ops.into_iter().filter(|o| o.step == Some(n)).collect(),
+            host,
+            waits: self
+                .waits
+                .into_iter()
+                .filter(|w| w.step == Some(n))
+                .collect(),
+            wait_rule: self.wait_rule,
+            steps: self.steps,
+            step: Some(n),
+        })
     }
 
     /// The end of the last operation, ns.
@@ -410,6 +439,7 @@ mod tests {
             },
             correlation: None,
             matmul: None,
+            step: None,
         }
     }
 

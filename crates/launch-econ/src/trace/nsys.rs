@@ -205,6 +205,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         kind,
         correlation,
         matmul: None,
+        step: None,
     })
 }
 
