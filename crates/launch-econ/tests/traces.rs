@@ -117,6 +117,30 @@ fn kineto_bare_array_and_device_filter() {
     assert_eq!(d1.ops[0].name, "noop");
 }
 
+/// A gzip-compressed trace (`tensorboard_trace_handler(use_gzip=True)`) reads as the plain one.
+#[test]
+fn gzip_compressed_traces_read_as_the_plain_ones() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("le-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["kineto_profiler_steps.json", "nsys_greenctx.csv"] {
+        let plain = fixture(name);
+        let gz = dir.join(format!("{name}.gz"));
+        let mut enc = flate2::write::GzEncoder::new(
+            std::fs::File::create(&gz).unwrap(),
+            flate2::Compression::fast(),
+        );
+        enc.write_all(&std::fs::read(&plain).unwrap()).unwrap();
+        enc.finish().unwrap();
+        assert_eq!(
+            trace::read(&gz).unwrap(),
+            trace::read(&plain).unwrap(),
+            "{name}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn broken_files_get_clear_errors() {
     let dir = std::env::temp_dir().join(format!("le-traces-{}", std::process::id()));
@@ -130,6 +154,9 @@ fn broken_files_get_clear_errors() {
         ("cpuonly.json", br#"{"traceEvents":[{"cat":"cpu_op","name":"x","ts":1,"dur":1}]}"#.to_vec(), "no kernel, memcpy or memset"),
         ("nan.csv", b"Start (ns),Duration (ns),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,nan,1,1,1,1,1,1,k\n".to_vec(), "not a finite number"),
         ("grid.json", br#"[{"cat":"kernel","name":"k","ts":1,"dur":1,"args":{"grid":[1,100000,1],"block":[1,1,1]}}]"#.to_vec(), "grid limits"),
+        ("step.sqlite", b"SQLite format 3\0\x10\x00".to_vec(), "nsys stats --report cuda_gpu_trace"),
+        ("step.nsys-rep", vec![0x00, 0x01], "an Nsight Systems report"),
+        ("cut.json.gz", vec![0x1f, 0x8b, 0x08, 0x00, 0x00], "cut.json.gz"),
     ];
     for (name, bytes, msg) in cases {
         let p = dir.join(name);

@@ -11,6 +11,7 @@ pub mod nsys;
 pub mod steps;
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -329,19 +330,54 @@ pub fn summarize(w: &Walk, top: usize) -> Summary {
     }
 }
 
-/// Reads a trace, choosing the reader by content: JSON (`{` or `[` first) or CSV.
+/// Reads a trace, choosing the reader by content: JSON (`{` or `[` first) or CSV, either
+/// plain or gzip-compressed (`torch.profiler.tensorboard_trace_handler(use_gzip=True)`,
+/// `export_chrome_trace("….json.gz")`).
 pub fn read(path: &Path) -> Result<Walk, TraceError> {
     let p = path.display().to_string();
     let io = |source| TraceError::Io {
         path: p.clone(),
         source,
     };
+    let format = |what: String| TraceError::Format {
+        path: p.clone(),
+        what,
+    };
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if ext.eq_ignore_ascii_case("nsys-rep") || ext.eq_ignore_ascii_case("qdrep") {
+        return Err(format(format!(
+            "an Nsight Systems report; launch-econ reads its GPU trace as CSV: {NSYS_EXPORT}"
+        )));
+    }
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader = std::io::BufReader::with_capacity(64 * 1024, file);
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let head = reader.fill_buf().map_err(io)?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let unzipped = BufReader::with_capacity(64 * 1024, flate2::bufread::GzDecoder::new(reader));
+        return read_plain(unzipped, &p);
+    }
+    if head.starts_with(b"SQLite format 3\0") {
+        return Err(format(format!(
+            "an SQLite database (an Nsight Systems export?); launch-econ reads the GPU trace as CSV: {NSYS_EXPORT}"
+        )));
+    }
+    read_plain(reader, &p)
+}
+
+/// How to get the CSV the nsys reader takes from an Nsight Systems report.
+const NSYS_EXPORT: &str =
+    "`nsys stats --report cuda_gpu_trace --format csv --output NAME REPORT.nsys-rep` writes NAME_cuda_gpu_trace.csv";
+
+/// Reads an uncompressed trace from `reader`; `p` names it in errors.
+fn read_plain<R: BufRead>(mut reader: R, p: &str) -> Result<Walk, TraceError> {
+    let io = |source| TraceError::Io {
+        path: p.to_string(),
+        source,
+    };
     // Peek at the first non-blank byte: `{` or `[` is JSON, else CSV. Only whole buffers of
     // blanks are consumed.
     let first = loop {
-        let buf = std::io::BufRead::fill_buf(&mut reader).map_err(io)?;
+        let buf = reader.fill_buf().map_err(io)?;
         if buf.is_empty() {
             break None;
         }
@@ -350,23 +386,23 @@ pub fn read(path: &Path) -> Result<Walk, TraceError> {
             Some(i) => break Some(buf[i]),
             None => {
                 let n = buf.len();
-                std::io::BufRead::consume(&mut reader, n);
+                reader.consume(n);
             }
         }
     };
     let walk = match first {
         None => {
             return Err(TraceError::Format {
-                path: p,
+                path: p.to_string(),
                 what: "the file is empty".into(),
             })
         }
-        Some(b'{' | b'[') => kineto::read(reader, &p)?,
-        Some(_) => nsys::read(reader, &p)?,
+        Some(b'{' | b'[') => kineto::read(reader, p)?,
+        Some(_) => nsys::read(reader, p)?,
     };
     if walk.ops.is_empty() {
         return Err(TraceError::Format {
-            path: p,
+            path: p.to_string(),
             what: "no kernel, memcpy or memset operations found".into(),
         });
     }
