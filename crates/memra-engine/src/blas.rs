@@ -193,11 +193,16 @@ impl Engine {
     /// Makes the engine's cuBLAS handle now (it is made on the first GEMM otherwise), so
     /// that GEMMs can be captured: a capture cannot hold the allocations a new handle makes.
     pub fn prepare_gemm(&self) -> Result<()> {
+        self.blas().map(drop)
+    }
+
+    /// The engine's handle slot, locked, with a handle in it (made now if there was none).
+    fn blas(&self) -> Result<std::sync::MutexGuard<'_, Option<Blas>>> {
         let mut slot = self.inner.blas.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(Blas::new(&self.inner.core)?);
         }
-        Ok(())
+        Ok(slot)
     }
 
     /// C = op(A) · op(B) (+ C), by cuBLAS on the engine stream (see [`Gemm`]); `a`, `b` and
@@ -221,10 +226,9 @@ impl Engine {
             buf.check_owner(core, "gemm", arg)?;
             core.check_len("gemm", arg, need, buf.num_bytes())?;
         }
-        self.prepare_gemm()?;
-        let slot = self.inner.blas.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = self.blas()?;
         let Some(h) = slot.as_ref() else {
-            unreachable!("prepare_gemm leaves a handle or returns its error");
+            unreachable!("blas() leaves a handle or returns its error");
         };
         h.workspace.touch(core)?;
         let (pa, pb, pc) = (a.touch(core)?, b.touch(core)?, c.touch(core)?);

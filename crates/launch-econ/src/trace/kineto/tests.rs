@@ -1,0 +1,188 @@
+//! The Kineto reader on hand-written events: both top-level forms, the host side, matmul
+//! shapes, stream waits, marked steps, and errors that say where.
+
+use super::*;
+use crate::trace::StepChoice;
+
+fn read_str(s: &str) -> Result<Walk, TraceError> {
+    read(s.as_bytes(), "t.json")
+}
+
+#[test]
+fn object_and_bare_array_forms() {
+    let ev = r#"{"ph":"X","cat":"kernel","name":"k","ts":10.5,"dur":2.25,"args":{"device":0,"stream":7,"grid":[2,1,1],"block":[128,1,1]}}"#;
+    let a = read_str(&format!(r#"{{"schemaVersion":1,"traceEvents":[{ev}]}}"#)).unwrap();
+    let b = read_str(&format!("[{ev}]")).unwrap();
+    assert_eq!(a, b);
+    let op = &a.ops[0];
+    assert_eq!((op.start_ns, op.duration_ns), (10500.0, 2250.0));
+    assert_eq!((op.device, op.stream), (Some(0), Some(7)));
+    assert_eq!(
+        op.kind,
+        OpKind::Kernel {
+            grid: (2, 1, 1),
+            block: (128, 1, 1)
+        }
+    );
+}
+
+#[test]
+fn host_side_counts_issuing_calls_and_the_first_cpu_event() {
+    let w = read_str(
+        r#"{"traceEvents":[
+        {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":100,"dur":9},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":102,"dur":4.5},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","ts":110,"dur":2},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","ts":120,"dur":50},
+        {"ph":"X","cat":"overhead","name":"Activity Buffer Request","ts":90,"dur":14},
+        {"ph":"X","cat":"overhead","name":"Activity Buffer Request","ts":103,"dur":2},
+        {"ph":"X","cat":"overhead","name":"Activity Buffer Request","ts":20,"dur":30},
+        {"ph":"X","cat":"kernel","name":"k","ts":104,"dur":3,"args":{"grid":[1,1,1],"block":[32,1,1]}}]}"#,
+    )
+    .unwrap();
+    let h = w.host.unwrap();
+    // The profiler's own work is counted apart and does not start the step; only what
+    // lies inside the step (100..107 µs) counts, overlaps once: 100..105.
+    assert_eq!(h.start_ns, 100_000.0);
+    assert_eq!(h.profiler_overhead_ns, 5_000.0);
+    assert_eq!((h.launch_calls, h.cpu_ops), (2, 1));
+    assert_eq!(h.launch_call_ns, 6_500.0);
+    assert_eq!(w.end_ns(), 107_000.0);
+    // A GPU-only trace has no host side.
+    let g = read_str(
+        r#"[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]"#,
+    )
+    .unwrap();
+    assert!(g.host.is_none());
+}
+
+#[test]
+fn kernels_of_a_matmul_with_recorded_shapes_carry_its_gemm() {
+    let w = read_str(
+        r#"[
+        {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":100,"dur":9,"args":{"External id":7,
+         "Input Dims":[[8,1024],[1024,1024]],"Input type":["c10::Half","c10::Half"],
+         "Input Strides":[[1024,1],[1,1024]]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::relu","ts":120,"dur":3,"args":{"External id":8,
+         "Input Dims":[[8,1024]],"Input type":["c10::Half"]}},
+        {"ph":"X","cat":"kernel","name":"splitKreduce_kernel","ts":210,"dur":1,"args":{"External id":7,"correlation":12,"stream":7,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"kernel","name":"nvjet_hsh_64x8","ts":200,"dur":4,"args":{"External id":7,"correlation":11,"stream":7,"grid":[4,4,1],"block":[384,1,1]}},
+        {"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","ts":220,"dur":1,"args":{"External id":8,"correlation":13,"stream":7,"grid":[8,1,1],"block":[128,1,1]}}
+    ]"#,
+    )
+    .unwrap();
+    let roles: Vec<_> = w.ops.iter().map(|o| o.matmul).collect();
+    let Some(MatmulRole::Call(m)) = roles[0] else {
+        panic!("the GEMM kernel is not the call: {roles:?}");
+    };
+    assert_eq!(
+        (m.m, m.n, m.k, m.trans_a, m.dtype),
+        (1024, 8, 1024, true, memra_engine::GemmType::F16)
+    );
+    assert_eq!(roles[1], Some(MatmulRole::Part));
+    assert_eq!(roles[2], None);
+    // Without shapes nothing is marked.
+    let plain = read_str(r#"[{"ph":"X","cat":"kernel","name":"nvjet","ts":1,"dur":1,"args":{"External id":7,"grid":[1,1,1],"block":[1,1,1]}}]"#).unwrap();
+    assert_eq!(plain.ops[0].matmul, None);
+}
+
+#[test]
+fn stream_waits_come_from_cuda_sync_events() {
+    let w = read_str(
+        r#"{"traceEvents":[
+        {"ph":"X","cat":"kernel","name":"k","ts":5,"dur":1,"args":{"stream":13,"correlation":40,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":4,"dur":1,"args":{"stream":7,"correlation":36,"wait_on_stream":-1,"wait_on_cuda_event_id":1270}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":3,"dur":1,"args":{"stream":13,"correlation":16}},
+        {"ph":"X","cat":"cuda_sync","name":"Context Sync","ts":9,"dur":1,"args":{"stream":-1,"correlation":50}}]}"#,
+    )
+    .unwrap();
+    assert_eq!(w.ops[0].correlation, Some(40));
+    assert_eq!(
+        w.waits,
+        vec![
+            StreamWait {
+                stream: 13,
+                correlation: 16,
+                step: None
+            },
+            StreamWait {
+                stream: 7,
+                correlation: 36,
+                step: None
+            }
+        ]
+    );
+}
+
+#[test]
+fn marked_steps_split_ops_waits_and_host_side() {
+    // Step 1 issues k1 (its launch call at 12 us, inside the host annotation) and a wait;
+    // step 2's kernel has no launch call, so the GPU annotation places it.
+    let w = read_str(
+        r#"{"traceEvents":[
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":10,"dur":20},
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","ts":30,"dur":20},
+        {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#2","ts":55,"dur":10},
+        {"ph":"X","cat":"user_annotation","name":"forward","ts":11,"dur":5},
+        {"ph":"X","cat":"cpu_op","name":"aten::relu","ts":11,"dur":3},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":12,"dur":2,"args":{"correlation":5}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaStreamWaitEvent","ts":13,"dur":1,"args":{"correlation":6}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":40,"dur":1,"args":{"stream":8,"correlation":6}},
+        {"ph":"X","cat":"cpu_op","name":"aten::relu","ts":31,"dur":3},
+        {"ph":"X","cat":"kernel","name":"k1","ts":40,"dur":2,"args":{"stream":7,"correlation":5,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"kernel","name":"k2","ts":60,"dur":3,"args":{"stream":7,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"kernel","name":"k0","ts":5,"dur":1,"args":{"stream":7,"grid":[1,1,1],"block":[32,1,1]}}]}"#,
+    )
+    .unwrap();
+    let steps: Vec<_> = w.steps.iter().map(|s| (s.number, s.ops)).collect();
+    assert_eq!(steps, vec![(1, 1), (2, 1)]);
+    let of = |name: &str| w.ops.iter().find(|o| o.name == name).unwrap().step;
+    assert_eq!((of("k0"), of("k1"), of("k2")), (None, Some(1), Some(2)));
+    assert_eq!(w.waits[0].step, Some(1));
+    let one = w.clone().of_step(StepChoice::Number(1)).unwrap();
+    assert_eq!(one.ops.len(), 1);
+    assert_eq!(one.waits.len(), 1);
+    let h = one.host.unwrap();
+    assert_eq!((h.start_ns, h.launch_calls, h.cpu_ops), (11_000.0, 1, 1));
+    let last = w.clone().of_step(StepChoice::Last).unwrap();
+    assert_eq!((last.ops[0].name.as_str(), last.step), ("k2", Some(2)));
+    assert!(last.waits.is_empty());
+    assert_eq!(last.host.unwrap().cpu_ops, 1);
+    // The whole trace keeps the op outside every step and the whole host side.
+    let all = w.of_step(StepChoice::All).unwrap();
+    assert_eq!((all.ops.len(), all.step), (3, None));
+    assert_eq!(all.host.unwrap().cpu_ops, 2);
+}
+
+#[test]
+fn errors_say_which_event_and_where() {
+    let e = read_str(r#"{"traceEvents":[{"cat":"cpu_op","name":"x"},{"cat":"kernel","name":"k","ts":1,"dur":-2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("traceEvents[1]") && e.contains("negative") && e.contains("line 1"),
+        "{e}"
+    );
+    let e = read_str(r#"{"traceEvents":[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"grid":[1,1],"block":[1,1,1]}}]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("array of 3 numbers"), "{e}");
+    let e = read_str(r#"{"traceEvents":[{"cat":"kernel","ts":1,"dur"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("EOF"), "{e}");
+    let e = read_str(r#"{"other": 1}"#).unwrap_err().to_string();
+    assert!(e.contains("no traceEvents"), "{e}");
+    // Correlation ids are checked like every other kept value, on ops and on waits.
+    let e = read_str(r#"[{"cat":"kernel","name":"k","ts":1,"dur":2,"args":{"correlation":-1,"grid":[1,1,1],"block":[1,1,1]}}]"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("traceEvents[0]") && e.contains("args.correlation"),
+        "{e}"
+    );
+    let e = read_str(r#"[{"cat":"cuda_sync","name":"Stream Wait Event","ts":1,"dur":1,"args":{"stream":"x","correlation":3}}]"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("args.stream"), "{e}");
+}
