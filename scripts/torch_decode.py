@@ -42,8 +42,8 @@ class Layer(torch.nn.Module):
         return x + F.linear(F.silu(F.linear(hdn, self.gate)) * F.linear(hdn, self.up), self.down)
 
 
-def build(layers, d, heads, ctx):
-    dev, dt = "cuda", torch.bfloat16
+def build(layers, d, heads, ctx, dt=torch.bfloat16):
+    dev = "cuda"
     model = [Layer(d, heads, ctx, dev, dt) for _ in range(layers)]
     x = torch.randn(1, d, device=dev, dtype=dt)
     pos = torch.tensor([ctx - 1], device=dev)
