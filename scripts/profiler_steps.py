@@ -13,24 +13,11 @@ import json
 import os
 import statistics
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_decode import build  # noqa: E402
-
-
-def wall_ms(fn, batches, reps):
-    per = []
-    for _ in range(batches):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        torch.cuda.synchronize()
-        per.append((time.perf_counter() - t) * 1e3 / reps)
-    return statistics.median(per)
+from torch_decode import build, wall_ms  # noqa: E402
 
 
 def profiler_kwargs():
@@ -76,8 +63,8 @@ def main():
             g.replay()
         eager, graph = [], []
         for _ in range(9):  # interleaved
-            eager.append(wall_ms(step, 1, 20))
-            graph.append(wall_ms(g.replay, 1, 20))
+            eager.append(wall_ms(step, 1, 20)[0])
+            graph.append(wall_ms(g.replay, 1, 20)[0])
         res.update(eager_ms=statistics.median(eager), graph_ms=statistics.median(graph))
     sched = torch.profiler.schedule(wait=1, warmup=1, active=a.active, repeat=1)
     with torch.profiler.profile(schedule=sched, **profiler_kwargs()) as prof:

@@ -118,15 +118,9 @@ mod tests {
     #[test]
     fn what_is_not_reproduced_is_said() {
         let op = |stream: u64, kind: OpKind, name: &str| Op {
-            name: name.into(),
-            start_ns: 0.0,
-            duration_ns: 1.0,
-            device: None,
             stream: Some(stream),
             kind,
-            correlation: None,
-            matmul: None,
-            step: None,
+            ..Op::kernel(name, 0.0, 1.0)
         };
         let k = OpKind::Kernel {
             grid: (1, 1, 1),

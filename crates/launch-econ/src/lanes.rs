@@ -227,22 +227,14 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Op, OpKind, StreamWait};
+    use crate::trace::{Op, StreamWait};
 
     fn op(stream: u64, corr: u64) -> Op {
         Op {
-            name: "k".into(),
-            start_ns: corr as f64,
-            duration_ns: 1.0,
             device: Some(0),
             stream: Some(stream),
-            kind: OpKind::Kernel {
-                grid: (1, 1, 1),
-                block: (32, 1, 1),
-            },
             correlation: Some(corr),
-            matmul: None,
-            step: None,
+            ..Op::kernel("k", corr as f64, 1.0)
         }
     }
 

@@ -258,20 +258,7 @@ mod tests {
         let ops = durs
             .iter()
             .map(|&d| {
-                let o = Op {
-                    name: "k".into(),
-                    start_ns: t,
-                    duration_ns: d,
-                    device: None,
-                    stream: None,
-                    kind: OpKind::Kernel {
-                        grid: (1, 1, 1),
-                        block: (32, 1, 1),
-                    },
-                    correlation: None,
-                    matmul: None,
-                    step: None,
-                };
+                let o = Op::kernel("k", t, d);
                 t += d + 5000.0;
                 o
             })
@@ -343,18 +330,9 @@ mod tests {
         use crate::trace::StreamWait;
         // main: 10 us; s1 and s2 fork from it, 30 us and 20 us; main joins both, 10 us.
         let k = |stream: u64, corr: u64, us: f64| Op {
-            name: "k".into(),
-            start_ns: corr as f64,
-            duration_ns: us * 1e3,
-            device: None,
             stream: Some(stream),
-            kind: OpKind::Kernel {
-                grid: (1, 1, 1),
-                block: (32, 1, 1),
-            },
             correlation: Some(corr),
-            matmul: None,
-            step: None,
+            ..Op::kernel("k", corr as f64, us * 1e3)
         };
         let wait = |stream, correlation| StreamWait {
             stream,

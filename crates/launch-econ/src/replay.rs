@@ -398,7 +398,7 @@ fn replay_after_other_stream(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Op, OpKind};
+    use crate::trace::Op;
 
     #[test]
     fn per_kernel_medians_over_trials() {
@@ -409,20 +409,7 @@ mod tests {
 
     #[test]
     fn fidelity_counts_long_kernels_only() {
-        let k = |d: f64| Op {
-            name: "k".into(),
-            start_ns: 0.0,
-            duration_ns: d,
-            device: None,
-            stream: None,
-            kind: OpKind::Kernel {
-                grid: (1, 1, 1),
-                block: (1, 1, 1),
-            },
-            correlation: None,
-            matmul: None,
-            step: None,
-        };
+        let k = |d: f64| Op::kernel("k", 0.0, d);
         let w = Walk {
             ops: vec![k(1000.0), k(2000.0), k(10000.0), k(4000.0)],
             ..Walk::default()

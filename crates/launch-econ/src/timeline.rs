@@ -102,22 +102,13 @@ pub fn chrome_trace(walk: &Walk, t: &Timeline) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Op, OpKind};
+    use crate::trace::Op;
 
     fn k(name: &str, start: f64, dur: f64) -> Op {
         Op {
-            name: name.into(),
-            start_ns: start,
-            duration_ns: dur,
             device: Some(0),
             stream: Some(7),
-            kind: OpKind::Kernel {
-                grid: (1, 1, 1),
-                block: (32, 1, 1),
-            },
-            correlation: None,
-            matmul: None,
-            step: None,
+            ..Op::kernel(name, start, dur)
         }
     }
 

@@ -94,6 +94,25 @@ pub struct Op {
 }
 
 impl Op {
+    /// A kernel of one 32-thread block named `name`, on no recorded device or stream and
+    /// linked to nothing: a starting point for walks built in code.
+    pub fn kernel(name: &str, start_ns: f64, duration_ns: f64) -> Op {
+        Op {
+            name: name.into(),
+            start_ns,
+            duration_ns,
+            device: None,
+            stream: None,
+            kind: OpKind::Kernel {
+                grid: (1, 1, 1),
+                block: (32, 1, 1),
+            },
+            correlation: None,
+            matmul: None,
+            step: None,
+        }
+    }
+
     pub fn is_kernel(&self) -> bool {
         matches!(self.kind, OpKind::Kernel { .. })
     }
@@ -464,18 +483,9 @@ mod tests {
 
     fn op(name: &str, start: f64, dur: f64, stream: u64) -> Op {
         Op {
-            name: name.into(),
-            start_ns: start,
-            duration_ns: dur,
             device: Some(0),
             stream: Some(stream),
-            kind: OpKind::Kernel {
-                grid: (1, 1, 1),
-                block: (32, 1, 1),
-            },
-            correlation: None,
-            matmul: None,
-            step: None,
+            ..Op::kernel(name, start, dur)
         }
     }
 
