@@ -101,6 +101,13 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             "the step copies device to host {to_host} time(s): a graph cannot hold the host's wait on that copy, so frameworks take another path under capture (transformers materialises the attention mask and leaves flash attention: 12-18% more kernels on the H200 validation walks) and the captured graph may run a different, longer walk than this trace"
         ));
     }
+    let graphed = walk.ops.iter().filter(|o| o.from_graph).count();
+    if graphed > 0 {
+        out.push(format!(
+            "{graphed} of the {} operations were launched by a CUDA graph already (cudaGraphLaunch in the trace): the recording is of a step that is at least partly captured, so its host side is not an eager step's and capturing it again saves nothing there; price a recording of the step run eagerly",
+            walk.ops.len()
+        ));
+    }
     let nccl = walk.kernels().filter(|o| o.name.contains("nccl")).count();
     if nccl > 0 {
         out.push(format!(
@@ -131,6 +138,13 @@ mod tests {
             ..Walk::default()
         };
         assert!(unreproduced(&one, true).is_empty());
+        let mut graphed = one.clone();
+        graphed.ops[0].from_graph = true;
+        let msgs = unreproduced(&graphed, false).join("\n");
+        assert!(
+            msgs.contains("1 of the 1 operations were launched by a CUDA graph already"),
+            "{msgs}"
+        );
         let w = Walk {
             ops: vec![
                 op(7, k.clone(), "gemm"),

@@ -373,19 +373,12 @@ mod tests {
     fn host_device_copies_cost_what_the_profile_measured() {
         use crate::copy_nodes::{CopyCost, CopyNodeCosts};
         let copy = |direction: &str, us: f64| Op {
-            name: "Memcpy".into(),
-            start_ns: 0.0,
-            duration_ns: us * 1e3,
-            device: None,
-            stream: None,
             kind: OpKind::Memcpy {
                 bytes: 1 << 20,
                 direction: direction.into(),
                 pageable: false,
             },
-            correlation: None,
-            matmul: None,
-            step: None,
+            ..Op::kernel("Memcpy", 0.0, us * 1e3)
         };
         let mut w = walk(&[4000.0], None);
         w.ops.push(copy("HtoD", 10.0));

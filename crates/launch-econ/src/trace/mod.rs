@@ -91,6 +91,10 @@ pub struct Op {
     /// The step the profiler marked (`ProfilerStep#N`) during which the host issued it.
     #[serde(skip)]
     pub step: Option<u64>,
+    /// Launched by a CUDA graph the trace recorded being launched (`cudaGraphLaunch`): the
+    /// walk is already captured there.
+    #[serde(skip)]
+    pub from_graph: bool,
 }
 
 impl Op {
@@ -110,6 +114,7 @@ impl Op {
             correlation: None,
             matmul: None,
             step: None,
+            from_graph: false,
         }
     }
 

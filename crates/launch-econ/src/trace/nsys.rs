@@ -206,6 +206,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         correlation,
         matmul: None,
         step: None,
+        from_graph: false,
     })
 }
 

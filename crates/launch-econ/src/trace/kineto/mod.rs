@@ -22,7 +22,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::Value;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use memra_engine::Gemm;
 
@@ -155,6 +155,18 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         .as_ref()
         .and_then(|a| as_uint(&a.correlation, "correlation").ok().flatten())
         .filter(|_| kind != HostKind::Operator);
+    if kind == HostKind::Issue && name.contains("GraphLaunch") {
+        if let Some(c) = correlation {
+            return Converted::GraphLaunch(
+                HostEvent {
+                    ts_ns,
+                    dur_ns,
+                    kind,
+                },
+                c,
+            );
+        }
+    }
     Converted::Host {
         event: HostEvent {
             ts_ns,
@@ -179,6 +191,8 @@ enum Converted {
         correlation: Option<u64>,
         matmul: Option<(u64, Gemm)>,
     },
+    /// A graph launch call and its correlation id, which the graph's kernels carry.
+    GraphLaunch(HostEvent, u64),
     /// A `ProfilerStep#N` annotation, on the host or (`gpu`) the GPU.
     Mark {
         gpu: bool,
@@ -299,6 +313,7 @@ fn convert(ev: Event) -> Result<Converted, String> {
             correlation: as_uint(&args.correlation, "correlation")?,
             matmul: None,
             step: None,
+            from_graph: false,
         },
         external,
     ))
@@ -348,6 +363,8 @@ struct Sink {
     host: Vec<HostEvent>,
     /// Step annotations and launch times, to split the trace into its marked steps.
     steps: StepEvidence,
+    /// Correlation ids of graph launch calls.
+    graph_launches: HashSet<u64>,
     index: usize,
     found_events: bool,
 }
@@ -398,6 +415,11 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     if let Some((id, m)) = matmul {
                         self.0.matmuls.insert(id, m);
                     }
+                }
+                Converted::GraphLaunch(event, c) => {
+                    self.0.host.push(event);
+                    self.0.steps.issued_at.insert(c, event.ts_ns);
+                    self.0.graph_launches.insert(c);
                 }
                 Converted::Mark { gpu, mark } => {
                     if gpu {
@@ -478,6 +500,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         overhead: Vec::new(),
         host: Vec::new(),
         steps: StepEvidence::default(),
+        graph_launches: HashSet::new(),
         index: 0,
         found_events: false,
     };
@@ -493,6 +516,11 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
     mark_matmuls(&mut sink);
+    for op in &mut sink.walk.ops {
+        op.from_graph = op
+            .correlation
+            .is_some_and(|c| sink.graph_launches.contains(&c));
+    }
     sink.walk.sort();
     sink.walk.waits.sort_by_key(|w| w.correlation);
     let end = sink.walk.end_ns();

@@ -186,3 +186,23 @@ fn errors_say_which_event_and_where() {
         .to_string();
     assert!(e.contains("args.stream"), "{e}");
 }
+
+#[test]
+fn kernels_of_a_recorded_graph_launch_are_marked() {
+    let w = read_str(
+        r#"[{"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","ts":10,"dur":5,"args":{"correlation":9}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":20,"dur":3,"args":{"correlation":10}},
+        {"ph":"X","cat":"kernel","name":"g1","ts":30,"dur":1,"args":{"correlation":9,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"kernel","name":"g2","ts":31,"dur":1,"args":{"correlation":9,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"kernel","name":"k","ts":40,"dur":1,"args":{"correlation":10,"grid":[1,1,1],"block":[32,1,1]}}]"#,
+    )
+    .unwrap();
+    let graphed: Vec<_> = w
+        .ops
+        .iter()
+        .map(|o| (o.name.as_str(), o.from_graph))
+        .collect();
+    assert_eq!(graphed, vec![("g1", true), ("g2", true), ("k", false)]);
+    // The graph launch is an issuing call of the host side, like a kernel launch.
+    assert_eq!(w.host.unwrap().launch_calls, 2);
+}
