@@ -31,7 +31,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's launch-call inflation and its own work"
+                "the trace's host side: recorded span less the profiler's launch-call inflation and its own work; the profiler slows every framework op too, so this runs high (PyTorch walks on the H200: 1.6-3.8x the unprofiled step): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
