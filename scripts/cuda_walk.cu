@@ -74,3 +74,18 @@ extern "C" int cuda_walk_step(void* stream) {
     step(bufs, static_cast<cudaStream_t>(stream));
     return cudaGetLastError();
 }
+
+__global__ void touch(float* x) { x[threadIdx.x] += 1.f; }
+
+// Launches `n` one-block kernels on a stream of this library's own and waits for them (for
+// scripts/cpp_level_probe.py: work on another stream from this runtime, not the caller's);
+// 0 or the first error.
+extern "C" int cuda_walk_other_stream(int n) {
+    cudaStream_t s;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return e;
+    for (int i = 0; i < n; ++i) touch<<<1, 32, 0, s>>>(bufs.sums);
+    e = cudaStreamSynchronize(s);
+    cudaError_t d = cudaStreamDestroy(s);
+    return e != cudaSuccess ? e : d;
+}
