@@ -31,7 +31,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's launch-call inflation and its own work; the profiler slows every framework op too, so this runs high (PyTorch walks on the H200: 1.6-3.8x the unprofiled step): pass --eager-step-ms"
+                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; still runs high (PyTorch walks on the H200: 1.0-2.6x the unprofiled step): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
@@ -147,8 +147,9 @@ impl StepPrice {
 
 /// The eager step estimated from the trace's host side, ms: from the first CPU event to the
 /// end of the last GPU operation, less what the profiler added to each launch call (its
-/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU)
-/// and the profiler's own work recorded in between, and never below the recorded GPU time.
+/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
+/// its callbacks' cost outside each recorded event (see [`crate::trace::host`]) and its own
+/// work recorded in between, and never below the recorded GPU time.
 /// `None` without a host side.
 pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     let h = walk.host?;
@@ -158,7 +159,8 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     }
     let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
     let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
-    let own_ns = h.profiler_overhead_ns.max(0.0);
+    let callbacks_ns = (h.cpu_ops + h.runtime_calls) as f64 * h.profiler_per_event_ns.max(0.0);
+    let own_ns = h.profiler_overhead_ns.max(0.0) + callbacks_ns;
     Some((span_ns - excess_ns - own_ns).max(gpu_ns) / 1e6)
 }
 
@@ -303,10 +305,20 @@ mod tests {
             launch_call_ns: 16_000.0,
             cpu_ops: 2,
             profiler_overhead_ns: 0.0,
+            runtime_calls: 2,
+            profiler_per_event_ns: 0.0,
         };
         let w = walk(&[500.0, 4000.0], Some(h));
         let e = eager_from_trace(&w, 3.0).unwrap();
         assert!((e - 0.0095).abs() < 1e-12, "{e}");
+        // Each of the 4 recorded events cost the profiler 1 µs outside it.
+        let callbacks = HostSide {
+            start_ns: -20_000.0,
+            profiler_per_event_ns: 1_000.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(callbacks)), 3.0).unwrap();
+        assert!((e - 0.0155).abs() < 1e-12, "{e}");
         // The profiler's own 2 µs of buffer work inside the step is not the step's.
         let busy = HostSide {
             start_ns: -20_000.0,

@@ -1,5 +1,6 @@
 //! A 100 MB trace is read in bounded memory: the readers stream, so peak memory grows with
-//! the GPU operations kept, not with the file. Its own test binary, so the process's peak
+//! what they keep (the GPU operations, and each CPU event as a 24-byte record for the host
+//! side), not with the document. Its own test binary, so the process's peak
 //! resident size belongs to this test alone.
 
 use std::io::Write;

@@ -45,6 +45,9 @@ struct Event {
     ts: Option<Value>,
     #[serde(default)]
     dur: Option<Value>,
+    /// The host thread of a CPU event.
+    #[serde(default)]
+    tid: Option<Value>,
     #[serde(default)]
     args: Option<Args>,
 }
@@ -122,14 +125,14 @@ fn as_dim(v: &Option<Value>, what: &str) -> Result<(u32, u32, u32), String> {
 
 /// A CPU event's start and duration, ns; `None` without a usable start (a missing or bad
 /// duration counts as 0).
-fn host_times(ev: &Event) -> Option<(f64, f64)> {
+fn host_times(ev: &Event) -> Option<(f64, f32)> {
     let ts = ev.ts.as_ref().and_then(as_f64).filter(|t| t.is_finite())?;
     let dur = ev
         .dur
         .as_ref()
         .and_then(as_f64)
         .filter(|d| d.is_finite() && *d >= 0.0);
-    Some((ts * 1e3, dur.unwrap_or(0.0) * 1e3))
+    Some((ts * 1e3, (dur.unwrap_or(0.0) * 1e3) as f32))
 }
 
 /// A CPU event: a framework operator, a runtime call or a `ProfilerStep#N` annotation.
@@ -155,6 +158,12 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         .as_ref()
         .and_then(|a| as_uint(&a.correlation, "correlation").ok().flatten())
         .filter(|_| kind != HostKind::Operator);
+    // Kineto writes thread ids as numbers (some exporters as strings); all one thread else.
+    let thread = match &ev.tid {
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+        Some(Value::String(t)) => t.parse().unwrap_or(0),
+        _ => 0,
+    };
     if kind == HostKind::Issue && name.contains("GraphLaunch") {
         if let Some(c) = correlation {
             return Converted::GraphLaunch(
@@ -162,6 +171,7 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
                     ts_ns,
                     dur_ns,
                     kind,
+                    thread,
                 },
                 c,
             );
@@ -172,6 +182,7 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
             ts_ns,
             dur_ns,
             kind,
+            thread,
         },
         correlation,
         matmul: (kind == HostKind::Operator)
