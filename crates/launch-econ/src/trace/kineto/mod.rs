@@ -164,19 +164,6 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         Some(Value::String(t)) => t.parse().unwrap_or(0),
         _ => 0,
     };
-    if kind == HostKind::Issue && name.contains("GraphLaunch") {
-        if let Some(c) = correlation {
-            return Converted::GraphLaunch(
-                HostEvent {
-                    ts_ns,
-                    dur_ns,
-                    kind,
-                    thread,
-                },
-                c,
-            );
-        }
-    }
     Converted::Host {
         event: HostEvent {
             ts_ns,
@@ -185,6 +172,7 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
             thread,
         },
         correlation,
+        graph_launch: kind == HostKind::Issue && name.contains("GraphLaunch"),
         matmul: (kind == HostKind::Operator)
             .then(|| matmul_op(ev))
             .flatten(),
@@ -195,15 +183,15 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
 enum Converted {
     /// A GPU operation, with the `External id` of the CPU operator that launched it.
     Op(Op, Option<u64>),
-    /// A CPU event; a runtime call's correlation id; a matmul operator's `External id` and
-    /// GEMM (with recorded shapes).
+    /// A CPU event; a runtime call's correlation id and whether it launched a graph (whose
+    /// kernels carry that id); a matmul operator's `External id` and GEMM (with recorded
+    /// shapes).
     Host {
         event: HostEvent,
         correlation: Option<u64>,
+        graph_launch: bool,
         matmul: Option<(u64, Gemm)>,
     },
-    /// A graph launch call and its correlation id, which the graph's kernels carry.
-    GraphLaunch(HostEvent, u64),
     /// A `ProfilerStep#N` annotation, on the host or (`gpu`) the GPU.
     Mark {
         gpu: bool,
@@ -412,6 +400,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                 Converted::Host {
                     event,
                     correlation,
+                    graph_launch,
                     matmul,
                 } => {
                     if self.0.host.len() >= MAX_HOST_EVENTS {
@@ -422,15 +411,13 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     self.0.host.push(event);
                     if let Some(c) = correlation {
                         self.0.steps.issued_at.insert(c, event.ts_ns);
+                        if graph_launch {
+                            self.0.graph_launches.insert(c);
+                        }
                     }
                     if let Some((id, m)) = matmul {
                         self.0.matmuls.insert(id, m);
                     }
-                }
-                Converted::GraphLaunch(event, c) => {
-                    self.0.host.push(event);
-                    self.0.steps.issued_at.insert(c, event.ts_ns);
-                    self.0.graph_launches.insert(c);
                 }
                 Converted::Mark { gpu, mark } => {
                     if gpu {
