@@ -17,7 +17,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_decode import build, wall_ms  # noqa: E402
+from torch_decode import build, model_args, wall_ms  # noqa: E402
 
 
 def profiler_kwargs():
@@ -34,12 +34,7 @@ def profiler_kwargs():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--layers", type=int, default=8)
-    ap.add_argument("--d", type=int, default=2048)
-    ap.add_argument("--heads", type=int, default=16)
-    ap.add_argument("--ctx", type=int, default=1024)
+    ap = model_args(argparse.ArgumentParser())
     ap.add_argument("--active", type=int, default=3, help="profiled steps")
     ap.add_argument("--no-timing", action="store_true", help="record the traces only")
     a = ap.parse_args()

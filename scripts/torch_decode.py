@@ -92,14 +92,19 @@ def profile(step, path, cpu):
     prof.export_chrome_trace(path)
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def model_args(ap):
+    """The step's shape and the output folder, as options of `ap` (shared with the scripts that
+    record this step other ways)."""
     ap.add_argument("--out", required=True)
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--d", type=int, default=2048)
     ap.add_argument("--heads", type=int, default=16)
     ap.add_argument("--ctx", type=int, default=1024)
-    a = ap.parse_args()
+    return ap
+
+
+def main():
+    a = model_args(argparse.ArgumentParser()).parse_args()
     torch.manual_seed(0)
     step = build(a.layers, a.d, a.heads, a.ctx)
     s = torch.cuda.Stream()

@@ -6,6 +6,10 @@ use common::{assert_usage_error, json_of, succeeds, words};
 
 #[test]
 fn update_arguments_are_validated() {
+    let steps = format!(
+        "{}/tests/fixtures/kineto_profiler_steps.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     for (args, msg) in [
         (
             vec!["update", "--nodes", "10", "--changed", "11"],
@@ -24,6 +28,11 @@ fn update_arguments_are_validated() {
         (
             vec!["update", "--trace", "x.json", "--nodes", "5"],
             "cannot be used with",
+        ),
+        (vec!["update", "--profiler-step", "3"], "--trace"),
+        (
+            vec!["update", "--trace", &steps, "--profiler-step", "9"],
+            "no ProfilerStep#9 in the trace",
         ),
     ] {
         assert_usage_error(&args, msg);
