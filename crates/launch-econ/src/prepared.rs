@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape};
 
 use crate::calibration::calibrate;
-use crate::stand_in::{self, Choice, StandInPlan};
+use crate::stand_in::{self, Choice, StandInPlan, SubFloorCarry};
 use crate::streaming;
 use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
@@ -27,6 +27,9 @@ pub(crate) struct Prepared {
     /// Operands of the GEMMs replayed for real, one set per GEMM (each reads its own
     /// weights, as a model's layers do).
     pub(crate) gemms: Vec<GemmOperands>,
+    /// The kernels below their shape's floor and how far their stand-ins' planned nodes sum
+    /// over their targets.
+    pub(crate) sub_floor: SubFloorCarry,
 }
 
 /// A, B and C of one real GEMM.
@@ -102,6 +105,7 @@ impl Prepared {
         let mut max_host_bytes = 0usize;
         let mut kernels = 0;
         let mut gemms = Vec::new();
+        let mut sub_floor = SubFloorCarry::default();
         for op in ops {
             let real = plan.real_gemms.then_some(op.matmul).flatten();
             steps.push(match (&op.kind, real) {
@@ -124,8 +128,8 @@ impl Prepared {
                         block: *block,
                     };
                     kernels += 1;
-                    let choice = plan.choose(op.duration_ns, (*grid, *block));
                     if plan.streams(op.duration_ns) {
+                        let choice = plan.choose(op.duration_ns, (*grid, *block));
                         Step::Stream {
                             recorded_ns: op.duration_ns,
                             ramp_ns: plan.ramp_ns((*grid, *block)),
@@ -135,6 +139,8 @@ impl Prepared {
                             fallback: choice,
                         }
                     } else {
+                        let choice =
+                            plan.choose_carrying(op.duration_ns, (*grid, *block), &mut sub_floor);
                         spin_step(choice, shape, kernels - 1)
                     }
                 }
@@ -175,6 +181,7 @@ impl Prepared {
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
             cursor: e.zeros::<u64>(1)?,
             gemms,
+            sub_floor,
         };
         if streams {
             streaming::size(e, &mut prep, plan.gap_us * 1e3)?;
@@ -212,6 +219,7 @@ impl Prepared {
             arena,
             cursor,
             gemms,
+            ..
         } = self;
         for st in &steps[range] {
             match *st {

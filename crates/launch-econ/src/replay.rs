@@ -19,7 +19,7 @@ use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::runner::{Context, Convergence, StopRule};
-use crate::stand_in;
+use crate::stand_in::{self, SubFloor};
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
@@ -52,6 +52,13 @@ pub struct Fidelity {
     /// Kernels replayed by a stand-in that streams memory.
     #[serde(default)]
     pub streaming_stand_ins: usize,
+    /// Kernels below their shape's floor (the spin asked for nothing), stood in by the empty
+    /// kernel or the empty spin (see [`crate::stand_in::SubFloor`]).
+    #[serde(default)]
+    pub sub_floor_kernels: usize,
+    /// How far those stand-ins' planned nodes sum over their targets (recorded + gap), µs.
+    #[serde(default)]
+    pub sub_floor_over_us: f64,
     /// Kernels of recorded GEMMs run for real (cuBLAS; not in the per-kernel comparison).
     #[serde(default)]
     pub real_gemm_kernels: usize,
@@ -109,6 +116,9 @@ pub struct ReplayConfig {
     /// Which recorded GEMMs (with shapes) run for real (cuBLAS) instead of standing in.
     #[serde(default)]
     pub gemms: GemmReplay,
+    /// How kernels below their shape's floor stand in.
+    #[serde(default)]
+    pub sub_floor: SubFloor,
 }
 
 /// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
@@ -209,6 +219,8 @@ fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
             .count(),
         empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
         streaming_stand_ins: 0,
+        sub_floor_kernels: 0,
+        sub_floor_over_us: 0.0,
         real_gemm_kernels: 0,
         kernels,
         rel_error_long: summary,
@@ -246,6 +258,7 @@ pub fn replay(
         GemmReplay::StandIn => false,
     };
     plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
+    plan.sub_floor = cfg.sub_floor;
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
     let mut spans = Vec::new();
@@ -347,8 +360,11 @@ pub fn replay(
         planned_nodes_ms,
         fidelity: {
             let f = fidelity(walk, &per_kernel_median(&spans));
+            let sub_floor = laned.sub_floor();
             Fidelity {
                 streaming_stand_ins: laned.streaming_stand_ins(),
+                sub_floor_kernels: sub_floor.kernels,
+                sub_floor_over_us: sub_floor.over_us,
                 real_gemm_kernels,
                 empty_stand_ins: f.empty_stand_ins.saturating_sub(real_gemm_kernels),
                 ..f

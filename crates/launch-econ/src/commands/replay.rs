@@ -8,6 +8,7 @@ use crate::options::{ReplayArgs, TimingDefaults};
 use crate::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
+use crate::stand_in::SubFloor;
 use crate::trace::Filter;
 
 /// Bad input found by the pricing library is a usage error here (exit 2).
@@ -69,6 +70,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         pdl: args.pdl,
         timeline: args.export_trace.is_some(),
         gemms: args.gemms,
+        sub_floor: args.sub_floor,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -209,18 +211,21 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             f.real_gemm_kernels
         );
     }
-    if f.empty_stand_ins > 0 {
+    if f.sub_floor_kernels > 0 {
+        let how = match r.config.sub_floor {
+            SubFloor::Balance => "mixed along each stream so that their nodes sum near their targets",
+            SubFloor::Nearest => "each the nearer of the two",
+        };
+        let _ = writeln!(
+            out,
+            "  {} kernels are shorter than their shape's floor (the spin asked for nothing): {} replay as the empty kernel of that shape, the rest as the empty spin, {how}; planned {:+.2} us over recorded + gap in all",
+            f.sub_floor_kernels, f.empty_stand_ins, f.sub_floor_over_us
+        );
+    } else if f.empty_stand_ins > 0 {
         let _ = writeln!(
             out,
             "  {} kernels are shorter than any timed spin of their grid and replay as the empty kernel of that shape",
             f.empty_stand_ins
-        );
-    }
-    if f.too_short_to_match > 0 {
-        let _ = writeln!(
-            out,
-            "  {} kernels are shorter than the spin kernel's floor and replay longer than recorded",
-            f.too_short_to_match
         );
     }
     let _ = writeln!(

@@ -284,6 +284,13 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::replay::GemmReplay::Auto)]
     pub gemms: crate::replay::GemmReplay,
 
+    /// How kernels shorter than their shape's floor (the spin asked for nothing) stand in:
+    /// `balance`, by the empty kernel or the empty spin so that, along each stream, their graph
+    /// nodes sum to the recorded durations + gap; `nearest`, each by whichever of the two is
+    /// nearer on its own (biased where many kernels fall between them).
+    #[arg(long, value_enum, default_value_t = crate::stand_in::SubFloor::Balance)]
+    pub sub_floor: crate::stand_in::SubFloor,
+
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
     #[arg(long, value_name = "FILE.json")]
