@@ -193,12 +193,12 @@ impl LanedWalk {
     /// Kernels below their shape's floor and how far their stand-ins' planned nodes sum over
     /// their targets, over all lanes.
     pub(crate) fn sub_floor(&self) -> crate::stand_in::SubFloorCarry {
-        self.lanes.iter().fold(Default::default(), |a, l| {
-            crate::stand_in::SubFloorCarry {
+        self.lanes
+            .iter()
+            .fold(Default::default(), |a, l| crate::stand_in::SubFloorCarry {
                 kernels: a.kernels + l.prep.sub_floor.kernels,
                 over_us: a.over_us + l.prep.sub_floor.over_us,
-            }
-        })
+            })
     }
 
     /// Kernels run as real GEMMs (the call and its further cuBLAS kernels), over all lanes.

@@ -31,7 +31,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; still runs high (PyTorch walks on the H200: 1.0-2.9x the unprofiled step): pass --eager-step-ms"
+                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; still runs high (PyTorch walks on the H200: 1.0-3.4x the unprofiled step): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"

@@ -213,7 +213,9 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     }
     if f.sub_floor_kernels > 0 {
         let how = match r.config.sub_floor {
-            SubFloor::Balance => "mixed along each stream so that their nodes sum near their targets",
+            SubFloor::Balance => {
+                "mixed along each stream so that their nodes sum near their targets"
+            }
             SubFloor::Nearest => "each the nearer of the two",
         };
         let _ = writeln!(
