@@ -66,6 +66,10 @@ pub struct StepPrice {
     /// [`crate::other_stream`]): a lower bound, ms.
     #[serde(default)]
     pub graph_step_quiet_ms: Option<f64>,
+    /// The saving at the lower level (eager minus [`Self::graph_step_quiet_ms`]), ms: where the
+    /// saving is small, a process at the lower level saves noticeably more.
+    #[serde(default)]
+    pub saving_quiet_ms: Option<f64>,
     /// The offline model's graph step with the walk's streams one after another, ms, for a
     /// walk whose streams it runs side by side: where their kernels slow each other down
     /// (which the model does not price) the real step lies between the two.
@@ -85,6 +89,7 @@ impl StepPrice {
             build_ms,
             break_even_steps: (saving_ms > 0.0).then(|| build_ms / saving_ms),
             graph_step_quiet_ms: None,
+            saving_quiet_ms: None,
             graph_step_serial_ms: None,
         }
     }
@@ -101,6 +106,7 @@ impl StepPrice {
     pub fn with_quiet(self, graph_step_quiet_ms: f64) -> StepPrice {
         StepPrice {
             graph_step_quiet_ms: Some(graph_step_quiet_ms),
+            saving_quiet_ms: Some(self.eager_step_ms - graph_step_quiet_ms),
             ..self
         }
     }
@@ -111,9 +117,15 @@ impl StepPrice {
             GraphSource::Replay => "the walk replayed as a graph on this GPU",
             GraphSource::Model => "the offline model over the device profile",
         };
+        let at_lower = self
+            .saving_quiet_ms
+            .filter(|q| *q > 0.0 && (q - self.saving_ms).abs() >= 0.05 * self.saving_ms.abs())
+            .map_or(String::new(), |q| {
+                format!(" ({} ms at the lower level)", num(q, 4))
+            });
         let saving = if self.saving_ms > 0.0 {
             format!(
-                "{} ms per step; build {} ms pays back after {} steps",
+                "{} ms per step{at_lower}; build {} ms pays back after {} steps",
                 num(self.saving_ms, 4),
                 num(self.build_ms, 3),
                 num(self.break_even_steps.unwrap_or(f64::NAN), 1)
@@ -436,8 +448,15 @@ mod tests {
         let p = StepPrice::new((2.0, GraphSource::Replay), (5.0, EagerSource::User), 1.0);
         assert!(!p.text().contains("lower level"));
         let q = p.with_quiet(1.75);
-        // The saving stays priced at the upper level.
+        // The saving stays priced at the upper level; the lower level's is beside it.
         assert_eq!((q.graph_step_ms, q.saving_ms), (2.0, 3.0));
+        assert_eq!(q.saving_quiet_ms, Some(3.25));
+        assert!(
+            q.text()
+                .contains("3.0000 ms per step (3.2500 ms at the lower level)"),
+            "{}",
+            q.text()
+        );
         assert!(
             q.text().contains("1.7500 ms at the lower level"),
             "{}",
@@ -448,7 +467,13 @@ mod tests {
         // Documents written before the field existed still read.
         let mut old = json.clone();
         old.as_object_mut().unwrap().remove("graph_step_quiet_ms");
+        old.as_object_mut().unwrap().remove("saving_quiet_ms");
         let back: StepPrice = serde_json::from_value(old).unwrap();
         assert_eq!(back.graph_step_quiet_ms, None);
+        assert_eq!(back.saving_quiet_ms, None);
+        // Where the two savings are within 5% of each other, only the priced one is printed.
+        let close = StepPrice::new((2.0, GraphSource::Replay), (50.0, EagerSource::User), 1.0)
+            .with_quiet(1.9);
+        assert!(!close.text().contains("ms per step ("), "{}", close.text());
     }
 }

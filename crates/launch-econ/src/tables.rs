@@ -90,6 +90,11 @@ impl CommandResult {
                         ),
                         ("eager_step_ms", p.eager_step_ms, "ms"),
                         ("saving_ms", p.saving_ms, "ms"),
+                        (
+                            "saving_quiet_ms",
+                            p.saving_quiet_ms.unwrap_or(f64::NAN),
+                            "ms",
+                        ),
                         ("build_ms", p.build_ms, "ms"),
                         (
                             "break_even_steps",

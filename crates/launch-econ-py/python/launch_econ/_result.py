@@ -13,7 +13,8 @@ class Price:
     the lower level: a lower bound; ``None`` where not measured), ``graph_serial_ms`` (the
     offline model with the step's streams one after another, for a step whose streams it runs
     side by side: the real step lies between; ``None`` otherwise), ``saving_ms`` (not positive:
-    no saving), ``build_ms``, ``break_even_steps``
+    no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
+    measured), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
@@ -34,6 +35,7 @@ class Price:
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.graph_serial_ms = p.get("graph_step_serial_ms")
         self.saving_ms = p["saving_ms"]
+        self.saving_quiet_ms = p.get("saving_quiet_ms")
         self.build_ms = p["build_ms"]
         self.break_even_steps = p["break_even_steps"]
         self.kernels = s["kernels"]
@@ -58,7 +60,7 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "graph_serial_ms", "saving_ms",
+                "graph_serial_ms", "saving_ms", "saving_quiet_ms",
                 "build_ms", "break_even_steps", "kernels", "copies", "memsets",
                 "recorded_gpu_ms", "step", "warnings", "partial", "device", "real_eager_ms",
                 "real_graph_ms", "real_saving_ms"]
@@ -78,8 +80,11 @@ class Price:
         if self.graph_serial_ms is not None:
             rows.append(("  streams in series", f"{self.graph_serial_ms:.4f} ms",
                          "the streams one after another: the step lies between"))
+        rows.append(("saving", saving, "per step"))
+        if self.saving_quiet_ms is not None and self.saving_quiet_ms > 0:
+            rows.append(("  lower level", f"{self.saving_quiet_ms:.4f} ms",
+                         "the saving with graph nodes at the lower level"))
         rows += [
-            ("saving", saving, "per step"),
             ("build", f"{self.build_ms:.3f} ms", "capture + instantiate + upload"),
             ("break-even", even, "steps of replay that pay back the build"),
         ]

@@ -51,6 +51,8 @@ def test_result_object_shows_itself():
     # The shipped profile holds the step between the two levels of graph node cost: the
     # lower level is reported beside the price, and below it.
     assert d["graph_quiet_ms"] is not None and d["graph_quiet_ms"] < r.graph_ms
+    # ... and so is the saving a process at the lower level would make.
+    assert abs(d["saving_quiet_ms"] - (r.eager_ms - d["graph_quiet_ms"])) < 1e-9
     text = repr(r)
     assert text.startswith("launch_econ.Price:") and "graph step" in text
     assert "lower level" in text
