@@ -16,7 +16,7 @@ use launch_econ::options::TimingArgs;
 use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
-use launch_econ::stand_in::{SubFloor, DEFAULT_STREAM_FROM_NS};
+use launch_econ::stand_in::{ConcurrentStandIn, SubFloor, DEFAULT_STREAM_FROM_NS};
 use launch_econ::trace::{Filter, StepChoice, WaitRule};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -133,6 +133,7 @@ fn price_trace(
         timeline: false,
         gemms,
         sub_floor: SubFloor::default(),
+        concurrent: ConcurrentStandIn::default(),
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.

@@ -3,10 +3,20 @@
 //! the replay makes differently, host waits a graph cannot hold, NCCL waits.
 
 use crate::lanes::{Basis, Schedule};
+use crate::stand_in::ConcurrentStandIn;
 use crate::trace::{CopyDirection, OpKind, WaitRule, Walk};
 
-/// Why a walk on several streams replays with spins only.
-pub(crate) const STREAMING_OFF_ON_LANES: &str = "the walk runs on several streams at once, so every kernel that stands in is replayed by a spin: streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not (on the H200 two-stream validation walk both kinds give the same graph step)";
+/// Why a walk on several streams replays without streaming stand-ins, and what stands in
+/// instead (`concurrent`, see [`ConcurrentStandIn`]).
+pub(crate) fn streaming_off_on_lanes(concurrent: ConcurrentStandIn) -> String {
+    let instead = match concurrent {
+        ConcurrentStandIn::ChaseElementWise => "kernels named element-wise stand in by chases (dependent reads through the L2, which stretch beside other streams' memory traffic as those kernels do), the others by spins",
+        ConcurrentStandIn::Chase => "every kernel stands in by a chase (dependent reads through the L2, which stretch beside other streams' memory traffic)",
+        ConcurrentStandIn::Spin => "every kernel stands in by a spin, which lasts its time whatever runs beside it",
+    };
+    format!("the walk runs on several streams at once, so no kernel stands in by streaming memory (streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not): {instead} (--concurrent-stand-ins)")
+}
+
 /// Why a walk whose streams overlap is priced low: the eager recording ran its streams' kernels
 /// apart (host-bound), a graph runs them side by side; `share` of the step (laid out at the
 /// recorded durations) has two or more streams running. `real_gemms`: (GEMM kernels run for
@@ -18,7 +28,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
     );
     match real_gemms {
         Some((real, kernels)) if real > 0 => format!(
-            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; what the other kernels, standing in, do to kernels beside them is not"
+            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; of the other kernels, standing in, the chases stretch beside memory traffic as element-wise kernels do and the spins do not, and what either does to kernels beside it is only what its reads and its blocks do"
         ),
         Some(_) => format!(
             "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"

@@ -183,10 +183,19 @@ impl LanedWalk {
 
     /// Kernels that stand in by streaming memory, over all lanes.
     pub(crate) fn streaming_stand_ins(&self) -> usize {
+        self.count_steps(|s| matches!(s, crate::prepared::Step::Stream { .. }))
+    }
+
+    /// Kernels that stand in by a chase, over all lanes.
+    pub(crate) fn chase_stand_ins(&self) -> usize {
+        self.count_steps(|s| matches!(s, crate::prepared::Step::Chase { .. }))
+    }
+
+    fn count_steps(&self, f: impl Fn(&crate::prepared::Step) -> bool) -> usize {
         self.lanes
             .iter()
             .flat_map(|l| &l.prep.steps)
-            .filter(|s| matches!(s, crate::prepared::Step::Stream { .. }))
+            .filter(|s| f(s))
             .count()
     }
 

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape};
 
 use crate::calibration::calibrate;
-use crate::stand_in::{self, Choice, StandInPlan, SubFloorCarry};
+use crate::stand_in::{
+    self, Choice, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
+};
 use crate::streaming;
 use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
@@ -24,6 +26,9 @@ pub(crate) struct Prepared {
     /// starts: each read begins where the one before ended, so every replay reads fresh memory.
     pub(crate) arena: DeviceBuffer<u8>,
     pub(crate) cursor: DeviceBuffer<u64>,
+    /// The ring chases step through and the sink they write to (empty when there are none).
+    pub(crate) ring: DeviceBuffer<u32>,
+    pub(crate) sink: DeviceBuffer<u32>,
     /// Operands of the GEMMs replayed for real, one set per GEMM (each reads its own
     /// weights, as a model's layers do).
     pub(crate) gemms: Vec<GemmOperands>,
@@ -60,6 +65,14 @@ pub(crate) enum Step {
         slot: usize,
         fallback: Choice,
     },
+    /// A chase (dependent reads through [`Prepared::ring`], then a spin), on walks whose
+    /// streams run side by side: see [`crate::stand_in`].
+    Chase {
+        steps: u32,
+        ns: u64,
+        shape: LaunchShape,
+        slot: usize,
+    },
     /// A recorded kernel shorter than the spin kernel's floor for its grid: the empty kernel
     /// of the same shape, which is as close as a stand-in can get.
     Empty {
@@ -88,7 +101,7 @@ impl Prepared {
     /// walks whose kernels are changed between replays, which the spins' slots make checkable).
     pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
-        let plan = stand_in::plan(e, walk, &cal, f64::INFINITY)?;
+        let plan = stand_in::plan(e, walk, &cal, f64::INFINITY, false)?;
         Prepared::new(e, walk.ops.iter(), &plan)
     }
 
@@ -139,8 +152,12 @@ impl Prepared {
                             fallback: choice,
                         }
                     } else {
-                        let choice =
-                            plan.choose_carrying(op.duration_ns, (*grid, *block), &mut sub_floor);
+                        let choice = plan.choose_named(
+                            &op.name,
+                            op.duration_ns,
+                            (*grid, *block),
+                            &mut sub_floor,
+                        );
                         spin_step(choice, shape, kernels - 1)
                     }
                 }
@@ -172,6 +189,7 @@ impl Prepared {
             });
         }
         let streams = steps.iter().any(|s| matches!(s, Step::Stream { .. }));
+        let chases = steps.iter().any(|s| matches!(s, Step::Chase { .. }));
         let mut prep = Prepared {
             steps,
             slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
@@ -180,6 +198,12 @@ impl Prepared {
             host: e.host_staging(max_host_bytes)?,
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
             cursor: e.zeros::<u64>(1)?,
+            ring: if chases {
+                e.chase_ring(CHASE_RING_LINES)?
+            } else {
+                e.zeros::<u32>(0)?
+            },
+            sink: e.zeros::<u32>(if chases { CHASE_SINK_WORDS } else { 0 })?,
             gemms,
             sub_floor,
         };
@@ -218,6 +242,8 @@ impl Prepared {
             host,
             arena,
             cursor,
+            ring,
+            sink,
             gemms,
             ..
         } = self;
@@ -227,6 +253,12 @@ impl Prepared {
                 Step::Stream {
                     bytes, shape, slot, ..
                 } => e.stream_grid_from(arena, cursor, bytes, shape, slots, slot)?,
+                Step::Chase {
+                    steps,
+                    ns,
+                    shape,
+                    slot,
+                } => e.chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
                 Step::Gemm { index } => {
                     let GemmOperands { gemm, a, b, c } = &mut gemms[index];
                     e.gemm(gemm, a, b, c)?
@@ -247,7 +279,7 @@ impl Prepared {
         ramp_ns: f64,
     ) -> memra_engine::Result<Vec<Option<f64>>> {
         self.per_step(e, |step, words| match (step, words) {
-            (Step::Spin { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
+            (Step::Spin { .. } | Step::Chase { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
             (Step::Stream { ramp_ns, .. }, Some(w)) => {
                 Some(Engine::stream_span(w).map_or(f64::NAN, |s| s as f64 + ramp_ns))
             }
@@ -279,9 +311,9 @@ impl Prepared {
             .iter()
             .map(|step| {
                 let words = match step {
-                    Step::Spin { slot, .. } | Step::Stream { slot, .. } => {
-                        Some(&s[slot * w..][..w])
-                    }
+                    Step::Spin { slot, .. }
+                    | Step::Stream { slot, .. }
+                    | Step::Chase { slot, .. } => Some(&s[slot * w..][..w]),
                     _ => None,
                 };
                 f(step, words)
@@ -301,6 +333,12 @@ pub(crate) fn spin_step(choice: Choice, shape: LaunchShape, slot: usize) -> Step
     match choice {
         Choice::Empty => Step::Empty { shape },
         Choice::Spin(ns) => Step::Spin { ns, shape, slot },
+        Choice::Chase { steps, ns } => Step::Chase {
+            steps,
+            ns,
+            shape,
+            slot,
+        },
     }
 }
 
@@ -315,7 +353,11 @@ fn issue_untimed(
     host: &mut HostStaging,
 ) -> memra_engine::Result<()> {
     match *step {
-        Step::Spin { .. } | Step::Stream { .. } | Step::Gemm { .. } | Step::Folded => Ok(()),
+        Step::Spin { .. }
+        | Step::Stream { .. }
+        | Step::Chase { .. }
+        | Step::Gemm { .. }
+        | Step::Folded => Ok(()),
         Step::Empty { shape } => e.noop_shaped(shape),
         Step::Copy { bytes, direction } => match direction {
             CopyDirection::HostToDevice => e.copy_from_host(host, dst, bytes),

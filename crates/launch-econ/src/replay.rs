@@ -14,12 +14,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibration::{calibrate, Calibration};
 pub use crate::caveats::unreproduced;
-use crate::caveats::{concurrent_kernels, STREAMING_OFF_ON_LANES};
+use crate::caveats::{concurrent_kernels, streaming_off_on_lanes};
 use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::runner::{Context, Convergence, StopRule};
-use crate::stand_in::{self, SubFloor};
+use crate::stand_in::{self, ConcurrentStandIn, SubFloor};
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
@@ -52,6 +52,9 @@ pub struct Fidelity {
     /// Kernels replayed by a stand-in that streams memory.
     #[serde(default)]
     pub streaming_stand_ins: usize,
+    /// Kernels replayed by a chase (walks whose streams run side by side).
+    #[serde(default)]
+    pub chase_stand_ins: usize,
     /// Kernels below their shape's floor (the spin asked for nothing), stood in by the empty
     /// kernel or the empty spin (see [`crate::stand_in::SubFloor`]).
     #[serde(default)]
@@ -119,6 +122,9 @@ pub struct ReplayConfig {
     /// How kernels below their shape's floor stand in.
     #[serde(default)]
     pub sub_floor: SubFloor,
+    /// What stands in for kernels on walks whose streams run side by side.
+    #[serde(default)]
+    pub concurrent: ConcurrentStandIn,
 }
 
 /// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
@@ -219,6 +225,7 @@ fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
             .count(),
         empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
         streaming_stand_ins: 0,
+        chase_stand_ins: 0,
         sub_floor_kernels: 0,
         sub_floor_over_us: 0.0,
         real_gemm_kernels: 0,
@@ -244,7 +251,9 @@ pub fn replay(
         Some(ns) if !overlapping => ns,
         _ => f64::INFINITY,
     };
-    let mut plan = stand_in::plan(e, walk, &cal, stream_from_ns)?;
+    let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
+    let mut plan = stand_in::plan(e, walk, &cal, stream_from_ns, chase)?;
+    plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
     let gemm_bytes: u64 = walk
         .kernels()
         .filter_map(|o| match o.matmul {
@@ -339,7 +348,7 @@ pub fn replay(
     }
     if overlapping {
         if cfg.stream_from_ns.is_some() {
-            warnings.push(STREAMING_OFF_ON_LANES.to_string());
+            warnings.push(streaming_off_on_lanes(cfg.concurrent));
         }
         warnings.push(concurrent_kernels(
             schedule.side_by_side_share(walk),
@@ -363,6 +372,7 @@ pub fn replay(
             let sub_floor = laned.sub_floor();
             Fidelity {
                 streaming_stand_ins: laned.streaming_stand_ins(),
+                chase_stand_ins: laned.chase_stand_ins(),
                 sub_floor_kernels: sub_floor.kernels,
                 sub_floor_over_us: sub_floor.over_us,
                 real_gemm_kernels,

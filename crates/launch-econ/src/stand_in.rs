@@ -25,8 +25,14 @@
 //! on an H200 a graph of kernels that stream from HBM costs more per node than one of spins of
 //! the same profiled durations. Shorter kernels spend most of their time launching and
 //! retiring blocks; a streaming stand-in cannot be that short and still read, so they spin.
-//! Walks on several concurrent streams spin throughout (see `crate::replay`): a stand-in that
+//! Walks on several concurrent streams do not stream (see `crate::replay`): a stand-in that
 //! reads as fast as its grid can overstates what a real kernel asks of shared bandwidth.
+//! There an element-wise kernel stands in by a chase instead ([`memra_engine::Engine::chase_grid`],
+//! `--concurrent-stand-ins`): dependent reads through a ring in the L2 for as many whole steps
+//! as fit its target, then a spin for the rest, measured shape by shape like the spin. Alone
+//! it costs what the spin does; beside another stream's GEMMs each step takes as long as a
+//! memory round trip takes there, so it stretches as a short element-wise kernel does and a
+//! clock spin does not — and more than a reduction does, which keeps its spin.
 
 use std::collections::HashMap;
 
@@ -43,6 +49,16 @@ pub const DEFAULT_STREAM_FROM_NS: f64 = 2_000.0;
 /// The second spin request each shape is measured at, ns.
 pub const PROBE_NS: u64 = 2_000;
 
+/// Dependent steps each shape's chase is measured at.
+pub const CHASE_PROBE_STEPS: u32 = 8;
+
+/// Lines of the ring chases step through (128 KiB: resident in the L2 of any current GPU, as
+/// a short kernel's operands, just written by the kernel before it, are).
+pub const CHASE_RING_LINES: usize = 1024;
+
+/// Words of the sink chases write a word per thread into (4 MiB).
+pub const CHASE_SINK_WORDS: usize = 1 << 20;
+
 /// A launch shape as a map key: (grid, block).
 pub type ShapeKey = ((u32, u32, u32), (u32, u32, u32));
 
@@ -57,6 +73,45 @@ pub struct ShapeNodes {
     pub empty_us: f64,
     /// The spin asked for 0 ns: its own span as a graph node, ns.
     pub spin_zero_span_ns: f64,
+    /// The chase's node times, where chases were asked for.
+    pub chase: Option<ChaseNodes>,
+}
+
+/// Measured graph-node times of one shape's chase, µs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChaseNodes {
+    /// No steps, no spin.
+    pub zero_us: f64,
+    /// [`CHASE_PROBE_STEPS`] steps, no spin.
+    pub steps_us: f64,
+    /// No steps, a spin of [`PROBE_NS`].
+    pub spin_us: f64,
+}
+
+impl ChaseNodes {
+    /// The steps and spin that put the chase's node at `target_us`: as many whole steps as
+    /// fit, the rest spun; `None` below the chase's floor.
+    pub fn request(&self, target_us: f64) -> Option<(u32, u64)> {
+        if target_us.is_nan() || target_us < self.zero_us {
+            return None;
+        }
+        let over = target_us - self.zero_us;
+        let per_step = (self.steps_us - self.zero_us) / f64::from(CHASE_PROBE_STEPS);
+        let steps = if per_step > 0.0 {
+            // (a hair over, so that a target a whole number of steps away is that many)
+            (over / per_step + 1e-9).floor().min(f64::from(u32::MAX))
+        } else {
+            0.0
+        };
+        let rest_us = over - steps * per_step.max(0.0);
+        let per_ns = (self.spin_us - self.zero_us) / PROBE_NS as f64;
+        let ns = if per_ns > 0.0 {
+            rest_us / per_ns
+        } else {
+            rest_us * 1e3
+        };
+        Some((steps as u32, ns.max(0.0).round() as u64))
+    }
 }
 
 /// What stands in for one recorded kernel.
@@ -66,6 +121,8 @@ pub enum Choice {
     Spin(u64),
     /// The empty kernel of the shape.
     Empty,
+    /// The chase: this many dependent steps, then a spin of `ns`.
+    Chase { steps: u32, ns: u64 },
 }
 
 /// How kernels shorter than their shape's floor (the spin asked for nothing) stand in.
@@ -78,6 +135,27 @@ pub enum SubFloor {
     /// as near to their targets as they can (the error so far is carried to the next choice).
     #[default]
     Balance,
+}
+
+/// What stands in for a kernel (not a real GEMM) on a walk whose streams run side by side.
+/// A clock spin lasts its time whatever runs beside it; a real element-wise kernel does not:
+/// its time beyond the launch is loads and stores, and beside another stream's GEMMs each
+/// round trip takes longer (H200, a two-expert walk: −10% with spins, +2% with chases). A
+/// chase stretches as its dependent reads do, more than a reduction or normalisation, whose
+/// time is not only round trips (a two-branch MLP with LayerNorms: +5 to +7% with every kernel
+/// chasing, −3% with element-wise kernels only). docs/validation-h200.md has the six walks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConcurrentStandIn {
+    /// A chase for element-wise kernels (by name, [`is_element_wise`]), the
+    /// spin for the others.
+    #[default]
+    ChaseElementWise,
+    /// A chase for every kernel: dependent reads through the L2, then a spin (see the
+    /// module).
+    Chase,
+    /// The clock spin for every kernel, as on one stream.
+    Spin,
 }
 
 /// Node times by shape and the front end's gap: everything needed to pick stand-ins.
@@ -95,6 +173,16 @@ pub struct StandInPlan {
     pub real_gemms: bool,
     /// How kernels below their shape's floor stand in.
     pub sub_floor: SubFloor,
+    /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin.
+    pub chase_element_wise_only: bool,
+}
+
+/// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
+/// (`vectorized_…`, `unrolled_…`) and Triton's pointwise kernels (`triton_poi_…`). Such a
+/// kernel's time beyond its launch is its loads and stores, which is what a chase stands for;
+/// a reduction's or normalisation's is not only that.
+pub fn is_element_wise(name: &str) -> bool {
+    name.contains("elementwise_kernel") || name.starts_with("triton_poi_")
 }
 
 impl StandInPlan {
@@ -132,10 +220,37 @@ impl StandInPlan {
         shape: ShapeKey,
         carry: &mut SubFloorCarry,
     ) -> Choice {
+        self.choose_chasing(recorded_ns, shape, carry, true)
+    }
+
+    /// [`StandInPlan::choose_carrying`] for the kernel named `name`: a chase only where its
+    /// shape's chase was measured and the plan lets this kernel chase.
+    pub fn choose_named(
+        &self,
+        name: &str,
+        recorded_ns: f64,
+        shape: ShapeKey,
+        carry: &mut SubFloorCarry,
+    ) -> Choice {
+        let chase = !self.chase_element_wise_only || is_element_wise(name);
+        self.choose_chasing(recorded_ns, shape, carry, chase)
+    }
+
+    fn choose_chasing(
+        &self,
+        recorded_ns: f64,
+        shape: ShapeKey,
+        carry: &mut SubFloorCarry,
+        chase: bool,
+    ) -> Choice {
         let Some(n) = self.shapes.get(&shape) else {
             return Choice::Spin(recorded_ns.max(0.0).round() as u64);
         };
         let target = recorded_ns / 1e3 + self.gap_us;
+        let chased = n.chase.filter(|_| chase).and_then(|c| c.request(target));
+        if let Some((steps, ns)) = chased {
+            return Choice::Chase { steps, ns };
+        }
         if target <= n.spin_zero_us {
             let (empty, spin) = (n.empty_us - target, n.spin_zero_us - target);
             let owed = match self.sub_floor {
@@ -212,15 +327,25 @@ pub fn front_end_gap_us(e: &Engine, cal: &Calibration) -> anyhow::Result<f64> {
 }
 
 /// Measures, on `e`, the node times of every kernel shape in `walk` and the front end's gap;
-/// kernels recorded at `stream_from_ns` or longer will stream.
+/// kernels recorded at `stream_from_ns` or longer will stream; with `chase`, kernels that
+/// reach their shape's chase floor will chase.
 pub fn plan(
     e: &Engine,
     walk: &Walk,
     cal: &Calibration,
     stream_from_ns: f64,
+    chase: bool,
 ) -> anyhow::Result<StandInPlan> {
     let gap_us = front_end_gap_us(e, cal)?;
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
+    let (ring, mut sink) = if chase {
+        (
+            e.chase_ring(CHASE_RING_LINES)?,
+            e.zeros::<u32>(CHASE_SINK_WORDS)?,
+        )
+    } else {
+        (e.zeros::<u32>(0)?, e.zeros::<u32>(0)?)
+    };
     let mut shapes = HashMap::new();
     for op in walk.kernels() {
         if let OpKind::Kernel { grid, block } = op.kind {
@@ -235,6 +360,24 @@ pub fn plan(
                 spin_probe_us: node_us(e, |eng| eng.spin_grid(PROBE_NS, shape, &mut slots, 0))?,
                 empty_us: node_us(e, |eng| eng.noop_shaped(shape))?,
                 spin_zero_span_ns,
+                chase: None,
+            };
+            let mut chase_node = |steps, ns| {
+                node_us(e, |eng| {
+                    eng.chase_grid(ns, steps, shape, &ring, &mut sink, &mut slots, 0)
+                })
+            };
+            let nodes = ShapeNodes {
+                chase: if chase {
+                    Some(ChaseNodes {
+                        zero_us: chase_node(0, 0)?,
+                        steps_us: chase_node(CHASE_PROBE_STEPS, 0)?,
+                        spin_us: chase_node(0, PROBE_NS)?,
+                    })
+                } else {
+                    None
+                },
+                ..nodes
             };
             shapes.insert((grid, block), nodes);
         }
@@ -246,6 +389,7 @@ pub fn plan(
         ramp_ns: cal.ramp_ns,
         real_gemms: false,
         sub_floor: SubFloor::default(),
+        chase_element_wise_only: false,
     })
 }
 
@@ -263,6 +407,7 @@ mod tests {
             spin_probe_us: probe_us,
             empty_us: 1.7,
             spin_zero_span_ns: 300.0,
+            chase: None,
         };
         StandInPlan {
             gap_us: 0.1,
@@ -271,6 +416,7 @@ mod tests {
             ramp_ns: 680.0,
             real_gemms: false,
             sub_floor: SubFloor::Balance,
+            chase_element_wise_only: false,
         }
     }
 
@@ -340,6 +486,7 @@ mod tests {
                     spin_probe_us: empty_us + width + 2.0,
                     empty_us,
                     spin_zero_span_ns: 100.0,
+                    chase: None,
                 });
                 widest = widest.max(width);
                 let target_us = empty_us + at * width;
@@ -347,6 +494,47 @@ mod tests {
                 proptest::prop_assert!(carry.over_us.abs() <= widest + 1e-9);
             }
         }
+    }
+
+    #[test]
+    fn chases_take_whole_steps_and_spin_the_rest_above_their_floor() {
+        let mut p = plan_with(4.0);
+        let chase = ChaseNodes {
+            zero_us: 1.1,
+            steps_us: 1.1 + 8.0 * 0.2,
+            spin_us: 1.1 + 2.0,
+        };
+        p.shapes.get_mut(&WIDE).unwrap().chase = Some(chase);
+        // Target 2.5 µs: 1.4 over the floor, 7 steps of 0.2, nothing left to spin.
+        assert_eq!(p.choose(2400.0, WIDE), Choice::Chase { steps: 7, ns: 0 });
+        // Target 2.65: 7 steps and 0.15 µs of spin (a ns per ns here).
+        assert_eq!(p.choose(2550.0, WIDE), Choice::Chase { steps: 7, ns: 150 });
+        // Exactly at the floor: no steps; below it the spin plan (the empty kernel here).
+        assert_eq!(p.choose(1000.0, WIDE), Choice::Chase { steps: 0, ns: 0 });
+        assert_eq!(p.choose(900.0, WIDE), Choice::Empty);
+        // Steps measured no longer than none (noise): the whole rest spins.
+        let flat = ChaseNodes {
+            steps_us: 1.0,
+            ..chase
+        };
+        assert_eq!(flat.request(2.1), Some((0, 1000)));
+        assert_eq!(flat.request(f64::NAN), None);
+        // Element-wise kernels only: a LayerNorm of the same shape spins.
+        p.chase_element_wise_only = true;
+        let mut carry = SubFloorCarry::default();
+        let add = "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::Half>>";
+        let norm =
+            "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half>";
+        assert_eq!(
+            p.choose_named(add, 2400.0, WIDE, &mut carry),
+            Choice::Chase { steps: 7, ns: 0 }
+        );
+        assert_eq!(
+            p.choose_named(norm, 2400.0, WIDE, &mut carry),
+            Choice::Spin(500)
+        );
+        assert!(is_element_wise("triton_poi_fused_mul_silu_1"));
+        assert!(!is_element_wise("triton_red_fused_add_mean_0"));
     }
 
     #[test]

@@ -307,6 +307,35 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
     }
 }
 
+/// `--concurrent-stand-ins chase` stands a concurrent walk's kernels in by chases and the
+/// report says so; by default only kernels named element-wise chase (none in this fixture),
+/// `spin` spins them all, and a walk on one stream never chases.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
+    let fx = fixture("kineto_two_streams.json");
+    let chases = |flags: &str| {
+        let v = json_of(&succeeds(&replay(&fx, flags)));
+        v["result"]["replay"]["fidelity"]["chase_stand_ins"]
+            .as_u64()
+            .unwrap()
+    };
+    let quick = "--trials 2 --reps 3 --warmup 0 --export-json -";
+    assert_eq!(chases(&format!("{quick} --concurrent-stand-ins chase")), 4);
+    assert_eq!(chases(quick), 0);
+    assert_eq!(chases(&format!("{quick} --concurrent-stand-ins spin")), 0);
+    assert_eq!(
+        chases(&format!("{quick} --concurrent-stand-ins chase --stream 13")),
+        0
+    );
+    let out = succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --warmup 0 --concurrent-stand-ins chase",
+    ));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("4 kernels stand in by a chase"), "{text}");
+}
+
 /// Two streams of GEMMs whose shapes the trace recorded: the GEMMs run for real (cuBLAS) and
 /// the report says so; `--gemms stand-in` stands them in like every other kernel.
 #[test]
@@ -367,6 +396,10 @@ fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
     assert_usage_error(replay(&fx, "--summary --waits some"), "--waits");
     assert_usage_error(replay(&fx, "--summary --gemms some"), "--gemms");
     assert_usage_error(replay(&fx, "--summary --sub-floor some"), "--sub-floor");
+    assert_usage_error(
+        replay(&fx, "--summary --concurrent-stand-ins some"),
+        "--concurrent-stand-ins",
+    );
 }
 
 /// A trace of several steps marked by the profiler (`prof.step()`; a one-layer decode step

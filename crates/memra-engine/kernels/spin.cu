@@ -162,3 +162,42 @@ extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned 
     }
     grid_span_end(slot, start);
 }
+
+// A latency-bound stand-in. Each warp takes `loads` dependent steps through `ring` — lines of
+// 32 words, every word of a line naming the next line, so a step is one coalesced 128-byte
+// read whose result the next step needs — then spins `ns` more of the global timer, writes
+// the line it reached to `sink` (one word per thread), and records the grid's span in `slot`
+// as spin_grid_ns does. Alone it runs as long as its steps and spin; beside kernels that keep
+// the memory system busy each step takes as long as a memory round trip takes there, so it
+// stretches as a real kernel made of launch, loads and stores does, which a clock spin does
+// not. Every index is taken modulo its length, so no ring contents can read or write outside
+// `ring` or `sink`.
+extern "C" __global__ void chase_grid(unsigned long long ns, const unsigned int* __restrict__ ring,
+                                      unsigned int lines, unsigned int loads,
+                                      unsigned int* __restrict__ sink, unsigned int sink_len,
+                                      unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    const unsigned long long start = grid_span_begin(slot);
+    const unsigned long long width = (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
+    const unsigned long long block =
+        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    const unsigned long long lane_in_block =
+        threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+    const unsigned long long thread = block * width + lane_in_block;
+    const unsigned lane = (unsigned)(lane_in_block % 32ull);
+    unsigned line = lines ? (unsigned)((thread / 32ull) % lines) : 0u;
+    if (lines) {
+        for (unsigned k = 0; k < loads; ++k) {
+            line = ring[(unsigned long long)line * 32ull + lane] % lines;
+        }
+    }
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - t0) < (long long)ns);
+    if (sink_len) {
+        sink[thread % sink_len] = line;
+    }
+    grid_span_end(slot, start);
+}

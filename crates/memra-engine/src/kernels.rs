@@ -90,11 +90,15 @@ pub enum Kernel {
     /// unsigned long long*)`: a grid that reads a span of memory (from a fixed place, or where a
     /// device-side cursor says) and records its own span like `spin_grid_ns`.
     StreamGrid,
+    /// `chase_grid(unsigned long long, const unsigned*, unsigned, unsigned, unsigned*,
+    /// unsigned, unsigned long long*)`: dependent coalesced reads through a ring, then a spin;
+    /// records its span like `spin_grid_ns`.
+    ChaseGrid,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 10] = [
+    pub const ALL: [Kernel; 11] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -105,6 +109,7 @@ impl Kernel {
         Kernel::SpinGridWindow,
         Kernel::HoldUntilReleased,
         Kernel::StreamGrid,
+        Kernel::ChaseGrid,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -120,6 +125,7 @@ impl Kernel {
             Kernel::SpinGridWindow => "spin_grid_window",
             Kernel::HoldUntilReleased => "hold_until_released",
             Kernel::StreamGrid => "stream_grid",
+            Kernel::ChaseGrid => "chase_grid",
         }
     }
 
@@ -127,9 +133,11 @@ impl Kernel {
         match self {
             Kernel::AddF32 | Kernel::AddF32Window => &ADD,
             Kernel::Noop => &NOOP,
-            Kernel::SpinNs | Kernel::SpinGridNs | Kernel::SpinGridWindow | Kernel::StreamGrid => {
-                &SPIN
-            }
+            Kernel::SpinNs
+            | Kernel::SpinGridNs
+            | Kernel::SpinGridWindow
+            | Kernel::StreamGrid
+            | Kernel::ChaseGrid => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
             Kernel::HoldUntilReleased => &HOLD,
         }
@@ -155,6 +163,15 @@ impl Kernel {
             Kernel::SpinGridWindow => &[Param::U64, Param::Ptr, Param::U32, Param::Ptr],
             Kernel::HoldUntilReleased => &[Param::Ptr, Param::Ptr, Param::U64],
             Kernel::StreamGrid => &[Param::Ptr, Param::U64, Param::U64, Param::Ptr, Param::Ptr],
+            Kernel::ChaseGrid => &[
+                Param::U64,
+                Param::Ptr,
+                Param::U32,
+                Param::U32,
+                Param::Ptr,
+                Param::U32,
+                Param::Ptr,
+            ],
         }
     }
 }

@@ -39,6 +39,7 @@
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
 
 mod blas;
+mod chase;
 mod conditional;
 mod context;
 mod device;
@@ -55,6 +56,7 @@ mod staging;
 mod timing;
 
 pub use blas::{Gemm, GemmType};
+pub use chase::{chase_ring_words, CHASE_LINE_WORDS};
 pub use conditional::{LoopCounts, LoopGraph};
 pub use device::{device_count, DeviceInfo};
 pub use engine::{Engine, EngineOptions, GraphMemory, Stream};

@@ -284,7 +284,7 @@ impl Engine {
     }
 
     /// Checks a `spin_grid` slot like the op does; returns its byte offset.
-    fn spin_grid_checked(
+    pub(crate) fn spin_grid_checked(
         &self,
         op: &'static str,
         slots: &DeviceBuffer<u64>,

@@ -71,6 +71,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         timeline: args.export_trace.is_some(),
         gemms: args.gemms,
         sub_floor: args.sub_floor,
+        concurrent: args.concurrent_stand_ins,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -202,6 +203,13 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             "  {} kernels stand in by streaming memory (recorded >= {} us), the others spin",
             f.streaming_stand_ins,
             c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
+        );
+    }
+    if f.chase_stand_ins > 0 {
+        let _ = writeln!(
+            out,
+            "  {} kernels stand in by a chase (dependent reads through the L2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do",
+            f.chase_stand_ins
         );
     }
     if f.real_gemm_kernels > 0 {

@@ -291,6 +291,14 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::stand_in::SubFloor::Balance)]
     pub sub_floor: crate::stand_in::SubFloor,
 
+    /// What stands in for kernels (other than real GEMMs) on walks whose streams run side by
+    /// side: `chase-element-wise`, a chase (dependent reads through the L2, then a spin) for
+    /// kernels named element-wise, which stretch beside other streams' memory traffic as
+    /// real ones do, and the clock spin for the others; `chase`, a chase for every kernel;
+    /// `spin`, the clock spin for every kernel, as on one stream.
+    #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentStandIn::ChaseElementWise)]
+    pub concurrent_stand_ins: crate::stand_in::ConcurrentStandIn,
+
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
     #[arg(long, value_name = "FILE.json")]

@@ -1,0 +1,127 @@
+//! The latency-bound stand-in: a grid whose time is dependent memory round trips through a
+//! small ring (then a spin for the rest), for kernels that run beside other streams' work.
+//!
+//! A clock spin lasts its requested time whatever runs beside it. A real short kernel does
+//! not: most of its time is launch, loads and stores, and beside kernels that keep the memory
+//! system busy (another stream's GEMMs streaming weights) each round trip takes longer. On an
+//! H200, two gated-MLP experts on two streams with their GEMMs real cost a graph 11–12% less
+//! when their element-wise kernels were clock spins sized to the same node time, 2–3% less
+//! when they were chases (`scripts/touch_stand_in_probe.py`).
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::launch::LaunchShape;
+use crate::memory::DeviceBuffer;
+
+/// Words of one ring line: one coalesced 128-byte read per warp a step.
+pub const CHASE_LINE_WORDS: usize = 32;
+
+/// The words of a ring of `lines` lines that visits every line once per cycle in an order
+/// drawn from `seed` (Sattolo's shuffle: one cycle through all lines, so no warp's chase ends
+/// in a short loop that caches apart), every word of a line naming the next line.
+pub fn chase_ring_words(lines: usize, seed: u64) -> Vec<u32> {
+    let mut next: Vec<u32> = (0..lines as u32).collect();
+    let mut state = seed | 1;
+    for i in (1..lines).rev() {
+        // xorshift64*: reproducible and good enough to scatter lines over the L2's slices.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let j = (r % i as u64) as usize;
+        next.swap(i, j);
+    }
+    next.iter()
+        .flat_map(|&n| std::iter::repeat_n(n, CHASE_LINE_WORDS))
+        .collect()
+}
+
+impl Engine {
+    /// A ring of `lines` lines for [`Engine::chase_grid`] in device memory ([`chase_ring_words`]
+    /// with a fixed seed).
+    pub fn chase_ring(&self, lines: usize) -> Result<DeviceBuffer<u32>> {
+        if lines == 0 || u32::try_from(lines).is_err() {
+            return Err(Error::InvalidArgument {
+                op: "chase_ring",
+                what: format!("{lines} lines: need 1 to {}", u32::MAX),
+            });
+        }
+        self.htod(&chase_ring_words(lines, 0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// Launches a grid of `shape` in which every warp takes `loads` dependent steps through
+    /// `ring` (whole lines of [`CHASE_LINE_WORDS`] words; any contents are safe: indices are
+    /// taken modulo the ring's lines), then spins `ns` more nanoseconds, writes the line it
+    /// reached into `sink` (a word per thread, modulo its length) and records the grid's span
+    /// in `slots` like [`Engine::spin_grid`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn chase_grid(
+        &self,
+        ns: u64,
+        loads: u32,
+        shape: LaunchShape,
+        ring: &DeviceBuffer<u32>,
+        sink: &mut DeviceBuffer<u32>,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let core = &self.inner.core;
+        ring.check_owner(core, "chase_grid", "ring")?;
+        sink.check_owner(core, "chase_grid", "sink")?;
+        let lines = ring.len() / CHASE_LINE_WORDS;
+        let whole = |len: usize, what: &str| {
+            u32::try_from(len).map_err(|_| Error::InvalidArgument {
+                op: "chase_grid",
+                what: format!("{what} of {len} over the kernel's 32-bit index"),
+            })
+        };
+        let (lines, sink_len) = (whole(lines, "ring lines")?, whole(sink.len(), "sink")?);
+        if lines == 0 && loads > 0 {
+            return Err(Error::InvalidArgument {
+                op: "chase_grid",
+                what: format!(
+                    "{loads} loads through a ring of {} words, less than one line",
+                    ring.len()
+                ),
+            });
+        }
+        let offset = self.spin_grid_checked("chase_grid", slots, slot)?;
+        self.kernel(Kernel::ChaseGrid)
+            .u64(ns)
+            .buf(ring)
+            .u32(lines)
+            .u32(loads)
+            .buf(sink)
+            .u32(sink_len)
+            .buf_at(slots, offset)
+            .run(shape)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ring_is_one_cycle_through_every_line() {
+        for lines in [1usize, 2, 3, 64, 1024] {
+            let words = chase_ring_words(lines, 7);
+            assert_eq!(words.len(), lines * CHASE_LINE_WORDS);
+            for line in words.chunks(CHASE_LINE_WORDS) {
+                assert!(
+                    line.iter().all(|&w| w == line[0]),
+                    "a line names one next line"
+                );
+            }
+            let next = |l: u32| words[l as usize * CHASE_LINE_WORDS];
+            let (mut l, mut seen) = (0u32, vec![false; lines]);
+            for _ in 0..lines {
+                assert!(!seen[l as usize], "line {l} visited twice in {lines}");
+                seen[l as usize] = true;
+                l = next(l);
+            }
+            assert_eq!(l, 0, "back at the start after {lines} steps");
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The latency-bound stand-in on a real device (`bash .gpu/run.sh tests` on the GPU machine).
+
+use memra_engine::{chase_ring_words, Engine, Error, LaunchShape, CHASE_LINE_WORDS};
+
+/// The line each warp of `threads` threads reaches after `loads` steps through `words`.
+fn expected_lines(words: &[u32], threads: usize, loads: u32) -> Vec<u32> {
+    let lines = words.len() / CHASE_LINE_WORDS;
+    (0..threads)
+        .map(|t| {
+            let mut line = ((t / 32) % lines) as u32;
+            for _ in 0..loads {
+                line = words[line as usize * CHASE_LINE_WORDS] % lines as u32;
+            }
+            line
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn chase_grid_takes_its_steps_records_a_span_and_stays_inside_its_buffers() {
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    let lines = 64;
+    let ring = e.chase_ring(lines).unwrap();
+    let words = chase_ring_words(lines, 0x9E37_79B9_7F4A_7C15);
+    assert_eq!(e.dtoh(&ring).unwrap(), words, "the ring the engine uploads");
+    let shape = LaunchShape::linear(8, 128);
+    let threads = 8 * 128;
+    let mut sink = e.zeros::<u32>(threads).unwrap();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    for loads in [0u32, 1, 5, 200] {
+        e.chase_grid(3_000, loads, shape, &ring, &mut sink, &mut slots, 1)
+            .unwrap();
+        assert_eq!(
+            e.dtoh(&sink).unwrap(),
+            expected_lines(&words, threads, loads),
+            "each warp's line after {loads} steps"
+        );
+        let s = e.dtoh(&slots).unwrap();
+        assert_eq!(&s[..4], &[0, 0, 0, 0], "slot 0 untouched");
+        assert_eq!(s[4], 0, "slot reset by the last block");
+        assert!(s[6] >= 3_000, "span {} shorter than the spin alone", s[6]);
+    }
+    // In a graph, replay after replay, as the replayed walks use it.
+    let g = e
+        .capture_graph(|eng| eng.chase_grid(0, 7, shape, &ring, &mut sink, &mut slots, 1))
+        .unwrap();
+    for _ in 0..3 {
+        g.launch().unwrap();
+    }
+    e.stream().synchronize().unwrap();
+    assert_eq!(e.dtoh(&sink).unwrap(), expected_lines(&words, threads, 7));
+    drop(g);
+    // Any ring contents stay inside the ring, and a short sink wraps: no fault, a result.
+    let wild = e.htod(&vec![u32::MAX; 4 * CHASE_LINE_WORDS]).unwrap();
+    let mut short = e.zeros::<u32>(3).unwrap();
+    e.chase_grid(0, 9, shape, &wild, &mut short, &mut slots, 1)
+        .unwrap();
+    let got = e.dtoh(&short).unwrap();
+    assert!(got.iter().all(|&l| l < 4), "{got:?}");
+    // Bad input: steps through a ring without a whole line, a slot past the slots.
+    let part = e.zeros::<u32>(CHASE_LINE_WORDS - 1).unwrap();
+    let err = e
+        .chase_grid(0, 1, shape, &part, &mut sink, &mut slots, 1)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    e.chase_grid(0, 0, shape, &part, &mut sink, &mut slots, 1)
+        .unwrap();
+    let err = e
+        .chase_grid(0, 1, shape, &ring, &mut sink, &mut slots, 2)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+    assert!(e.chase_ring(0).is_err());
+}
