@@ -404,12 +404,14 @@ def parent(args):
             r["replay_graph_gpu_other_stream"] = rep["result"]["replay"].get(
                 "graph_gpu_other_stream_ms")
             spins = run_json([args.launch_econ, "replay", trace, "--stream-from-us", "off",
-                              "--gemms", "stand-in", "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
+                              "--gemms", "stand-in", "--concurrent-stand-ins", "spin",
+                              "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
                               "--export-json", "-"])
             r["replay_spins_only"] = spins["result"]["prediction"]
             fid = rep["result"]["replay"]["fidelity"]
             r["streaming_stand_ins"] = fid.get("streaming_stand_ins", 0)
             r["real_gemm_kernels"] = fid.get("real_gemm_kernels", 0)
+            r["chase_stand_ins"] = fid.get("chase_stand_ins", 0)
             r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
         except Exception as e:  # keep the other walks
             r["error"] = str(e)
@@ -488,12 +490,12 @@ def write_table(results, path):
             f"{priced(rp['saving_ms'], saving)} | "
             f"{priced(to['eager_step_ms'], e)} |")
     rows += ["", "Stand-ins: kernels recorded at 2 us or more stream memory and, on walks whose "
-             "streams overlap, recorded GEMMs run for real (the default), or every kernel spins "
-             "(`--stream-from-us off --gemms stand-in`); graph step vs the real graph at the "
-             "upper level.", "",
-             "| walk | streaming stand-ins | real GEMM kernels | replay graph ms (err) | "
-             "spins only ms (err) |",
-             "|---|---:|---:|---:|---:|"]
+             "streams overlap, recorded GEMMs run for real and element-wise kernels chase (the "
+             "default), or every kernel spins (`--stream-from-us off --gemms stand-in "
+             "--concurrent-stand-ins spin`); graph step vs the real graph at the upper level.", "",
+             "| walk | streaming stand-ins | real GEMM kernels | chase stand-ins | "
+             "replay graph ms (err) | spins only ms (err) |",
+             "|---|---:|---:|---:|---:|---:|"]
     for r in results:
         so = r.get("replay_spins_only")
         if "error" in r or "replay" not in r or not so:
@@ -501,7 +503,8 @@ def write_table(results, path):
         go = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
         rp = r["replay"]["graph_step_ms"]
         rows.append(f"| {r['walk']} | {r['streaming_stand_ins']} | "
-                    f"{r.get('real_gemm_kernels', 0)} | {priced(rp, go)} | "
+                    f"{r.get('real_gemm_kernels', 0)} | {r.get('chase_stand_ins', 0)} | "
+                    f"{priced(rp, go)} | "
                     f"{priced(so['graph_step_ms'], go)} |")
     rows += ["", "| walk | real graph ms | real graph, upper level ms | "
              "replay graph GPU ms (err) | replay graph GPU, upper level ms (err) |",
