@@ -37,24 +37,8 @@ def fork_join_n(branches):
 def four_experts():
     """Four fp16 gated-MLP experts (hidden 1024 -> 2816, 4 layers each, batch 4) on four
     streams."""
-    import torch
-    f = torch.nn.functional
-    d, h, layers = 1024, 2816, 4
-    with torch.device("cuda"):
-        experts = [[(torch.randn(2 * h, d, dtype=torch.float16) * 0.02,
-                     torch.randn(d, h, dtype=torch.float16) * 0.02) for _ in range(layers)]
-                   for _ in range(4)]
-        x = torch.randn(4, d, dtype=torch.float16)
-
-    def expert(ws):
-        def run():
-            y = x
-            for up, down in ws:
-                a, b = f.linear(y, up).chunk(2, dim=-1)
-                y = y + f.linear(f.silu(a) * b, down)
-            return y
-        return run
-    return fork_join_n([expert(ws) for ws in experts])
+    from unseen_walks import gated_mlp_experts
+    return fork_join_n(gated_mlp_experts(4, 1024, 2816, 4, 4))
 
 
 def decode_and_sample():

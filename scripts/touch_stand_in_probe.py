@@ -31,8 +31,12 @@ timed, then timed interleaved (unprofiled). Prints JSON.
 """
 import argparse
 import json
+import os
 import statistics
-import time
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from validate import capture_torch, replay_ms  # noqa: E402
 
 SRC = r"""
 #include <cuda_fp16.h>
@@ -189,29 +193,11 @@ def main():
                                              cp.int32(trips)))
 
     def graph_of(fn):
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(3):
-                fn()
-        torch.cuda.current_stream().wait_stream(s)
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g, stream=s):
-            fn()
-        torch.cuda.synchronize()
-        return g
+        return capture_torch(fn, torch.cuda.Stream())
 
     def timed(g, reps=20, batches=5):
-        out = []
-        for _ in range(batches):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(reps):
-                g.replay()
-            torch.cuda.synchronize()
-            out.append((time.perf_counter() - t) * 1e6 / reps)
-        return statistics.median(out)
+        """Median µs of one replay (unprofiled)."""
+        return replay_ms(g.replay, reps, batches) * 1e3
 
     # Size each stand-in alone: node time of a 100-node graph at ns = 0 and 2000, linear.
     gap_us = 0.19

@@ -131,18 +131,16 @@ def cupy_fft_step():
     return step
 
 
-def experts_step():
-    """Two fp16 gated-MLP experts (hidden 1536 -> 4096 -> 1536, 6 layers each, batch 8, no
-    bias) on two streams forked from the current one and joined back."""
+def gated_mlp_experts(count, d, h, layers, batch):
+    """`count` fp16 gated-MLP experts (hidden d -> h, SiLU gate, h -> d, residual; `layers`
+    each, no bias) over one input of `batch` rows: a callable per expert."""
     import torch
-    from validate import fork_join
     f = torch.nn.functional
-    d, h, layers = 1536, 4096, 6
     with torch.device("cuda"):
         experts = [[(torch.randn(2 * h, d, dtype=torch.float16) * 0.02,
                      torch.randn(d, h, dtype=torch.float16) * 0.02) for _ in range(layers)]
-                   for _ in range(2)]
-        x = torch.randn(8, d, dtype=torch.float16)
+                   for _ in range(count)]
+        x = torch.randn(batch, d, dtype=torch.float16)
 
     def expert(ws):
         def run():
@@ -152,7 +150,14 @@ def experts_step():
                 y = y + f.linear(f.silu(a) * b, down)
             return y
         return run
-    return fork_join(expert(experts[0]), expert(experts[1]))
+    return [expert(ws) for ws in experts]
+
+
+def experts_step():
+    """Two fp16 gated-MLP experts (hidden 1536 -> 4096 -> 1536, 6 layers each, batch 8, no
+    bias) on two streams forked from the current one and joined back."""
+    from validate import fork_join
+    return fork_join(*gated_mlp_experts(2, 1536, 4096, 6, 8))
 
 
 def build(name):

@@ -33,14 +33,27 @@ __device__ __forceinline__ void spin_store(unsigned long long* p, unsigned long 
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
 
+// This block's index in its grid, this thread's in its block, and their counts, flattened.
+__device__ __forceinline__ unsigned long long flat_block() {
+    return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+}
+__device__ __forceinline__ unsigned long long flat_blocks() {
+    return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+}
+__device__ __forceinline__ unsigned long long flat_lane() {
+    return threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ unsigned long long flat_width() {
+    return (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
+}
+
 // The start of a grid's span on `slot` (see above): block 0 stamps its start into slot[0];
 // every other block takes that stamp once it is visible, else its own start (nearly the same).
 // Returns the start as every thread of the block sees it.
 __device__ __forceinline__ unsigned long long grid_span_begin(unsigned long long* __restrict__ slot) {
     __shared__ unsigned long long start;
     const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
-    const unsigned long long block =
-        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    const unsigned long long block = flat_block();
     if (lead) {
         unsigned long long stamp = slot && block != 0 ? spin_load(slot) : 0ull;
         unsigned long long now;
@@ -59,9 +72,8 @@ __device__ __forceinline__ unsigned long long grid_span_begin(unsigned long long
 __device__ __forceinline__ void grid_span_end(unsigned long long* __restrict__ slot, unsigned long long start) {
     __syncthreads();
     const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
-    const unsigned long long block =
-        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
-    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+    const unsigned long long block = flat_block();
+    const unsigned long long blocks = flat_blocks();
     if (lead && slot && block == blocks - 1) {
         unsigned long long now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
@@ -120,12 +132,10 @@ extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned 
                                        unsigned long long* __restrict__ slot) {
     pdl_enter();
     const unsigned long long start = grid_span_begin(slot);
-    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
-    const unsigned long long block =
-        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
-    const unsigned long long width = (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
-    const unsigned long long lane =
-        threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+    const unsigned long long blocks = flat_blocks();
+    const unsigned long long block = flat_block();
+    const unsigned long long width = flat_width();
+    const unsigned long long lane = flat_lane();
     __shared__ unsigned long long base;
     if (lane == 0) {
         base = cursor && n16 <= src_words ? spin_load(cursor) % (src_words - n16 + 1) : 0ull;
@@ -178,11 +188,9 @@ extern "C" __global__ void chase_grid(unsigned long long ns, const unsigned int*
                                       unsigned long long* __restrict__ slot) {
     pdl_enter();
     const unsigned long long start = grid_span_begin(slot);
-    const unsigned long long width = (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
-    const unsigned long long block =
-        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
-    const unsigned long long lane_in_block =
-        threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+    const unsigned long long width = flat_width();
+    const unsigned long long block = flat_block();
+    const unsigned long long lane_in_block = flat_lane();
     const unsigned long long thread = block * width + lane_in_block;
     const unsigned lane = (unsigned)(lane_in_block % 32ull);
     unsigned line = lines ? (unsigned)((thread / 32ull) % lines) : 0u;
