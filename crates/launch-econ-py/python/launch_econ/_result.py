@@ -81,8 +81,10 @@ class Price:
             rows.append(("  streams in series", f"{self.graph_serial_ms:.4f} ms",
                          "the streams one after another: the step lies between"))
         rows.append(("saving", saving, "per step"))
-        if self.saving_quiet_ms is not None and self.saving_quiet_ms > 0:
-            rows.append(("  lower level", f"{self.saving_quiet_ms:.4f} ms",
+        q = self.saving_quiet_ms
+        # As the CLI does: only where it differs from the priced saving by 5% or more.
+        if q is not None and q > 0 and abs(q - self.saving_ms) >= 0.05 * abs(self.saving_ms):
+            rows.append(("  lower level", f"{q:.4f} ms",
                          "the saving with graph nodes at the lower level"))
         rows += [
             ("build", f"{self.build_ms:.3f} ms", "capture + instantiate + upload"),

@@ -130,3 +130,26 @@ def test_one_marked_step_of_several_is_priced():
     with pytest.raises(ValueError, match="profiler_step"):
         launch_econ.price_trace(trace, profiler_step="first")
     assert launch_econ.price_trace(STEP).step is None
+
+
+def test_the_saving_at_the_lower_level_shows_where_it_differs():
+    from launch_econ._result import Price
+
+    def price(eager, graph, quiet):
+        doc = {"result": {
+            "prediction": {"eager_step_ms": eager, "eager_source": "user",
+                           "graph_step_ms": graph, "graph_source": "replay",
+                           "graph_step_quiet_ms": quiet, "saving_ms": eager - graph,
+                           "saving_quiet_ms": eager - quiet, "build_ms": 1.0,
+                           "break_even_steps": 1.0 / (eager - graph)},
+            "trace": {"summary": {"kernels": 3, "copies": 0, "memsets": 0,
+                                  "kernel_gpu_ns": 1e5, "copy_gpu_ns": 0.0}}}}
+        return dict((r[0], r[1]) for r in Price(doc)._rows())
+
+    # A small saving the level step moves by a third: both are shown.
+    rows = price(0.725, 0.685, 0.665)
+    assert rows["saving"] == "0.0400 ms" and rows["  lower level"] == "0.0600 ms"
+    # A large one it moves by 1%: only the priced saving.
+    rows = price(8.0, 0.80, 0.74)
+    assert rows["saving"] == "7.2000 ms" and "0.7400 ms" in rows.values()
+    assert "7.2600 ms" not in rows.values()
