@@ -36,7 +36,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from validate import capture_torch, replay_ms  # noqa: E402
+from validate import capture_torch, fork_join, replay_ms  # noqa: E402
 
 SRC = r"""
 #include <cuda_fp16.h>
@@ -157,7 +157,6 @@ def main():
         mid = torch.randn(8, h, dtype=torch.float16)  # the down GEMM's input when stood in
         src = torch.randn(1 << 22, dtype=torch.float32)   # 16 MiB of operands
         dst = torch.empty(1 << 22, dtype=torch.float32)
-    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
     # (grid, block, recorded us) of the walk's element-wise kernels: silu, mul, residual add.
     shapes = {"silu": (64, 128, 2.46), "mul": (64, 128, 2.37), "add": (12, 128, 1.05)}
 
@@ -238,20 +237,7 @@ def main():
         return run
 
     def step_of(kind):
-        a, b = expert(experts[0], kind), expert(experts[1], kind)
-
-        def step():
-            main = torch.cuda.current_stream()
-            s1.wait_stream(main)
-            s2.wait_stream(main)
-            with torch.cuda.stream(s1):
-                ra = a()
-            with torch.cuda.stream(s2):
-                rb = b()
-            main.wait_stream(s1)
-            main.wait_stream(s2)
-            return ra + rb
-        return step
+        return fork_join(expert(experts[0], kind), expert(experts[1], kind))
 
     kinds = ["real", "spin", "cspin", "touch", "touch2", "touch8", "chase", "chaseh", "chasew"] + param_kinds
     graphs = {k: graph_of(step_of(k)) for k in kinds}
