@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::lanes::Schedule;
 use crate::model::ModelInputs;
+use crate::occupancy::SmLimits;
 use crate::output::num;
+use crate::sharing::{lay_out_sharing, NodeCost};
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
 
 /// Where the eager step came from.
@@ -75,6 +77,11 @@ pub struct StepPrice {
     /// (which the model does not price) the real step lies between the two.
     #[serde(default)]
     pub graph_step_serial_ms: Option<f64>,
+    /// The offline model's graph step with every kernel at its recorded duration however
+    /// much of the GPU the kernels side by side hold (the streams overlapping perfectly), ms;
+    /// `None` where the model did not share the GPU (one stream, or SM limits unknown).
+    #[serde(default)]
+    pub graph_step_unshared_ms: Option<f64>,
 }
 
 impl StepPrice {
@@ -91,6 +98,15 @@ impl StepPrice {
             graph_step_quiet_ms: None,
             saving_quiet_ms: None,
             graph_step_serial_ms: None,
+            graph_step_unshared_ms: None,
+        }
+    }
+
+    /// The same price with the graph step without SM sharing beside it.
+    pub fn with_unshared(self, graph_step_unshared_ms: f64) -> StepPrice {
+        StepPrice {
+            graph_step_unshared_ms: Some(graph_step_unshared_ms),
+            ..self
         }
     }
 
@@ -142,12 +158,18 @@ impl StepPrice {
                 num(q, 4)
             )
         });
-        let serial = self.graph_step_serial_ms.map_or(String::new(), |s| {
-            format!(
+        let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
+            (Some(s), Some(u)) => format!(
+                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; memory traffic between streams is not priced, so short kernels beside streaming ones may run longer)\n",
+                num(u, 4),
+                num(s, 4)
+            ),
+            (Some(s), None) => format!(
                 "              (streams side by side at their recorded durations, a lower bound; {} ms with the streams one after another)\n",
                 num(s, 4)
-            )
-        });
+            ),
+            _ => String::new(),
+        };
         format!(
             "\nprediction:\n  graph step  {} ms   from {graph_from}\n{quiet}{serial}  eager step  {} ms   from {}\n  saving      {saving}\n",
             num(self.graph_step_ms, 4),
@@ -183,18 +205,20 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
 /// [`crate::copy_nodes`]) — plus the step to the upper
 /// level of per-node graph cost (see [`crate::other_stream`]); streams run side by side where the
 /// trace recorded the waits between them (the longest chain counts, see [`crate::lanes`]),
-/// else one after another; plus one graph launch.
-pub fn graph_step_model(walk: &Walk, m: &ModelInputs) -> f64 {
+/// else one after another; plus one graph launch. With `sms` (the device's SM limits), kernels
+/// side by side that hold more than the whole GPU share it (see [`crate::sharing`]).
+pub fn graph_step_model(walk: &Walk, m: &ModelInputs, sms: Option<&SmLimits>) -> f64 {
     graph_step(
         walk,
         m,
         m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0),
+        sms,
     )
 }
 
 /// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
-pub fn graph_step_model_quiet(walk: &Walk, m: &ModelInputs) -> f64 {
-    graph_step(walk, m, 0.0)
+pub fn graph_step_model_quiet(walk: &Walk, m: &ModelInputs, sms: Option<&SmLimits>) -> f64 {
+    graph_step(walk, m, 0.0, sms)
 }
 
 /// [`graph_step_model`] with every stream of the walk one after another (in issue order), ms;
@@ -207,27 +231,49 @@ pub fn graph_step_model_serial(walk: &Walk, m: &ModelInputs) -> Option<f64> {
             walk,
             m,
             m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0),
+            None,
         )
     })
 }
 
-fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
-    graph_step_on(&Schedule::of(walk), walk, m, shared_us)
+fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64, sms: Option<&SmLimits>) -> f64 {
+    graph_step_on(&Schedule::of(walk), walk, m, shared_us, sms)
 }
 
-fn graph_step_on(schedule: &Schedule, walk: &Walk, m: &ModelInputs, shared_us: f64) -> f64 {
+fn graph_step_on(
+    schedule: &Schedule,
+    walk: &Walk,
+    m: &ModelInputs,
+    shared_us: f64,
+    sms: Option<&SmLimits>,
+) -> f64 {
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
-    let nodes_ns = schedule
-        .lay_out(|op| {
+    let node_ns = |o: &Op| {
+        (o.duration_ns + gap_ns)
+            .max(m.graph_node_gpu_us * 1e3)
+            .max(copy_node_ns(o, m))
+            + shared_us * 1e3
+    };
+    let spans = match sms {
+        Some(l) if schedule.lanes() > 1 => lay_out_sharing(schedule, |op| {
             let o = &walk.ops[op];
-            (o.duration_ns + gap_ns)
-                .max(m.graph_node_gpu_us * 1e3)
-                .max(copy_node_ns(o, m))
-                + shared_us * 1e3
-        })
-        .iter()
-        .map(|s| s.2)
-        .fold(0.0, f64::max);
+            let total = node_ns(o);
+            // The kernel's recorded time is what other kernels can slow; the rest of the
+            // node is the graph's own cost.
+            let work_ns = if o.is_kernel() {
+                o.duration_ns.clamp(0.0, total)
+            } else {
+                0.0
+            };
+            NodeCost {
+                fixed_ns: total - work_ns,
+                work_ns,
+                share: l.share(o),
+            }
+        }),
+        _ => schedule.lay_out(|op| node_ns(&walk.ops[op])),
+    };
+    let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
 }
 
@@ -302,7 +348,7 @@ mod tests {
     fn short_nodes_cost_the_floor_in_the_model() {
         let w = walk(&[500.0, 4000.0], None);
         // max(0.5, 1.0) + 4.0 µs + 2 µs launch = 7 µs
-        assert!((graph_step_model(&w, &inputs()) - 0.007).abs() < 1e-12);
+        assert!((graph_step_model(&w, &inputs(), None) - 0.007).abs() < 1e-12);
         assert!((build_model(&w, &inputs()) - 0.010).abs() < 1e-12);
         assert!((engine_floor_model(&w, &inputs()) - 0.006).abs() < 1e-12);
     }
@@ -373,24 +419,24 @@ mod tests {
             ..inputs()
         };
         // 10 + max(30, 20) + 10.
-        assert!((graph_step_model(&w, &m) - 0.050).abs() < 1e-12);
+        assert!((graph_step_model(&w, &m, None) - 0.050).abs() < 1e-12);
         // A measured node gap is added to every node on the chain.
         let with_gap = ModelInputs {
             graph_node_gap_us: Some(0.5),
             ..m
         };
-        assert!((graph_step_model(&w, &with_gap) - 0.0515).abs() < 1e-12);
+        assert!((graph_step_model(&w, &with_gap, None) - 0.0515).abs() < 1e-12);
         // The step to the upper level is added to every node on the chain; the quiet step
         // leaves it out.
         let shared = ModelInputs {
             graph_node_other_stream_us: Some(0.25),
             ..with_gap
         };
-        assert!((graph_step_model(&w, &shared) - 0.05225).abs() < 1e-12);
-        assert!((graph_step_model_quiet(&w, &shared) - 0.0515).abs() < 1e-12);
+        assert!((graph_step_model(&w, &shared, None) - 0.05225).abs() < 1e-12);
+        assert!((graph_step_model_quiet(&w, &shared, None) - 0.0515).abs() < 1e-12);
         // Without the waits the streams add up.
         w.waits.clear();
-        assert!((graph_step_model(&w, &m) - 0.070).abs() < 1e-12);
+        assert!((graph_step_model(&w, &m, None) - 0.070).abs() < 1e-12);
     }
 
     #[test]
@@ -413,7 +459,7 @@ mod tests {
             ..inputs()
         };
         // Without copy-node costs: every op its duration (at least the 1 µs floor).
-        assert!((graph_step_model(&w, &m) - 0.046).abs() < 1e-12);
+        assert!((graph_step_model(&w, &m, None) - 0.046).abs() < 1e-12);
         let line = |fixed_us, us_per_mib| CopyCost {
             fixed_us,
             us_per_mib,
@@ -426,7 +472,7 @@ mod tests {
             ..m
         };
         // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
-        assert!((graph_step_model(&w, &with) - 0.051).abs() < 1e-12);
+        assert!((graph_step_model(&w, &with, None) - 0.051).abs() < 1e-12);
     }
 
     #[test]

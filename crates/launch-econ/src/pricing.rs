@@ -10,6 +10,7 @@ use memra_engine::Engine;
 use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
+use crate::occupancy::SmLimits;
 use crate::price::{
     build_model, eager_from_trace, engine_floor_model, graph_step_model, graph_step_model_quiet,
     graph_step_model_serial, EagerSource, GraphSource, StepPrice,
@@ -78,19 +79,26 @@ pub fn price_offline(
     eager_step_ms: Option<f64>,
 ) -> SummaryReport {
     let m = profile.model_inputs;
+    let sms = profile
+        .device
+        .as_ref()
+        .and_then(|d| SmLimits::of(&d.compute_capability, u32::try_from(d.sm_count).ok()?));
     let eager = choose_eager(eager_step_ms, walk, m.eager_issue_us, || {
         engine_floor_model(walk, &m)
     });
     let mut prediction = StepPrice::new(
-        (graph_step_model(walk, &m), GraphSource::Model),
+        (graph_step_model(walk, &m, sms.as_ref()), GraphSource::Model),
         eager,
         build_model(walk, &m),
     );
     if m.graph_node_other_stream_us.is_some() {
-        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &m));
+        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &m, sms.as_ref()));
     }
     if let Some(serial) = graph_step_model_serial(walk, &m) {
         prediction = prediction.with_serial(serial);
+        if sms.is_some() {
+            prediction = prediction.with_unshared(graph_step_model(walk, &m, None));
+        }
     }
     SummaryReport {
         trace: info,

@@ -88,6 +88,11 @@ impl CommandResult {
                             p.graph_step_serial_ms.unwrap_or(f64::NAN),
                             "ms",
                         ),
+                        (
+                            "graph_step_unshared_ms",
+                            p.graph_step_unshared_ms.unwrap_or(f64::NAN),
+                            "ms",
+                        ),
                         ("eager_step_ms", p.eager_step_ms, "ms"),
                         ("saving_ms", p.saving_ms, "ms"),
                         (

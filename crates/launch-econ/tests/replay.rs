@@ -189,6 +189,39 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
     );
 }
 
+/// Two side branches whose kernels each hold the whole GPU (132 one-per-SM blocks of 168
+/// registers × 384 threads and 164 KB of shared memory): the offline model lets them share
+/// it, so the step comes out as if the branches ran one after another, and the perfect
+/// overlap at recorded durations is reported beside it.
+#[test]
+fn replay_summary_shares_the_gpu_between_kernels_that_fill_it() {
+    let fx = fixture("kineto_two_streams_full_gpu.json");
+    let out = succeeds(&replay(&fx, "--summary --export-json -"));
+    let v = json_of(&out);
+    let p = &v["result"]["prediction"];
+    let ms = |k: &str| p[k].as_f64().unwrap_or_else(|| panic!("{k}: {p}"));
+    let (graph, unshared, serial) = (
+        ms("graph_step_ms"),
+        ms("graph_step_unshared_ms"),
+        ms("graph_step_serial_ms"),
+    );
+    let launch_ms = 0.01;
+    // 20 + 40 + 20 us overlapped; 20 + 2 × 40 + 20 us shared, as in series.
+    assert!((0.080..0.080 + launch_ms).contains(&unshared), "{p}");
+    assert!((0.120..0.120 + launch_ms).contains(&graph), "{p}");
+    assert!((graph - serial).abs() < 0.002, "{p}");
+    let text = String::from_utf8(succeeds(&replay(&fx, "--summary")).stdout).unwrap();
+    assert!(text.contains("sharing them"), "{text}");
+    // The branches of the plain fixture (8 small blocks each) fit beside each other: no
+    // slowdown, and the same step with and without sharing.
+    let plain = json_of(&succeeds(&replay(
+        &fixture("kineto_two_streams.json"),
+        "--summary --export-json -",
+    )));
+    let p = &plain["result"]["prediction"];
+    assert_eq!(p["graph_step_ms"], p["graph_step_unshared_ms"], "{p}");
+}
+
 /// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
 #[test]
 #[ignore = "needs a CUDA device"]

@@ -12,7 +12,9 @@ class Price:
     ``model``; priced at the upper level of graph node cost), ``graph_quiet_ms`` (the same at
     the lower level: a lower bound; ``None`` where not measured), ``graph_serial_ms`` (the
     offline model with the step's streams one after another, for a step whose streams it runs
-    side by side: the real step lies between; ``None`` otherwise), ``saving_ms`` (not positive:
+    side by side: the real step lies between; ``None`` otherwise), ``graph_unshared_ms`` (the
+    offline model with every kernel at its recorded duration, where it let kernels side by side
+    share the SMs: perfect overlap; ``None`` otherwise), ``saving_ms`` (not positive:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
     measured), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
@@ -34,6 +36,7 @@ class Price:
         self.graph_source = p["graph_source"]
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.graph_serial_ms = p.get("graph_step_serial_ms")
+        self.graph_unshared_ms = p.get("graph_step_unshared_ms")
         self.saving_ms = p["saving_ms"]
         self.saving_quiet_ms = p.get("saving_quiet_ms")
         self.build_ms = p["build_ms"]
@@ -60,7 +63,7 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "graph_serial_ms", "saving_ms", "saving_quiet_ms",
+                "graph_serial_ms", "graph_unshared_ms", "saving_ms", "saving_quiet_ms",
                 "build_ms", "break_even_steps", "kernels", "copies", "memsets",
                 "recorded_gpu_ms", "step", "warnings", "partial", "device", "real_eager_ms",
                 "real_graph_ms", "real_saving_ms"]
@@ -80,6 +83,9 @@ class Price:
         if self.graph_serial_ms is not None:
             rows.append(("  streams in series", f"{self.graph_serial_ms:.4f} ms",
                          "the streams one after another: the step lies between"))
+        if self.graph_unshared_ms is not None:
+            rows.append(("  unshared", f"{self.graph_unshared_ms:.4f} ms",
+                         "every kernel at its recorded duration, streams overlapping"))
         rows.append(("saving", saving, "per step"))
         q = self.saving_quiet_ms
         # As the CLI does: only where it differs from the priced saving by 5% or more.

@@ -153,3 +153,12 @@ def test_the_saving_at_the_lower_level_shows_where_it_differs():
     rows = price(8.0, 0.80, 0.74)
     assert rows["saving"] == "7.2000 ms" and "0.7400 ms" in rows.values()
     assert "7.2600 ms" not in rows.values()
+
+
+def test_kernels_that_fill_the_gpu_share_it_side_by_side():
+    # Two branches of 40 us whose kernels each hold every SM: shared, they take as long as
+    # one after the other; overlapped at recorded durations, as long as one.
+    full = launch_econ.price_trace(FIXTURES / "kineto_two_streams_full_gpu.json")
+    assert full.graph_ms == pytest.approx(full.graph_serial_ms, rel=0.02)
+    assert full.graph_unshared_ms < full.graph_ms - 0.03
+    assert "unshared" in repr(full)

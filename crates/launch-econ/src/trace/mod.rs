@@ -95,6 +95,10 @@ pub struct Op {
     /// walk is already captured there.
     #[serde(skip)]
     pub from_graph: bool,
+    /// What one of the kernel's blocks holds on its SM, where the trace recorded it (see
+    /// [`crate::occupancy`]).
+    #[serde(skip)]
+    pub resources: Option<crate::occupancy::BlockResources>,
 }
 
 impl Op {
@@ -115,6 +119,7 @@ impl Op {
             matmul: None,
             step: None,
             from_graph: false,
+            resources: None,
         }
     }
 

@@ -207,6 +207,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         matmul: None,
         step: None,
         from_graph: false,
+        resources: None,
     })
 }
 

@@ -26,6 +26,8 @@ use std::collections::{HashMap, HashSet};
 
 use memra_engine::Gemm;
 
+use crate::occupancy::BlockResources;
+
 use super::host::{host_side, HostEvent, HostKind};
 use super::matmul::{self, is_blas_kernel, MatmulRole};
 use super::steps::{self, StepEvidence, StepMark};
@@ -76,6 +78,11 @@ struct Args {
     input_type: Option<Value>,
     #[serde(default, rename = "Input Strides")]
     input_strides: Option<Value>,
+    /// A kernel's registers per thread and shared memory per block (static and dynamic).
+    #[serde(default, rename = "registers per thread")]
+    registers: Option<Value>,
+    #[serde(default, rename = "shared memory")]
+    shared_memory: Option<Value>,
 }
 
 fn as_f64(v: &Value) -> Option<f64> {
@@ -301,6 +308,7 @@ fn convert(ev: Event) -> Result<Converted, String> {
         .map(|d| u32::try_from(d).map_err(|_| format!("args.device {d} is out of range")))
         .transpose()?;
     let external = as_uint(&args.external_id, "External id").ok().flatten();
+    let resources = block_resources(&args);
     Ok(Converted::Op(
         Op {
             name,
@@ -313,9 +321,25 @@ fn convert(ev: Event) -> Result<Converted, String> {
             matmul: None,
             step: None,
             from_graph: false,
+            resources: (cat == "kernel").then_some(resources).flatten(),
         },
         external,
     ))
+}
+
+/// A kernel's recorded registers and shared memory; `None` unless both are whole numbers
+/// in range (they only refine how much of the GPU the kernel holds).
+fn block_resources(args: &Args) -> Option<BlockResources> {
+    let get = |v: &Option<Value>| {
+        as_uint(v, "")
+            .ok()
+            .flatten()
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    Some(BlockResources {
+        registers_per_thread: get(&args.registers)?,
+        shared_bytes: get(&args.shared_memory)?,
+    })
 }
 
 /// A recorded list of lists of integers (`Input Dims`, `Input Strides`); entries that are not

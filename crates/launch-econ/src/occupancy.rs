@@ -1,0 +1,181 @@
+//! How much of the GPU a kernel holds while it runs: its blocks against what the SMs can keep
+//! resident at once.
+//!
+//! Kernels on different streams of a graph run side by side only as far as the SMs have room
+//! for their blocks: a decode GEMM whose blocks each take a whole SM's shared memory holds
+//! two thirds of an H200 with 88 blocks, and four of them on four streams cannot all be
+//! resident. The offline model ([`crate::sharing`]) lets kernels that ask for more than the
+//! GPU holds share it. A block's needs (threads, registers, shared memory) are in the trace;
+//! what one SM holds is an architecture fact, from the CUDA C++ Programming Guide's table of
+//! technical specifications per compute capability.
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::{Op, OpKind};
+
+/// What one block of a kernel holds on its SM, as the profiler recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockResources {
+    pub registers_per_thread: u32,
+    /// Static and dynamic shared memory per block, bytes.
+    pub shared_bytes: u32,
+}
+
+/// What one SM of a device holds at once, and how many SMs it has.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SmLimits {
+    pub sms: u32,
+    pub blocks: u32,
+    pub threads: u32,
+    pub registers: u32,
+    pub shared_bytes: u32,
+    /// Shared memory the system takes per resident block (1 KiB from compute capability 8.0).
+    pub reserved_shared_bytes: u32,
+}
+
+/// Registers are allocated per warp in units of this many.
+const REGISTER_UNIT: u32 = 256;
+
+impl SmLimits {
+    /// The limits of a device of `compute_capability` ("9.0") with `sms` SMs; `None` for a
+    /// capability the table does not hold or a device without SMs.
+    pub fn of(compute_capability: &str, sms: u32) -> Option<SmLimits> {
+        let (major, minor) = compute_capability.split_once('.')?;
+        let cc = (
+            major.trim().parse::<u32>().ok()?,
+            minor.trim().parse::<u32>().ok()?,
+        );
+        // (max resident blocks, threads, shared memory KiB) per SM.
+        let (blocks, threads, shared_kib) = match cc {
+            (7, 0) | (7, 2) => (32, 2048, 96),
+            (7, 5) => (16, 1024, 64),
+            (8, 0) | (8, 7) => (32, 2048, 164),
+            (8, 6) => (16, 1536, 100),
+            (8, 9) => (24, 1536, 100),
+            (9, 0) | (10, 0) | (10, 3) => (32, 2048, 228),
+            (12, 0) => (32, 1536, 100),
+            _ => return None,
+        };
+        (sms > 0).then_some(SmLimits {
+            sms,
+            blocks,
+            threads,
+            registers: 64 * 1024,
+            shared_bytes: shared_kib * 1024,
+            reserved_shared_bytes: if cc.0 >= 8 { 1024 } else { 0 },
+        })
+    }
+
+    /// Blocks of `threads_per_block` threads (and `resources`, where recorded) one SM holds at
+    /// once; at least 1 (a block that fits nowhere was not launched).
+    pub fn resident_blocks(
+        &self,
+        threads_per_block: u32,
+        resources: Option<BlockResources>,
+    ) -> u32 {
+        let warps = threads_per_block.div_ceil(32).max(1);
+        let mut n = self.blocks.min(self.threads / (warps * 32));
+        if let Some(r) = resources {
+            if r.registers_per_thread > 0 {
+                let per_warp =
+                    (r.registers_per_thread * 32).div_ceil(REGISTER_UNIT) * REGISTER_UNIT;
+                n = n.min(self.registers / (per_warp * warps));
+            }
+            if r.shared_bytes > 0 {
+                n = n.min(self.shared_bytes / (r.shared_bytes + self.reserved_shared_bytes));
+            }
+        }
+        n.max(1)
+    }
+
+    /// The share of the GPU `op` holds while it runs: its blocks over the blocks all SMs hold
+    /// at once, at most 1 (a kernel of several waves holds all of it). 0 for copies and
+    /// memsets, which the copy engines and not the SMs run.
+    pub fn share(&self, op: &Op) -> f64 {
+        let OpKind::Kernel { grid, block } = op.kind else {
+            return 0.0;
+        };
+        let blocks = grid.0 as f64 * grid.1 as f64 * grid.2 as f64;
+        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
+        let resident = self.resident_blocks(threads, op.resources) as f64 * self.sms as f64;
+        (blocks / resident).min(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h200() -> SmLimits {
+        SmLimits::of("9.0", 132).unwrap()
+    }
+
+    fn kernel(grid: (u32, u32, u32), threads: u32, res: Option<BlockResources>) -> Op {
+        Op {
+            kind: OpKind::Kernel {
+                grid,
+                block: (threads, 1, 1),
+            },
+            resources: res,
+            ..Op::kernel("k", 0.0, 1000.0)
+        }
+    }
+
+    #[test]
+    fn the_limit_that_binds_sets_the_resident_blocks() {
+        let l = h200();
+        // Threads alone: 2048 / 128 = 16 blocks.
+        assert_eq!(l.resident_blocks(128, None), 16);
+        // Tiny blocks: the 32-block limit.
+        assert_eq!(l.resident_blocks(32, None), 32);
+        // 168 registers × 32 threads = 5376 a warp, × 12 warps = 64512 of 65536 (and the
+        // shared memory takes most of the SM too).
+        let gemm = BlockResources {
+            registers_per_thread: 168,
+            shared_bytes: 164_308,
+        };
+        assert_eq!(l.resident_blocks(384, Some(gemm)), 1);
+        // Shared memory alone: 233472 / (100000 + 1024) = 2.
+        let smem = BlockResources {
+            registers_per_thread: 0,
+            shared_bytes: 100_000,
+        };
+        assert_eq!(l.resident_blocks(64, Some(smem)), 2);
+        // A block that does not fit is still one.
+        let huge = BlockResources {
+            registers_per_thread: 255,
+            shared_bytes: 300_000,
+        };
+        assert_eq!(l.resident_blocks(1024, Some(huge)), 1);
+    }
+
+    #[test]
+    fn share_is_blocks_over_what_the_gpu_holds() {
+        let l = h200();
+        let gemm = BlockResources {
+            registers_per_thread: 168,
+            shared_bytes: 164_308,
+        };
+        // 88 one-per-SM blocks hold two thirds of 132 SMs.
+        let s = l.share(&kernel((4, 22, 1), 384, Some(gemm)));
+        assert!((s - 88.0 / 132.0).abs() < 1e-12, "{s}");
+        // 8 blocks of 128 threads: 8 of 132 × 16.
+        let s = l.share(&kernel((8, 1, 1), 128, None));
+        assert!((s - 8.0 / 2112.0).abs() < 1e-12, "{s}");
+        // Several waves hold the whole GPU, no more.
+        assert_eq!(l.share(&kernel((100_000, 1, 1), 256, None)), 1.0);
+        let copy = Op {
+            kind: OpKind::Memset { bytes: 1 << 20 },
+            ..Op::kernel("memset", 0.0, 1000.0)
+        };
+        assert_eq!(l.share(&copy), 0.0);
+    }
+
+    #[test]
+    fn unknown_capabilities_have_no_limits() {
+        assert!(SmLimits::of("1.0", 10).is_none());
+        assert!(SmLimits::of("nine", 10).is_none());
+        assert!(SmLimits::of("9.0", 0).is_none());
+        assert_eq!(SmLimits::of("8.6", 84).unwrap().threads, 1536);
+    }
+}

@@ -1,0 +1,271 @@
+//! A walk's lanes laid out with kernels that run side by side sharing the GPU.
+//!
+//! [`Schedule::lay_out`] gives every op its own cost whatever else runs: the lanes overlap
+//! perfectly, a lower bound for a graph whose streams' kernels compete for the SMs. Here each
+//! node is a front-end part (the graph's per-node cost, which no other kernel slows) followed
+//! by its kernel, which holds a share of the GPU ([`crate::occupancy`]). While the kernels
+//! running at one moment hold more than the whole GPU, every one of them advances at the
+//! whole over their sum: work is conserved, as when blocks that find no room wait for blocks
+//! of other kernels to retire. Kernels that fit beside each other do not slow down at all;
+//! one lane alone is [`Schedule::lay_out`] exactly.
+
+use crate::lanes::{Item, Schedule};
+
+/// One node as the sharing model sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeCost {
+    /// Time on its lane that other lanes' kernels do not slow (the graph's per-node cost), ns.
+    pub fixed_ns: f64,
+    /// The kernel's own time with the GPU to itself, ns.
+    pub work_ns: f64,
+    /// The share of the GPU the kernel holds while it runs, 0..=1.
+    pub share: f64,
+}
+
+/// Where a lane is.
+#[derive(Debug, Clone, Copy)]
+enum State {
+    /// Ready to take its next item.
+    Ready,
+    /// In an op's fixed part; its kernel follows.
+    Fixed { left_ns: f64, kernel: NodeCost },
+    /// In an op's kernel.
+    Kernel { left_ns: f64, share: f64 },
+}
+
+/// Work left below this is done, ns, besides a relative 1e-12 of the clock (float sums of
+/// many small steps).
+const DONE_NS: f64 = 1e-6;
+
+/// Lays `schedule` out with side-by-side kernels sharing the GPU. Returns each op's lane,
+/// start and end, ns, in the order the ops end.
+pub fn lay_out_sharing(
+    schedule: &Schedule,
+    mut node: impl FnMut(usize) -> NodeCost,
+) -> Vec<(usize, f64, f64)> {
+    let lanes = schedule.lanes();
+    // Each lane's items in issue order, a wait holding the counts of ops it waits for.
+    let mut queues: Vec<Vec<Queued>> = vec![Vec::new(); lanes];
+    let mut issued = vec![0usize; lanes];
+    for item in &schedule.items {
+        match item {
+            Item::Op { lane, op } => {
+                issued[*lane] += 1;
+                queues[*lane].push(Queued::Op(*op));
+            }
+            Item::Wait { lane, on } => {
+                queues[*lane].push(Queued::Wait(on.iter().map(|&l| (l, issued[l])).collect()))
+            }
+        }
+    }
+    let mut next = vec![0usize; lanes];
+    let mut done = vec![0usize; lanes];
+    let mut state = vec![State::Ready; lanes];
+    let mut started = vec![0.0f64; lanes];
+    let mut out = Vec::with_capacity(issued.iter().sum());
+    let mut now = 0.0f64;
+    loop {
+        // Every lane that can take its next item takes it; an op ending frees waits, so
+        // repeat until nothing moves.
+        let mut moved = true;
+        while moved {
+            moved = false;
+            for l in 0..lanes {
+                while let State::Ready = state[l] {
+                    let Some(q) = queues[l].get(next[l]) else {
+                        break;
+                    };
+                    match q {
+                        Queued::Wait(on) if !on.iter().all(|&(m, n)| done[m] >= n) => break,
+                        Queued::Wait(_) => {}
+                        Queued::Op(op) => {
+                            let c = node(*op);
+                            started[l] = now;
+                            state[l] = State::Fixed {
+                                left_ns: c.fixed_ns.max(0.0),
+                                kernel: c,
+                            };
+                        }
+                    }
+                    next[l] += 1;
+                    moved = true;
+                }
+            }
+        }
+        let held: f64 = state
+            .iter()
+            .map(|s| match *s {
+                State::Kernel { share, .. } => share,
+                _ => 0.0,
+            })
+            .sum();
+        let rate = 1.0 / held.max(1.0);
+        // The next moment a lane's part ends.
+        let step = state
+            .iter()
+            .filter_map(|s| match *s {
+                State::Fixed { left_ns, .. } => Some(left_ns),
+                State::Kernel { left_ns, .. } => Some(left_ns / rate),
+                State::Ready => None,
+            })
+            .fold(f64::INFINITY, f64::min);
+        if !step.is_finite() {
+            break; // every lane has run its items
+        }
+        now += step;
+        let done_ns = DONE_NS + now * 1e-12;
+        for l in 0..lanes {
+            state[l] = match state[l] {
+                State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => State::Kernel {
+                    left_ns: kernel.work_ns.max(0.0),
+                    share: kernel.share.clamp(0.0, 1.0),
+                },
+                State::Fixed { left_ns, kernel } => State::Fixed {
+                    left_ns: left_ns - step,
+                    kernel,
+                },
+                State::Kernel { left_ns, share } => State::Kernel {
+                    left_ns: left_ns - step * rate,
+                    share,
+                },
+                State::Ready => State::Ready,
+            };
+            // A kernel with no work left (or none at all) ends now.
+            if matches!(state[l], State::Kernel { left_ns, .. } if left_ns <= done_ns) {
+                out.push((l, started[l], now));
+                done[l] += 1;
+                state[l] = State::Ready;
+            }
+        }
+    }
+    out
+}
+
+/// A lane's item: an op, or a wait for (lane, ops issued on it before the wait).
+#[derive(Debug, Clone)]
+enum Queued {
+    Op(usize),
+    Wait(Vec<(usize, usize)>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::Basis;
+
+    /// Lane 0 forks lanes 1 and 2 after op 0, they run ops 1 and 2, lane 0 joins them and
+    /// runs op 3.
+    fn fork_join() -> Schedule {
+        Schedule {
+            streams: vec![Some(1), Some(2), Some(3)],
+            items: vec![
+                Item::Op { lane: 0, op: 0 },
+                Item::Wait {
+                    lane: 1,
+                    on: vec![0],
+                },
+                Item::Wait {
+                    lane: 2,
+                    on: vec![0],
+                },
+                Item::Op { lane: 1, op: 1 },
+                Item::Op { lane: 2, op: 2 },
+                Item::Wait {
+                    lane: 0,
+                    on: vec![1, 2],
+                },
+                Item::Op { lane: 0, op: 3 },
+            ],
+            basis: Basis::RecordedWaits(3),
+            forks_on_join: 0,
+        }
+    }
+
+    fn end(spans: &[(usize, f64, f64)]) -> f64 {
+        spans.iter().map(|s| s.2).fold(0.0, f64::max)
+    }
+
+    fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
+        NodeCost {
+            fixed_ns,
+            work_ns,
+            share,
+        }
+    }
+
+    #[test]
+    fn kernels_that_fit_beside_each_other_run_as_laid_out() {
+        let s = fork_join();
+        let costs = [
+            node(1.0, 10.0, 1.0),
+            node(1.0, 20.0, 0.3),
+            node(1.0, 30.0, 0.6),
+        ];
+        let spans = lay_out_sharing(&s, |op| costs[op % 3]);
+        let plain = s.lay_out(|op| costs[op % 3].fixed_ns + costs[op % 3].work_ns);
+        assert_eq!(spans.len(), 4);
+        // 11 + max(21, 31) + 11.
+        assert!((end(&spans) - 53.0).abs() < 1e-9, "{spans:?}");
+        assert!((end(&spans) - end(&plain)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn kernels_holding_more_than_the_gpu_share_it() {
+        let s = fork_join();
+        // The two side kernels hold 0.75 each: together 1.5, so each runs at 2/3 while both
+        // run. Lane 1's 12 ns of work ends at 18 ns; lane 2 then runs alone.
+        let costs = [
+            node(0.0, 0.0, 0.0),
+            node(0.0, 12.0, 0.75),
+            node(0.0, 20.0, 0.75),
+        ];
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)]);
+        let lane1 = spans.iter().find(|s| s.0 == 1).unwrap();
+        let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
+        assert!((lane1.2 - 18.0).abs() < 1e-9, "{spans:?}");
+        // 12 ns of lane 2's work done by 18 ns, 8 left alone: ends at 26.
+        assert!((lane2.2 - 26.0).abs() < 1e-9, "{spans:?}");
+        // Work is conserved: 0.75 × (12 + 20) = 24 of GPU, between 20 (perfect overlap)
+        // and 32 (one after another).
+        let joined = spans
+            .iter()
+            .filter(|s| s.0 == 0)
+            .map(|s| s.1)
+            .fold(0.0, f64::max);
+        assert!((joined - 26.0).abs() < 1e-9, "{spans:?}");
+    }
+
+    #[test]
+    fn the_fixed_part_is_not_slowed() {
+        let s = fork_join();
+        // Lane 2's front end (10 ns) runs while lane 1's kernel holds the whole GPU.
+        let costs = [
+            node(0.0, 0.0, 0.0),
+            node(0.0, 10.0, 1.0),
+            node(10.0, 5.0, 1.0),
+        ];
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)]);
+        let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
+        assert!((lane2.2 - 15.0).abs() < 1e-9, "{spans:?}");
+    }
+
+    #[test]
+    fn one_lane_is_the_plain_lay_out() {
+        let s = Schedule {
+            streams: vec![None],
+            items: (0..5).map(|op| Item::Op { lane: 0, op }).collect(),
+            basis: Basis::OneStream,
+            forks_on_join: 0,
+        };
+        let c = |op: usize| node(0.5 * op as f64, 3.0 + op as f64, 1.0);
+        let spans = lay_out_sharing(&s, c);
+        let plain = s.lay_out(|op| c(op).fixed_ns + c(op).work_ns);
+        assert_eq!(spans.len(), plain.len());
+        for (a, b) in spans.iter().zip(&plain) {
+            assert!(
+                (a.1 - b.1).abs() < 1e-9 && (a.2 - b.2).abs() < 1e-9,
+                "{a:?} {b:?}"
+            );
+        }
+    }
+}
