@@ -3,10 +3,14 @@
 //! Columns are matched by name, never position: headers differ between versions (a
 //! `GreenCtx` column or not, `Throughput (MBps)` or `(MB/s)`), and the unit in parentheses
 //! (`Start (ns)`, `Start (us)`, `Bytes (MB)`) scales the value. Lines before the header
-//! (notices, report banners) are skipped; rows may come in any order.
+//! (notices, report banners) are skipped; rows may come in any order. A kernel's `Reg/Trd`,
+//! `StcSMem` and `DymSMem`, where present, say how much of the GPU it holds (see
+//! [`crate::occupancy`]).
 
 use std::collections::HashMap;
 use std::io::Read;
+
+use crate::occupancy::BlockResources;
 
 use super::{check_duration, check_shape, Op, OpKind, TraceError, Walk, MAX_OPS};
 
@@ -53,6 +57,8 @@ struct Columns {
     start_scale: f64,
     dur_scale: f64,
     bytes_scale: f64,
+    /// Scales of the static and dynamic shared memory columns (`StcSMem (MB)`), where both are.
+    shared_scales: Option<(f64, f64)>,
 }
 
 impl Columns {
@@ -81,6 +87,12 @@ impl Columns {
                 } else {
                     1.0
                 },
+                shared_scales: match (idx.contains_key("stcsmem"), idx.contains_key("dymsmem")) {
+                    (true, true) => {
+                        Some((scale("stcsmem", byte_scale)?, scale("dymsmem", byte_scale)?))
+                    }
+                    _ => None,
+                },
                 idx,
             })
         })())
@@ -105,6 +117,24 @@ impl Columns {
                     .map_err(|_| format!("column `{name}`: `{s}` is not a number"))
             }
         }
+    }
+
+    /// A kernel row's registers per thread and shared memory per block; `None` where the
+    /// export lacks them or they are not whole, in-range amounts (they only refine how much of
+    /// the GPU the kernel holds, see [`crate::occupancy`]).
+    fn resources(&self, rec: &csv::StringRecord) -> Option<BlockResources> {
+        let (stc, dym) = self.shared_scales?;
+        let regs = self.num(rec, "reg/trd").ok()??;
+        let shared = self.num(rec, "stcsmem").ok()?? * stc + self.num(rec, "dymsmem").ok()?? * dym;
+        let whole = |x: f64| {
+            (0.0..=u32::MAX as f64)
+                .contains(&x.round())
+                .then(|| x.round() as u32)
+        };
+        Some(BlockResources {
+            registers_per_thread: whole(regs)?,
+            shared_bytes: whole(shared)?,
+        })
     }
 
     fn dim(
@@ -186,6 +216,10 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         check_shape("block", block, true)?;
         OpKind::Kernel { grid, block }
     };
+    let resources = match kind {
+        OpKind::Kernel { .. } => c.resources(rec),
+        _ => None,
+    };
     let stream = match c.num(rec, "strm")? {
         Some(s) if s >= 0.0 && s.fract() == 0.0 => Some(s as u64),
         Some(s) => return Err(format!("stream {s} is not a whole number")),
@@ -207,7 +241,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         matmul: None,
         step: None,
         from_graph: false,
-        resources: None,
+        resources,
     })
 }
 
@@ -292,6 +326,26 @@ mod tests {
         let w = read_str("Start (us),Duration (us),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Strm,Name\n1.5,2.25,1,1,1,32,1,1,7,k\n").unwrap();
         assert_eq!(w.ops[0].start_ns, 1500.0);
         assert_eq!(w.ops[0].duration_ns, 2250.0);
+    }
+
+    #[test]
+    fn kernel_rows_keep_registers_and_shared_memory() {
+        let w = read_str("Start (us),Duration (us),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Name\n1,2,88,1,1,384,1,1,168,0.000,0.164,gemm\n3,1,4,1,1,128,1,1,,,,k\n").unwrap();
+        assert_eq!(
+            w.ops[0].resources,
+            Some(BlockResources {
+                registers_per_thread: 168,
+                shared_bytes: 164_000,
+            })
+        );
+        // Empty cells: none recorded.
+        assert_eq!(w.ops[1].resources, None);
+        // An export without the columns: none either.
+        let w = read_str(
+            "Start (us),Duration (us),GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Name\n1,2,1,1,1,32,1,1,k\n",
+        )
+        .unwrap();
+        assert_eq!(w.ops[0].resources, None);
     }
 
     #[test]
