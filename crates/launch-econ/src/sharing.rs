@@ -7,7 +7,7 @@
 //! running at one moment hold more than the whole GPU, every one of them advances at the
 //! whole over their sum: work is conserved, as when blocks that find no room wait for blocks
 //! of other kernels to retire. Kernels that fit beside each other do not slow down at all;
-//! one lane alone is [`Schedule::lay_out`] exactly.
+//! one lane alone comes out as [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
 
