@@ -9,6 +9,7 @@
 //! what one SM holds is an architecture fact, from the CUDA C++ Programming Guide's table of
 //! technical specifications per compute capability.
 
+use memra_engine::LaunchShape;
 use serde::{Deserialize, Serialize};
 
 use crate::trace::{Op, OpKind};
@@ -95,7 +96,7 @@ impl SmLimits {
         let OpKind::Kernel { grid, block } = op.kind else {
             return 0.0;
         };
-        let blocks = grid.0 as f64 * grid.1 as f64 * grid.2 as f64;
+        let blocks = LaunchShape { grid, block }.blocks() as f64;
         let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
         let resident = self.resident_blocks(threads, op.resources) as f64 * self.sms as f64;
         (blocks / resident).min(1.0)
