@@ -4,6 +4,7 @@
 //! `main` only calls [`run`]; everything else lives in one module per concept.
 
 pub mod affinity;
+pub mod beside;
 pub mod buckets;
 pub mod calibration;
 pub mod caveats;

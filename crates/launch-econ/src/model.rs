@@ -58,6 +58,11 @@ pub struct ModelInputs {
     /// older profiles.
     #[serde(default)]
     pub copy_nodes: Option<crate::copy_nodes::CopyNodeCosts>,
+    /// GPU time a graph node costs beyond its own while a GEMM of another stream runs beside
+    /// it, by that GEMM's bytes a second (see [`crate::beside`]); `replay --summary` adds it
+    /// on walks of several streams. `None` in older profiles.
+    #[serde(default)]
+    pub graph_node_beside: Option<crate::beside::BesideCosts>,
 }
 
 /// The user's round.
@@ -140,6 +145,7 @@ mod tests {
             eager_extra_us: None,
             graph_node_other_stream_us: None,
             copy_nodes: None,
+            graph_node_beside: None,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
 use crate::output::num;
 use crate::sharing::{lay_out_sharing, NodeCost};
+use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
 
 /// Where the eager step came from.
@@ -255,26 +256,42 @@ fn graph_step_on(
             + shared_us * 1e3
     };
     let spans = match sms {
-        Some(l) if schedule.lanes() > 1 => lay_out_sharing(schedule, |op| {
-            let o = &walk.ops[op];
-            let total = node_ns(o);
-            // The kernel's recorded time is what other kernels can slow; the rest of the
-            // node is the graph's own cost.
-            let work_ns = if o.is_kernel() {
-                o.duration_ns.clamp(0.0, total)
-            } else {
-                0.0
-            };
-            NodeCost {
-                fixed_ns: total - work_ns,
-                work_ns,
-                share: l.share(o),
-            }
-        }),
+        Some(l) if schedule.lanes() > 1 => lay_out_sharing(
+            schedule,
+            |op| {
+                let o = &walk.ops[op];
+                let total = node_ns(o);
+                // The kernel's recorded time is what other kernels can slow; the rest of the
+                // node is the graph's own cost.
+                let work_ns = if o.is_kernel() {
+                    o.duration_ns.clamp(0.0, total)
+                } else {
+                    0.0
+                };
+                NodeCost {
+                    fixed_ns: total - work_ns,
+                    work_ns,
+                    share: l.share(o),
+                    gb_s: gemm_gb_s(o),
+                }
+            },
+            |gb_s| m.graph_node_beside.map_or(0.0, |c| c.stretch(gb_s)),
+        ),
         _ => schedule.lay_out(|op| node_ns(&walk.ops[op])),
     };
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// A recorded GEMM's operand bytes over its recorded duration, GB/s (bytes / ns); 0 for
+/// kernels whose bytes the trace does not say.
+fn gemm_gb_s(o: &Op) -> f64 {
+    match o.matmul {
+        Some(MatmulRole::Call(g)) if o.duration_ns > 0.0 => {
+            crate::trace::matmul::operand_bytes(&g) as f64 / o.duration_ns
+        }
+        _ => 0.0,
+    }
 }
 
 /// What the profile says a copy `o` adds to a graph, ns; 0 for other ops, copies of other
@@ -341,6 +358,7 @@ mod tests {
             eager_extra_us: None,
             graph_node_other_stream_us: None,
             copy_nodes: None,
+            graph_node_beside: None,
         }
     }
 

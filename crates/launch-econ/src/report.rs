@@ -289,6 +289,24 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             num(c.device_to_host.us_per_mib, 2)
         );
     }
+    if let Some(c) = m.graph_node_beside {
+        let points: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| {
+                format!(
+                    "+{}% at {} GB/s",
+                    num(p.stretch * 100.0, 0),
+                    num(p.load_gb_s, 0)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  (GEMMs of two streams side by side run longer with their memory load: {}; replay --summary prices concurrent streams with it)",
+            points.join(", ")
+        );
+    }
     if p.saving_ms > 0.0 {
         let _ = writeln!(out, "  saving {:>9} ms per round", num(p.saving_ms, 3));
     } else {

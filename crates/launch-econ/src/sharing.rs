@@ -20,6 +20,10 @@ pub struct NodeCost {
     pub work_ns: f64,
     /// The share of the GPU the kernel holds while it runs, 0..=1.
     pub share: f64,
+    /// The kernel's demand on device memory, GB/s, where known (a GEMM with recorded
+    /// shapes), else 0: what a kernel starting beside it pays depends on it (see
+    /// [`crate::beside`]).
+    pub gb_s: f64,
 }
 
 /// Where a lane is.
@@ -30,18 +34,21 @@ enum State {
     /// In an op's fixed part; its kernel follows.
     Fixed { left_ns: f64, kernel: NodeCost },
     /// In an op's kernel.
-    Kernel { left_ns: f64, share: f64 },
+    Kernel { left_ns: f64, share: f64, gb_s: f64 },
 }
 
 /// Work left below this is done, ns, besides a relative 1e-12 of the clock (float sums of
 /// many small steps).
 const DONE_NS: f64 = 1e-6;
 
-/// Lays `schedule` out with side-by-side kernels sharing the GPU. Returns each op's lane,
-/// start and end, ns, in the order the ops end.
+/// Lays `schedule` out with side-by-side kernels sharing the GPU; a kernel that starts while
+/// kernels of other lanes run, and fits beside them, has `stretch(load)` times its work
+/// added, the load being its own and their GB/s together.
+/// Returns each op's lane, start and end, ns, in the order the ops end.
 pub fn lay_out_sharing(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
+    stretch: impl Fn(f64) -> f64,
 ) -> Vec<(usize, f64, f64)> {
     let lanes = schedule.lanes();
     // Each lane's items in issue order, a wait holding the counts of ops it waits for.
@@ -114,19 +121,30 @@ pub fn lay_out_sharing(
         }
         now += step;
         let done_ns = DONE_NS + now * 1e-12;
+        // Lanes whose kernel starts now.
+        let mut starting: Vec<usize> = Vec::new();
         for l in 0..lanes {
             state[l] = match state[l] {
-                State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => State::Kernel {
-                    left_ns: kernel.work_ns.max(0.0),
-                    share: kernel.share.clamp(0.0, 1.0),
-                },
+                State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => {
+                    starting.push(l);
+                    State::Kernel {
+                        left_ns: kernel.work_ns.max(0.0),
+                        share: kernel.share.clamp(0.0, 1.0),
+                        gb_s: kernel.gb_s.max(0.0),
+                    }
+                }
                 State::Fixed { left_ns, kernel } => State::Fixed {
                     left_ns: left_ns - step,
                     kernel,
                 },
-                State::Kernel { left_ns, share } => State::Kernel {
+                State::Kernel {
+                    left_ns,
+                    share,
+                    gb_s,
+                } => State::Kernel {
                     left_ns: left_ns - step * rate,
                     share,
+                    gb_s,
                 },
                 State::Ready => State::Ready,
             };
@@ -135,6 +153,27 @@ pub fn lay_out_sharing(
                 out.push((l, started[l], now));
                 done[l] += 1;
                 state[l] = State::Ready;
+            }
+        }
+        // A kernel that starts while kernels of other lanes run, and fits beside them, runs
+        // longer by the stretch measured at the memory load of all of them; where they hold
+        // more than the GPU, the sharing prices their contention instead.
+        let running: Vec<Option<(f64, f64)>> = state
+            .iter()
+            .map(|s| match *s {
+                State::Kernel { share, gb_s, .. } => Some((share, gb_s)),
+                _ => None,
+            })
+            .collect();
+        let fits = running.iter().flatten().map(|r| r.0).sum::<f64>() <= 1.0;
+        let load: f64 = running.iter().flatten().map(|r| r.1).sum();
+        for l in starting {
+            let another = running
+                .iter()
+                .enumerate()
+                .any(|(m, r)| m != l && r.is_some());
+            if let (true, true, State::Kernel { left_ns, .. }) = (fits, another, &mut state[l]) {
+                *left_ns *= 1.0 + stretch(load).max(0.0);
             }
         }
     }
@@ -190,6 +229,7 @@ mod tests {
             fixed_ns,
             work_ns,
             share,
+            gb_s: 0.0,
         }
     }
 
@@ -201,7 +241,7 @@ mod tests {
             node(1.0, 20.0, 0.3),
             node(1.0, 30.0, 0.6),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op % 3]);
+        let spans = lay_out_sharing(&s, |op| costs[op % 3], |_| 0.0);
         let plain = s.lay_out(|op| costs[op % 3].fixed_ns + costs[op % 3].work_ns);
         assert_eq!(spans.len(), 4);
         // 11 + max(21, 31) + 11.
@@ -219,7 +259,7 @@ mod tests {
             node(0.0, 12.0, 0.75),
             node(0.0, 20.0, 0.75),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op.min(2)]);
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0);
         let lane1 = spans.iter().find(|s| s.0 == 1).unwrap();
         let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
         assert!((lane1.2 - 18.0).abs() < 1e-9, "{spans:?}");
@@ -244,7 +284,7 @@ mod tests {
             node(0.0, 10.0, 1.0),
             node(10.0, 5.0, 1.0),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op.min(2)]);
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0);
         let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
         assert!((lane2.2 - 15.0).abs() < 1e-9, "{spans:?}");
     }
@@ -258,7 +298,7 @@ mod tests {
             forks_on_join: 0,
         };
         let c = |op: usize| node(0.5 * op as f64, 3.0 + op as f64, 1.0);
-        let spans = lay_out_sharing(&s, c);
+        let spans = lay_out_sharing(&s, c, |_| 0.0);
         let plain = s.lay_out(|op| c(op).fixed_ns + c(op).work_ns);
         assert_eq!(spans.len(), plain.len());
         for (a, b) in spans.iter().zip(&plain) {
@@ -267,5 +307,43 @@ mod tests {
                 "{a:?} {b:?}"
             );
         }
+    }
+
+    #[test]
+    fn kernels_that_start_beside_another_lanes_kernel_stretch_by_the_load_of_all() {
+        let s = fork_join();
+        let gemm = |gb_s: f64, share: f64| NodeCost {
+            gb_s,
+            ..node(1.0, 10.0, share)
+        };
+        // 10% per 100 GB/s of load.
+        let stretch = |gb_s: f64| gb_s / 1000.0;
+        // Lanes 1 and 2 start their kernels together, beside each other, at a load of 200 +
+        // 300 GB/s: each of them runs half as long again.
+        let costs = [node(1.0, 10.0, 1.0), gemm(200.0, 0.2), gemm(300.0, 0.3)];
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], stretch);
+        // Ops 0 and 3 run alone and do not stretch: 11 + (1 + 15) + 11.
+        assert!((end(&spans) - 38.0).abs() < 1e-9, "{spans:?}");
+        // Lane 2's kernel starts after lane 1's has ended: alone, it does not stretch.
+        let late = [
+            node(1.0, 10.0, 1.0),
+            gemm(200.0, 0.2),
+            NodeCost {
+                fixed_ns: 20.0,
+                ..gemm(300.0, 0.3)
+            },
+        ];
+        let spans = lay_out_sharing(&s, |op| late[op.min(2)], stretch);
+        let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
+        assert!((lane(1).2 - 22.0).abs() < 1e-9, "{spans:?}");
+        assert!((lane(2).2 - 41.0).abs() < 1e-9, "{spans:?}");
+        // Kernels that together hold more than the GPU share it instead: both at rate
+        // 1 / 1.2 for 10 ns of work, 12 ns, no stretch.
+        let full = [node(1.0, 10.0, 1.0), gemm(200.0, 0.6), gemm(300.0, 0.6)];
+        let spans = lay_out_sharing(&s, |op| full[op.min(2)], stretch);
+        assert!(
+            (end(&spans) - (11.0 + 13.0 + 11.0)).abs() < 1e-9,
+            "{spans:?}"
+        );
     }
 }

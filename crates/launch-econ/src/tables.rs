@@ -20,6 +20,11 @@ impl CommandResult {
                     fixed_us: f64::NAN,
                     us_per_mib: f64::NAN,
                 };
+                let beside = |i: usize| {
+                    m.graph_node_beside.map_or((f64::NAN, f64::NAN), |c| {
+                        (c.points[i].load_gb_s, c.points[i].stretch)
+                    })
+                };
                 let (h2d, d2h) = m
                     .copy_nodes
                     .map_or((unknown, unknown), |c| (c.host_to_device, c.device_to_host));
@@ -57,6 +62,12 @@ impl CommandResult {
                             m.graph_node_other_stream_us.unwrap_or(f64::NAN),
                             "us",
                         ),
+                        ("beside_1_load_gb_s", beside(0).0, "GB/s"),
+                        ("beside_1_stretch", beside(0).1, ""),
+                        ("beside_2_load_gb_s", beside(1).0, "GB/s"),
+                        ("beside_2_stretch", beside(1).1, ""),
+                        ("beside_3_load_gb_s", beside(2).0, "GB/s"),
+                        ("beside_3_stretch", beside(2).1, ""),
                         ("copy_h2d_fixed_us", h2d.fixed_us, "us"),
                         ("copy_h2d_us_per_mib", h2d.us_per_mib, "us/MiB"),
                         ("copy_d2h_fixed_us", d2h.fixed_us, "us"),

@@ -45,6 +45,7 @@ pub fn model_inputs(
     node_gap_us: Option<f64>,
     other_stream_us: Option<f64>,
     copy_nodes: Option<CopyNodeCosts>,
+    beside: Option<crate::beside::BesideCosts>,
 ) -> ModelInputs {
     let n = p.config.launches as f64;
     let (fixed, per_node) = match fit {
@@ -63,6 +64,7 @@ pub fn model_inputs(
             .map(|_| (p.median(RunFigure::EagerGpuUs) - p.median(RunFigure::GraphGpuUs)).max(0.0)),
         graph_node_other_stream_us: other_stream_us,
         copy_nodes,
+        graph_node_beside: beside,
     }
 }
 
@@ -115,6 +117,10 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     pb.set_prefix("measuring the two levels of graph node cost");
     let other_stream_us = crate::other_stream::node_extra_us(&e)
         .context("measuring the two levels of graph node cost")?;
+    // At the upper level, where the graph step is priced.
+    pb.set_prefix("measuring graph nodes beside another stream");
+    let beside =
+        crate::beside::measure(&e).context("measuring graph nodes beside another stream")?;
     pb.finish_and_clear();
 
     let inputs = model_inputs(
@@ -123,6 +129,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(node_gap_us),
         Some(other_stream_us),
         Some(copy_nodes),
+        Some(beside),
     );
     let round = Round {
         launches: args.round.round_launches,

@@ -1,0 +1,248 @@
+//! How much longer kernels run side by side with GEMMs of other streams, measured for
+//! `--summary`.
+//!
+//! Kernels of two streams that run side by side in a graph slow each other down even where
+//! their blocks fit the SMs together: two chains of decode-shaped GEMMs (weights streamed
+//! from device memory, 16 tokens), each GEMM followed by a small add, take longer side by
+//! side than one alone although neither holds a fifth of the GPU, and the more so the more
+//! bytes a second the GEMMs stream together. A trace records bytes only for GEMMs whose
+//! operator's shapes it holds (see [`crate::trace::matmul`]), so the offline model takes the
+//! load of the kernels running at one moment as those GEMMs' operand bytes over their
+//! recorded durations, and stretches a kernel that starts beside a kernel of another lane by
+//! the relative stretch measured at that load ([`crate::sharing`]).
+//!
+//! The stretch is measured here on the device, at the upper level of per-node graph cost:
+//! for each of three GEMM sizes (1024, 2048, 4096 square, fp16), a chain alone, its GEMMs
+//! alone, and two of the chain (each with weights of its own, more than an L2 cache holds)
+//! forked and joined in one graph. Side by side the chains run in step, GEMM beside GEMM and
+//! add beside add, which is how the lay-out places them too, so the extra time over one
+//! chain is put on its GEMMs: extra per GEMM over the GEMM's node time alone, at the load of
+//! two such GEMMs. Between the points and below the first it is linear from zero, above the
+//! last it stays at the last. Nothing in it is taken from a recorded walk.
+
+use memra_engine::{DeviceBuffer, Engine, EngineOptions, Gemm, GemmType};
+use serde::{Deserialize, Serialize};
+
+use crate::stats::median;
+
+/// Tokens of the GEMMs (cuBLAS column-major: n).
+const TOKENS: u32 = 16;
+/// Square weights of these sizes, fp16.
+const SIZES: [u32; 3] = [1024, 2048, 4096];
+/// Weight bytes of one chain: more than the H200's 50 MiB L2 (and any other's so far), so a
+/// chain streams its weights from device memory alone and beside its twin alike.
+const CHAIN_WEIGHT_BYTES: usize = 256 << 20;
+/// Timed replays of each graph, interleaved; medians.
+const REPLAYS: usize = 9;
+
+/// One measured point.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BesidePoint {
+    /// What the GEMMs running side by side ask of device memory together: twice one GEMM's
+    /// operand bytes over its node time alone, GB/s.
+    pub load_gb_s: f64,
+    /// How much longer each GEMM node takes beside its twin, relative to its time alone
+    /// (at least 0).
+    pub stretch: f64,
+    /// One GEMM node's time alone, µs.
+    pub gemm_us: f64,
+}
+
+/// The measured stretch of kernels side by side, by the memory load of what runs together.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BesideCosts {
+    /// By rising load.
+    pub points: [BesidePoint; SIZES.len()],
+}
+
+impl BesideCosts {
+    /// The stretch of a kernel that runs with a load of `gb_s` (its own and the others'
+    /// known bytes a second): linear from (0, 0) through the points, the last point's above
+    /// them; 0 without points.
+    pub fn stretch(&self, gb_s: f64) -> f64 {
+        if gb_s.is_nan() || gb_s <= 0.0 {
+            return 0.0;
+        }
+        let mut prev = (0.0, 0.0);
+        for p in self.points.iter().filter(|p| p.load_gb_s > 0.0) {
+            if gb_s <= p.load_gb_s {
+                let (x0, y0) = prev;
+                let t = (gb_s - x0) / (p.load_gb_s - x0).max(f64::MIN_POSITIVE);
+                return (y0 + t * (p.stretch - y0)).max(0.0);
+            }
+            prev = (p.load_gb_s, p.stretch);
+        }
+        prev.1.max(0.0)
+    }
+}
+
+/// One chain's buffers on one engine: `layers` GEMMs of a `d` × `d` weight, each followed by
+/// an add over the GEMM's output count of floats.
+struct Chain {
+    gemm: Gemm,
+    weights: Vec<DeviceBuffer<u16>>,
+    x: DeviceBuffer<u16>,
+    y: DeviceBuffer<u16>,
+    add: [DeviceBuffer<f32>; 3],
+}
+
+impl Chain {
+    fn new(e: &Engine, d: u32) -> memra_engine::Result<Chain> {
+        let gemm = Gemm {
+            dtype: GemmType::F16,
+            m: d,
+            n: TOKENS,
+            k: d,
+            trans_a: false,
+            trans_b: false,
+            batch: 1,
+            accumulate: false,
+        };
+        let (wa, xb, yb) = gemm.bytes();
+        let layers = (CHAIN_WEIGHT_BYTES / wa).max(1);
+        let elems = (d * TOKENS) as usize;
+        Ok(Chain {
+            gemm,
+            weights: (0..layers)
+                .map(|_| e.zeros::<u16>(wa / 2))
+                .collect::<memra_engine::Result<_>>()?,
+            x: e.zeros::<u16>(xb / 2)?,
+            y: e.zeros::<u16>(yb / 2)?,
+            add: [e.zeros(elems)?, e.zeros(elems)?, e.zeros(elems)?],
+        })
+    }
+
+    fn issue(&mut self, e: &Engine, adds: bool) -> memra_engine::Result<()> {
+        for w in &self.weights {
+            e.gemm(&self.gemm, w, &self.x, &mut self.y)?;
+            if adds {
+                let [a, b, y] = &mut self.add;
+                let n = a.len();
+                e.add(a, b, y, n)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Measures [`BesideCosts`] on `e`'s device with a second stream of the same context. Run it
+/// at the upper level of per-node graph cost (after [`crate::other_stream::activate`]),
+/// where the graph step is priced.
+pub fn measure(e: &Engine) -> anyhow::Result<BesideCosts> {
+    let other = Engine::with_options(
+        e.ordinal(),
+        &EngineOptions {
+            pdl: e.pdl(),
+            ..EngineOptions::default()
+        },
+    )?;
+    e.prepare_gemm()?;
+    other.prepare_gemm()?;
+    let mut points = [BesidePoint {
+        load_gb_s: 0.0,
+        stretch: 0.0,
+        gemm_us: 0.0,
+    }; SIZES.len()];
+    for (p, d) in points.iter_mut().zip(SIZES) {
+        *p = measure_size(e, &other, d)?;
+    }
+    points.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
+    Ok(BesideCosts { points })
+}
+
+fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoint> {
+    let mut mine = Chain::new(e, d)?;
+    let mut theirs = Chain::new(other, d)?;
+    let layers = mine.weights.len();
+    let gemms = e.capture_graph(|eng| mine.issue(eng, false))?;
+    let one = e.capture_graph(|eng| mine.issue(eng, true))?;
+    let (fork, join) = (e.event()?, other.event()?);
+    let (two, _keeper) = e.capture_graph_across(&[other], |eng| {
+        // Fork the other stream off this one, run a chain on each, join back.
+        fork.record()?;
+        other.wait_event(&fork)?;
+        mine.issue(eng, true)?;
+        theirs.issue(other, true)?;
+        join.record()?;
+        eng.wait_event(&join)
+    })?;
+    anyhow::ensure!(
+        two.node_count() >= 2 * one.node_count(),
+        "the graph of two chains holds {} nodes, one chain {}",
+        two.node_count(),
+        one.node_count()
+    );
+    let time = |g: &memra_engine::Graph| -> anyhow::Result<f64> {
+        let (a, b) = (e.event()?, e.event()?);
+        a.record()?;
+        g.launch()?;
+        b.record()?;
+        b.synchronize()?;
+        Ok(a.elapsed_ms(&b)? as f64 * 1e3)
+    };
+    for g in [&gemms, &one, &two] {
+        g.launch()?;
+    }
+    e.stream().synchronize()?;
+    let (mut tg, mut t1, mut t2) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..REPLAYS {
+        tg.push(time(&gemms)?);
+        t1.push(time(&one)?);
+        t2.push(time(&two)?);
+    }
+    let gemm_us = median(&tg) / layers as f64;
+    let bytes = crate::trace::matmul::operand_bytes(&mine.gemm) as f64;
+    let per_gemm_us = ((median(&t2) - median(&t1)) / layers as f64).max(0.0);
+    Ok(BesidePoint {
+        // Two GEMMs; bytes / µs = MB/s, / 1e3 = GB/s.
+        load_gb_s: 2.0 * bytes / gemm_us / 1e3,
+        stretch: per_gemm_us / gemm_us,
+        gemm_us,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(load_gb_s: f64, stretch: f64) -> BesidePoint {
+        BesidePoint {
+            load_gb_s,
+            stretch,
+            gemm_us: 4.0,
+        }
+    }
+
+    #[test]
+    fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
+        // A point not measured (no load) is skipped.
+        let c = BesideCosts {
+            points: [point(1000.0, 0.2), point(3000.0, 0.6), point(0.0, 5.0)],
+        };
+        assert_eq!(c.stretch(0.0), 0.0);
+        assert_eq!(c.stretch(f64::NAN), 0.0);
+        assert!((c.stretch(500.0) - 0.1).abs() < 1e-12);
+        assert!((c.stretch(1000.0) - 0.2).abs() < 1e-12);
+        assert!((c.stretch(2000.0) - 0.4).abs() < 1e-12);
+        assert!((c.stretch(9000.0) - 0.6).abs() < 1e-12);
+        let none = point(0.0, 1.0);
+        assert_eq!(BesideCosts { points: [none; 3] }.stretch(800.0), 0.0);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn three_sizes_are_measured_on_the_device() {
+        let e = Engine::new(0).unwrap();
+        let c = measure(&e).unwrap();
+        for p in &c.points {
+            assert!(
+                p.load_gb_s > 0.0 && p.gemm_us > 0.0 && p.stretch >= 0.0,
+                "{c:?}"
+            );
+        }
+        assert!(c
+            .points
+            .windows(2)
+            .all(|w| w[0].load_gb_s <= w[1].load_gb_s));
+    }
+}
