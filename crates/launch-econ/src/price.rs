@@ -161,7 +161,7 @@ impl StepPrice {
         });
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
             (Some(s), Some(u)) => format!(
-                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; memory traffic between streams is not priced, so short kernels beside streaming ones may run longer)\n",
+                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; kernels beside other streams' kernels stretched by the measured memory load of the recorded GEMMs running with them)\n",
                 num(u, 4),
                 num(s, 4)
             ),
