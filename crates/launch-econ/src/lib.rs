@@ -30,6 +30,7 @@ pub mod price;
 pub mod pricing;
 pub mod replay;
 pub mod report;
+pub mod roofline;
 pub mod runner;
 pub mod seed;
 pub mod sharing;

@@ -141,7 +141,7 @@ impl Prepared {
                         block: *block,
                     };
                     kernels += 1;
-                    if plan.streams(op.duration_ns) {
+                    if plan.streams_op(op) {
                         let choice = plan.choose(op.duration_ns, (*grid, *block));
                         Step::Stream {
                             recorded_ns: op.duration_ns,

@@ -267,6 +267,9 @@ pub fn replay(
         GemmReplay::StandIn => false,
     };
     plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
+    if stream_from_ns.is_finite() && !plan.real_gemms {
+        plan.roofline = crate::roofline::measure(e, walk.kernels())?;
+    }
     plan.sub_floor = cfg.sub_floor;
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);

@@ -175,6 +175,9 @@ pub struct StandInPlan {
     pub sub_floor: SubFloor,
     /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin.
     pub chase_element_wise_only: bool,
+    /// The device's peaks, where the walk has recorded GEMMs: those held by their math spin
+    /// instead of streaming (see [`crate::roofline`]).
+    pub roofline: Option<crate::roofline::Roofline>,
 }
 
 /// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
@@ -202,6 +205,12 @@ impl StandInPlan {
     /// Whether a kernel recorded at `recorded_ns` stands in by streaming memory.
     pub fn streams(&self, recorded_ns: f64) -> bool {
         recorded_ns >= self.stream_from_ns
+    }
+
+    /// Whether `op` stands in by streaming memory: long enough, and not a recorded GEMM held
+    /// by its math.
+    pub fn streams_op(&self, op: &crate::trace::Op) -> bool {
+        self.streams(op.duration_ns) && !self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
     }
 
     /// The stand-in for a kernel recorded at `recorded_ns` with `shape`, on its own (a kernel
@@ -390,6 +399,7 @@ pub fn plan(
         real_gemms: false,
         sub_floor: SubFloor::default(),
         chase_element_wise_only: false,
+        roofline: None,
     })
 }
 
@@ -417,6 +427,7 @@ mod tests {
             real_gemms: false,
             sub_floor: SubFloor::Balance,
             chase_element_wise_only: false,
+            roofline: None,
         }
     }
 

@@ -1,0 +1,189 @@
+//! Whether a recorded GEMM is held by its arithmetic or by device memory, from peaks measured
+//! on the device at hand.
+//!
+//! `replay` stands kernels of 2 µs or more in by streaming memory, because a decode step's
+//! long kernels are weight reads, and those run longer in a graph than the eager recording
+//! shows, which a spin of the recorded duration would not. A GEMM over many tokens is not a
+//! weight read: its time is its tensor-core math, which the graph does not stretch (the
+//! 512-token prefill's kernels ran 1.5% *shorter* in the real graph than recorded), so a
+//! streaming stand-in prices it high. Where the trace recorded the GEMM's shapes, its floor
+//! on each resource is known: flops over the device's GEMM peak for its element type, bytes
+//! over the device's copy bandwidth; a GEMM whose math floor is the longer is held by its
+//! math and stands in by a spin. Both peaks are measured here (a large cuBLAS GEMM of each
+//! element type the walk's GEMMs use; a device-to-device copy), nothing is taken from a
+//! data sheet.
+
+use std::collections::HashMap;
+
+use memra_engine::{Engine, Gemm, GemmType};
+
+use crate::trace::matmul::{operand_bytes, MatmulRole};
+use crate::trace::Op;
+
+/// Square size of the GEMM that measures a type's peak: large enough to fill an H200's SMs
+/// many times over.
+const PEAK_GEMM_SIZE: u32 = 4096;
+/// Bytes copied to measure the bandwidth: far beyond any L2.
+const COPY_BYTES: usize = 512 << 20;
+/// Timed runs of each; the fastest is the peak.
+const RUNS: usize = 5;
+
+/// The device's measured peaks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roofline {
+    /// Device-memory bandwidth, bytes per ns (a copy reads and writes each byte).
+    pub bytes_per_ns: f64,
+    /// GEMM throughput by element type, flops per ns.
+    pub flops_per_ns: HashMap<GemmType, f64>,
+}
+
+/// Arithmetic of a GEMM: two flops per multiply-add.
+pub fn flops(g: &Gemm) -> f64 {
+    2.0 * f64::from(g.m) * f64::from(g.n) * f64::from(g.k) * f64::from(g.batch)
+}
+
+impl Roofline {
+    /// Whether `op` is the first kernel of a recorded GEMM whose math floor is longer than its
+    /// memory floor; `false` for every other kernel and for element types not measured.
+    pub fn math_bound(&self, op: &Op) -> bool {
+        let Some(MatmulRole::Call(g)) = op.matmul else {
+            return false;
+        };
+        let Some(&peak) = self.flops_per_ns.get(&g.dtype) else {
+            return false;
+        };
+        let math_ns = flops(&g) / peak;
+        let memory_ns = operand_bytes(&g) as f64 / self.bytes_per_ns;
+        peak > 0.0 && self.bytes_per_ns > 0.0 && math_ns > memory_ns
+    }
+}
+
+/// Measures the peaks for the element types of `walk_ops`' recorded GEMMs; `None` when they
+/// have none (nothing to decide).
+pub fn measure<'a>(
+    e: &Engine,
+    walk_ops: impl Iterator<Item = &'a Op>,
+) -> anyhow::Result<Option<Roofline>> {
+    let mut types: Vec<GemmType> = walk_ops
+        .filter_map(|o| match o.matmul {
+            Some(MatmulRole::Call(g)) => Some(g.dtype),
+            _ => None,
+        })
+        .collect();
+    types.sort_by_key(|t| t.bytes());
+    types.dedup();
+    if types.is_empty() {
+        return Ok(None);
+    }
+    let fastest = |mut f: Box<dyn FnMut() -> anyhow::Result<f64> + '_>| -> anyhow::Result<f64> {
+        f()?; // warm-up
+        let t = (0..RUNS).map(|_| f()).collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(t.iter().copied().fold(f64::INFINITY, f64::min))
+    };
+    let time_ms = |run: &mut dyn FnMut() -> memra_engine::Result<()>| -> anyhow::Result<f64> {
+        let (a, b) = (e.event()?, e.event()?);
+        a.record()?;
+        run()?;
+        b.record()?;
+        b.synchronize()?;
+        Ok(a.elapsed_ms(&b)? as f64)
+    };
+    let src = e.zeros::<u8>(COPY_BYTES)?;
+    let mut dst = e.zeros::<u8>(COPY_BYTES)?;
+    let copy_ms = fastest(Box::new(|| {
+        time_ms(&mut || e.copy(&src, &mut dst, COPY_BYTES))
+    }))?;
+    drop((src, dst));
+    let bytes_per_ns = 2.0 * COPY_BYTES as f64 / (copy_ms * 1e6);
+    e.prepare_gemm()?;
+    let mut flops_per_ns = HashMap::new();
+    for dtype in types {
+        let g = Gemm {
+            dtype,
+            m: PEAK_GEMM_SIZE,
+            n: PEAK_GEMM_SIZE,
+            k: PEAK_GEMM_SIZE,
+            trans_a: false,
+            trans_b: false,
+            batch: 1,
+            accumulate: false,
+        };
+        let (a, b, c) = g.bytes();
+        let (a, b) = (e.zeros::<u8>(a)?, e.zeros::<u8>(b)?);
+        let mut c = e.zeros::<u8>(c)?;
+        let ms = fastest(Box::new(|| time_ms(&mut || e.gemm(&g, &a, &b, &mut c))))?;
+        flops_per_ns.insert(dtype, flops(&g) / (ms * 1e6));
+    }
+    Ok(Some(Roofline {
+        bytes_per_ns,
+        flops_per_ns,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gemm_op(m: u32, n: u32, k: u32) -> Op {
+        Op {
+            matmul: Some(MatmulRole::Call(Gemm {
+                dtype: GemmType::Bf16,
+                m,
+                n,
+                k,
+                trans_a: false,
+                trans_b: false,
+                batch: 1,
+                accumulate: false,
+            })),
+            ..Op::kernel("nvjet", 0.0, 10_000.0)
+        }
+    }
+
+    /// An H200-like device: 4 TB/s, 700 TFLOP/s in bf16 (a ridge at 175 flops a byte).
+    fn device() -> Roofline {
+        Roofline {
+            bytes_per_ns: 4000.0,
+            flops_per_ns: HashMap::from([(GemmType::Bf16, 700_000.0)]),
+        }
+    }
+
+    #[test]
+    fn many_tokens_are_math_bound_and_few_are_memory_bound() {
+        let r = device();
+        // 512 tokens through a 2048 x 5632 weight: ~380 flops a byte.
+        assert!(r.math_bound(&gemm_op(5632, 512, 2048)));
+        // 16 tokens: ~16 flops a byte.
+        assert!(!r.math_bound(&gemm_op(5632, 16, 2048)));
+    }
+
+    #[test]
+    fn kernels_without_a_recorded_gemm_or_a_measured_type_are_not_math_bound() {
+        let r = device();
+        assert!(!r.math_bound(&Op::kernel("relu", 0.0, 10_000.0)));
+        let mut f32_op = gemm_op(5632, 512, 2048);
+        if let Some(MatmulRole::Call(g)) = &mut f32_op.matmul {
+            g.dtype = GemmType::F32;
+        }
+        assert!(!r.math_bound(&f32_op));
+        let part = Op {
+            matmul: Some(MatmulRole::Part),
+            ..Op::kernel("splitKreduce", 0.0, 10_000.0)
+        };
+        assert!(!r.math_bound(&part));
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn peaks_are_measured_for_the_walks_types() {
+        let e = Engine::new(0).unwrap();
+        let ops = [gemm_op(64, 64, 64)];
+        let r = measure(&e, ops.iter()).unwrap().unwrap();
+        assert!(r.bytes_per_ns > 0.0);
+        assert_eq!(r.flops_per_ns.len(), 1);
+        assert!(r.flops_per_ns[&GemmType::Bf16] > 0.0);
+        assert!(measure(&e, [Op::kernel("relu", 0.0, 1.0)].iter())
+            .unwrap()
+            .is_none());
+    }
+}
