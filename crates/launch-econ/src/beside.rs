@@ -53,6 +53,10 @@ pub struct BesidePoint {
 pub struct BesideCosts {
     /// By rising load.
     pub points: [BesidePoint; SIZES.len()],
+    /// Device-memory bandwidth, GB/s (a device-to-device copy, [`crate::roofline::copy_bandwidth`]):
+    /// kernels that together ask for more share it. 0 (older profiles): not shared.
+    #[serde(default)]
+    pub bandwidth_gb_s: f64,
 }
 
 impl BesideCosts {
@@ -73,6 +77,23 @@ impl BesideCosts {
             prev = (p.load_gb_s, p.stretch);
         }
         prev.1.max(0.0)
+    }
+
+    /// How much slower kernels run together whose load is `gb_s`, where that is more than
+    /// device memory gives: load over bandwidth, at least 1.
+    pub fn memory_slowdown(&self, gb_s: f64) -> f64 {
+        if self.bandwidth_gb_s > 0.0 && gb_s > self.bandwidth_gb_s {
+            gb_s / self.bandwidth_gb_s
+        } else {
+            1.0
+        }
+    }
+
+    /// The stretch a kernel takes when it starts at a load of `gb_s`, beyond what sharing the
+    /// bandwidth already costs it: the measured pair ran `1 + stretch` times as long, of which
+    /// the memory slowdown at that load is the part [`crate::sharing`] prices as it goes.
+    pub fn start_stretch(&self, gb_s: f64) -> f64 {
+        ((1.0 + self.stretch(gb_s)) / self.memory_slowdown(gb_s) - 1.0).max(0.0)
     }
 }
 
@@ -147,7 +168,10 @@ pub fn measure(e: &Engine) -> anyhow::Result<BesideCosts> {
         *p = measure_size(e, &other, d)?;
     }
     points.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
-    Ok(BesideCosts { points })
+    Ok(BesideCosts {
+        points,
+        bandwidth_gb_s: crate::roofline::copy_bandwidth(e)?,
+    })
 }
 
 fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoint> {
@@ -218,6 +242,7 @@ mod tests {
         // A point not measured (no load) is skipped.
         let c = BesideCosts {
             points: [point(1000.0, 0.2), point(3000.0, 0.6), point(0.0, 5.0)],
+            bandwidth_gb_s: 0.0,
         };
         assert_eq!(c.stretch(0.0), 0.0);
         assert_eq!(c.stretch(f64::NAN), 0.0);
@@ -226,7 +251,27 @@ mod tests {
         assert!((c.stretch(2000.0) - 0.4).abs() < 1e-12);
         assert!((c.stretch(9000.0) - 0.6).abs() < 1e-12);
         let none = point(0.0, 1.0);
-        assert_eq!(BesideCosts { points: [none; 3] }.stretch(800.0), 0.0);
+        let none = BesideCosts {
+            points: [none; 3],
+            bandwidth_gb_s: 0.0,
+        };
+        assert_eq!(none.stretch(800.0), 0.0);
+    }
+
+    #[test]
+    fn beyond_the_bandwidth_the_memory_sharing_takes_the_measured_slowdown_over() {
+        let c = BesideCosts {
+            points: [point(1000.0, 0.2), point(2000.0, 0.4), point(4000.0, 0.6)],
+            bandwidth_gb_s: 2500.0,
+        };
+        // Below the bandwidth all of it is the start's stretch.
+        assert_eq!(c.memory_slowdown(2000.0), 1.0);
+        assert!((c.start_stretch(2000.0) - 0.4).abs() < 1e-12);
+        // At 4000 GB/s sharing 2500 costs 1.6x: the measured 1.6x is all of it.
+        assert!((c.memory_slowdown(4000.0) - 1.6).abs() < 1e-12);
+        assert!(c.start_stretch(4000.0).abs() < 1e-12);
+        // Far beyond, never below 0.
+        assert_eq!(c.start_stretch(10_000.0), 0.0);
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl StepPrice {
         });
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
             (Some(s), Some(u)) => format!(
-                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; kernels beside other streams' kernels stretched by the measured memory load of the recorded GEMMs running with them)\n",
+                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the recorded GEMMs running with them)\n",
                 num(u, 4),
                 num(s, 4)
             ),
@@ -275,7 +275,8 @@ fn graph_step_on(
                     gb_s: gemm_gb_s(o),
                 }
             },
-            |gb_s| m.graph_node_beside.map_or(0.0, |c| c.stretch(gb_s)),
+            |gb_s| m.graph_node_beside.map_or(0.0, |c| c.start_stretch(gb_s)),
+            m.graph_node_beside.map_or(0.0, |c| c.bandwidth_gb_s),
         ),
         _ => schedule.lay_out(|op| node_ns(&walk.ops[op])),
     };

@@ -306,6 +306,13 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             "  (GEMMs of two streams side by side run longer with their memory load: {}; replay --summary prices concurrent streams with it)",
             points.join(", ")
         );
+        if c.bandwidth_gb_s > 0.0 {
+            let _ = writeln!(
+                out,
+                "  (device memory gives a copy {} GB/s; replay --summary shares it between kernels side by side that ask for more)",
+                num(c.bandwidth_gb_s, 0)
+            );
+        }
     }
     if p.saving_ms > 0.0 {
         let _ = writeln!(out, "  saving {:>9} ms per round", num(p.saving_ms, 3));

@@ -58,6 +58,28 @@ impl Roofline {
     }
 }
 
+/// Device-memory bandwidth, bytes per ns (= GB/s): the fastest of [`RUNS`] device-to-device
+/// copies of [`COPY_BYTES`], each byte read and written.
+pub fn copy_bandwidth(e: &Engine) -> anyhow::Result<f64> {
+    let src = e.zeros::<u8>(COPY_BYTES)?;
+    let mut dst = e.zeros::<u8>(COPY_BYTES)?;
+    let mut once = || -> anyhow::Result<f64> {
+        let (a, b) = (e.event()?, e.event()?);
+        a.record()?;
+        e.copy(&src, &mut dst, COPY_BYTES)?;
+        b.record()?;
+        b.synchronize()?;
+        Ok(a.elapsed_ms(&b)? as f64)
+    };
+    once()?; // warm-up
+    let ms = (0..RUNS)
+        .map(|_| once())
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .fold(f64::INFINITY, f64::min);
+    Ok(2.0 * COPY_BYTES as f64 / (ms * 1e6))
+}
+
 /// Measures the peaks for the element types of `walk_ops`' recorded GEMMs; `None` when they
 /// have none (nothing to decide).
 pub fn measure<'a>(
@@ -88,13 +110,7 @@ pub fn measure<'a>(
         b.synchronize()?;
         Ok(a.elapsed_ms(&b)? as f64)
     };
-    let src = e.zeros::<u8>(COPY_BYTES)?;
-    let mut dst = e.zeros::<u8>(COPY_BYTES)?;
-    let copy_ms = fastest(Box::new(|| {
-        time_ms(&mut || e.copy(&src, &mut dst, COPY_BYTES))
-    }))?;
-    drop((src, dst));
-    let bytes_per_ns = 2.0 * COPY_BYTES as f64 / (copy_ms * 1e6);
+    let bytes_per_ns = copy_bandwidth(e)?;
     e.prepare_gemm()?;
     let mut flops_per_ns = HashMap::new();
     for dtype in types {

@@ -3,11 +3,14 @@
 //! [`Schedule::lay_out`] gives every op its own cost whatever else runs: the lanes overlap
 //! perfectly, a lower bound for a graph whose streams' kernels compete for the SMs. Here each
 //! node is a front-end part (the graph's per-node cost, which no other kernel slows) followed
-//! by its kernel, which holds a share of the GPU ([`crate::occupancy`]). While the kernels
-//! running at one moment hold more than the whole GPU, every one of them advances at the
-//! whole over their sum: work is conserved, as when blocks that find no room wait for blocks
-//! of other kernels to retire. Kernels that fit beside each other do not slow down at all;
-//! one lane alone comes out as [`Schedule::lay_out`] does.
+//! by its kernel, which holds a share of the GPU ([`crate::occupancy`]) and, where its bytes
+//! are known, asks for a load on device memory. While the kernels running at one moment hold
+//! more than the whole GPU, or ask for more than the memory's bandwidth, every one of them
+//! advances at the whole over their demand (the larger of the two): work is conserved, as
+//! when blocks that find no room wait for blocks of other kernels to retire. A kernel that
+//! starts beside kernels of other lanes, and fits beside them, is stretched by what was
+//! measured for kernels side by side at that load ([`crate::beside`]). One lane alone comes
+//! out as [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
 
@@ -41,14 +44,17 @@ enum State {
 /// many small steps).
 const DONE_NS: f64 = 1e-6;
 
-/// Lays `schedule` out with side-by-side kernels sharing the GPU; a kernel that starts while
-/// kernels of other lanes run, and fits beside them, has `stretch(load)` times its work
-/// added, the load being its own and their GB/s together.
-/// Returns each op's lane, start and end, ns, in the order the ops end.
+/// Lays `schedule` out with side-by-side kernels sharing the GPU's SMs and, above
+/// `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold more
+/// than the SMs or ask for more than the bandwidth, each advances at the whole over their
+/// demand, the larger of the two. A kernel that starts while kernels of other lanes run, and
+/// fits beside them, has `stretch(load)` times its work added, the load being its own and
+/// their GB/s together. Returns each op's lane, start and end, ns, in the order the ops end.
 pub fn lay_out_sharing(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64) -> f64,
+    bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
     let lanes = schedule.lanes();
     // Each lane's items in issue order, a wait holding the counts of ops it waits for.
@@ -106,7 +112,19 @@ pub fn lay_out_sharing(
                 _ => 0.0,
             })
             .sum();
-        let rate = 1.0 / held.max(1.0);
+        // A kernel that alone asks for more than the bandwidth measured (its recorded time
+        // holds that) is the bandwidth then.
+        let loads = state.iter().filter_map(|s| match *s {
+            State::Kernel { gb_s, .. } => Some(gb_s),
+            _ => None,
+        });
+        let memory = if bandwidth_gb_s > 0.0 {
+            let cap = loads.clone().fold(bandwidth_gb_s, f64::max);
+            loads.sum::<f64>() / cap
+        } else {
+            0.0
+        };
+        let rate = 1.0 / held.max(memory).max(1.0);
         // The next moment a lane's part ends.
         let step = state
             .iter()
@@ -241,7 +259,7 @@ mod tests {
             node(1.0, 20.0, 0.3),
             node(1.0, 30.0, 0.6),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op % 3], |_| 0.0);
+        let spans = lay_out_sharing(&s, |op| costs[op % 3], |_| 0.0, 0.0);
         let plain = s.lay_out(|op| costs[op % 3].fixed_ns + costs[op % 3].work_ns);
         assert_eq!(spans.len(), 4);
         // 11 + max(21, 31) + 11.
@@ -259,7 +277,7 @@ mod tests {
             node(0.0, 12.0, 0.75),
             node(0.0, 20.0, 0.75),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0);
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0, 0.0);
         let lane1 = spans.iter().find(|s| s.0 == 1).unwrap();
         let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
         assert!((lane1.2 - 18.0).abs() < 1e-9, "{spans:?}");
@@ -284,7 +302,7 @@ mod tests {
             node(0.0, 10.0, 1.0),
             node(10.0, 5.0, 1.0),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0);
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0, 0.0);
         let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
         assert!((lane2.2 - 15.0).abs() < 1e-9, "{spans:?}");
     }
@@ -298,7 +316,7 @@ mod tests {
             forks_on_join: 0,
         };
         let c = |op: usize| node(0.5 * op as f64, 3.0 + op as f64, 1.0);
-        let spans = lay_out_sharing(&s, c, |_| 0.0);
+        let spans = lay_out_sharing(&s, c, |_| 0.0, 0.0);
         let plain = s.lay_out(|op| c(op).fixed_ns + c(op).work_ns);
         assert_eq!(spans.len(), plain.len());
         for (a, b) in spans.iter().zip(&plain) {
@@ -321,7 +339,7 @@ mod tests {
         // Lanes 1 and 2 start their kernels together, beside each other, at a load of 200 +
         // 300 GB/s: each of them runs half as long again.
         let costs = [node(1.0, 10.0, 1.0), gemm(200.0, 0.2), gemm(300.0, 0.3)];
-        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], stretch);
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], stretch, 0.0);
         // Ops 0 and 3 run alone and do not stretch: 11 + (1 + 15) + 11.
         assert!((end(&spans) - 38.0).abs() < 1e-9, "{spans:?}");
         // Lane 2's kernel starts after lane 1's has ended: alone, it does not stretch.
@@ -333,17 +351,57 @@ mod tests {
                 ..gemm(300.0, 0.3)
             },
         ];
-        let spans = lay_out_sharing(&s, |op| late[op.min(2)], stretch);
+        let spans = lay_out_sharing(&s, |op| late[op.min(2)], stretch, 0.0);
         let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
         assert!((lane(1).2 - 22.0).abs() < 1e-9, "{spans:?}");
         assert!((lane(2).2 - 41.0).abs() < 1e-9, "{spans:?}");
         // Kernels that together hold more than the GPU share it instead: both at rate
         // 1 / 1.2 for 10 ns of work, 12 ns, no stretch.
         let full = [node(1.0, 10.0, 1.0), gemm(200.0, 0.6), gemm(300.0, 0.6)];
-        let spans = lay_out_sharing(&s, |op| full[op.min(2)], stretch);
+        let spans = lay_out_sharing(&s, |op| full[op.min(2)], stretch, 0.0);
         assert!(
             (end(&spans) - (11.0 + 13.0 + 11.0)).abs() < 1e-9,
             "{spans:?}"
         );
+    }
+
+    #[test]
+    fn kernels_asking_for_more_than_the_bandwidth_share_it() {
+        let s = fork_join();
+        let gemm = |gb_s: f64| NodeCost {
+            gb_s,
+            ..node(0.0, 10.0, 0.1)
+        };
+        // 1500 + 1500 GB/s against 2000: both at 2000 / 3000 of full rate, 15 ns.
+        let costs = [
+            node(0.0, 0.0, 0.0),
+            gemm(1500.0),
+            gemm(1500.0),
+            node(0.0, 0.0, 0.0),
+        ];
+        let spans = lay_out_sharing(&s, |op| costs[op], |_| 0.0, 2000.0);
+        assert!((end(&spans) - 15.0).abs() < 1e-9, "{spans:?}");
+        // A kernel that alone asks for more (3000) is the bandwidth: with 1000 beside it,
+        // both at 3000 / 4000.
+        let costs = [
+            node(0.0, 0.0, 0.0),
+            gemm(3000.0),
+            gemm(1000.0),
+            node(0.0, 0.0, 0.0),
+        ];
+        let spans = lay_out_sharing(&s, |op| costs[op], |_| 0.0, 2000.0);
+        assert!((end(&spans) - 40.0 / 3.0).abs() < 1e-9, "{spans:?}");
+        // Without a bandwidth they fit the SMs and run as laid out.
+        let spans = lay_out_sharing(&s, |op| costs[op], |_| 0.0, 0.0);
+        assert!((end(&spans) - 10.0).abs() < 1e-9, "{spans:?}");
+        // A lone kernel above the bandwidth is not slowed by it.
+        let lone = [
+            node(0.0, 0.0, 0.0),
+            gemm(3000.0),
+            node(0.0, 0.0, 0.0),
+            node(0.0, 0.0, 0.0),
+        ];
+        let spans = lay_out_sharing(&s, |op| lone[op], |_| 0.0, 2000.0);
+        assert!((end(&spans) - 10.0).abs() < 1e-9, "{spans:?}");
     }
 }
