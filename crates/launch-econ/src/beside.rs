@@ -20,7 +20,7 @@
 //! two such GEMMs. Between the points and below the first it is linear from zero, above the
 //! last it stays at the last. Nothing in it is taken from a recorded walk.
 
-use memra_engine::{DeviceBuffer, Engine, EngineOptions, Gemm, GemmType};
+use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
 
 use crate::stats::median;
@@ -150,13 +150,7 @@ impl Chain {
 /// at the upper level of per-node graph cost (after [`crate::other_stream::activate`]),
 /// where the graph step is priced.
 pub fn measure(e: &Engine) -> anyhow::Result<BesideCosts> {
-    let other = Engine::with_options(
-        e.ordinal(),
-        &EngineOptions {
-            pdl: e.pdl(),
-            ..EngineOptions::default()
-        },
-    )?;
+    let other = crate::other_stream::second_engine(e)?;
     e.prepare_gemm()?;
     other.prepare_gemm()?;
     let mut points = [BesidePoint {

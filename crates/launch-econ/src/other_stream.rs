@@ -28,18 +28,24 @@ pub const LAUNCHES: usize = 32;
 /// Launches [`LAUNCHES`] empty kernels on a new stream of `e`'s device (same context) and
 /// waits for them: the process's graphs move to the upper level (see the module docs).
 pub fn activate(e: &Engine) -> anyhow::Result<()> {
-    let other = Engine::with_options(
-        e.ordinal(),
-        &EngineOptions {
-            pdl: e.pdl(),
-            ..EngineOptions::default()
-        },
-    )?;
+    let other = second_engine(e)?;
     for _ in 0..LAUNCHES {
         other.noop()?;
     }
     other.stream().synchronize()?;
     Ok(())
+}
+
+/// A second engine on `e`'s device and context with a stream of its own (and `e`'s PDL
+/// setting): another stream of the same process.
+pub fn second_engine(e: &Engine) -> memra_engine::Result<Engine> {
+    Engine::with_options(
+        e.ordinal(),
+        &EngineOptions {
+            pdl: e.pdl(),
+            ..EngineOptions::default()
+        },
+    )
 }
 
 /// GPU time between the two levels, µs: the empty kernel's graph-node time measured quiet,
