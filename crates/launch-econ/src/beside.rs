@@ -8,8 +8,10 @@
 //! bytes a second the GEMMs stream together. A trace records bytes only for GEMMs whose
 //! operator's shapes it holds (see [`crate::trace::matmul`]), so the offline model takes the
 //! load of the kernels running at one moment as those GEMMs' operand bytes over their
-//! recorded durations, and stretches a kernel that starts beside a kernel of another lane by
-//! the relative stretch measured at that load ([`crate::sharing`]).
+//! recorded durations. [`crate::sharing`] shares device memory between the kernels running
+//! together where that load is more than its bandwidth, and stretches a kernel that starts
+//! beside a kernel of another lane by what the measured stretch at that load leaves beyond
+//! that sharing ([`BesideCosts::start_stretch`]).
 //!
 //! The stretch is measured here on the device, at the upper level of per-node graph cost:
 //! for each of three GEMM sizes (1024, 2048, 4096 square, fp16), a chain alone, its GEMMs
@@ -18,7 +20,8 @@
 //! add beside add, which is how the lay-out places them too, so the extra time over one
 //! chain is put on its GEMMs: extra per GEMM over the GEMM's node time alone, at the load of
 //! two such GEMMs. Between the points and below the first it is linear from zero, above the
-//! last it stays at the last. Nothing in it is taken from a recorded walk.
+//! last it stays at the last. The bandwidth is a device-to-device copy's
+//! ([`crate::roofline::copy_bandwidth`]). Nothing in it is taken from a recorded walk.
 
 use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
