@@ -80,20 +80,26 @@ pub fn copy_bandwidth(e: &Engine) -> anyhow::Result<f64> {
     Ok(2.0 * COPY_BYTES as f64 / (ms * 1e6))
 }
 
+/// The element types of the recorded GEMMs among `ops`, each once, in the order first seen.
+fn gemm_types<'a>(ops: impl Iterator<Item = &'a Op>) -> Vec<GemmType> {
+    let mut types = Vec::new();
+    for o in ops {
+        if let Some(MatmulRole::Call(g)) = o.matmul {
+            if !types.contains(&g.dtype) {
+                types.push(g.dtype);
+            }
+        }
+    }
+    types
+}
+
 /// Measures the peaks for the element types of `walk_ops`' recorded GEMMs; `None` when they
 /// have none (nothing to decide).
 pub fn measure<'a>(
     e: &Engine,
     walk_ops: impl Iterator<Item = &'a Op>,
 ) -> anyhow::Result<Option<Roofline>> {
-    let mut types: Vec<GemmType> = walk_ops
-        .filter_map(|o| match o.matmul {
-            Some(MatmulRole::Call(g)) => Some(g.dtype),
-            _ => None,
-        })
-        .collect();
-    types.sort_by_key(|t| t.bytes());
-    types.dedup();
+    let types = gemm_types(walk_ops);
     if types.is_empty() {
         return Ok(None);
     }
@@ -187,6 +193,24 @@ mod tests {
             ..Op::kernel("splitKreduce", 0.0, 10_000.0)
         };
         assert!(!r.math_bound(&part));
+    }
+
+    #[test]
+    fn each_gemm_type_is_measured_once() {
+        let set = |op: Op, dtype| Op {
+            matmul: op.matmul.map(|m| match m {
+                MatmulRole::Call(g) => MatmulRole::Call(Gemm { dtype, ..g }),
+                part => part,
+            }),
+            ..op
+        };
+        let ops = [
+            set(gemm_op(8, 8, 8), GemmType::F16),
+            set(gemm_op(8, 8, 8), GemmType::Bf16),
+            set(gemm_op(8, 8, 8), GemmType::F16),
+            Op::kernel("relu", 0.0, 1.0),
+        ];
+        assert_eq!(gemm_types(ops.iter()), vec![GemmType::F16, GemmType::Bf16]);
     }
 
     #[test]
