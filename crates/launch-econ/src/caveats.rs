@@ -14,7 +14,7 @@ pub(crate) fn streaming_off_on_lanes(concurrent: ConcurrentStandIn) -> String {
         ConcurrentStandIn::Chase => "every kernel stands in by a chase (dependent reads through the L2, which stretch beside other streams' memory traffic)",
         ConcurrentStandIn::Spin => "every kernel stands in by a spin, which lasts its time whatever runs beside it",
     };
-    format!("the walk runs on several streams at once, so no kernel stands in by streaming memory (streaming stand-ins read as fast as their grid can, bandwidth that concurrent streams may contend for where the recorded kernels did not): {instead} (--concurrent-stand-ins)")
+    format!("the walk runs on several streams at once, so no kernel stands in by streaming memory as fast as its grid can (bandwidth that concurrent streams may contend for where the recorded kernels did not): a long kernel whose operator's inputs the trace recorded (record_shapes=True) reads them paced over its recorded time, as much as the device could have read in it; otherwise {instead} (--concurrent-stand-ins)")
 }
 
 /// Why a walk whose streams overlap is priced low: the eager recording ran its streams' kernels

@@ -186,6 +186,11 @@ impl LanedWalk {
         self.count_steps(|s| matches!(s, crate::prepared::Step::Stream { .. }))
     }
 
+    /// Kernels that stand in by a paced read, over all lanes.
+    pub(crate) fn paced_stand_ins(&self) -> usize {
+        self.count_steps(|s| matches!(s, crate::prepared::Step::Paced { .. }))
+    }
+
     /// Kernels that stand in by a chase, over all lanes.
     pub(crate) fn chase_stand_ins(&self) -> usize {
         self.count_steps(|s| matches!(s, crate::prepared::Step::Chase { .. }))

@@ -65,6 +65,18 @@ pub(crate) enum Step {
         slot: usize,
         fallback: Choice,
     },
+    /// A kernel that reads `bytes` of the arena where the last read ended, paced over `ns` of
+    /// GPU time (the spin request for its recorded duration) and lasting at least that long,
+    /// on walks whose streams run side by side: its operator's recorded inputs, asked of the
+    /// memory system as the recorded kernel asked for them (see [`crate::stand_in`]).
+    /// `ramp_ns` as for [`Step::Stream`].
+    Paced {
+        bytes: usize,
+        ns: u64,
+        ramp_ns: f64,
+        shape: LaunchShape,
+        slot: usize,
+    },
     /// A chase (dependent reads through [`Prepared::ring`], then a spin), on walks whose
     /// streams run side by side: see [`crate::stand_in`].
     Chase {
@@ -151,6 +163,17 @@ impl Prepared {
                             slot: kernels - 1,
                             fallback: choice,
                         }
+                    } else if let (Some(bytes), Choice::Spin(ns)) = (
+                        plan.paced_bytes(op),
+                        plan.choose_spin(op.duration_ns, (*grid, *block)),
+                    ) {
+                        Step::Paced {
+                            bytes,
+                            ns,
+                            ramp_ns: plan.ramp_ns((*grid, *block)),
+                            shape,
+                            slot: kernels - 1,
+                        }
                     } else {
                         let choice = plan.choose_named(
                             &op.name,
@@ -188,7 +211,9 @@ impl Prepared {
                 }
             });
         }
-        let streams = steps.iter().any(|s| matches!(s, Step::Stream { .. }));
+        let streams = steps
+            .iter()
+            .any(|s| matches!(s, Step::Stream { .. } | Step::Paced { .. }));
         let chases = steps.iter().any(|s| matches!(s, Step::Chase { .. }));
         let mut prep = Prepared {
             steps,
@@ -209,6 +234,7 @@ impl Prepared {
         };
         if streams {
             streaming::size(e, &mut prep, plan.gap_us * 1e3)?;
+            streaming::fit_paced(e, &mut prep)?;
         }
         Ok(prep)
     }
@@ -253,6 +279,13 @@ impl Prepared {
                 Step::Stream {
                     bytes, shape, slot, ..
                 } => e.stream_grid_from(arena, cursor, bytes, shape, slots, slot)?,
+                Step::Paced {
+                    bytes,
+                    ns,
+                    shape,
+                    slot,
+                    ..
+                } => e.stream_paced_from(arena, cursor, bytes, ns, shape, slots, slot)?,
                 Step::Chase {
                     steps,
                     ns,
@@ -280,7 +313,7 @@ impl Prepared {
     ) -> memra_engine::Result<Vec<Option<f64>>> {
         self.per_step(e, |step, words| match (step, words) {
             (Step::Spin { .. } | Step::Chase { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
-            (Step::Stream { ramp_ns, .. }, Some(w)) => {
+            (Step::Stream { ramp_ns, .. } | Step::Paced { ramp_ns, .. }, Some(w)) => {
                 Some(Engine::stream_span(w).map_or(f64::NAN, |s| s as f64 + ramp_ns))
             }
             (Step::Empty { .. }, _) => Some(f64::NAN),
@@ -313,6 +346,7 @@ impl Prepared {
                 let words = match step {
                     Step::Spin { slot, .. }
                     | Step::Stream { slot, .. }
+                    | Step::Paced { slot, .. }
                     | Step::Chase { slot, .. } => Some(&s[slot * w..][..w]),
                     _ => None,
                 };
@@ -355,6 +389,7 @@ fn issue_untimed(
     match *step {
         Step::Spin { .. }
         | Step::Stream { .. }
+        | Step::Paced { .. }
         | Step::Chase { .. }
         | Step::Gemm { .. }
         | Step::Folded => Ok(()),

@@ -55,6 +55,10 @@ pub struct Fidelity {
     /// Kernels replayed by a chase (walks whose streams run side by side).
     #[serde(default)]
     pub chase_stand_ins: usize,
+    /// Kernels replayed by a paced read of their operator's recorded inputs (walks whose
+    /// streams run side by side).
+    #[serde(default)]
+    pub paced_stand_ins: usize,
     /// Kernels below their shape's floor (the spin asked for nothing), stood in by the empty
     /// kernel or the empty spin (see [`crate::stand_in::SubFloor`]).
     #[serde(default)]
@@ -226,6 +230,7 @@ fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
         empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
         streaming_stand_ins: 0,
         chase_stand_ins: 0,
+        paced_stand_ins: 0,
         sub_floor_kernels: 0,
         sub_floor_over_us: 0.0,
         real_gemm_kernels: 0,
@@ -271,6 +276,15 @@ pub fn replay(
         plan.roofline = crate::roofline::measure(e, walk.kernels())?;
     }
     plan.sub_floor = cfg.sub_floor;
+    if let (true, Some(ns)) = (overlapping, cfg.stream_from_ns) {
+        if walk
+            .kernels()
+            .any(|o| o.input_bytes.is_some() && o.duration_ns >= ns)
+        {
+            plan.paced_from_ns = ns;
+            plan.bytes_per_ns = crate::roofline::copy_bandwidth(e)?;
+        }
+    }
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;
     let overhead = Duration::from_secs_f64(cfg.host_overhead_us.max(0.0) / 1e6);
     let mut spans = Vec::new();
@@ -376,6 +390,7 @@ pub fn replay(
             Fidelity {
                 streaming_stand_ins: laned.streaming_stand_ins(),
                 chase_stand_ins: laned.chase_stand_ins(),
+                paced_stand_ins: laned.paced_stand_ins(),
                 sub_floor_kernels: sub_floor.kernels,
                 sub_floor_over_us: sub_floor.over_us,
                 real_gemm_kernels,

@@ -27,7 +27,12 @@
 //! retiring blocks; a streaming stand-in cannot be that short and still read, so they spin.
 //! Walks on several concurrent streams do not stream (see `crate::replay`): a stand-in that
 //! reads as fast as its grid can overstates what a real kernel asks of shared bandwidth.
-//! There an element-wise kernel stands in by a chase instead ([`memra_engine::Engine::chase_grid`],
+//! There a long kernel whose operator's inputs the trace recorded, and which read them at a
+//! tenth of the device's bandwidth or more ([`StandInPlan::paced_bytes`]), stands in by
+//! reading those bytes paced over its recorded time ([`memra_engine::Engine::stream_paced_from`]):
+//! it asks of the memory what the recorded kernel asked (decode attention beside another
+//! stream's GEMMs reads its KV cache at most of the bandwidth; a spin there left the GEMMs
+//! all of it), and stretches where the memory cannot keep that pace. Otherwise an element-wise kernel stands in by a chase instead ([`memra_engine::Engine::chase_grid`],
 //! `--concurrent-stand-ins`): dependent reads through a ring in the L2 for as many whole steps
 //! as fit its target, then a spin for the rest, measured shape by shape like the spin. Alone
 //! it costs what the spin does; beside another stream's GEMMs each step takes as long as a
@@ -51,6 +56,13 @@ pub const PROBE_NS: u64 = 2_000;
 
 /// Dependent steps each shape's chase is measured at.
 pub const CHASE_PROBE_STEPS: u32 = 8;
+
+/// Least share of what the device's bandwidth reads in a kernel's recorded time that its
+/// inputs must come to for it to stand in by a paced read: below it, the kernel's time is
+/// launch, latency and math rather than reads (an element-wise kernel over a few hundred KB
+/// asks for a few percent), which the spin or the chase stands for, and its reads load the
+/// memory too little to slow what runs beside it.
+pub const PACED_MIN_SHARE: f64 = 0.1;
 
 /// Lines of the ring chases step through (128 KiB: resident in the L2 of any current GPU, as
 /// a short kernel's operands, just written by the kernel before it, are).
@@ -178,6 +190,11 @@ pub struct StandInPlan {
     /// The device's peaks, where the walk has recorded GEMMs: those held by their math spin
     /// instead of streaming (see [`crate::roofline`]).
     pub roofline: Option<crate::roofline::Roofline>,
+    /// On walks whose streams run side by side: kernels recorded at least this long whose
+    /// operator's input bytes the trace recorded read them paced over their time (infinite:
+    /// none), where the device's copy bandwidth (`bytes_per_ns`) could have read them in it.
+    pub paced_from_ns: f64,
+    pub bytes_per_ns: f64,
 }
 
 /// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
@@ -213,11 +230,30 @@ impl StandInPlan {
         self.streams(op.duration_ns) && !self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
     }
 
+    /// The bytes `op` stands in for by reading them paced over its time (see
+    /// [`StandInPlan::paced_from_ns`]), rounded up to whole 16-byte words; `None` for a kernel
+    /// that does not pace: too short, its inputs not recorded, more inputs than the device
+    /// could have read in the recorded time (an operator that gathers from a large table or
+    /// writes into a slice of a cache does not read all it is given), or fewer than
+    /// [`PACED_MIN_SHARE`] of that (a kernel whose time is not its reads keeps its spin or
+    /// chase).
+    pub fn paced_bytes(&self, op: &crate::trace::Op) -> Option<usize> {
+        let bytes = op.input_bytes?;
+        let most = self.bytes_per_ns * op.duration_ns;
+        let load = (PACED_MIN_SHARE * most..=most).contains(&bytes);
+        (op.duration_ns >= self.paced_from_ns && load).then(|| (bytes / 16.0).ceil() as usize * 16)
+    }
+
     /// The stand-in for a kernel recorded at `recorded_ns` with `shape`, on its own (a kernel
     /// below its shape's floor gets the nearer of the two floors). A shape that was not
     /// measured gets the spin asked for the recorded duration.
     pub fn choose(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
         self.choose_carrying(recorded_ns, shape, &mut SubFloorCarry::default())
+    }
+
+    /// [`StandInPlan::choose`] among spins and the empty kernel only (no chase).
+    pub fn choose_spin(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
+        self.choose_chasing(recorded_ns, shape, &mut SubFloorCarry::default(), false)
     }
 
     /// The stand-in for the next kernel of a stream, recorded at `recorded_ns` with `shape`;
@@ -400,6 +436,8 @@ pub fn plan(
         sub_floor: SubFloor::default(),
         chase_element_wise_only: false,
         roofline: None,
+        paced_from_ns: f64::INFINITY,
+        bytes_per_ns: 0.0,
     })
 }
 
@@ -428,7 +466,37 @@ mod tests {
             sub_floor: SubFloor::Balance,
             chase_element_wise_only: false,
             roofline: None,
+            paced_from_ns: 2000.0,
+            bytes_per_ns: 4000.0,
         }
+    }
+
+    #[test]
+    fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
+        let p = plan_with(4.0);
+        let mut op = crate::trace::Op::kernel("attention", 0.0, 18_000.0);
+        // Unrecorded inputs: no pacing.
+        assert_eq!(p.paced_bytes(&op), None);
+        // 58.7 MB in 18 µs (3.3 GB/ms, under the 4 of the plan): paced, whole words.
+        op.input_bytes = Some(58_720_000.5);
+        assert_eq!(p.paced_bytes(&op), Some(58_720_016));
+        // More than the device reads in that time: not all read, so no pacing.
+        op.input_bytes = Some(4000.0 * 18_000.0 + 16.0);
+        assert_eq!(p.paced_bytes(&op), None);
+        // A tenth of what the device reads in that time is the least that paces.
+        op.input_bytes = Some(0.1 * 4000.0 * 18_000.0 - 16.0);
+        assert_eq!(p.paced_bytes(&op), None);
+        // Shorter than the plan paces from.
+        op.input_bytes = Some(1_000_000.0);
+        op.duration_ns = 1500.0;
+        assert_eq!(p.paced_bytes(&op), None);
+        // A plan that does not pace.
+        let off = StandInPlan {
+            paced_from_ns: f64::INFINITY,
+            ..plan_with(4.0)
+        };
+        op.duration_ns = 18_000.0;
+        assert_eq!(off.paced_bytes(&op), None);
     }
 
     #[test]

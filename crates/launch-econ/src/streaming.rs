@@ -45,6 +45,8 @@ const PROBE_BYTES_PER_THREAD: usize = 1024;
 const PROBE_MAX_BYTES: usize = 64 << 20;
 /// A step streams only if its target span exceeds its shape's zero-byte span by this much, ns.
 const MIN_READ_NS: f64 = 200.0;
+/// Rounds a paced step's read is fitted to its shape in, at most.
+const PACE_ROUNDS: usize = 3;
 /// Largest change of a step's bytes in one correction round (factor either way).
 const MAX_STEP_FACTOR: f64 = 4.0;
 
@@ -182,6 +184,37 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Resu
     Ok(())
 }
 
+/// Fits every paced step of `prep` to its shape: each is launched alone, and one whose read
+/// overran its span by more than [`MIN_READ_NS`] (a grid of few blocks cannot read as fast as
+/// the kernel it stands in for did) reads less, in proportion, for at most [`PACE_ROUNDS`]
+/// rounds: its time stays the recorded one, its load as near the recorded as its shape allows.
+pub(crate) fn fit_paced(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
+    let paced: Vec<usize> = (0..prep.steps.len())
+        .filter(|&i| matches!(prep.steps[i], Step::Paced { .. }))
+        .collect();
+    for _ in 0..PACE_ROUNDS {
+        for &i in &paced {
+            prep.issue_step(e, i)?;
+            e.stream().synchronize()?;
+        }
+        let spans = read_slots(e, prep)?;
+        let mut over = false;
+        for &i in &paced {
+            if let (Step::Paced { bytes, ns, .. }, Some(m)) = (&mut prep.steps[i], spans[i]) {
+                let target = *ns as f64;
+                if m.span_ns > target + MIN_READ_NS {
+                    *bytes = words(*bytes as f64 * target / m.span_ns);
+                    over = true;
+                }
+            }
+        }
+        if !over {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// What one timed step showed: its start on the GPU's global timer and its span (a streaming
 /// step's to the block that ended last), ns.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -197,7 +230,7 @@ fn read_slots(e: &Engine, prep: &Prepared) -> memra_engine::Result<Vec<Option<Me
         let (span, end) = (words[2], words[3]);
         let start = end.checked_sub(span).filter(|_| end > 0)?;
         let span = match st {
-            Step::Stream { .. } => Engine::stream_span(words)?,
+            Step::Stream { .. } | Step::Paced { .. } => Engine::stream_span(words)?,
             _ => span,
         };
         Some(Measured {

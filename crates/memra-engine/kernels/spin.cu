@@ -127,10 +127,14 @@ extern "C" __global__ void spin_grid_window(unsigned long long ns, unsigned long
 // word is read again only after all of `src` has been (a graph replay reads fresh memory, as
 // a decode step reads weights that do not fit in L2). Blocks that start after the cursor moved
 // read from its new place, equally inside `src`.
-extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned long long src_words,
-                                       unsigned long long n16, unsigned long long* __restrict__ cursor,
-                                       unsigned long long* __restrict__ slot) {
-    pdl_enter();
+// The body of stream_grid and stream_paced. PACED: after each round of loads (eight words a
+// thread) a block waits until its share of `ns` for the words read so far has passed since the
+// grid's start, and at the end until all of `ns` has, so the grid reads its `n16` words evenly
+// over about `ns` (longer where memory cannot keep that pace) instead of as fast as it can.
+template <bool PACED>
+__device__ __forceinline__ void stream_body(const float4* __restrict__ src, unsigned long long src_words,
+                                            unsigned long long n16, unsigned long long* __restrict__ cursor,
+                                            unsigned long long ns, unsigned long long* __restrict__ slot) {
     const unsigned long long start = grid_span_begin(slot);
     const unsigned long long blocks = flat_blocks();
     const unsigned long long block = flat_block();
@@ -142,8 +146,9 @@ extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned 
     }
     __syncthreads();
     const float4* from = src + base;
+    const unsigned long long first = n16 * block / blocks;
     const unsigned long long end = n16 * (block + 1) / blocks;
-    unsigned long long i = n16 * block / blocks + lane;
+    unsigned long long i = first + lane;
     float acc = 0.f;
     for (; i + 7 * width < end; i += 8 * width) {
         float4 v[8];
@@ -151,10 +156,25 @@ extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned 
         for (int k = 0; k < 8; k++) v[k] = from[i + k * width];
 #pragma unroll
         for (int k = 0; k < 8; k++) acc += v[k].x + v[k].y + v[k].z + v[k].w;
+        if (PACED) {
+            // The loads' values are used above, so the wait starts once they arrived.
+            const unsigned long long done = i + 8 * width - lane - first;
+            const unsigned long long due = start + (unsigned long long)((double)ns * (double)done / (double)(end - first));
+            unsigned long long now;
+            do {
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+            } while ((long long)(now - due) < 0);
+        }
     }
     for (; i < end; i += width) {
         float4 v = from[i];
         acc += v.x + v.y + v.z + v.w;
+    }
+    if (PACED) {
+        unsigned long long now;
+        do {
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        } while ((long long)(now - start) < (long long)ns);
     }
     __syncthreads();
     if (lane == 0) {
@@ -171,6 +191,23 @@ extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned 
         atomicMax(slot + 1, ~0ull);
     }
     grid_span_end(slot, start);
+}
+
+extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned long long src_words,
+                                       unsigned long long n16, unsigned long long* __restrict__ cursor,
+                                       unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    stream_body<false>(src, src_words, n16, cursor, 0ull, slot);
+}
+
+// stream_grid reading its words paced over `ns` of the global timer (see stream_body), and
+// lasting at least that long: stands in for a kernel whose bytes and duration are both known,
+// asking of the memory system what that kernel asked, spread as it spread it, and no more.
+extern "C" __global__ void stream_paced(const float4* __restrict__ src, unsigned long long src_words,
+                                        unsigned long long n16, unsigned long long* __restrict__ cursor,
+                                        unsigned long long ns, unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    stream_body<true>(src, src_words, n16, cursor, ns, slot);
 }
 
 // A latency-bound stand-in. Each warp takes `loads` dependent steps through `ring` — lines of

@@ -90,6 +90,10 @@ pub enum Kernel {
     /// unsigned long long*)`: a grid that reads a span of memory (from a fixed place, or where a
     /// device-side cursor says) and records its own span like `spin_grid_ns`.
     StreamGrid,
+    /// `stream_paced(const float4*, unsigned long long, unsigned long long, unsigned long long*,
+    /// unsigned long long, unsigned long long*)`: `stream_grid` reading evenly over a span of
+    /// GPU time and lasting at least that long.
+    StreamPaced,
     /// `chase_grid(unsigned long long, const unsigned*, unsigned, unsigned, unsigned*,
     /// unsigned, unsigned long long*)`: dependent coalesced reads through a ring, then a spin;
     /// records its span like `spin_grid_ns`.
@@ -98,7 +102,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 11] = [
+    pub const ALL: [Kernel; 12] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -109,6 +113,7 @@ impl Kernel {
         Kernel::SpinGridWindow,
         Kernel::HoldUntilReleased,
         Kernel::StreamGrid,
+        Kernel::StreamPaced,
         Kernel::ChaseGrid,
     ];
 
@@ -125,6 +130,7 @@ impl Kernel {
             Kernel::SpinGridWindow => "spin_grid_window",
             Kernel::HoldUntilReleased => "hold_until_released",
             Kernel::StreamGrid => "stream_grid",
+            Kernel::StreamPaced => "stream_paced",
             Kernel::ChaseGrid => "chase_grid",
         }
     }
@@ -137,6 +143,7 @@ impl Kernel {
             | Kernel::SpinGridNs
             | Kernel::SpinGridWindow
             | Kernel::StreamGrid
+            | Kernel::StreamPaced
             | Kernel::ChaseGrid => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
             Kernel::HoldUntilReleased => &HOLD,
@@ -163,6 +170,14 @@ impl Kernel {
             Kernel::SpinGridWindow => &[Param::U64, Param::Ptr, Param::U32, Param::Ptr],
             Kernel::HoldUntilReleased => &[Param::Ptr, Param::Ptr, Param::U64],
             Kernel::StreamGrid => &[Param::Ptr, Param::U64, Param::U64, Param::Ptr, Param::Ptr],
+            Kernel::StreamPaced => &[
+                Param::Ptr,
+                Param::U64,
+                Param::U64,
+                Param::Ptr,
+                Param::U64,
+                Param::Ptr,
+            ],
             Kernel::ChaseGrid => &[
                 Param::U64,
                 Param::Ptr,

@@ -241,6 +241,37 @@ impl Engine {
             .run(shape)
     }
 
+    /// [`Engine::stream_grid_from`] reading its `bytes` evenly over `ns` of GPU time instead of
+    /// as fast as it can, and lasting at least `ns` (longer where memory cannot keep that
+    /// pace). Stands in for a kernel whose bytes and duration are both known: it asks of the
+    /// memory system what that kernel asked, spread over its time, which a read sized only by
+    /// its duration overstates when other streams' kernels share the bandwidth.
+    #[allow(clippy::too_many_arguments)]
+    pub fn stream_paced_from<T: DeviceCopy>(
+        &self,
+        src: &DeviceBuffer<T>,
+        cursor: &mut DeviceBuffer<u64>,
+        bytes: usize,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let core = &self.inner.core;
+        cursor.check_owner(core, "stream_paced_from", "cursor")?;
+        core.check_len("stream_paced_from", "cursor", 1, cursor.len())?;
+        let words = self.stream_words("stream_paced_from", src, bytes, bytes, shape)?;
+        let offset = self.spin_grid_checked("stream_paced_from", slots, slot)?;
+        self.kernel(Kernel::StreamPaced)
+            .buf(src)
+            .u64((src.num_bytes() / 16) as u64)
+            .u64(words)
+            .buf(cursor)
+            .u64(ns)
+            .buf_at(slots, offset)
+            .run(shape)
+    }
+
     /// `bytes` as 16-byte words for a `stream_grid` of `shape` reading `src`, checked: `src`
     /// is this engine's and holds at least `need` bytes, whole words, and few enough that the
     /// kernel's split (words × block / blocks, in 64 bits) cannot overflow.

@@ -499,6 +499,41 @@ fn stream_grid_reads_its_range_and_records_a_span() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn stream_paced_from_reads_every_word_and_lasts_its_span() {
+    let e = engine();
+    // 64 Ki words of zero but the last = (-1.5, 0, 0, 0): reading it marks the slot.
+    let words = 1usize << 16;
+    let mut host = vec![0f32; words * 4];
+    host[(words - 1) * 4] = -1.5;
+    let src = e.htod(&host).unwrap();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    let wide = LaunchShape::linear(64, 128);
+    for ns in [0u64, 20_000] {
+        let mut c = e.zeros::<u64>(1).unwrap();
+        e.memset_zero(&mut slots, 64).unwrap();
+        e.stream_paced_from(&src, &mut c, words * 16, ns, wide, &mut slots, 1)
+            .unwrap();
+        let w = e.dtoh(&slots).unwrap();
+        // Every word was read (the marked last one too) and the cursor moved past them.
+        assert_eq!(w[4 + 1], u64::MAX, "paced over {ns} ns");
+        assert_eq!(e.dtoh(&c).unwrap()[0], words as u64);
+        // The grid's span, on the timer the kernel waits on, is at least what it was asked.
+        assert!(w[4 + 2] >= ns, "span {} under {ns}", w[4 + 2]);
+    }
+    // Bad input as stream_grid_from: a part word, a slot out of range.
+    let mut c = e.zeros::<u64>(1).unwrap();
+    let err = e
+        .stream_paced_from(&src, &mut c, 8, 1000, wide, &mut slots, 0)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    let err = e
+        .stream_paced_from(&src, &mut c, 16, 1000, wide, &mut slots, 2)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn stream_grid_from_reads_where_the_cursor_says_and_moves_it() {
     let e = engine();
     // 1024 words of zero but word 100 = (-1.5, 0, 0, 0): reading it marks the slot.

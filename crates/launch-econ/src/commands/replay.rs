@@ -205,6 +205,14 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
         );
     }
+    if f.paced_stand_ins > 0 {
+        let _ = writeln!(
+            out,
+            "  {} kernels (recorded >= {} us, their operator's inputs recorded) stand in by reading those inputs paced over their time: they ask as much of device memory as the recorded kernels did",
+            f.paced_stand_ins,
+            c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
+        );
+    }
     if f.chase_stand_ins > 0 {
         let _ = writeln!(
             out,

@@ -5,6 +5,7 @@
 //! every value they keep, and report the line (CSV) or event (JSON) of the first bad one.
 
 pub mod host;
+pub mod inputs;
 pub mod kineto;
 pub mod matmul;
 pub mod nsys;
@@ -99,6 +100,10 @@ pub struct Op {
     /// [`crate::occupancy`]).
     #[serde(skip)]
     pub resources: Option<crate::occupancy::BlockResources>,
+    /// Bytes of the tensors the kernel's operator took as inputs, where the trace recorded
+    /// them (see [`inputs::input_bytes`]); an operator's kernels share them by duration.
+    #[serde(skip)]
+    pub input_bytes: Option<f64>,
 }
 
 impl Op {
@@ -119,6 +124,7 @@ impl Op {
             matmul: None,
             step: None,
             from_graph: false,
+            input_bytes: None,
             resources: None,
         }
     }

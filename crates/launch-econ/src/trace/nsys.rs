@@ -241,6 +241,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         matmul: None,
         step: None,
         from_graph: false,
+        input_bytes: None,
         resources,
     })
 }

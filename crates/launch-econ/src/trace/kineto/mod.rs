@@ -29,6 +29,7 @@ use memra_engine::Gemm;
 use crate::occupancy::BlockResources;
 
 use super::host::{host_side, HostEvent, HostKind};
+use super::inputs;
 use super::matmul::{self, is_blas_kernel, MatmulRole};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
@@ -183,6 +184,9 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         matmul: (kind == HostKind::Operator)
             .then(|| matmul_op(ev))
             .flatten(),
+        inputs: (kind == HostKind::Operator)
+            .then(|| operator_inputs(ev))
+            .flatten(),
     }
 }
 
@@ -191,13 +195,14 @@ enum Converted {
     /// A GPU operation, with the `External id` of the CPU operator that launched it.
     Op(Op, Option<u64>),
     /// A CPU event; a runtime call's correlation id and whether it launched a graph (whose
-    /// kernels carry that id); a matmul operator's `External id` and GEMM (with recorded
-    /// shapes).
+    /// kernels carry that id); an operator's `External id` and GEMM (a matmul with recorded
+    /// shapes) and input bytes (any operator with recorded shapes).
     Host {
         event: HostEvent,
         correlation: Option<u64>,
         graph_launch: bool,
         matmul: Option<(u64, Gemm)>,
+        inputs: Option<(u64, u64)>,
     },
     /// A `ProfilerStep#N` annotation, on the host or (`gpu`) the GPU.
     Mark {
@@ -321,6 +326,7 @@ fn convert(ev: Event) -> Result<Converted, String> {
             matmul: None,
             step: None,
             from_graph: false,
+            input_bytes: None,
             resources: (cat == "kernel").then_some(resources).flatten(),
         },
         external,
@@ -357,21 +363,52 @@ fn int_lists(v: &Value) -> Option<Vec<Vec<i64>>> {
     )
 }
 
-/// A CPU operator's `External id` and GEMM, where it is a matmul with recorded shapes.
-fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
-    let name = ev.name.as_ref()?.as_str()?;
+/// A CPU operator's recorded inputs: `External id`, dims, element types and (if recorded)
+/// strides; `None` without an id, dims or types.
+struct RecordedInputs {
+    id: u64,
+    dims: Vec<Vec<i64>>,
+    types: Vec<String>,
+    strides: Option<Vec<Vec<i64>>>,
+}
+
+fn recorded_inputs(ev: &Event) -> Option<RecordedInputs> {
     let args = ev.args.as_ref()?;
     let id = as_uint(&args.external_id, "External id").ok().flatten()?;
     let dims = int_lists(args.input_dims.as_ref()?)?;
     let Value::Array(types) = args.input_type.as_ref()? else {
         return None;
     };
-    let types: Vec<String> = types
+    let types = types
         .iter()
         .map(|t| t.as_str().unwrap_or("").to_string())
         .collect();
     let strides = args.input_strides.as_ref().and_then(int_lists);
-    Some((id, matmul::of_op(name, &dims, &types, strides.as_deref())?))
+    Some(RecordedInputs {
+        id,
+        dims,
+        types,
+        strides,
+    })
+}
+
+/// A CPU operator's `External id` and GEMM, where it is a matmul with recorded shapes.
+fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
+    let name = ev.name.as_ref()?.as_str()?;
+    let r = recorded_inputs(ev)?;
+    Some((
+        r.id,
+        matmul::of_op(name, &r.dims, &r.types, r.strides.as_deref())?,
+    ))
+}
+
+/// A CPU operator's `External id` and the bytes of its input tensors, where recorded.
+fn operator_inputs(ev: &Event) -> Option<(u64, u64)> {
+    let r = recorded_inputs(ev)?;
+    Some((
+        r.id,
+        inputs::input_bytes(&r.dims, &r.types, r.strides.as_deref())?,
+    ))
 }
 
 struct Sink {
@@ -380,6 +417,8 @@ struct Sink {
     launched_by: Vec<(usize, u64)>,
     /// Matmul operators by `External id`.
     matmuls: HashMap<u64, Gemm>,
+    /// Operators' input bytes by `External id`.
+    inputs: HashMap<u64, u64>,
     /// The profiler's own work, (start, end) ns, clipped to the step at the end.
     overhead: Vec<(f64, f64)>,
     /// CPU events, summed into host sides at the end.
@@ -426,6 +465,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     correlation,
                     graph_launch,
                     matmul,
+                    inputs,
                 } => {
                     if self.0.host.len() >= MAX_HOST_EVENTS {
                         return Err(de::Error::custom(format!(
@@ -441,6 +481,9 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     }
                     if let Some((id, m)) = matmul {
                         self.0.matmuls.insert(id, m);
+                    }
+                    if let Some((id, bytes)) = inputs {
+                        self.0.inputs.insert(id, bytes);
                     }
                 }
                 Converted::Mark { gpu, mark } => {
@@ -513,12 +556,33 @@ fn mark_matmuls(sink: &mut Sink) {
     }
 }
 
+/// Shares each operator's input bytes among the kernels it launched, by their durations.
+fn share_inputs(sink: &mut Sink) {
+    let ops = &mut sink.walk.ops;
+    let mut time: HashMap<u64, f64> = HashMap::new();
+    let launched = |&&(i, id): &&(usize, u64)| {
+        sink.inputs.contains_key(&id) && matches!(ops[i].kind, OpKind::Kernel { .. })
+    };
+    for &(i, id) in sink.launched_by.iter().filter(launched) {
+        *time.entry(id).or_default() += ops[i].duration_ns;
+    }
+    for &(i, id) in &sink.launched_by {
+        let (Some(&bytes), Some(&t)) = (sink.inputs.get(&id), time.get(&id)) else {
+            continue;
+        };
+        if matches!(ops[i].kind, OpKind::Kernel { .. }) && t > 0.0 {
+            ops[i].input_bytes = Some(bytes as f64 * ops[i].duration_ns / t);
+        }
+    }
+}
+
 /// Reads a Chrome-trace JSON. `path` names the file in errors.
 pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     let mut sink = Sink {
         walk: Walk::default(),
         launched_by: Vec::new(),
         matmuls: HashMap::new(),
+        inputs: HashMap::new(),
         overhead: Vec::new(),
         host: Vec::new(),
         steps: StepEvidence::default(),
@@ -538,6 +602,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
     mark_matmuls(&mut sink);
+    share_inputs(&mut sink);
     for op in &mut sink.walk.ops {
         op.from_graph = op
             .correlation

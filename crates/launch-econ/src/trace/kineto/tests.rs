@@ -87,6 +87,29 @@ fn kernels_of_a_matmul_with_recorded_shapes_carry_its_gemm() {
 }
 
 #[test]
+fn operators_share_their_input_bytes_among_their_kernels_by_duration() {
+    let w = read_str(
+        r#"[
+        {"ph":"X","cat":"cpu_op","name":"aten::_cudnn_attention_forward","ts":100,"dur":9,"args":{"External id":7,
+         "Input Dims":[[1,2,1,64],[1,2,512,64],[1,2,512,64],[]],"Input type":["c10::Half","c10::Half","c10::Half","Scalar"]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::cat","ts":120,"dur":3,"args":{"External id":8,
+         "Input Dims":[[]],"Input type":["TensorList"]}},
+        {"ph":"X","cat":"kernel","name":"flash_fprop","ts":200,"dur":9,"args":{"External id":7,"grid":[4,2,1],"block":[128,1,1]}},
+        {"ph":"X","cat":"kernel","name":"lean_reduction","ts":210,"dur":1,"args":{"External id":7,"grid":[1,2,1],"block":[256,1,1]}},
+        {"ph":"X","cat":"kernel","name":"cat_kernel","ts":220,"dur":1,"args":{"External id":8,"grid":[8,1,1],"block":[128,1,1]}},
+        {"ph":"X","cat":"kernel","name":"k","ts":230,"dur":1,"args":{"grid":[8,1,1],"block":[128,1,1]}}
+    ]"#,
+    )
+    .unwrap();
+    let bytes: Vec<_> = w.ops.iter().map(|o| o.input_bytes).collect();
+    let total = 2.0 * (2.0 * 64.0 + 2.0 * 2.0 * 512.0 * 64.0);
+    assert_eq!(
+        bytes,
+        vec![Some(total * 0.9), Some(total * 0.1), None, None]
+    );
+}
+
+#[test]
 fn stream_waits_come_from_cuda_sync_events() {
     let w = read_str(
         r#"{"traceEvents":[
