@@ -491,12 +491,12 @@ def write_table(results, path):
             f"{priced(rp['saving_ms'], saving)} | "
             f"{priced(to['eager_step_ms'], e)} |")
     rows += ["", "Stand-ins: kernels recorded at 2 us or more stream memory and, on walks whose "
-             "streams overlap, recorded GEMMs run for real and element-wise kernels chase (the "
-             "default), or every kernel spins (`--stream-from-us off --gemms stand-in "
+             "streams overlap, recorded GEMMs run for real, long kernels with recorded inputs read "
+             "them paced and element-wise kernels chase (the default), or every kernel spins (`--stream-from-us off --gemms stand-in "
              "--concurrent-stand-ins spin`); graph step vs the real graph at the upper level.", "",
-             "| walk | streaming stand-ins | real GEMM kernels | chase stand-ins | "
-             "replay graph ms (err) | spins only ms (err) |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| walk | streaming stand-ins | real GEMM kernels | paced stand-ins | "
+             "chase stand-ins | replay graph ms (err) | spins only ms (err) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         so = r.get("replay_spins_only")
         if "error" in r or "replay" not in r or not so:
@@ -504,7 +504,8 @@ def write_table(results, path):
         go = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
         rp = r["replay"]["graph_step_ms"]
         rows.append(f"| {r['walk']} | {r['streaming_stand_ins']} | "
-                    f"{r.get('real_gemm_kernels', 0)} | {r.get('chase_stand_ins', 0)} | "
+                    f"{r.get('real_gemm_kernels', 0)} | {r.get('paced_stand_ins', 0)} | "
+                    f"{r.get('chase_stand_ins', 0)} | "
                     f"{priced(rp, go)} | "
                     f"{priced(so['graph_step_ms'], go)} |")
     rows += ["", "| walk | real graph ms | real graph, upper level ms | "

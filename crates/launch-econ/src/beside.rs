@@ -194,12 +194,7 @@ fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoin
         one.node_count()
     );
     let time = |g: &memra_engine::Graph| -> anyhow::Result<f64> {
-        let (a, b) = (e.event()?, e.event()?);
-        a.record()?;
-        g.launch()?;
-        b.record()?;
-        b.synchronize()?;
-        Ok(a.elapsed_ms(&b)? as f64 * 1e3)
+        Ok(e.gpu_time_ms(|| g.launch())? * 1e3)
     };
     for g in [&gemms, &one, &two] {
         g.launch()?;

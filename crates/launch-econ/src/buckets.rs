@@ -115,12 +115,7 @@ fn free(e: &Engine) -> anyhow::Result<i64> {
 }
 
 fn gpu_us(e: &Engine, g: &Graph) -> anyhow::Result<f64> {
-    let (s, t) = (e.event()?, e.event()?);
-    s.record()?;
-    g.launch()?;
-    t.record()?;
-    t.synchronize()?;
-    Ok(f64::from(s.elapsed_ms(&t)?) * 1e3)
+    Ok(e.gpu_time_ms(|| g.launch())? * 1e3)
 }
 
 /// Fails unless `y` holds `a + nodes × b` in its first `n` elements and 0 after.

@@ -36,10 +36,7 @@ pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
     let mut points = Vec::new();
     let mut spans = Vec::new();
     for &blocks in &CALIBRATION_BLOCKS {
-        let shape = LaunchShape {
-            grid: (blocks, 1, 1),
-            block: (128, 1, 1),
-        };
+        let shape = LaunchShape::linear(blocks, 128);
         for &ns in &CALIBRATION_NS {
             let mut over = Vec::new();
             for _ in 0..7 {

@@ -208,12 +208,7 @@ fn issue_then_sync(
 
 /// GPU time between two events around `work`, in µs.
 fn gpu_us(e: &Engine, work: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<f64> {
-    let (start, end) = (e.event()?, e.event()?);
-    start.record()?;
-    work()?;
-    end.record()?;
-    end.synchronize()?;
-    Ok(start.elapsed_ms(&end)? as f64 * 1e3)
+    Ok(e.gpu_time_ms(work)? * 1e3)
 }
 
 fn one_trial(e: &Engine, w: &mut Work, cfg: &Config, order: &[usize]) -> anyhow::Result<Trial> {

@@ -89,6 +89,24 @@ impl SmLimits {
         n.max(1)
     }
 
+    /// Dynamic shared memory a block of `threads_per_block` threads (with next to no
+    /// registers or shared memory of its own, as a stand-in's) must reserve so that an SM
+    /// holds no more of its blocks than of a kernel's with `resources`: 0 where the kernel's
+    /// own needs do not bind more than its threads do, or are not recorded. It leaves 1 KiB
+    /// for the stand-in's own shared memory and the allocation's rounding.
+    pub fn holding_shared_bytes(
+        &self,
+        threads_per_block: u32,
+        resources: Option<BlockResources>,
+    ) -> u32 {
+        let Some(r) = resources else { return 0 };
+        let want = self.resident_blocks(threads_per_block, Some(r));
+        if want >= self.resident_blocks(threads_per_block, None) {
+            return 0;
+        }
+        (self.shared_bytes / want).saturating_sub(self.reserved_shared_bytes + 1024)
+    }
+
     /// The share of the GPU `op` holds while it runs: its blocks over the blocks all SMs hold
     /// at once, at most 1 (a kernel of several waves holds all of it). 0 for copies and
     /// memsets, which the copy engines and not the SMs run.
@@ -96,7 +114,7 @@ impl SmLimits {
         let OpKind::Kernel { grid, block } = op.kind else {
             return 0.0;
         };
-        let blocks = LaunchShape { grid, block }.blocks() as f64;
+        let blocks = LaunchShape::of(grid, block).blocks() as f64;
         let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
         let resident = self.resident_blocks(threads, op.resources) as f64 * self.sms as f64;
         (blocks / resident).min(1.0)
@@ -120,6 +138,43 @@ mod tests {
             resources: res,
             ..Op::kernel("k", 0.0, 1000.0)
         }
+    }
+
+    #[test]
+    fn stand_ins_reserve_shared_memory_to_hold_as_few_blocks_as_their_kernels() {
+        let l = h200();
+        // Decode attention: 183 registers x 128 threads and 86 KB a block: 2 an SM, where a
+        // 128-thread stand-in alone would fit 16.
+        let attention = BlockResources {
+            registers_per_thread: 183,
+            shared_bytes: 86_336,
+        };
+        assert_eq!(l.resident_blocks(128, Some(attention)), 2);
+        let held = l.holding_shared_bytes(128, Some(attention));
+        let stand_in = BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: held + 64,
+        };
+        assert_eq!(l.resident_blocks(128, Some(stand_in)), 2);
+        // A whole SM's worth: one block, within what a block may ask for (227 KiB).
+        let gemm = BlockResources {
+            registers_per_thread: 168,
+            shared_bytes: 164_308,
+        };
+        let held = l.holding_shared_bytes(384, Some(gemm));
+        assert!(held <= 227 * 1024, "{held}");
+        let stand_in = BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: held + 64,
+        };
+        assert_eq!(l.resident_blocks(384, Some(stand_in)), 1);
+        // Needs that bind no more than the threads do, or none recorded: nothing reserved.
+        let light = BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: 4096,
+        };
+        assert_eq!(l.holding_shared_bytes(128, Some(light)), 0);
+        assert_eq!(l.holding_shared_bytes(128, None), 0);
     }
 
     #[test]

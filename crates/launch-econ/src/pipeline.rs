@@ -302,12 +302,8 @@ fn copy_bandwidth(a: &Engine, b: &Engine) -> anyhow::Result<f64> {
     let mut dst = b.zeros::<f32>(n)?;
     let mut gbs = Vec::new();
     for _ in 0..5 {
-        let (s, e) = (a.event()?, a.event()?);
-        s.record()?;
-        a.copy_to_peer(&src, b, &mut dst, n)?;
-        e.record()?;
-        e.synchronize()?;
-        gbs.push((n * 4) as f64 / (s.elapsed_ms(&e)? as f64 * 1e-3) / 1e9);
+        let ms = a.gpu_time_ms(|| a.copy_to_peer(&src, b, &mut dst, n))?;
+        gbs.push((n * 4) as f64 / (ms * 1e-3) / 1e9);
     }
     Ok(median(&gbs))
 }

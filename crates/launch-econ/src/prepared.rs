@@ -148,10 +148,7 @@ impl Prepared {
                     }
                 }
                 (OpKind::Kernel { grid, block }, None) => {
-                    let shape = LaunchShape {
-                        grid: *grid,
-                        block: *block,
-                    };
+                    let shape = LaunchShape::of(*grid, *block);
                     kernels += 1;
                     if plan.streams_op(op) {
                         let choice = plan.choose(op.duration_ns, (*grid, *block));
@@ -171,7 +168,7 @@ impl Prepared {
                             bytes,
                             ns,
                             ramp_ns: plan.ramp_ns((*grid, *block)),
-                            shape,
+                            shape: plan.held_shape(shape, op),
                             slot: kernels - 1,
                         }
                     } else {
@@ -181,7 +178,13 @@ impl Prepared {
                             (*grid, *block),
                             &mut sub_floor,
                         );
-                        spin_step(choice, shape, kernels - 1)
+                        let timed = !matches!(choice, Choice::Empty);
+                        let held = if timed {
+                            plan.held_shape(shape, op)
+                        } else {
+                            shape
+                        };
+                        spin_step(choice, held, kernels - 1)
                     }
                 }
                 (

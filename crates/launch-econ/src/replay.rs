@@ -276,6 +276,14 @@ pub fn replay(
         plan.roofline = crate::roofline::measure(e, walk.kernels())?;
     }
     plan.sub_floor = cfg.sub_floor;
+    if overlapping {
+        let info = e.device_info();
+        let (major, minor) = info.compute_capability;
+        plan.hold_sms = crate::occupancy::SmLimits::of(
+            &format!("{major}.{minor}"),
+            u32::try_from(info.sm_count).unwrap_or(0),
+        );
+    }
     if let (true, Some(ns)) = (overlapping, cfg.stream_from_ns) {
         if walk
             .kernels()
@@ -316,12 +324,7 @@ pub fn replay(
                 t.graph_wall_ms = s.elapsed().as_secs_f64() * per;
             }
         }
-        let (a, b) = (e.event()?, e.event()?);
-        a.record()?;
-        graph.launch()?;
-        b.record()?;
-        b.synchronize()?;
-        t.graph_gpu_ms = a.elapsed_ms(&b)? as f64;
+        t.graph_gpu_ms = e.gpu_time_ms(|| graph.launch())?;
         done += 1;
         if done > cfg.warmup {
             spans.push(laned.durations(cal.ramp_ns)?);

@@ -63,21 +63,14 @@ impl Roofline {
 pub fn copy_bandwidth(e: &Engine) -> anyhow::Result<f64> {
     let src = e.zeros::<u8>(COPY_BYTES)?;
     let mut dst = e.zeros::<u8>(COPY_BYTES)?;
-    let mut once = || -> anyhow::Result<f64> {
-        let (a, b) = (e.event()?, e.event()?);
-        a.record()?;
-        e.copy(&src, &mut dst, COPY_BYTES)?;
-        b.record()?;
-        b.synchronize()?;
-        Ok(a.elapsed_ms(&b)? as f64)
-    };
-    once()?; // warm-up
-    let ms = (0..RUNS)
-        .map(|_| once())
-        .collect::<anyhow::Result<Vec<_>>>()?
-        .into_iter()
-        .fold(f64::INFINITY, f64::min);
+    let ms = fastest_ms(|| Ok(e.gpu_time_ms(|| e.copy(&src, &mut dst, COPY_BYTES))?))?;
     Ok(2.0 * COPY_BYTES as f64 / (ms * 1e6))
+}
+
+/// The fastest of [`RUNS`] timings by `time` (ms), after one left out as a warm-up.
+fn fastest_ms(mut time: impl FnMut() -> anyhow::Result<f64>) -> anyhow::Result<f64> {
+    time()?;
+    (0..RUNS).try_fold(f64::INFINITY, |best, _| Ok(best.min(time()?)))
 }
 
 /// The element types of the recorded GEMMs among `ops`, each once, in the order first seen.
@@ -103,19 +96,6 @@ pub fn measure<'a>(
     if types.is_empty() {
         return Ok(None);
     }
-    let fastest = |mut f: Box<dyn FnMut() -> anyhow::Result<f64> + '_>| -> anyhow::Result<f64> {
-        f()?; // warm-up
-        let t = (0..RUNS).map(|_| f()).collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(t.iter().copied().fold(f64::INFINITY, f64::min))
-    };
-    let time_ms = |run: &mut dyn FnMut() -> memra_engine::Result<()>| -> anyhow::Result<f64> {
-        let (a, b) = (e.event()?, e.event()?);
-        a.record()?;
-        run()?;
-        b.record()?;
-        b.synchronize()?;
-        Ok(a.elapsed_ms(&b)? as f64)
-    };
     let bytes_per_ns = copy_bandwidth(e)?;
     e.prepare_gemm()?;
     let mut flops_per_ns = HashMap::new();
@@ -133,7 +113,7 @@ pub fn measure<'a>(
         let (a, b, c) = g.bytes();
         let (a, b) = (e.zeros::<u8>(a)?, e.zeros::<u8>(b)?);
         let mut c = e.zeros::<u8>(c)?;
-        let ms = fastest(Box::new(|| time_ms(&mut || e.gemm(&g, &a, &b, &mut c))))?;
+        let ms = fastest_ms(|| Ok(e.gpu_time_ms(|| e.gemm(&g, &a, &b, &mut c))?))?;
         flops_per_ns.insert(dtype, flops(&g) / (ms * 1e6));
     }
     Ok(Some(Roofline {

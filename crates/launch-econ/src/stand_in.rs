@@ -195,6 +195,10 @@ pub struct StandInPlan {
     /// none), where the device's copy bandwidth (`bytes_per_ns`) could have read them in it.
     pub paced_from_ns: f64,
     pub bytes_per_ns: f64,
+    /// On walks whose streams run side by side: what an SM of this device holds, so that
+    /// timed stand-ins reserve the shared memory that holds as few of their blocks an SM as
+    /// the recorded kernel's needs allowed ([`crate::occupancy::SmLimits::holding_shared_bytes`]).
+    pub hold_sms: Option<crate::occupancy::SmLimits>,
 }
 
 /// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
@@ -249,6 +253,16 @@ impl StandInPlan {
     /// measured gets the spin asked for the recorded duration.
     pub fn choose(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
         self.choose_carrying(recorded_ns, shape, &mut SubFloorCarry::default())
+    }
+
+    /// The launch shape of `op`'s timed stand-in (see [`StandInPlan::hold_sms`]).
+    pub fn held_shape(&self, shape: LaunchShape, op: &crate::trace::Op) -> LaunchShape {
+        let (x, y, z) = shape.block;
+        let threads = x.saturating_mul(y).saturating_mul(z);
+        let bytes = self
+            .hold_sms
+            .map_or(0, |l| l.holding_shared_bytes(threads, op.resources));
+        shape.with_shared(bytes)
     }
 
     /// [`StandInPlan::choose`] among spins and the empty kernel only (no chase).
@@ -343,12 +357,7 @@ pub fn node_us(
         g.launch()?;
         let mut t = Vec::new();
         for _ in 0..3 {
-            let (a, b) = (e.event()?, e.event()?);
-            a.record()?;
-            g.launch()?;
-            b.record()?;
-            b.synchronize()?;
-            t.push(a.elapsed_ms(&b)? as f64 * 1e3);
+            t.push(e.gpu_time_ms(|| g.launch())? * 1e3);
         }
         per_size.push(median(&t));
     }
@@ -397,7 +406,7 @@ pub fn plan(
             if shapes.contains_key(&(grid, block)) {
                 continue;
             }
-            let shape = LaunchShape { grid, block };
+            let shape = LaunchShape::of(grid, block);
             let spin_zero_us = node_us(e, |eng| eng.spin_grid(0, shape, &mut slots, 0))?;
             let spin_zero_span_ns = e.dtoh(&slots)?[2] as f64;
             let nodes = ShapeNodes {
@@ -438,6 +447,7 @@ pub fn plan(
         roofline: None,
         paced_from_ns: f64::INFINITY,
         bytes_per_ns: 0.0,
+        hold_sms: None,
     })
 }
 
@@ -468,6 +478,7 @@ mod tests {
             roofline: None,
             paced_from_ns: 2000.0,
             bytes_per_ns: 4000.0,
+            hold_sms: None,
         }
     }
 

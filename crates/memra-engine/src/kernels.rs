@@ -7,10 +7,11 @@
 //! source, a cache hit a file read.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 use sha2::{Digest, Sha256};
 
@@ -204,7 +205,13 @@ pub(crate) struct Kernels {
     plain: FunctionSet,
     pdl: OnceLock<FunctionSet>,
     loader: Loader,
+    /// The dynamic shared memory each function (plain builds, then PDL builds, by
+    /// discriminant) was allowed beyond the default, bytes.
+    shared_allowed: [AtomicU32; 2 * Kernel::ALL.len()],
 }
+
+/// Dynamic shared memory a block may ask for without opting in, bytes.
+const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
 
 impl Kernels {
     /// The function of `k` in the build for launches with (`pdl`) or without PDL; the PDL
@@ -223,6 +230,29 @@ impl Kernels {
             feature: k.name(),
             why: why.clone(),
         })
+    }
+
+    /// [`Kernels::get`], with the function allowed `shared_bytes` of dynamic shared memory a
+    /// block (above 48 KiB a launch must opt in; the attribute is raised once per size, never
+    /// lowered). Errors from the driver (more than the device gives a block) come back raw.
+    pub(crate) fn get_shared(
+        &self,
+        k: Kernel,
+        pdl: bool,
+        shared_bytes: u32,
+    ) -> Result<std::result::Result<&CudaFunction, cudarc::driver::DriverError>> {
+        let f = self.get(k, pdl)?;
+        let allowed = &self.shared_allowed[k as usize + if pdl { Kernel::ALL.len() } else { 0 }];
+        if shared_bytes > DEFAULT_SHARED_BYTES && shared_bytes > allowed.load(Ordering::Relaxed) {
+            if let Err(e) = f.set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                i32::try_from(shared_bytes).unwrap_or(i32::MAX),
+            ) {
+                return Ok(Err(e));
+            }
+            allowed.fetch_max(shared_bytes, Ordering::Relaxed);
+        }
+        Ok(Ok(f))
     }
 }
 
@@ -354,6 +384,7 @@ impl Kernels {
             plain: functions,
             pdl: OnceLock::new(),
             loader,
+            shared_allowed: std::array::from_fn(|_| AtomicU32::new(0)),
         };
         Ok((kernels, report))
     }

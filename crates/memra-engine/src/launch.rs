@@ -20,6 +20,10 @@ pub struct LaunchShape {
     pub grid: (u32, u32, u32),
     /// Threads per block in x, y, z.
     pub block: (u32, u32, u32),
+    /// Dynamic shared memory each block reserves on its SM, bytes (0: none). A stand-in asks
+    /// for it to hold as few blocks an SM as the kernel it stands for could: that, not its
+    /// own code, decides what runs beside it on another stream.
+    pub shared_bytes: u32,
 }
 
 impl LaunchShape {
@@ -28,6 +32,24 @@ impl LaunchShape {
         LaunchShape {
             grid: (grid, 1, 1),
             block: (block, 1, 1),
+            shared_bytes: 0,
+        }
+    }
+
+    /// Of `grid` and `block`, reserving no dynamic shared memory.
+    pub fn of(grid: (u32, u32, u32), block: (u32, u32, u32)) -> Self {
+        LaunchShape {
+            grid,
+            block,
+            shared_bytes: 0,
+        }
+    }
+
+    /// This shape with each block reserving `bytes` of dynamic shared memory.
+    pub fn with_shared(self, bytes: u32) -> Self {
+        LaunchShape {
+            shared_bytes: bytes,
+            ..self
         }
     }
 
@@ -185,7 +207,11 @@ impl<'a> Launch<'a> {
             return Err(e);
         }
         check_args(self.kernel, &mut self.args[..self.len], shape, params)?;
-        Ok(self.kernels.get(self.kernel, pdl)?.cu_function())
+        let f = self
+            .kernels
+            .get_shared(self.kernel, pdl, shape.shared_bytes)?
+            .map_err(|source| self.core.driver("cuFuncSetAttribute", source))?;
+        Ok(f.cu_function())
     }
 
     /// Launches on the engine stream.
@@ -259,7 +285,16 @@ pub unsafe fn launch_raw(
 ) -> std::result::Result<(), cudarc::driver::DriverError> {
     if !pdl {
         // SAFETY: the caller's contract is cuLaunchKernel's.
-        return unsafe { result::launch_kernel(f, shape.grid, shape.block, 0, stream, params) };
+        return unsafe {
+            result::launch_kernel(
+                f,
+                shape.grid,
+                shape.block,
+                shape.shared_bytes,
+                stream,
+                params,
+            )
+        };
     }
     // SAFETY: a launch attribute is plain data; all-zero is a valid value of its union.
     let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
@@ -272,7 +307,7 @@ pub unsafe fn launch_raw(
         blockDimX: shape.block.0,
         blockDimY: shape.block.1,
         blockDimZ: shape.block.2,
-        sharedMemBytes: 0,
+        sharedMemBytes: shape.shared_bytes,
         hStream: stream,
         attrs: &mut attr,
         numAttrs: 1,
@@ -291,19 +326,10 @@ mod tests {
         assert!(LaunchShape::linear(132, 256).validate("t").is_ok());
         for bad in [
             LaunchShape::linear(0, 1),
-            LaunchShape {
-                grid: (1, 70000, 1),
-                block: (1, 1, 1),
-            },
+            LaunchShape::of((1, 70000, 1), (1, 1, 1)),
             LaunchShape::linear(1, 2048),
-            LaunchShape {
-                grid: (1, 1, 1),
-                block: (64, 64, 1),
-            },
-            LaunchShape {
-                grid: (1, 1, 1),
-                block: (1, 1, 65),
-            },
+            LaunchShape::of((1, 1, 1), (64, 64, 1)),
+            LaunchShape::of((1, 1, 1), (1, 1, 65)),
         ] {
             let e = bad.validate("spin").unwrap_err();
             assert!(

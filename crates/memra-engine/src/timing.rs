@@ -32,6 +32,22 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// GPU time of the work `work` issues on the engine stream, ms: an event recorded before
+    /// it and one after, waited for. Refused during capture, as waiting is.
+    pub fn gpu_time_ms<E: From<Error>>(
+        &self,
+        work: impl FnOnce() -> std::result::Result<(), E>,
+    ) -> std::result::Result<f64, E> {
+        let (start, end) = (self.event()?, self.event()?);
+        start.record()?;
+        work()?;
+        end.record()?;
+        end.synchronize()?;
+        Ok(f64::from(start.elapsed_ms(&end)?))
+    }
+}
+
 impl Event {
     /// Records the event on the engine stream (allowed during capture, where it becomes an
     /// event-record node).

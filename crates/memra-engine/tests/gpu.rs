@@ -328,10 +328,7 @@ fn events_time_gpu_work() {
     let e = engine();
     let (start, end) = (e.event().unwrap(), e.event().unwrap());
     start.record().unwrap();
-    let shape = LaunchShape {
-        grid: (1, 1, 1),
-        block: (32, 1, 1),
-    };
+    let shape = LaunchShape::of((1, 1, 1), (32, 1, 1));
     let mut sink = e.zeros::<u32>(1).unwrap();
     e.spin(200_000, shape, Some(&mut sink)).unwrap();
     end.record().unwrap();
@@ -345,6 +342,21 @@ fn events_time_gpu_work() {
         ms as f64 * 1e6 >= spun_ns,
         "events {ms} ms < spin {spun_ns} ns"
     );
+    // The same through gpu_time_ms, which also passes the work's error on.
+    let ms = e
+        .gpu_time_ms(|| e.spin(200_000, shape, Some(&mut sink)))
+        .unwrap();
+    let spun_ns = e.dtoh(&sink).unwrap()[0] as f64;
+    assert!(ms * 1e6 >= spun_ns, "events {ms} ms < spin {spun_ns} ns");
+    let err = e
+        .gpu_time_ms(|| {
+            Err(memra_engine::Error::InvalidArgument {
+                op: "work",
+                what: "refused".into(),
+            })
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("refused"), "{err}");
 }
 
 #[test]
@@ -408,10 +420,7 @@ fn spin_grid_spans_about_ns_over_many_waves_and_resets_its_slot() {
     let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
     // ~100 waves on any current GPU (how much shorter than 100 x ns the span is, the replay
     // reports as fidelity; here only behaviour is checked, not timing).
-    let big = LaunchShape {
-        grid: (100_000, 1, 1),
-        block: (256, 1, 1),
-    };
+    let big = LaunchShape::of((100_000, 1, 1), (256, 1, 1));
     let ns = 50_000;
     e.spin_grid(ns, big, &mut slots, 1).unwrap();
     let s = e.dtoh(&slots).unwrap();
@@ -487,10 +496,7 @@ fn stream_grid_reads_its_range_and_records_a_span() {
     let err = e.stream_grid(&src, 8, 16, one, &mut slots, 1).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
     // More words × blocks than the kernel's 64-bit split can hold.
-    let huge = LaunchShape {
-        grid: (i32::MAX as u32, 65535, 65535),
-        block: (1, 1, 1),
-    };
+    let huge = LaunchShape::of((i32::MAX as u32, 65535, 65535), (1, 1, 1));
     let err = e.stream_grid(&src, 0, 64, huge, &mut slots, 1).unwrap_err();
     assert!(err.to_string().contains("more than it can split"), "{err}");
     let err = e.stream_grid(&src, 0, 16, one, &mut slots, 2).unwrap_err();

@@ -101,7 +101,7 @@ pub struct Op {
     #[serde(skip)]
     pub resources: Option<crate::occupancy::BlockResources>,
     /// Bytes of the tensors the kernel's operator took as inputs, where the trace recorded
-    /// them (see [`inputs::input_bytes`]); an operator's kernels share them by duration.
+    /// them (see [`inputs::input_bytes`]), on the operator's longest kernel only.
     #[serde(skip)]
     pub input_bytes: Option<f64>,
 }

@@ -291,7 +291,8 @@ impl Graph {
         let f = engine
             .inner
             .kernels
-            .get(kernel, engine.pdl())?
+            .get_shared(kernel, engine.pdl(), shape.shared_bytes)?
+            .map_err(|source| core.driver("cuFuncSetAttribute", source))?
             .cu_function();
         let p = sys::CUDA_KERNEL_NODE_PARAMS {
             func: f,
@@ -301,7 +302,7 @@ impl Graph {
             blockDimX: shape.block.0,
             blockDimY: shape.block.1,
             blockDimZ: shape.block.2,
-            sharedMemBytes: 0,
+            sharedMemBytes: shape.shared_bytes,
             kernelParams: params.as_mut_ptr(),
             extra: std::ptr::null_mut(),
             kern: std::ptr::null_mut(),

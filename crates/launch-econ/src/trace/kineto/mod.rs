@@ -556,23 +556,23 @@ fn mark_matmuls(sink: &mut Sink) {
     }
 }
 
-/// Shares each operator's input bytes among the kernels it launched, by their durations.
-fn share_inputs(sink: &mut Sink) {
+/// Gives each operator's input bytes to the longest kernel it launched (the first of equals):
+/// an operator of several kernels reads its inputs in its main one, and the others read what
+/// that one wrote (a split-K reduction, attention's combine step).
+fn assign_inputs(sink: &mut Sink) {
     let ops = &mut sink.walk.ops;
-    let mut time: HashMap<u64, f64> = HashMap::new();
-    let launched = |&&(i, id): &&(usize, u64)| {
-        sink.inputs.contains_key(&id) && matches!(ops[i].kind, OpKind::Kernel { .. })
-    };
-    for &(i, id) in sink.launched_by.iter().filter(launched) {
-        *time.entry(id).or_default() += ops[i].duration_ns;
-    }
+    let mut longest: HashMap<u64, usize> = HashMap::new();
     for &(i, id) in &sink.launched_by {
-        let (Some(&bytes), Some(&t)) = (sink.inputs.get(&id), time.get(&id)) else {
+        if !sink.inputs.contains_key(&id) || !matches!(ops[i].kind, OpKind::Kernel { .. }) {
             continue;
-        };
-        if matches!(ops[i].kind, OpKind::Kernel { .. }) && t > 0.0 {
-            ops[i].input_bytes = Some(bytes as f64 * ops[i].duration_ns / t);
         }
+        let best = longest.entry(id).or_insert(i);
+        if ops[i].duration_ns > ops[*best].duration_ns {
+            *best = i;
+        }
+    }
+    for (id, i) in longest {
+        ops[i].input_bytes = Some(sink.inputs[&id] as f64);
     }
 }
 
@@ -602,7 +602,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
     mark_matmuls(&mut sink);
-    share_inputs(&mut sink);
+    assign_inputs(&mut sink);
     for op in &mut sink.walk.ops {
         op.from_graph = op
             .correlation
