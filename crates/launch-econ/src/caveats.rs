@@ -28,7 +28,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
     );
     match real_gemms {
         Some((real, kernels)) if real > 0 => format!(
-            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; of the other kernels, standing in, the chases stretch beside memory traffic as element-wise kernels do and the spins do not, and what either does to kernels beside it is only what its reads and its blocks do"
+            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; of the other kernels, standing in, long ones whose inputs were recorded read them paced over their time, the chases stretch beside memory traffic as element-wise kernels do and the spins do not; each holds no more blocks an SM than its kernel could, and what it does to kernels beside it is only that and its reads"
         ),
         Some(_) => format!(
             "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
