@@ -369,6 +369,36 @@ fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
     assert!(text.contains("4 kernels stand in by a chase"), "{text}");
 }
 
+/// Decode attention on two streams whose operator inputs the trace recorded (33.6 MB in
+/// 18 µs each, 86 KB of shared memory a block): both stand in by paced reads, holding the
+/// SMs as the recorded kernels did (above the 48 KiB a launch gets without opting in), and
+/// the report says so; the prologue's 4 KB of inputs do not pace, nor does anything with
+/// `--stream-from-us off` or on one stream.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn long_kernels_with_recorded_inputs_read_them_paced_beside_other_streams() {
+    let fx = fixture("kineto_two_streams_attention.json");
+    let quick = "--trials 2 --reps 3 --warmup 0";
+    let out = succeeds(&replay(&fx, quick));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("2 kernels (recorded >= 2 us, their operator's inputs recorded) stand in by reading those inputs paced"),
+        "{text}"
+    );
+    let paced = |flags: &str| {
+        let v = json_of(&succeeds(&replay(
+            &fx,
+            &format!("{quick} --export-json - {flags}"),
+        )));
+        v["result"]["replay"]["fidelity"]["paced_stand_ins"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(paced(""), 2);
+    assert_eq!(paced("--stream-from-us off"), 0);
+    assert_eq!(paced("--stream 13"), 0);
+}
+
 /// Two streams of GEMMs whose shapes the trace recorded: the GEMMs run for real (cuBLAS) and
 /// the report says so; `--gemms stand-in` stands them in like every other kernel.
 #[test]
