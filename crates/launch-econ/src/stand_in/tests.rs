@@ -1,0 +1,191 @@
+//! Unit tests of `stand_in`.
+
+use super::*;
+
+const WIDE: ShapeKey = ((2048, 1, 1), (128, 1, 1));
+
+/// A plan with one measured shape, WIDE: spin nodes 2.0 µs at 0 ns and `probe_us` at
+/// the probe, the empty kernel 1.7 µs, the empty spin's span 300 ns.
+fn plan_with(probe_us: f64) -> StandInPlan {
+    let nodes = ShapeNodes {
+        spin_zero_us: 2.0,
+        spin_probe_us: probe_us,
+        empty_us: 1.7,
+        spin_zero_span_ns: 300.0,
+        chase: None,
+    };
+    StandInPlan {
+        gap_us: 0.1,
+        shapes: HashMap::from([(WIDE, nodes)]),
+        stream_from_ns: 3000.0,
+        ramp_ns: 680.0,
+        real_gemms: false,
+        sub_floor: SubFloor::Balance,
+        chase_element_wise_only: false,
+        roofline: None,
+        paced_from_ns: 2000.0,
+        bytes_per_ns: 4000.0,
+        hold_sms: None,
+    }
+}
+
+#[test]
+fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
+    let p = plan_with(4.0);
+    let mut op = crate::trace::Op::kernel("attention", 0.0, 18_000.0);
+    // Unrecorded inputs: no pacing.
+    assert_eq!(p.paced_bytes(&op), None);
+    // 58.7 MB in 18 µs (3.3 GB/ms, under the 4 of the plan): paced, whole words.
+    op.input_bytes = Some(58_720_000.5);
+    assert_eq!(p.paced_bytes(&op), Some(58_720_016));
+    // More than the device reads in that time: not all read, so no pacing.
+    op.input_bytes = Some(4000.0 * 18_000.0 + 16.0);
+    assert_eq!(p.paced_bytes(&op), None);
+    // A tenth of what the device reads in that time is the least that paces.
+    op.input_bytes = Some(0.1 * 4000.0 * 18_000.0 - 16.0);
+    assert_eq!(p.paced_bytes(&op), None);
+    // Shorter than the plan paces from.
+    op.input_bytes = Some(1_000_000.0);
+    op.duration_ns = 1500.0;
+    assert_eq!(p.paced_bytes(&op), None);
+    // A plan that does not pace.
+    let off = StandInPlan {
+        paced_from_ns: f64::INFINITY,
+        ..plan_with(4.0)
+    };
+    op.duration_ns = 18_000.0;
+    assert_eq!(off.paced_bytes(&op), None);
+}
+
+#[test]
+fn requests_put_the_node_at_recorded_plus_gap() {
+    let p = plan_with(4.0);
+    // 2.4 + 0.1 = 2.5 µs: a quarter of the way from 2.0 to 4.0 -> 500 ns.
+    assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(500));
+    // Beyond the probe: 2000 ns plus a ns per ns past 4.0 µs.
+    assert_eq!(p.choose(4900.0, WIDE), Choice::Spin(3000));
+    // Shorter than the empty spin: the nearer of the empty kernel and the empty spin.
+    assert_eq!(p.choose(1600.0, WIDE), Choice::Empty);
+    assert_eq!(p.choose(1880.0, WIDE), Choice::Spin(0));
+    assert!(p.streams(3000.0) && !p.streams(2999.0));
+    // Node 2.0 µs less the 0.1 µs gap and the 300 ns span; unmeasured: the calibration's.
+    assert!((p.ramp_ns(WIDE) - 1600.0).abs() < 1e-9);
+    assert_eq!(p.ramp_ns(((1, 1, 1), (32, 1, 1))), 680.0);
+}
+
+#[test]
+fn balanced_sub_floor_choices_sum_to_their_targets_where_nearest_ones_drift() {
+    // Recorded 1.78 µs: target 1.88, between the empty kernel (1.7) and the empty spin (2.0);
+    // the spin is nearer (+0.12 against -0.18).
+    let mut nearest = plan_with(4.0);
+    nearest.sub_floor = SubFloor::Nearest;
+    let balance = plan_with(4.0);
+    let (mut cn, mut cb) = (SubFloorCarry::default(), SubFloorCarry::default());
+    let mut empties = 0;
+    for _ in 0..100 {
+        assert_eq!(
+            nearest.choose_carrying(1780.0, WIDE, &mut cn),
+            Choice::Spin(0)
+        );
+        if balance.choose_carrying(1780.0, WIDE, &mut cb) == Choice::Empty {
+            empties += 1;
+        }
+    }
+    assert_eq!((cn.kernels, cb.kernels), (100, 100));
+    assert!((cn.over_us - 12.0).abs() < 1e-9, "{}", cn.over_us);
+    // 40 × -0.18 + 60 × 0.12 = 0: the empty kernel for 40 of the 100.
+    assert_eq!(empties, 40);
+    assert!(cb.over_us.abs() <= 0.18 + 1e-9, "{}", cb.over_us);
+    // Kernels above the floor neither use nor change the carry.
+    let before = cb;
+    assert_eq!(
+        balance.choose_carrying(2400.0, WIDE, &mut cb),
+        Choice::Spin(500)
+    );
+    assert_eq!(cb, before);
+}
+
+proptest::proptest! {
+    /// Where every target lies between the two floors, the carried error never exceeds the
+    /// widest gap between them.
+    #[test]
+    fn balanced_carry_stays_within_the_floor_gap(
+        kernels in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0.05f64..1.0), 1..200)
+    ) {
+        let mut plan = plan_with(4.0);
+        let mut carry = SubFloorCarry::default();
+        let mut widest = 0.0f64;
+        for (i, (empty_frac, at, width)) in kernels.into_iter().enumerate() {
+            let shape = ((i as u32 + 1, 1, 1), (32, 1, 1));
+            let empty_us = 0.5 + empty_frac;
+            plan.shapes.insert(shape, ShapeNodes {
+                spin_zero_us: empty_us + width,
+                spin_probe_us: empty_us + width + 2.0,
+                empty_us,
+                spin_zero_span_ns: 100.0,
+                chase: None,
+            });
+            widest = widest.max(width);
+            let target_us = empty_us + at * width;
+            plan.choose_carrying((target_us - plan.gap_us) * 1e3, shape, &mut carry);
+            proptest::prop_assert!(carry.over_us.abs() <= widest + 1e-9);
+        }
+    }
+}
+
+#[test]
+fn chases_take_whole_steps_and_spin_the_rest_above_their_floor() {
+    let mut p = plan_with(4.0);
+    let chase = ChaseNodes {
+        zero_us: 1.1,
+        steps_us: 1.1 + 8.0 * 0.2,
+        spin_us: 1.1 + 2.0,
+    };
+    p.shapes.get_mut(&WIDE).unwrap().chase = Some(chase);
+    // Target 2.5 µs: 1.4 over the floor, 7 steps of 0.2, nothing left to spin.
+    assert_eq!(p.choose(2400.0, WIDE), Choice::Chase { steps: 7, ns: 0 });
+    // Target 2.65: 7 steps and 0.15 µs of spin (a ns per ns here).
+    assert_eq!(p.choose(2550.0, WIDE), Choice::Chase { steps: 7, ns: 150 });
+    // Exactly at the floor: no steps; below it the spin plan (the empty kernel here).
+    assert_eq!(p.choose(1000.0, WIDE), Choice::Chase { steps: 0, ns: 0 });
+    assert_eq!(p.choose(900.0, WIDE), Choice::Empty);
+    // Steps measured no longer than none (noise): the whole rest spins.
+    let flat = ChaseNodes {
+        steps_us: 1.0,
+        ..chase
+    };
+    assert_eq!(flat.request(2.1), Some((0, 1000)));
+    assert_eq!(flat.request(f64::NAN), None);
+    // Element-wise kernels only: a LayerNorm of the same shape spins.
+    p.chase_element_wise_only = true;
+    let mut carry = SubFloorCarry::default();
+    let add =
+        "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::Half>>";
+    let norm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half>";
+    assert_eq!(
+        p.choose_named(add, 2400.0, WIDE, &mut carry),
+        Choice::Chase { steps: 7, ns: 0 }
+    );
+    assert_eq!(
+        p.choose_named(norm, 2400.0, WIDE, &mut carry),
+        Choice::Spin(500)
+    );
+    assert!(is_element_wise("triton_poi_fused_mul_silu_1"));
+    assert!(!is_element_wise("triton_red_fused_add_mean_0"));
+}
+
+#[test]
+fn unmeasured_shapes_spin_for_the_recording() {
+    let p = plan_with(4.0);
+    assert_eq!(
+        p.choose(1234.4, ((1, 1, 1), (32, 1, 1))),
+        Choice::Spin(1234)
+    );
+}
+
+#[test]
+fn a_flat_probe_still_gives_a_request() {
+    // A probe no longer than the empty spin (noise): requests grow ns for ns.
+    let p = plan_with(2.0);
+    assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(2500));
+}
