@@ -267,7 +267,9 @@ pub struct ReplayArgs {
     pub spin_ramp_ns: f64,
 
     /// Kernels recorded at least this long, µs, stand in by streaming memory (as a decode
-    /// step's kernels stream weights) instead of spinning; `off`: every kernel spins.
+    /// step's kernels stream weights) instead of spinning; on walks whose streams run side
+    /// by side, those whose operator's inputs the trace recorded read them paced over their
+    /// recorded time instead; `off`: neither.
     #[arg(long, default_value_t = crate::stand_in::DEFAULT_STREAM_FROM_NS / 1e3, value_parser = parse_from_us)]
     pub stream_from_us: f64,
 
@@ -295,7 +297,8 @@ pub struct ReplayArgs {
     /// side: `chase-element-wise`, a chase (dependent reads through the L2, then a spin) for
     /// kernels named element-wise, which stretch beside other streams' memory traffic as
     /// real ones do, and the clock spin for the others; `chase`, a chase for every kernel;
-    /// `spin`, the clock spin for every kernel, as on one stream.
+    /// `spin`, the clock spin for every kernel, as on one stream. (Long kernels with recorded
+    /// inputs read them paced whichever is chosen: see --stream-from-us.)
     #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentStandIn::ChaseElementWise)]
     pub concurrent_stand_ins: crate::stand_in::ConcurrentStandIn,
 
