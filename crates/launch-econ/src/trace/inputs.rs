@@ -72,13 +72,7 @@ pub fn input_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn dims(d: &[&[i64]]) -> Vec<Vec<i64>> {
-        d.iter().map(|x| x.to_vec()).collect()
-    }
-    fn types(t: &[&str]) -> Vec<String> {
-        t.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::trace::matmul::tests::{dims, types};
 
     #[test]
     fn attention_reads_its_query_keys_and_values() {

@@ -112,14 +112,16 @@ pub fn of_op(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn dims(d: &[&[i64]]) -> Vec<Vec<i64>> {
+    /// Recorded `Input Dims` from literals.
+    pub(crate) fn dims(d: &[&[i64]]) -> Vec<Vec<i64>> {
         d.iter().map(|x| x.to_vec()).collect()
     }
 
-    fn types(t: &[&str]) -> Vec<String> {
+    /// Recorded `Input type`s from literals.
+    pub(crate) fn types(t: &[&str]) -> Vec<String> {
         t.iter().map(|s| s.to_string()).collect()
     }
 
