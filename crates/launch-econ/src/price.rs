@@ -53,6 +53,22 @@ pub enum GraphSource {
     Model,
 }
 
+impl GraphSource {
+    /// How far this source's graph step came from the real graph on nearly all of the H200
+    /// validation walks (docs/validation-h200.md, 41 walks in one session: the replay within
+    /// 5% on 38, the offline model within 10% on 39), as a fraction.
+    pub fn validated_error(self) -> f64 {
+        match self {
+            GraphSource::Replay => 0.05,
+            GraphSource::Model => 0.10,
+        }
+    }
+}
+
+/// A saving this small against the graph step's validated error is flagged: that error is at
+/// least this share of the saving.
+const SMALL_SAVING_SHARE: f64 = 0.1;
+
 /// The prediction block of `replay` and `replay --summary`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StepPrice {
@@ -65,6 +81,10 @@ pub struct StepPrice {
     pub build_ms: f64,
     /// Steps of replay that pay back the build; `None` without a saving.
     pub break_even_steps: Option<f64>,
+    /// How far the graph step may be off, ms: its source's validated error
+    /// ([`GraphSource::validated_error`]) of it; the saving carries the same.
+    #[serde(default)]
+    pub graph_step_error_ms: f64,
     /// The graph step at the lower level of per-node graph cost (see
     /// [`crate::other_stream`]): a lower bound, ms.
     #[serde(default)]
@@ -96,6 +116,7 @@ impl StepPrice {
             saving_ms,
             build_ms,
             break_even_steps: (saving_ms > 0.0).then(|| build_ms / saving_ms),
+            graph_step_error_ms: graph.1.validated_error() * graph.0,
             graph_step_quiet_ms: None,
             saving_quiet_ms: None,
             graph_step_serial_ms: None,
@@ -141,8 +162,20 @@ impl StepPrice {
                 format!(" ({} ms at the lower level)", num(q, 4))
             });
         let saving = if self.saving_ms > 0.0 {
+            let e = self.graph_source.validated_error();
+            let off_ms = self.graph_step_error_ms;
+            let small = if off_ms >= SMALL_SAVING_SHARE * self.saving_ms {
+                format!(
+                    "\n              (a small saving: the graph step's error on the H200 validation walks, up to {:.0}% or {} ms here, is {:.0}% of it)",
+                    100.0 * e,
+                    num(off_ms, 4),
+                    100.0 * off_ms / self.saving_ms
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "{} ms per step{at_lower}; build {} ms pays back after {} steps",
+                "{} ms per step{at_lower}; build {} ms pays back after {} steps{small}",
                 num(self.saving_ms, 4),
                 num(self.build_ms, 3),
                 num(self.break_even_steps.unwrap_or(f64::NAN), 1)
@@ -492,6 +525,22 @@ mod tests {
         };
         // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
         assert!((graph_step_model(&w, &with, None) - 0.051).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_saving_within_the_graph_steps_error_says_so() {
+        // 0.04 ms saved on a 0.67 ms graph: 5% of the graph is 0.0335 ms, 84% of the saving.
+        let p = StepPrice::new((0.67, GraphSource::Replay), (0.71, EagerSource::User), 1.0);
+        let t = p.text();
+        assert!((p.graph_step_error_ms - 0.0335).abs() < 1e-12);
+        assert!(t.contains("a small saving"), "{t}");
+        assert!(t.contains("up to 5% or 0.0335 ms here, is 84% of it"), "{t}");
+        // The offline model's error is wider: 10%.
+        let p = StepPrice::new((0.67, GraphSource::Model), (0.71, EagerSource::User), 1.0);
+        assert!(p.text().contains("up to 10% or 0.0670 ms"), "{}", p.text());
+        // 8 ms saved on a 0.8 ms graph: nothing to flag.
+        let p = StepPrice::new((0.8, GraphSource::Replay), (8.8, EagerSource::User), 1.0);
+        assert!(!p.text().contains("a small saving"));
     }
 
     #[test]
