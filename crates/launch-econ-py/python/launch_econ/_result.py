@@ -17,7 +17,9 @@ class Price:
     share the SMs: perfect overlap; ``None`` otherwise), ``saving_ms`` (not positive:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
     measured), ``build_ms``, ``break_even_steps``
-    (``None`` without a saving), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
+    (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off: 5%
+    of it from the replay, 10% from the model, what nearly all H200 validation walks came
+    within; the saving carries the same), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
     none), and after ``price(...,
@@ -39,6 +41,7 @@ class Price:
         self.graph_unshared_ms = p.get("graph_step_unshared_ms")
         self.saving_ms = p["saving_ms"]
         self.saving_quiet_ms = p.get("saving_quiet_ms")
+        self.graph_error_ms = p.get("graph_step_error_ms")
         self.build_ms = p["build_ms"]
         self.break_even_steps = p["break_even_steps"]
         self.kernels = s["kernels"]
@@ -64,7 +67,7 @@ class Price:
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
                 "graph_serial_ms", "graph_unshared_ms", "saving_ms", "saving_quiet_ms",
-                "build_ms", "break_even_steps", "kernels", "copies", "memsets",
+                "build_ms", "break_even_steps", "graph_error_ms", "kernels", "copies", "memsets",
                 "recorded_gpu_ms", "step", "warnings", "partial", "device", "real_eager_ms",
                 "real_graph_ms", "real_saving_ms"]
         return {k: getattr(self, k) for k in keys}
@@ -87,6 +90,12 @@ class Price:
             rows.append(("  unshared", f"{self.graph_unshared_ms:.4f} ms",
                          "every kernel at its recorded duration, streams overlapping"))
         rows.append(("saving", saving, "per step"))
+        err = self.graph_error_ms
+        # As the CLI does: where the graph step's error is a tenth of the saving or more.
+        if err and self.saving_ms > 0 and err >= 0.1 * self.saving_ms:
+            rows.append(("  small saving", f"±{err:.4f} ms",
+                         f"the graph step's validated error: {100 * err / self.saving_ms:.0f}%"
+                         " of the saving"))
         q = self.saving_quiet_ms
         # As the CLI does: only where it differs from the priced saving by 5% or more.
         if q is not None and q > 0 and abs(q - self.saving_ms) >= 0.05 * abs(self.saving_ms):

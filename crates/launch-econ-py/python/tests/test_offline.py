@@ -149,10 +149,25 @@ def test_the_saving_at_the_lower_level_shows_where_it_differs():
     # A small saving the level step moves by a third: both are shown.
     rows = price(0.725, 0.685, 0.665)
     assert rows["saving"] == "0.0400 ms" and rows["  lower level"] == "0.0600 ms"
+    # Without the error in the document (an older export) nothing is said of it.
+    assert "  small saving" not in rows
     # A large one it moves by 1%: only the priced saving.
     rows = price(8.0, 0.80, 0.74)
     assert rows["saving"] == "7.2000 ms" and "0.7400 ms" in rows.values()
     assert "7.2600 ms" not in rows.values()
+
+
+def test_a_saving_within_the_graph_steps_error_says_so():
+    graph = launch_econ.price_trace(STEP).graph_ms
+    # The offline model's graph step may be off by 10% of itself.
+    r = launch_econ.price_trace(STEP, eager_step_ms=graph * 1.02)
+    assert r.graph_error_ms == pytest.approx(0.1 * r.graph_ms)
+    # A user's eager step 2% over the graph step: the error is five times the saving.
+    rows = dict((row[0], row[1]) for row in r._rows())
+    assert rows["  small saving"] == f"±{r.graph_error_ms:.4f} ms"
+    # Ten times the graph step: the error is a hundredth of the saving, nothing said.
+    r = launch_econ.price_trace(STEP, eager_step_ms=graph * 10)
+    assert "  small saving" not in dict((row[0], row[1]) for row in r._rows())
 
 
 def test_kernels_that_fill_the_gpu_share_it_side_by_side():
