@@ -1,0 +1,146 @@
+"""Every walk of the repository through `scripts/validate.py`, group by group, and one table of
+all of them with how many are within the targets (docs/validation-h200.md, "All 41 walks").
+
+    python3 scripts/validate_all.py --out DIR --launch-econ target/release/launch-econ
+    python3 scripts/validate_all.py --out DIR --groups paced,bandwidth    # some groups
+    python3 scripts/validate_all.py --out DIR --table-only                # table of DIR again
+
+Each group runs in DIR/<group> (one process per walk, as validate.py does); a group that
+fails leaves its walks out of the table and says so. The table compares every price with the
+real `CUDAGraph` replay at the upper level of graph node cost, unprofiled; the saving is the
+measured eager step less that graph step. DIR/all.json holds the groups' results (without
+their sample arrays), DIR/all.md the table.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (group, walk module ("" for validate.py's own), walks)
+GROUPS = [
+    ("val", "", "llama_decode_b1,llama_decode_b16,llama_prefill_512,gpt2_decode_b1,"
+                "qwen2_decode_b4,fp16_mlp_1024,two_streams,cupy_chain,pinned_copies"),
+    ("more", "more_walks.py", "mistral_decode_b2,gpt2_small_decode_b8,qwen2_prefill_128,cnn_b1,"
+                              "fp16_decode_4096,two_streams_small,cupy_reduce,cuda_cpp"),
+    ("unseen", "unseen_walks.py", "phi3_decode_b1,gemma_decode_b2,bert_b32_s128,compiled_decoder,"
+                                  "fp32_mlp_b4,cupy_fft,two_streams_experts"),
+    ("final", "final_walks.py", "neox_decode_b1,llama_prefill_2x256"),
+    ("load", "load_walks.py", "kv_projections_b4,wide_pair_bf16,gemm_beside_norms"),
+    ("bandwidth", "bandwidth_walks.py", "four_gemv_chains,mlp_pair_b32,gemm_beside_long_attention"),
+    ("sharing", "sharing_walks.py", "three_experts_bf16_b16,prefill_branches_256,gemv_beside_attention"),
+    ("concurrent", "concurrent_walks.py", "four_experts_b4,decode_and_sample,norm_branches_b32"),
+    ("paced", "paced_walks.py", "two_requests_decode,attention_pair_8192,prefill_beside_decode"),
+]
+
+# Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
+REPLAY, SAVING, SUMMARY = 5.0, 10.0, 10.0
+
+
+def run_group(out, launch_econ, group, module, walks):
+    cmd = [sys.executable, os.path.join(HERE, "validate.py"), "--out", os.path.join(out, group),
+           "--launch-econ", launch_econ, "--walks", walks]
+    if module:
+        cmd += ["--walk-module", os.path.join(HERE, module)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    with open(os.path.join(out, group + ".log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    print(f"{group}: {'done' if p.returncode == 0 else 'FAILED (see %s.log)' % group}",
+          file=sys.stderr)
+
+
+def rows_of(out, groups):
+    rows, results = [], {}
+    for group, _, _ in groups:
+        path = os.path.join(out, group, "validation.json")
+        if not os.path.exists(path):
+            print(f"{group}: no results in {path}, left out", file=sys.stderr)
+            continue
+        kept = []
+        for r in json.load(open(path)):
+            kept.append({k: v for k, v in r.items() if not k.endswith("samples_ms")})
+            if "error" in r or "replay" not in r:
+                print(f"{group}/{r['walk']}: failed, left out", file=sys.stderr)
+                continue
+            real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
+            eager = r["eager_step_ms"]
+            saving = eager - real
+            err = lambda got, want: 100.0 * (got / want - 1.0)  # noqa: E731
+            rows.append({
+                "group": group, "walk": r["walk"], "kernels": r["walk_summary"]["kernels"],
+                "streams": len(r["walk_summary"]["streams"]), "real_graph_ms": real,
+                "replay_ms": r["replay"]["graph_step_ms"],
+                "replay_err": err(r["replay"]["graph_step_ms"], real),
+                "summary_ms": r["summary"]["graph_step_ms"],
+                "summary_err": err(r["summary"]["graph_step_ms"], real),
+                "saving_ms": saving, "replay_saving_ms": r["replay"]["saving_ms"],
+                "saving_err": err(r["replay"]["saving_ms"], saving) if saving > 0 else None,
+                "trace_eager_ms": r["trace_only"]["eager_step_ms"],
+                "trace_eager_err": err(r["trace_only"]["eager_step_ms"], eager),
+            })
+        results[group] = kept
+    return rows, results
+
+
+def table(rows):
+    def cell(v, e, limit):
+        if e is None:
+            return f"{v:.3f}"
+        pct = f"{e:+.1f}%"
+        return f"{v:.3f} ({'**%s**' % pct if limit and abs(e) > limit else pct})"
+    out = ["| group | walk | kernels | streams | real graph ms | `replay` graph ms (err) | "
+           "`--summary` ms (err) | real saving ms | `replay` saving ms (err) | "
+           "trace-only eager ms (err) |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['group']} | {r['walk']} | {r['kernels']} | {r['streams']} | "
+                   f"{r['real_graph_ms']:.3f} | {cell(r['replay_ms'], r['replay_err'], REPLAY)} | "
+                   f"{cell(r['summary_ms'], r['summary_err'], SUMMARY)} | {r['saving_ms']:.3f} | "
+                   f"{cell(r['replay_saving_ms'], r['saving_err'], SAVING)} | "
+                   f"{cell(r['trace_eager_ms'], r['trace_eager_err'], None)} |")
+    out += ["", "| | within target | range | median \\|error\\| |", "|---|---:|---|---:|"]
+    for name, key, limit in [("`replay` graph step", "replay_err", REPLAY),
+                             ("saving with `--eager-step-ms`", "saving_err", SAVING),
+                             ("`--summary` graph step", "summary_err", SUMMARY)]:
+        errs = [r[key] for r in rows if r[key] is not None]
+        if not errs:
+            continue
+        within = sum(abs(e) <= limit for e in errs)
+        out.append(f"| {name} ({limit:.0f}%) | {within} of {len(errs)} | "
+                   f"{min(errs):+.1f}% … {max(errs):+.1f}% | "
+                   f"{statistics.median(abs(e) for e in errs):.1f}% |")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--launch-econ", default="launch-econ")
+    ap.add_argument("--groups", default="",
+                    help="comma-separated; default: " + ",".join(g for g, _, _ in GROUPS))
+    ap.add_argument("--table-only", action="store_true",
+                    help="make the table from the groups already in --out")
+    args = ap.parse_args()
+    names = [g for g in args.groups.split(",") if g]
+    unknown = set(names) - {g for g, _, _ in GROUPS}
+    if unknown:
+        ap.error(f"unknown groups: {', '.join(sorted(unknown))}")
+    groups = [g for g in GROUPS if not names or g[0] in names]
+    os.makedirs(args.out, exist_ok=True)
+    if not args.table_only:
+        for group, module, walks in groups:
+            run_group(args.out, args.launch_econ, group, module, walks)
+    rows, results = rows_of(args.out, groups)
+    with open(os.path.join(args.out, "all.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    text = table(rows)
+    with open(os.path.join(args.out, "all.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
