@@ -534,7 +534,10 @@ mod tests {
         let t = p.text();
         assert!((p.graph_step_error_ms - 0.0335).abs() < 1e-12);
         assert!(t.contains("a small saving"), "{t}");
-        assert!(t.contains("up to 5% or 0.0335 ms here, is 84% of it"), "{t}");
+        assert!(
+            t.contains("up to 5% or 0.0335 ms here, is 84% of it"),
+            "{t}"
+        );
         // The offline model's error is wider: 10%.
         let p = StepPrice::new((0.67, GraphSource::Model), (0.71, EagerSource::User), 1.0);
         assert!(p.text().contains("up to 10% or 0.0670 ms"), "{}", p.text());
