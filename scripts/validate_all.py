@@ -1,5 +1,6 @@
 """Every walk of the repository through `scripts/validate.py`, group by group, and one table of
-all of them with how many are within the targets (docs/validation-h200.md, "All 41 walks").
+all of them with how many are within the targets (docs/validation-h200.md, "All 41 walks",
+made from the first nine groups here; the decoder and stream groups were added after).
 
     python3 scripts/validate_all.py --out DIR --launch-econ target/release/launch-econ
     python3 scripts/validate_all.py --out DIR --groups paced,bandwidth    # some groups
@@ -34,6 +35,8 @@ GROUPS = [
     ("sharing", "sharing_walks.py", "three_experts_bf16_b16,prefill_branches_256,gemv_beside_attention"),
     ("concurrent", "concurrent_walks.py", "four_experts_b4,decode_and_sample,norm_branches_b32"),
     ("paced", "paced_walks.py", "two_requests_decode,attention_pair_8192,prefill_beside_decode"),
+    ("decoder", "decoder_walks.py", "fp16_decoder_1024_l24,fp16_decoder_4096_l32"),
+    ("stream", "stream_walks.py", "two_streams_linear,two_streams_attention,three_streams"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
