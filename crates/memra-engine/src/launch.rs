@@ -229,6 +229,9 @@ impl<'a> Launch<'a> {
         // comes from a module this engine keeps loaded in the context made current above, and
         // the stream belongs to that context. With PDL, every engine kernel waits for its
         // predecessor (griddepcontrol.wait) before touching memory (kernels/pdl.cuh).
+        // `shape.shared_bytes` only reserves dynamic shared memory (allowed to the function in
+        // `checked` above 48 KiB; the driver refuses more than the device gives a block): no
+        // engine kernel declares `extern __shared__`, so none reads or writes it.
         unsafe { launch_raw(f, shape, self.core.cu_stream(), params, pdl) }.map_err(|source| {
             Error::Launch {
                 kernel: self.kernel.name(),
@@ -275,7 +278,9 @@ pub(crate) fn check_args(
 /// address the kernel uses stays valid until it has run. With `pdl`, the kernel must not touch
 /// memory its predecessor uses before `griddepcontrol.wait` (the CUDA programming guide's rule
 /// for programmatic dependent launch); the engine's kernels wait first in their PDL build, the
-/// one [`crate::Engine::cu_function`] returns while the engine has PDL on.
+/// one [`crate::Engine::cu_function`] returns while the engine has PDL on. Each block reserves
+/// `shape.shared_bytes` of dynamic shared memory; above 48 KiB `f` must have been allowed as
+/// much (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), else the driver refuses the launch.
 pub unsafe fn launch_raw(
     f: sys::CUfunction,
     shape: LaunchShape,

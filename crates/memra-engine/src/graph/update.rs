@@ -313,6 +313,7 @@ impl Graph {
         // arguments were just checked against its parameters, each pointed-to value alive until
         // the call returns (the driver copies them); exec and node are live handles of this
         // graph; every buffer argument is held by the graph below before any launch can use it.
+        // Its dynamic shared memory is only reserved (no engine kernel declares it).
         unsafe { sys::cuGraphExecKernelNodeSetParams_v2(self.exec, node, &p) }
             .result()
             .map_err(|source| core.driver("cuGraphExecKernelNodeSetParams", source))?;
