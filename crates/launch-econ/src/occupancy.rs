@@ -46,6 +46,19 @@ impl SmLimits {
             major.trim().parse::<u32>().ok()?,
             minor.trim().parse::<u32>().ok()?,
         );
+        SmLimits::of_capability(cc, sms)
+    }
+
+    /// The limits of the device `info` describes (see [`SmLimits::of`]).
+    pub fn of_device(info: &memra_engine::DeviceInfo) -> Option<SmLimits> {
+        let (major, minor) = info.compute_capability;
+        SmLimits::of_capability(
+            (u32::try_from(major).ok()?, u32::try_from(minor).ok()?),
+            u32::try_from(info.sm_count).ok()?,
+        )
+    }
+
+    fn of_capability(cc: (u32, u32), sms: u32) -> Option<SmLimits> {
         // (max resident blocks, threads, shared memory KiB) per SM.
         let (blocks, threads, shared_kib) = match cc {
             (7, 0) | (7, 2) => (32, 2048, 96),
@@ -232,6 +245,26 @@ mod tests {
         assert!(SmLimits::of("1.0", 10).is_none());
         assert!(SmLimits::of("nine", 10).is_none());
         assert!(SmLimits::of("9.0", 0).is_none());
+        // A device's own description gives the same limits as its capability written out.
+        let info = memra_engine::DeviceInfo {
+            ordinal: 0,
+            name: "NVIDIA H200".into(),
+            compute_capability: (9, 0),
+            sm_count: 132,
+            total_memory: 0,
+            sm_clock_khz: 0,
+            memory_clock_khz: 0,
+            l2_bytes: 0,
+            pci_bus_id: String::new(),
+            driver_version: 13000,
+            nvrtc_version: (13, 0),
+        };
+        assert_eq!(SmLimits::of_device(&info), SmLimits::of("9.0", 132));
+        let odd = memra_engine::DeviceInfo {
+            sm_count: -1,
+            ..info
+        };
+        assert!(SmLimits::of_device(&odd).is_none());
         assert_eq!(SmLimits::of("8.6", 84).unwrap().threads, 1536);
     }
 }

@@ -277,12 +277,7 @@ pub fn replay(
     }
     plan.sub_floor = cfg.sub_floor;
     if overlapping {
-        let info = e.device_info();
-        let (major, minor) = info.compute_capability;
-        plan.hold_sms = crate::occupancy::SmLimits::of(
-            &format!("{major}.{minor}"),
-            u32::try_from(info.sm_count).unwrap_or(0),
-        );
+        plan.hold_sms = crate::occupancy::SmLimits::of_device(e.device_info());
     }
     if let (true, Some(ns)) = (overlapping, cfg.stream_from_ns) {
         if walk
