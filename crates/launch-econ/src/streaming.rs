@@ -133,7 +133,6 @@ fn measure_shape(
 /// one stream's part of a walk: its steps are sized in a graph of that part alone, so a walk
 /// on several streams keeps what its streams do to each other in the replay.
 pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Result<()> {
-    let mut scratch = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let mut rates: HashMap<ShapeKey, ShapeRate> = HashMap::new();
     let shapes: Vec<LaunchShape> = prep
         .steps
@@ -143,6 +142,11 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Resu
             _ => None,
         })
         .collect();
+    if shapes.is_empty() {
+        // Nothing to size (a lane of paced stand-ins only): no lone launches, no graph rounds.
+        return Ok(());
+    }
+    let mut scratch = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     for shape in shapes {
         if let std::collections::hash_map::Entry::Vacant(v) = rates.entry((shape.grid, shape.block))
         {

@@ -227,11 +227,8 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        let core = &self.inner.core;
-        cursor.check_owner(core, "stream_grid_from", "cursor")?;
-        core.check_len("stream_grid_from", "cursor", 1, cursor.len())?;
-        let words = self.stream_words("stream_grid_from", src, bytes, bytes, shape)?;
-        let offset = self.spin_grid_checked("stream_grid_from", slots, slot)?;
+        let (words, offset) =
+            self.stream_from_checked("stream_grid_from", src, cursor, bytes, shape, slots, slot)?;
         self.kernel(Kernel::StreamGrid)
             .buf(src)
             .u64((src.num_bytes() / 16) as u64)
@@ -257,11 +254,8 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        let core = &self.inner.core;
-        cursor.check_owner(core, "stream_paced_from", "cursor")?;
-        core.check_len("stream_paced_from", "cursor", 1, cursor.len())?;
-        let words = self.stream_words("stream_paced_from", src, bytes, bytes, shape)?;
-        let offset = self.spin_grid_checked("stream_paced_from", slots, slot)?;
+        let (words, offset) =
+            self.stream_from_checked("stream_paced_from", src, cursor, bytes, shape, slots, slot)?;
         self.kernel(Kernel::StreamPaced)
             .buf(src)
             .u64((src.num_bytes() / 16) as u64)
@@ -270,6 +264,28 @@ impl Engine {
             .u64(ns)
             .buf_at(slots, offset)
             .run(shape)
+    }
+
+    /// The checks both cursor-driven reads share: `cursor` is this engine's one word, the read
+    /// fits `src` ([`Self::stream_words`]) and `slot` is in `slots`. Returns the read in words
+    /// and the slot's offset.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_from_checked<T: DeviceCopy>(
+        &self,
+        op: &'static str,
+        src: &DeviceBuffer<T>,
+        cursor: &DeviceBuffer<u64>,
+        bytes: usize,
+        shape: LaunchShape,
+        slots: &DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<(u64, u64)> {
+        let core = &self.inner.core;
+        cursor.check_owner(core, op, "cursor")?;
+        core.check_len(op, "cursor", 1, cursor.len())?;
+        let words = self.stream_words(op, src, bytes, bytes, shape)?;
+        let offset = self.spin_grid_checked(op, slots, slot)?;
+        Ok((words, offset))
     }
 
     /// `bytes` as 16-byte words for a `stream_grid` of `shape` reading `src`, checked: `src`
