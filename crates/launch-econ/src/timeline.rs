@@ -31,9 +31,35 @@ fn lane_name(streams: &[Option<u64>], lane: usize) -> String {
     }
 }
 
+/// `stamps` with every start that lies before the start of an earlier op of its lane moved
+/// to the latest end before it on that lane, and which were moved. Ops on one stream start in
+/// order, so such a start is stale: a multi-block stand-in's first block stamps the start and
+/// its last block clears it, and before the engine made the clear wait for the stamp
+/// (`grid_span_end` in `spin.cu`) a stamp beside other streams' kernels now and then landed
+/// after the clear and became the next launch's start. Its end is its own.
+fn clamp_stale_starts(stamps: &Stamps) -> (Stamps, Vec<bool>) {
+    let mut out = stamps.clone();
+    let mut stale = vec![false; stamps.len()];
+    // Per lane: the latest start and the latest end stamped so far.
+    let mut last: std::collections::HashMap<usize, (u64, u64)> = Default::default();
+    for (i, (lane, s)) in out.iter_mut().enumerate() {
+        let Some((a, b)) = s else { continue };
+        if let Some(&(start, end)) = last.get(lane) {
+            if *a < start {
+                *a = end.min(*b);
+                stale[i] = true;
+            }
+        }
+        let e = last.entry(*lane).or_insert((*a, *b));
+        *e = (e.0.max(*a), e.1.max(*b));
+    }
+    (out, stale)
+}
+
 /// Complete events of one replayed walk under process `pid`, times relative to its first
 /// stamp, µs.
 fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> Vec<Value> {
+    let (stamps, stale) = &clamp_stale_starts(stamps);
     let base = stamps
         .iter()
         .filter_map(|(_, s)| s.map(|(a, _)| a))
@@ -52,6 +78,7 @@ fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> 
             let op = &walk.ops[i];
             let recorded_us = op.duration_ns / 1e3;
             let (ts, dur, timing) = match stamps[i].1 {
+                Some((a, b)) if stale[i] => (rel(a), rel(b) - rel(a), "end stamped, start clamped"),
                 Some((a, b)) => (rel(a), rel(b) - rel(a), "stamped"),
                 None => {
                     let next = idx[k + 1..]
@@ -161,5 +188,43 @@ mod tests {
         assert!(ev
             .iter()
             .any(|e| e["name"] == "thread_name" && e["args"]["name"] == "stream 7"));
+    }
+
+    #[test]
+    fn a_start_before_an_earlier_op_of_its_lane_is_clamped_and_marked() {
+        let walk = Walk {
+            ops: vec![
+                k("a", 1000.0, 2000.0),
+                k("b", 4000.0, 1000.0),
+                k("c", 6000.0, 1000.0),
+            ],
+            ..Walk::default()
+        };
+        // `b` carries a start from a launch before this one (100 us earlier than `a`).
+        let stamps = vec![
+            (0, Some((200_000, 202_000))),
+            (0, Some((100_000, 203_500))),
+            (0, Some((203_700, 204_700))),
+        ];
+        let t = Timeline {
+            eager: stamps.clone(),
+            graph: stamps,
+            lane_streams: vec![Some(7)],
+        };
+        let v = chrome_trace(&walk, &t);
+        let ev = v["traceEvents"].as_array().unwrap();
+        let of = |name: &str| {
+            ev.iter()
+                .find(|e| e["pid"] == 2 && e["name"] == name && e["ph"] == "X")
+                .unwrap()
+                .clone()
+        };
+        // The stale start neither sets the walk's origin nor stretches `b`.
+        assert_eq!(of("a")["ts"], 0.0);
+        assert_eq!(of("b")["ts"], 2.0);
+        assert_eq!(of("b")["dur"], 1.5);
+        assert_eq!(of("b")["args"]["timing"], "end stamped, start clamped");
+        assert_eq!(of("c")["args"]["timing"], "stamped");
+        assert_eq!(of("c")["ts"], 3.7);
     }
 }

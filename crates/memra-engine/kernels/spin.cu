@@ -49,9 +49,15 @@ __device__ __forceinline__ unsigned long long flat_width() {
 
 // The start of a grid's span on `slot` (see above): block 0 stamps its start into slot[0];
 // every other block takes that stamp once it is visible, else its own start (nearly the same).
-// Returns the start as every thread of the block sees it.
-__device__ __forceinline__ unsigned long long grid_span_begin(unsigned long long* __restrict__ slot) {
+// `seen`: whether the block found the stamp (every thread of the block sees the same).
+struct GridSpan {
+    unsigned long long start;
+    bool seen;
+};
+
+__device__ __forceinline__ GridSpan grid_span_begin(unsigned long long* __restrict__ slot) {
     __shared__ unsigned long long start;
+    __shared__ bool seen;
     const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
     const unsigned long long block = flat_block();
     if (lead) {
@@ -61,15 +67,22 @@ __device__ __forceinline__ unsigned long long grid_span_begin(unsigned long long
         if (slot && block == 0) {
             spin_store(slot, now);
         }
+        seen = block == 0 || stamp != 0ull;
         start = stamp != 0ull && stamp <= now ? stamp : now;
     }
     __syncthreads();
-    return start;
+    return GridSpan{start, seen};
 }
 
 // The end of a grid's span: after every thread of the block is done, the block with the
 // highest index writes span and end into slot[2..4] and clears slot[0] for the next launch.
-__device__ __forceinline__ void grid_span_end(unsigned long long* __restrict__ slot, unsigned long long start) {
+// The clear must come after block 0's stamp: a stamp landing after it would be the next
+// launch's start for blocks that read it before that launch's block 0 stamps (a span a whole
+// launch long, and spins that end at once). So slot[0] is 0 whenever a launch begins, any stamp
+// a block finds is its own launch's, and a highest block that found none waits until block 0's
+// stamp is visible before clearing it (rare: block 0 is dispatched first; the stamp is not
+// read otherwise, so the wait costs nothing in the common case).
+__device__ __forceinline__ void grid_span_end(unsigned long long* __restrict__ slot, GridSpan span) {
     __syncthreads();
     const bool lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
     const unsigned long long block = flat_block();
@@ -77,9 +90,13 @@ __device__ __forceinline__ void grid_span_end(unsigned long long* __restrict__ s
     if (lead && slot && block == blocks - 1) {
         unsigned long long now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (!span.seen) {
+            while (spin_load(slot) == 0ull) {
+            }
+        }
         // No fences: nothing else is published, and the next launch sees these stores by
         // stream order. Fences here would lengthen every kernel past its measured span.
-        slot[2] = now - start;
+        slot[2] = now - span.start;
         slot[3] = now;
         spin_store(slot, 0ull);
     }
@@ -87,12 +104,12 @@ __device__ __forceinline__ void grid_span_end(unsigned long long* __restrict__ s
 
 // The body of spin_grid_ns, on a given slot; with a null slot every block just spins `ns`.
 __device__ __forceinline__ void spin_grid_body(unsigned long long ns, unsigned long long* __restrict__ slot) {
-    const unsigned long long start = grid_span_begin(slot);
+    const GridSpan span = grid_span_begin(slot);
     unsigned long long now;
     do {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while ((long long)(now - start) < (long long)ns);
-    grid_span_end(slot, start);
+    } while ((long long)(now - span.start) < (long long)ns);
+    grid_span_end(slot, span);
 }
 
 extern "C" __global__ void spin_grid_ns(unsigned long long ns, unsigned long long* __restrict__ slot) {
@@ -135,7 +152,8 @@ template <bool PACED>
 __device__ __forceinline__ void stream_body(const float4* __restrict__ src, unsigned long long src_words,
                                             unsigned long long n16, unsigned long long* __restrict__ cursor,
                                             unsigned long long ns, unsigned long long* __restrict__ slot) {
-    const unsigned long long start = grid_span_begin(slot);
+    const GridSpan span = grid_span_begin(slot);
+    const unsigned long long start = span.start;
     const unsigned long long blocks = flat_blocks();
     const unsigned long long block = flat_block();
     const unsigned long long width = flat_width();
@@ -190,7 +208,7 @@ __device__ __forceinline__ void stream_body(const float4* __restrict__ src, unsi
     if (acc == -1.5f && slot) {
         atomicMax(slot + 1, ~0ull);
     }
-    grid_span_end(slot, start);
+    grid_span_end(slot, span);
 }
 
 extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned long long src_words,
@@ -224,7 +242,8 @@ extern "C" __global__ void chase_grid(unsigned long long ns, const unsigned int*
                                       unsigned int* __restrict__ sink, unsigned int sink_len,
                                       unsigned long long* __restrict__ slot) {
     pdl_enter();
-    const unsigned long long start = grid_span_begin(slot);
+    const GridSpan span = grid_span_begin(slot);
+    const unsigned long long start = span.start;
     const unsigned long long width = flat_width();
     const unsigned long long block = flat_block();
     const unsigned long long lane_in_block = flat_lane();
@@ -244,5 +263,5 @@ extern "C" __global__ void chase_grid(unsigned long long ns, const unsigned int*
     if (sink_len) {
         sink[thread % sink_len] = line;
     }
-    grid_span_end(slot, start);
+    grid_span_end(slot, span);
 }

@@ -444,6 +444,45 @@ fn spin_grid_spans_about_ns_over_many_waves_and_resets_its_slot() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn a_grid_span_never_leaves_its_start_stamp_to_the_next_launch() {
+    // Beside another stream's wide kernel (the stand-ins' life in a walk of several streams):
+    // after every launch slot[0] is clear again, and each recorded span starts no earlier than
+    // the launch before it ended (a stale stamp would start it a whole launch early).
+    let e = engine();
+    let busy = engine();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    let mut busy_slots = busy.zeros::<u64>(Engine::SPIN_SLOT_WORDS).unwrap();
+    let ring = e.chase_ring(64).unwrap();
+    let shape = LaunchShape::linear(128, 128);
+    let mut sink = e.zeros::<u32>(128 * 128).unwrap();
+    let mut last_end = [0u64; 2];
+    for round in 0..300 {
+        busy.spin_grid(20_000, LaunchShape::linear(1024, 1024), &mut busy_slots, 0)
+            .unwrap();
+        e.spin_grid(1_000, shape, &mut slots, 0).unwrap();
+        e.chase_grid(500, 3, shape, &ring, &mut sink, &mut slots, 1)
+            .unwrap();
+        let s = e.dtoh(&slots).unwrap();
+        for k in 0..2 {
+            let w = &s[k * 4..k * 4 + 4];
+            assert_eq!(
+                w[0], 0,
+                "round {round}, slot {k}: a start stamp left behind"
+            );
+            let start = w[3] - w[2];
+            assert!(
+                start >= last_end[k],
+                "round {round}, slot {k}: span starts at {start}, before the last launch ended at {}",
+                last_end[k]
+            );
+            last_end[k] = w[3];
+        }
+    }
+    busy.stream().synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn memset_zero_clears_a_prefix() {
     let e = engine();
     let mut b = e.htod(&[7u8; 100]).unwrap();
