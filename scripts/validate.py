@@ -412,6 +412,7 @@ def parent(args):
             r["streaming_stand_ins"] = fid.get("streaming_stand_ins", 0)
             r["real_gemm_kernels"] = fid.get("real_gemm_kernels", 0)
             r["chase_stand_ins"] = fid.get("chase_stand_ins", 0)
+            r["block_spin_stand_ins"] = fid.get("block_spin_stand_ins", 0)
             r["paced_stand_ins"] = fid.get("paced_stand_ins", 0)
             r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
         except Exception as e:  # keep the other walks

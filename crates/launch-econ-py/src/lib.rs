@@ -134,6 +134,7 @@ fn price_trace(
         gemms,
         sub_floor: SubFloor::default(),
         concurrent: ConcurrentStandIn::default(),
+        concurrent_spins: Default::default(),
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.

@@ -12,9 +12,9 @@ pub(crate) fn streaming_off_on_lanes(concurrent: ConcurrentStandIn) -> String {
     let instead = match concurrent {
         ConcurrentStandIn::ChaseElementWise => "kernels named element-wise stand in by chases (dependent reads through the L2, which stretch beside other streams' memory traffic as those kernels do), the others by spins",
         ConcurrentStandIn::Chase => "every kernel stands in by a chase (dependent reads through the L2, which stretch beside other streams' memory traffic)",
-        ConcurrentStandIn::Spin => "every kernel stands in by a spin, which lasts its time whatever runs beside it",
+        ConcurrentStandIn::Spin => "every kernel stands in by a spin",
     };
-    format!("the walk runs on several streams at once, so no kernel stands in by streaming memory as fast as its grid can (bandwidth that concurrent streams may contend for where the recorded kernels did not): a long kernel whose operator's inputs the trace recorded (record_shapes=True) reads them paced over its recorded time, as much as the device could have read in it; otherwise {instead} (--concurrent-stand-ins)")
+    format!("the walk runs on several streams at once, so no kernel stands in by streaming memory as fast as its grid can (bandwidth that concurrent streams may contend for where the recorded kernels did not): a long kernel whose operator's inputs the trace recorded (record_shapes=True) reads them paced over its recorded time, as much as the device could have read in it; otherwise {instead} (--concurrent-stand-ins); a spin of a kernel whose grid the GPU holds at once spins per block, so it stretches when another stream holds the SMs, as its kernel's blocks would (--concurrent-spins)")
 }
 
 /// Why a walk whose streams overlap is priced low: the eager recording ran its streams' kernels
@@ -28,7 +28,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
     );
     match real_gemms {
         Some((real, kernels)) if real > 0 => format!(
-            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; of the other kernels, standing in, long ones whose inputs were recorded read them paced over their time, the chases stretch beside memory traffic as element-wise kernels do and the spins do not; each holds no more blocks an SM than its kernel could, and what it does to kernels beside it is only that and its reads"
+            "{head}: {real} of {kernels} kernels are the recorded GEMMs run for real (cuBLAS, recorded shapes), so what they do to each other is in the replay; of the other kernels, standing in, long ones whose inputs were recorded read them paced over their time, the chases stretch beside memory traffic as element-wise kernels do, spins only where they wait for SMs; each holds no more blocks an SM than its kernel could, and what it does to kernels beside it is only that and its reads"
         ),
         Some(_) => format!(
             "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"

@@ -196,6 +196,11 @@ impl LanedWalk {
         self.count_steps(|s| matches!(s, crate::prepared::Step::Chase { .. }))
     }
 
+    /// Kernels that stand in by a spin timed per block, over all lanes.
+    pub(crate) fn block_spin_stand_ins(&self) -> usize {
+        self.count_steps(|s| matches!(s, crate::prepared::Step::BlockSpin { .. }))
+    }
+
     fn count_steps(&self, f: impl Fn(&crate::prepared::Step) -> bool) -> usize {
         self.lanes
             .iter()

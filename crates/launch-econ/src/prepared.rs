@@ -52,6 +52,13 @@ pub(crate) enum Step {
         shape: LaunchShape,
         slot: usize,
     },
+    /// A spin whose every block spins `ns` from its own start ([`Engine::spin_blocks`]), for
+    /// a kernel the GPU held in one round of blocks, on walks whose streams run side by side.
+    BlockSpin {
+        ns: u64,
+        shape: LaunchShape,
+        slot: usize,
+    },
     /// A kernel that reads `bytes` of the arena where the last read ended, sized so that its
     /// graph node costs the recorded duration + the front-end gap; `fallback` is the spin
     /// stand-in it reverts to if no read can be that short; `ramp_ns`: what its node costs
@@ -184,7 +191,14 @@ impl Prepared {
                         } else {
                             shape
                         };
-                        spin_step(choice, held, kernels - 1)
+                        match choice {
+                            Choice::Spin(ns) if plan.spins_per_block(held, op) => Step::BlockSpin {
+                                ns,
+                                shape: held,
+                                slot: kernels - 1,
+                            },
+                            _ => spin_step(choice, held, kernels - 1),
+                        }
                     }
                 }
                 (
@@ -295,6 +309,7 @@ impl Prepared {
                     shape,
                     slot,
                 } => e.chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
+                Step::BlockSpin { ns, shape, slot } => e.spin_blocks(ns, shape, slots, slot)?,
                 Step::Gemm { index } => {
                     let GemmOperands { gemm, a, b, c } = &mut gemms[index];
                     e.gemm(gemm, a, b, c)?
@@ -315,7 +330,9 @@ impl Prepared {
         ramp_ns: f64,
     ) -> memra_engine::Result<Vec<Option<f64>>> {
         self.per_step(e, |step, words| match (step, words) {
-            (Step::Spin { .. } | Step::Chase { .. }, Some(w)) => Some(w[2] as f64 + ramp_ns),
+            (Step::Spin { .. } | Step::BlockSpin { .. } | Step::Chase { .. }, Some(w)) => {
+                Some(w[2] as f64 + ramp_ns)
+            }
             (Step::Stream { ramp_ns, .. } | Step::Paced { ramp_ns, .. }, Some(w)) => {
                 Some(Engine::stream_span(w).map_or(f64::NAN, |s| s as f64 + ramp_ns))
             }
@@ -348,6 +365,7 @@ impl Prepared {
             .map(|step| {
                 let words = match step {
                     Step::Spin { slot, .. }
+                    | Step::BlockSpin { slot, .. }
                     | Step::Stream { slot, .. }
                     | Step::Paced { slot, .. }
                     | Step::Chase { slot, .. } => Some(&s[slot * w..][..w]),
@@ -391,6 +409,7 @@ fn issue_untimed(
 ) -> memra_engine::Result<()> {
     match *step {
         Step::Spin { .. }
+        | Step::BlockSpin { .. }
         | Step::Stream { .. }
         | Step::Paced { .. }
         | Step::Chase { .. }

@@ -19,7 +19,7 @@ use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::runner::{Context, Convergence, StopRule};
-use crate::stand_in::{self, ConcurrentStandIn, SubFloor};
+use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, SubFloor};
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
@@ -55,6 +55,9 @@ pub struct Fidelity {
     /// Kernels replayed by a chase (walks whose streams run side by side).
     #[serde(default)]
     pub chase_stand_ins: usize,
+    /// Kernels replayed by a spin timed per block (walks whose streams run side by side).
+    #[serde(default)]
+    pub block_spin_stand_ins: usize,
     /// Kernels replayed by a paced read of their operator's recorded inputs (walks whose
     /// streams run side by side).
     #[serde(default)]
@@ -129,6 +132,9 @@ pub struct ReplayConfig {
     /// What stands in for kernels on walks whose streams run side by side.
     #[serde(default)]
     pub concurrent: ConcurrentStandIn,
+    /// How timed spins keep their time on walks whose streams run side by side.
+    #[serde(default)]
+    pub concurrent_spins: ConcurrentSpins,
 }
 
 /// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
@@ -230,6 +236,7 @@ fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
         empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
         streaming_stand_ins: 0,
         chase_stand_ins: 0,
+        block_spin_stand_ins: 0,
         paced_stand_ins: 0,
         sub_floor_kernels: 0,
         sub_floor_over_us: 0.0,
@@ -278,6 +285,7 @@ pub fn replay(
     plan.sub_floor = cfg.sub_floor;
     if overlapping {
         plan.hold_sms = crate::occupancy::SmLimits::of_device(e.device_info());
+        plan.spin_per_block = cfg.concurrent_spins == ConcurrentSpins::Blocks;
     }
     if let (true, Some(ns)) = (overlapping, cfg.stream_from_ns) {
         if walk
@@ -388,6 +396,7 @@ pub fn replay(
             Fidelity {
                 streaming_stand_ins: laned.streaming_stand_ins(),
                 chase_stand_ins: laned.chase_stand_ins(),
+                block_spin_stand_ins: laned.block_spin_stand_ins(),
                 paced_stand_ins: laned.paced_stand_ins(),
                 sub_floor_kernels: sub_floor.kernels,
                 sub_floor_over_us: sub_floor.over_us,

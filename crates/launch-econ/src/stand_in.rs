@@ -170,6 +170,22 @@ pub enum ConcurrentStandIn {
     Spin,
 }
 
+/// How a timed spin stand-in keeps its time on walks whose streams run side by side. Beside
+/// another stream's kernels a real kernel's blocks may find the SMs taken and run in more
+/// rounds than alone, each block still taking its time; a spin timed from the grid's start
+/// ends on time however few SMs it got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConcurrentSpins {
+    /// Kernels that ran in one round of blocks alone spin per block
+    /// (`Engine::spin_blocks`): each block its time from its own start, so the stand-in
+    /// stretches when it waits for SMs as its kernel did.
+    #[default]
+    Blocks,
+    /// Every spin is timed from the grid's start (`Engine::spin_grid`), as on one stream.
+    Grid,
+}
+
 /// Node times by shape and the front end's gap: everything needed to pick stand-ins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StandInPlan {
@@ -199,6 +215,9 @@ pub struct StandInPlan {
     /// timed stand-ins reserve the shared memory that holds as few of their blocks an SM as
     /// the recorded kernel's needs allowed ([`crate::occupancy::SmLimits::holding_shared_bytes`]).
     pub hold_sms: Option<crate::occupancy::SmLimits>,
+    /// With [`StandInPlan::hold_sms`]: timed spins of kernels whose grid the device holds at
+    /// once spin per block (see [`ConcurrentSpins`]).
+    pub spin_per_block: bool,
 }
 
 /// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
@@ -263,6 +282,20 @@ impl StandInPlan {
             .hold_sms
             .map_or(0, |l| l.holding_shared_bytes(threads, op.resources));
         shape.with_shared(bytes)
+    }
+
+    /// Whether `op`'s timed spin, of launch shape `held`, spins per block: on walks that hold
+    /// SMs, with [`StandInPlan::spin_per_block`], where the device holds all its blocks at once
+    /// by the recorded kernel's needs (which `held` reproduces): alone, its kernel ran in one
+    /// round of blocks, each taking its time.
+    pub fn spins_per_block(&self, held: LaunchShape, op: &crate::trace::Op) -> bool {
+        let Some(l) = self.hold_sms.filter(|_| self.spin_per_block) else {
+            return false;
+        };
+        let (x, y, z) = held.block;
+        let threads = x.saturating_mul(y).saturating_mul(z);
+        let resident = u64::from(l.resident_blocks(threads, op.resources)) * u64::from(l.sms);
+        held.blocks() <= resident
     }
 
     /// [`StandInPlan::choose`] among spins and the empty kernel only (no chase).
@@ -448,6 +481,7 @@ pub fn plan(
         paced_from_ns: f64::INFINITY,
         bytes_per_ns: 0.0,
         hold_sms: None,
+        spin_per_block: false,
     })
 }
 

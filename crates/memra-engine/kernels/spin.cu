@@ -117,6 +117,21 @@ extern "C" __global__ void spin_grid_ns(unsigned long long ns, unsigned long lon
     spin_grid_body(ns, slot);
 }
 
+// Every block busy for `ns` from its own start (not the grid's), the grid's span recorded in
+// `slot` as spin_grid_ns does. A grid that fits the GPU at once runs as long as spin_grid_ns;
+// one that does not — or that finds SMs held by other streams' kernels — runs a wave of `ns`
+// for each round of blocks, as a real kernel whose blocks each take that long does.
+extern "C" __global__ void spin_blocks_ns(unsigned long long ns, unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    const GridSpan span = grid_span_begin(slot);
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - t0) < (long long)ns);
+    grid_span_end(slot, span);
+}
+
 // spin_grid_ns on the slot that `win[0]` names among `slot_count` 4-word slots, read from device
 // memory when the kernel runs (device-side parameters); a slot out of range records nothing.
 extern "C" __global__ void spin_grid_window(unsigned long long ns, unsigned long long* __restrict__ slots,

@@ -99,11 +99,14 @@ pub enum Kernel {
     /// unsigned, unsigned long long*)`: dependent coalesced reads through a ring, then a spin;
     /// records its span like `spin_grid_ns`.
     ChaseGrid,
+    /// `spin_blocks_ns(unsigned long long, unsigned long long*)`: every block busy for a span
+    /// of GPU time from its own start; records the grid's span like `spin_grid_ns`.
+    SpinBlocksNs,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 12] = [
+    pub const ALL: [Kernel; 13] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -116,6 +119,7 @@ impl Kernel {
         Kernel::StreamGrid,
         Kernel::StreamPaced,
         Kernel::ChaseGrid,
+        Kernel::SpinBlocksNs,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -133,6 +137,7 @@ impl Kernel {
             Kernel::StreamGrid => "stream_grid",
             Kernel::StreamPaced => "stream_paced",
             Kernel::ChaseGrid => "chase_grid",
+            Kernel::SpinBlocksNs => "spin_blocks_ns",
         }
     }
 
@@ -145,7 +150,8 @@ impl Kernel {
             | Kernel::SpinGridWindow
             | Kernel::StreamGrid
             | Kernel::StreamPaced
-            | Kernel::ChaseGrid => &SPIN,
+            | Kernel::ChaseGrid
+            | Kernel::SpinBlocksNs => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
             Kernel::HoldUntilReleased => &HOLD,
         }
@@ -157,7 +163,7 @@ impl Kernel {
             Kernel::AddF32 => &[Param::Ptr, Param::Ptr, Param::Ptr, Param::U32],
             Kernel::Noop => &[],
             Kernel::SpinNs => &[Param::U64, Param::Ptr],
-            Kernel::SpinGridNs => &[Param::U64, Param::Ptr],
+            Kernel::SpinGridNs | Kernel::SpinBlocksNs => &[Param::U64, Param::Ptr],
             Kernel::LoopNext => &[Param::U64, Param::Ptr, Param::Ptr, Param::U32],
             Kernel::AddF32Window => &[
                 Param::Ptr,

@@ -179,6 +179,24 @@ impl Engine {
             .run(shape)
     }
 
+    /// [`Engine::spin_grid`] with every block busy for `ns` from its own start: where the
+    /// grid's blocks cannot all run at once (more than the GPU holds, or SMs held by other
+    /// streams' kernels) it lasts a wave of `ns` per round of blocks. Stands in for a kernel
+    /// whose blocks each take its time, which stretches when it finds the SMs taken.
+    pub fn spin_blocks(
+        &self,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let offset = self.spin_grid_checked("spin_blocks", slots, slot)?;
+        self.kernel(Kernel::SpinBlocksNs)
+            .u64(ns)
+            .buf_at(slots, offset)
+            .run(shape)
+    }
+
     /// Launches a kernel of `shape` that reads `bytes` bytes of `src` from `byte_offset` on
     /// (sixteen at a time, spread over the whole grid) and records its span in `slots` like
     /// [`Engine::spin_grid`]; word 1 of the slot is raised to the time its last block ended

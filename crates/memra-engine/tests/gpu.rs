@@ -444,6 +444,31 @@ fn spin_grid_spans_about_ns_over_many_waves_and_resets_its_slot() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn spin_blocks_takes_a_round_of_ns_for_each_round_of_blocks() {
+    let e = engine();
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS).unwrap();
+    // 1024-thread blocks: at most two an SM (2048 threads), so 4 x SMs blocks take at least
+    // two rounds, and a block of the second starts only once one of the first has ended.
+    let sms = e.device_info().sm_count as u32;
+    let ns = 20_000;
+    e.spin_blocks(ns, LaunchShape::linear(4 * sms, 1024), &mut slots, 0)
+        .unwrap();
+    let s = e.dtoh(&slots).unwrap();
+    assert_eq!(s[0], 0, "slot reset by the last block");
+    assert!(s[2] >= 2 * ns, "span {} < two rounds of {ns}", s[2]);
+    // One block: its own ns, like spin_grid.
+    e.spin_blocks(ns, LaunchShape::linear(1, 32), &mut slots, 0)
+        .unwrap();
+    let s = e.dtoh(&slots).unwrap();
+    assert!(s[2] >= ns && s[3] >= s[2], "{s:?}");
+    let err = e
+        .spin_blocks(1, LaunchShape::linear(1, 32), &mut slots, 1)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn a_grid_span_never_leaves_its_start_stamp_to_the_next_launch() {
     // Beside another stream's wide kernel (the stand-ins' life in a walk of several streams):
     // after every launch slot[0] is clear again, and each recorded span starts no earlier than

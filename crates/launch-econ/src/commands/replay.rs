@@ -72,6 +72,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         gemms: args.gemms,
         sub_floor: args.sub_floor,
         concurrent: args.concurrent_stand_ins,
+        concurrent_spins: args.concurrent_spins,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -218,6 +219,13 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             out,
             "  {} kernels stand in by a chase (dependent reads through the L2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do",
             f.chase_stand_ins
+        );
+    }
+    if f.block_spin_stand_ins > 0 {
+        let _ = writeln!(
+            out,
+            "  {} kernels stand in by a spin timed per block (--concurrent-spins blocks): a stand-in that finds SMs held by another stream's kernel runs longer, as its kernel's blocks would",
+            f.block_spin_stand_ins
         );
     }
     if f.real_gemm_kernels > 0 {

@@ -302,6 +302,13 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentStandIn::ChaseElementWise)]
     pub concurrent_stand_ins: crate::stand_in::ConcurrentStandIn,
 
+    /// How timed spin stand-ins keep their time on walks whose streams run side by side:
+    /// `blocks`, those of kernels whose grid the GPU holds at once spin per block, so that a
+    /// stand-in that finds SMs held by another stream's kernel runs longer, as its kernel's
+    /// blocks would; `grid`, every spin ends its requested time after its grid started.
+    #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentSpins::Blocks)]
+    pub concurrent_spins: crate::stand_in::ConcurrentSpins,
+
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
     #[arg(long, value_name = "FILE.json")]

@@ -26,7 +26,46 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         paced_from_ns: 2000.0,
         bytes_per_ns: 4000.0,
         hold_sms: None,
+        spin_per_block: false,
     }
+}
+
+#[test]
+fn spins_run_per_block_only_beside_other_streams_and_for_grids_held_at_once() {
+    let h200 = crate::occupancy::SmLimits::of("9.0", 132);
+    let lanes = StandInPlan {
+        hold_sms: h200,
+        spin_per_block: true,
+        ..plan_with(4.0)
+    };
+    let op = crate::trace::Op::kernel("gelu", 0.0, 1300.0);
+    // 128 blocks of 128 threads: 16 an SM, 2112 at once on 132 SMs.
+    let one_round = LaunchShape::linear(128, 128);
+    assert!(lanes.spins_per_block(one_round, &op));
+    assert!(lanes.spins_per_block(LaunchShape::linear(2112, 128), &op));
+    // More blocks than the GPU holds: the recorded time spans rounds, so the grid's clock.
+    assert!(!lanes.spins_per_block(LaunchShape::linear(2113, 128), &op));
+    // A kernel whose shared memory let an SM hold one of its blocks: 132 at once.
+    let big = crate::trace::Op {
+        resources: Some(crate::occupancy::BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: 200 * 1024,
+        }),
+        ..op.clone()
+    };
+    assert!(lanes.spins_per_block(LaunchShape::linear(132, 128), &big));
+    assert!(!lanes.spins_per_block(LaunchShape::linear(133, 128), &big));
+    // Asked for the grid's clock, or a walk that holds no SMs (one stream): never.
+    let grid = StandInPlan {
+        spin_per_block: false,
+        ..lanes.clone()
+    };
+    assert!(!grid.spins_per_block(one_round, &op));
+    let single = StandInPlan {
+        hold_sms: None,
+        ..lanes
+    };
+    assert!(!single.spins_per_block(one_round, &op));
 }
 
 #[test]
