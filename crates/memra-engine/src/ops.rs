@@ -172,11 +172,7 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        let offset = self.spin_grid_checked("spin_grid", slots, slot)?;
-        self.kernel(Kernel::SpinGridNs)
-            .u64(ns)
-            .buf_at(slots, offset)
-            .run(shape)
+        self.slotted_spin(Kernel::SpinGridNs, "spin_grid", ns, shape, slots, slot)
     }
 
     /// [`Engine::spin_grid`] with every block busy for `ns` from its own start: where the
@@ -190,11 +186,21 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        let offset = self.spin_grid_checked("spin_blocks", slots, slot)?;
-        self.kernel(Kernel::SpinBlocksNs)
-            .u64(ns)
-            .buf_at(slots, offset)
-            .run(shape)
+        self.slotted_spin(Kernel::SpinBlocksNs, "spin_blocks", ns, shape, slots, slot)
+    }
+
+    /// Launches `kernel`, a spin of (ns, slot) parameters, on a checked slot.
+    fn slotted_spin(
+        &self,
+        kernel: Kernel,
+        op: &'static str,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let offset = self.spin_grid_checked(op, slots, slot)?;
+        self.kernel(kernel).u64(ns).buf_at(slots, offset).run(shape)
     }
 
     /// Launches a kernel of `shape` that reads `bytes` bytes of `src` from `byte_offset` on

@@ -214,26 +214,14 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
         );
     }
-    if f.chase_stand_ins > 0 {
-        let _ = writeln!(
-            out,
-            "  {} kernels stand in by a chase (dependent reads through the L2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do",
-            f.chase_stand_ins
-        );
-    }
-    if f.block_spin_stand_ins > 0 {
-        let _ = writeln!(
-            out,
-            "  {} kernels stand in by a spin timed per block (--concurrent-spins blocks): a stand-in that finds SMs held by another stream's kernel runs longer, as its kernel's blocks would",
-            f.block_spin_stand_ins
-        );
-    }
-    if f.real_gemm_kernels > 0 {
-        let _ = writeln!(
-            out,
-            "  {} kernels are recorded GEMMs run for real by cuBLAS with their recorded shapes (not in the spans above)",
-            f.real_gemm_kernels
-        );
+    for (count, what) in [
+        (f.chase_stand_ins, "stand in by a chase (dependent reads through the L2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do"),
+        (f.block_spin_stand_ins, "stand in by a spin timed per block (--concurrent-spins blocks): a stand-in that finds SMs held by another stream's kernel runs longer, as its kernel's blocks would"),
+        (f.real_gemm_kernels, "are recorded GEMMs run for real by cuBLAS with their recorded shapes (not in the spans above)"),
+    ] {
+        if count > 0 {
+            let _ = writeln!(out, "  {count} kernels {what}");
+        }
     }
     if f.sub_floor_kernels > 0 {
         let how = match r.config.sub_floor {
