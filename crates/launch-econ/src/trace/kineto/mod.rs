@@ -29,10 +29,10 @@ use memra_engine::Gemm;
 use crate::occupancy::BlockResources;
 
 use super::host::{host_side, HostEvent, HostKind};
-use super::inputs;
-use super::matmul::{self, is_blas_kernel, MatmulRole};
+use super::matmul::{is_blas_kernel, MatmulRole};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
+use operators::{matmul_op, operator_inputs};
 
 /// The most CPU events one trace may hold (several per GPU operation in a framework's trace).
 const MAX_HOST_EVENTS: usize = 4 * MAX_OPS;
@@ -348,69 +348,6 @@ fn block_resources(args: &Args) -> Option<BlockResources> {
     })
 }
 
-/// A recorded list of lists of integers (`Input Dims`, `Input Strides`); entries that are not
-/// (scalars, tensor lists) become empty lists.
-fn int_lists(v: &Value) -> Option<Vec<Vec<i64>>> {
-    let Value::Array(items) = v else { return None };
-    Some(
-        items
-            .iter()
-            .map(|x| match x {
-                Value::Array(d) => d.iter().map(|n| n.as_i64().unwrap_or(-1)).collect(),
-                _ => Vec::new(),
-            })
-            .collect(),
-    )
-}
-
-/// A CPU operator's recorded inputs: `External id`, dims, element types and (if recorded)
-/// strides; `None` without an id, dims or types.
-struct RecordedInputs {
-    id: u64,
-    dims: Vec<Vec<i64>>,
-    types: Vec<String>,
-    strides: Option<Vec<Vec<i64>>>,
-}
-
-fn recorded_inputs(ev: &Event) -> Option<RecordedInputs> {
-    let args = ev.args.as_ref()?;
-    let id = as_uint(&args.external_id, "External id").ok().flatten()?;
-    let dims = int_lists(args.input_dims.as_ref()?)?;
-    let Value::Array(types) = args.input_type.as_ref()? else {
-        return None;
-    };
-    let types = types
-        .iter()
-        .map(|t| t.as_str().unwrap_or("").to_string())
-        .collect();
-    let strides = args.input_strides.as_ref().and_then(int_lists);
-    Some(RecordedInputs {
-        id,
-        dims,
-        types,
-        strides,
-    })
-}
-
-/// A CPU operator's `External id` and GEMM, where it is a matmul with recorded shapes.
-fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
-    let name = ev.name.as_ref()?.as_str()?;
-    let r = recorded_inputs(ev)?;
-    Some((
-        r.id,
-        matmul::of_op(name, &r.dims, &r.types, r.strides.as_deref())?,
-    ))
-}
-
-/// A CPU operator's `External id` and the bytes of its input tensors, where recorded.
-fn operator_inputs(ev: &Event) -> Option<(u64, u64)> {
-    let r = recorded_inputs(ev)?;
-    Some((
-        r.id,
-        inputs::input_bytes(&r.dims, &r.types, r.strides.as_deref())?,
-    ))
-}
-
 struct Sink {
     walk: Walk,
     /// Each GPU op's index in `walk.ops` and its operator's `External id`.
@@ -617,5 +554,6 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     Ok(sink.walk)
 }
 
+mod operators;
 #[cfg(test)]
 mod tests;
