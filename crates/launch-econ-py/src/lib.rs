@@ -135,6 +135,7 @@ fn price_trace(
         sub_floor: SubFloor::default(),
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),
+        element_wise: Default::default(),
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.

@@ -19,7 +19,7 @@ use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::runner::{Context, Convergence, StopRule};
-use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, SubFloor};
+use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, ElementWise, SubFloor};
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
@@ -135,6 +135,9 @@ pub struct ReplayConfig {
     /// How timed spins keep their time on walks whose streams run side by side.
     #[serde(default)]
     pub concurrent_spins: ConcurrentSpins,
+    /// How long element-wise kernels stand in on a walk of one stream.
+    #[serde(default)]
+    pub element_wise: ElementWise,
 }
 
 /// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
@@ -266,6 +269,7 @@ pub fn replay(
     let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
     let mut plan = stand_in::plan(e, walk, &cal, stream_from_ns, chase)?;
     plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
+    plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
     let gemm_bytes: u64 = walk
         .kernels()
         .filter_map(|o| match o.matmul {

@@ -186,6 +186,23 @@ pub enum ConcurrentSpins {
     Grid,
 }
 
+/// How a long element-wise kernel (by name, [`is_element_wise`]) stands in on a walk of one
+/// stream. A graph node of a kernel that reads from device memory costs more at the upper of
+/// the two levels of per-node cost than one that reads from the L2 or spins (H200: 0.36 against
+/// 0.18 µs a node, `scripts/graph_kernel_probe.py`), which is why long kernels stream, as a
+/// decode step's weight reads do. An element-wise kernel reads activations the step has just
+/// written, from the L2; a stand-in streaming fresh device memory for it prices its node at
+/// the device-memory level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ElementWise {
+    /// A timed spin, whose node costs what an L2 reader's does at either level.
+    #[default]
+    Spin,
+    /// A streaming stand-in, as other long kernels (the replay before this choice existed).
+    Stream,
+}
+
 /// Node times by shape and the front end's gap: everything needed to pick stand-ins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StandInPlan {
@@ -194,6 +211,8 @@ pub struct StandInPlan {
     pub shapes: HashMap<ShapeKey, ShapeNodes>,
     /// Kernels recorded at least this long stand in by streaming memory (infinite: none).
     pub stream_from_ns: f64,
+    /// Whether element-wise kernels among them stream too (see [`ElementWise`]).
+    pub stream_element_wise: bool,
     /// Profiled duration − own span of a timed stand-in, ns (the spin calibration's ramp).
     pub ramp_ns: f64,
     /// Kernels of a GEMM whose shapes the trace recorded run that GEMM for real (cuBLAS)
@@ -250,7 +269,9 @@ impl StandInPlan {
     /// Whether `op` stands in by streaming memory: long enough, and not a recorded GEMM held
     /// by its math.
     pub fn streams_op(&self, op: &crate::trace::Op) -> bool {
-        self.streams(op.duration_ns) && !self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
+        self.streams(op.duration_ns)
+            && !self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
+            && (self.stream_element_wise || !is_element_wise(&op.name))
     }
 
     /// The bytes `op` stands in for by reading them paced over its time (see
@@ -473,6 +494,7 @@ pub fn plan(
         gap_us,
         shapes,
         stream_from_ns,
+        stream_element_wise: false,
         ramp_ns: cal.ramp_ns,
         real_gemms: false,
         sub_floor: SubFloor::default(),

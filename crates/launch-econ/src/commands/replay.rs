@@ -8,7 +8,7 @@ use crate::options::{ReplayArgs, TimingDefaults};
 use crate::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
-use crate::stand_in::SubFloor;
+use crate::stand_in::{ElementWise, SubFloor};
 use crate::trace::Filter;
 
 /// Bad input found by the pricing library is a usage error here (exit 2).
@@ -73,6 +73,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         sub_floor: args.sub_floor,
         concurrent: args.concurrent_stand_ins,
         concurrent_spins: args.concurrent_spins,
+        element_wise: args.element_wise,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -209,9 +210,13 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     if f.streaming_stand_ins > 0 {
         let _ = writeln!(
             out,
-            "  {} kernels stand in by streaming memory (recorded >= {} us), the others spin",
+            "  {} kernels stand in by streaming memory (recorded >= {} us{}), the others spin",
             f.streaming_stand_ins,
-            c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
+            c.stream_from_ns.unwrap_or(f64::NAN) / 1e3,
+            match c.element_wise {
+                ElementWise::Spin => ", not element-wise: those read the L2, --element-wise",
+                ElementWise::Stream => "",
+            }
         );
     }
     if f.paced_stand_ins > 0 {

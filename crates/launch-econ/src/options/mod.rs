@@ -309,6 +309,13 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentSpins::Blocks)]
     pub concurrent_spins: crate::stand_in::ConcurrentSpins,
 
+    /// How element-wise kernels (by name) recorded at --stream-from-us or longer stand in on a
+    /// walk of one stream: `spin`, as kernels that read what the step has just written (in the
+    /// L2), whose graph nodes cost what spins' do; `stream`, by streaming device memory as
+    /// other long kernels do (weight reads, which cost a graph node more at the upper level).
+    #[arg(long, value_enum, default_value_t = crate::stand_in::ElementWise::Spin)]
+    pub element_wise: crate::stand_in::ElementWise,
+
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
     #[arg(long, value_name = "FILE.json")]

@@ -18,6 +18,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         gap_us: 0.1,
         shapes: HashMap::from([(WIDE, nodes)]),
         stream_from_ns: 3000.0,
+        stream_element_wise: false,
         ramp_ns: 680.0,
         real_gemms: false,
         sub_floor: SubFloor::Balance,
@@ -66,6 +67,24 @@ fn spins_run_per_block_only_beside_other_streams_and_for_grids_held_at_once() {
         ..lanes
     };
     assert!(!single.spins_per_block(one_round, &op));
+}
+
+#[test]
+fn long_element_wise_kernels_spin_unless_asked_to_stream() {
+    let plan = plan_with(4.0);
+    let name = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>";
+    let element_wise = crate::trace::Op::kernel(name, 0.0, 5000.0);
+    let norm = crate::trace::Op::kernel("vectorized_layer_norm_kernel", 0.0, 5000.0);
+    let short = crate::trace::Op::kernel("vectorized_layer_norm_kernel", 0.0, 2000.0);
+    // Long enough to stream, but it reads what the step just wrote: it spins.
+    assert!(!plan.streams_op(&element_wise));
+    assert!(plan.streams_op(&norm));
+    assert!(!plan.streams_op(&short));
+    let streaming = StandInPlan {
+        stream_element_wise: true,
+        ..plan
+    };
+    assert!(streaming.streams_op(&element_wise));
 }
 
 #[test]
