@@ -467,6 +467,10 @@ fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
         replay(&fx, "--summary --concurrent-spins some"),
         "--concurrent-spins",
     );
+    assert_usage_error(
+        replay(&fx, "--summary --element-wise some"),
+        "--element-wise",
+    );
 }
 
 /// A trace of several steps marked by the profiler (`prof.step()`; a one-layer decode step
