@@ -138,8 +138,23 @@ impl Prepared {
         let mut kernels = 0;
         let mut gemms = Vec::new();
         let mut sub_floor = SubFloorCarry::default();
+        // Whether the GEMM whose further kernels (a split-K reduction) follow runs for real.
+        let mut call_real = false;
         for op in ops {
-            let real = plan.real_gemms.then_some(op.matmul).flatten();
+            let real = if plan.real_gemms {
+                op.matmul
+            } else if plan.real_math_gemms {
+                match op.matmul {
+                    Some(MatmulRole::Call(_)) => {
+                        call_real = plan.runs_math_gemm(op);
+                        call_real.then_some(op.matmul).flatten()
+                    }
+                    Some(MatmulRole::Part) => call_real.then_some(MatmulRole::Part),
+                    None => None,
+                }
+            } else {
+                None
+            };
             steps.push(match (&op.kind, real) {
                 (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
                 (OpKind::Kernel { .. }, Some(MatmulRole::Call(gemm))) => {

@@ -146,7 +146,9 @@ pub struct ReplayConfig {
 #[serde(rename_all = "kebab-case")]
 pub enum GemmReplay {
     /// On walks whose streams run side by side (where what GEMMs do to each other is what
-    /// stand-ins miss); single-stream walks stand in.
+    /// stand-ins miss) all of them; on single-stream walks those held by their math (see
+    /// [`crate::roofline`]) that the engine runs as recorded (`mm`, `bmm`), whose time is
+    /// tensor-core math that cuBLAS repeats, while the others, weight reads, stand in.
     #[default]
     Auto,
     /// On every walk.
@@ -285,6 +287,18 @@ pub fn replay(
     plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
     if stream_from_ns.is_finite() && !plan.real_gemms {
         plan.roofline = crate::roofline::measure(e, walk.kernels())?;
+        if cfg.gemms == GemmReplay::Auto {
+            plan.real_math_gemms = true;
+            let math_bytes: u64 = walk
+                .kernels()
+                .filter(|o| plan.runs_math_gemm(o))
+                .filter_map(|o| match o.matmul {
+                    Some(MatmulRole::Call(g)) => Some(operand_bytes(&g)),
+                    _ => None,
+                })
+                .fold(0u64, u64::saturating_add);
+            plan.real_math_gemms = math_bytes <= REAL_GEMM_MAX_BYTES;
+        }
     }
     plan.sub_floor = cfg.sub_floor;
     if overlapping {

@@ -218,6 +218,10 @@ pub struct StandInPlan {
     /// Kernels of a GEMM whose shapes the trace recorded run that GEMM for real (cuBLAS)
     /// instead of standing in (see `crate::trace::matmul`).
     pub real_gemms: bool,
+    /// Without [`StandInPlan::real_gemms`]: the recorded GEMMs held by their math (by
+    /// [`StandInPlan::roofline`]) run for real, where cuBLAS runs them as recorded (see
+    /// [`StandInPlan::runs_math_gemm`]).
+    pub real_math_gemms: bool,
     /// How kernels below their shape's floor stand in.
     pub sub_floor: SubFloor,
     /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin.
@@ -259,6 +263,16 @@ impl StandInPlan {
             Some(n) => ((n.spin_zero_us - self.gap_us) * 1e3 - n.spin_zero_span_ns).max(0.0),
             None => self.ramp_ns,
         }
+    }
+
+    /// Whether `op` is the first kernel of a recorded GEMM that runs for real under
+    /// [`StandInPlan::real_math_gemms`]: held by its math, and one the engine runs as recorded
+    /// (`mm`, `bmm`; an `addmm` adds its bias in cuBLAS's epilogue, where the engine's GEMM
+    /// would read a whole output-sized C).
+    pub fn runs_math_gemm(&self, op: &crate::trace::Op) -> bool {
+        self.real_math_gemms
+            && matches!(op.matmul, Some(crate::trace::matmul::MatmulRole::Call(g)) if !g.accumulate)
+            && self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
     }
 
     /// Whether a kernel recorded at `recorded_ns` stands in by streaming memory.
@@ -497,6 +511,7 @@ pub fn plan(
         stream_element_wise: false,
         ramp_ns: cal.ramp_ns,
         real_gemms: false,
+        real_math_gemms: false,
         sub_floor: SubFloor::default(),
         chase_element_wise_only: false,
         roofline: None,

@@ -280,9 +280,10 @@ pub struct ReplayArgs {
     pub waits: crate::trace::WaitRule,
 
     /// Which recorded GEMMs whose shapes the trace holds (PyTorch: `record_shapes=True`) run
-    /// for real with cuBLAS: `auto`, on walks whose streams run side by side (what they do to
-    /// the other stream's kernels is what stand-ins miss); `real`, on every walk; `stand-in`,
-    /// none.
+    /// for real with cuBLAS: `auto`, all of them on walks whose streams run side by side (what
+    /// they do to the other stream's kernels is what stand-ins miss), and on one stream those
+    /// held by their math that cuBLAS runs as recorded (`mm`, `bmm`: a prefill's); `real`, all
+    /// on every walk; `stand-in`, none.
     #[arg(long, value_enum, default_value_t = crate::replay::GemmReplay::Auto)]
     pub gemms: crate::replay::GemmReplay,
 

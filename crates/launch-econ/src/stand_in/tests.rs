@@ -21,6 +21,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         stream_element_wise: false,
         ramp_ns: 680.0,
         real_gemms: false,
+        real_math_gemms: false,
         sub_floor: SubFloor::Balance,
         chase_element_wise_only: false,
         roofline: None,
@@ -67,6 +68,46 @@ fn spins_run_per_block_only_beside_other_streams_and_for_grids_held_at_once() {
         ..lanes
     };
     assert!(!single.spins_per_block(one_round, &op));
+}
+
+#[test]
+fn on_one_stream_only_math_bound_gemms_without_an_added_input_run_for_real() {
+    use crate::trace::matmul::MatmulRole;
+    use memra_engine::{Gemm, GemmType};
+    let gemm = |m: u32, n: u32, k: u32, accumulate: bool| Gemm {
+        dtype: GemmType::Bf16,
+        m,
+        n,
+        k,
+        trans_a: false,
+        trans_b: false,
+        batch: 1,
+        accumulate,
+    };
+    let op = |g: Gemm| crate::trace::Op {
+        matmul: Some(MatmulRole::Call(g)),
+        ..crate::trace::Op::kernel("nvjet", 0.0, 10_000.0)
+    };
+    // 500 flops and 4 bytes a ns: a 512-token GEMM's math floor is the longer, a decode
+    // GEMM's memory floor.
+    let plan = StandInPlan {
+        real_math_gemms: true,
+        roofline: Some(crate::roofline::Roofline {
+            bytes_per_ns: 4.0,
+            flops_per_ns: HashMap::from([(GemmType::Bf16, 500.0)]),
+        }),
+        ..plan_with(4.0)
+    };
+    let prefill = op(gemm(2048, 512, 2048, false));
+    assert!(plan.runs_math_gemm(&prefill));
+    assert!(!plan.runs_math_gemm(&op(gemm(2048, 1, 2048, false))));
+    // An addmm's bias is cuBLAS's epilogue; the engine would read a whole C: it stands in.
+    assert!(!plan.runs_math_gemm(&op(gemm(2048, 512, 2048, true))));
+    let off = StandInPlan {
+        real_math_gemms: false,
+        ..plan
+    };
+    assert!(!off.runs_math_gemm(&prefill));
 }
 
 #[test]
