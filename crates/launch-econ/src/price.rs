@@ -55,8 +55,8 @@ pub enum GraphSource {
 
 impl GraphSource {
     /// How far this source's graph step came from the real graph on nearly all of the H200
-    /// validation walks (docs/validation-h200.md, 41 walks in one session: the replay within
-    /// 5% on 38, the offline model within 10% on 39), as a fraction.
+    /// validation walks (docs/validation-h200.md, 46 walks in one session: the replay within
+    /// 5% on 44, the offline model within 10% on 43), as a fraction.
     pub fn validated_error(self) -> f64 {
         match self {
             GraphSource::Replay => 0.05,
