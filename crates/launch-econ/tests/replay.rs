@@ -434,6 +434,50 @@ fn replay_runs_recorded_gemms_for_real_on_concurrent_streams() {
     assert!(warnings.contains("record_shapes=True"), "{warnings}");
 }
 
+/// One stream with three recorded GEMMs: a 512-token `mm` (held by its math), an 8-token `mm`
+/// (a weight read) and a 512-token `addmm` (its bias added in cuBLAS's epilogue). The trace
+/// links each to its operator; the replay runs only the first for real, and none with
+/// `--gemms stand-in`.
+#[test]
+fn one_stream_gemms_are_linked_to_their_operators() {
+    use launch_econ::trace::matmul::MatmulRole;
+    let walk = launch_econ::trace::read(std::path::Path::new(&fixture(
+        "kineto_one_stream_gemms.json",
+    )))
+    .unwrap();
+    let calls: Vec<_> = walk
+        .ops
+        .iter()
+        .filter_map(|o| match o.matmul {
+            Some(MatmulRole::Call(g)) => Some((g.m.min(g.n), g.accumulate)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        vec![(512, false), (8, false), (512, true)],
+        "{calls:?}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_math_bound_gemms_for_real_on_one_stream() {
+    let fx = fixture("kineto_one_stream_gemms.json");
+    let real_kernels = |flags: &str| {
+        let v = json_of(&succeeds(&replay(&fx, flags)));
+        v["result"]["replay"]["fidelity"]["real_gemm_kernels"].clone()
+    };
+    assert_eq!(
+        real_kernels("--trials 2 --reps 3 --warmup 0 --export-json -"),
+        1
+    );
+    assert_eq!(
+        real_kernels("--trials 2 --reps 3 --warmup 0 --gemms stand-in --export-json -"),
+        0
+    );
+}
+
 /// Forks issued one after another (fork A, run A, fork B, run B, join): by default B's fork
 /// waits on the joining stream, so the branches run side by side; `--waits all` queues B
 /// behind A, and the report says which reading it used.
