@@ -135,7 +135,8 @@ pub struct ReplayConfig {
     /// How timed spins keep their time on walks whose streams run side by side.
     #[serde(default)]
     pub concurrent_spins: ConcurrentSpins,
-    /// How long element-wise kernels stand in on a walk of one stream.
+    /// How element-wise kernels recorded at `stream_from_ns` or longer stand in on a walk of
+    /// one stream.
     #[serde(default)]
     pub element_wise: ElementWise,
 }
