@@ -205,6 +205,17 @@ impl ReplayResult {
     }
 }
 
+/// The operand bytes of the recorded GEMMs among `kernels` (their first kernels'), summed:
+/// what running them for real allocates.
+fn operand_bytes_of<'a>(kernels: impl Iterator<Item = &'a crate::trace::Op>) -> u64 {
+    kernels
+        .filter_map(|o| match o.matmul {
+            Some(MatmulRole::Call(g)) => Some(operand_bytes(&g)),
+            _ => None,
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
 /// Each kernel's median over the measured trials' replays.
 fn per_kernel_median(per_trial: &[Vec<f64>]) -> Vec<f64> {
     let n = per_trial.first().map_or(0, |v| v.len());
@@ -273,13 +284,7 @@ pub fn replay(
     let mut plan = stand_in::plan(e, walk, &cal, stream_from_ns, chase)?;
     plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
-    let gemm_bytes: u64 = walk
-        .kernels()
-        .filter_map(|o| match o.matmul {
-            Some(MatmulRole::Call(g)) => Some(operand_bytes(&g)),
-            _ => None,
-        })
-        .fold(0u64, u64::saturating_add);
+    let gemm_bytes = operand_bytes_of(walk.kernels());
     let wanted = match cfg.gemms {
         GemmReplay::Auto => overlapping,
         GemmReplay::Real => true,
@@ -289,15 +294,8 @@ pub fn replay(
     if stream_from_ns.is_finite() && !plan.real_gemms {
         plan.roofline = crate::roofline::measure(e, walk.kernels())?;
         if cfg.gemms == GemmReplay::Auto {
-            plan.real_math_gemms = true;
-            let math_bytes: u64 = walk
-                .kernels()
-                .filter(|o| plan.runs_math_gemm(o))
-                .filter_map(|o| match o.matmul {
-                    Some(MatmulRole::Call(g)) => Some(operand_bytes(&g)),
-                    _ => None,
-                })
-                .fold(0u64, u64::saturating_add);
+            let math_bytes =
+                operand_bytes_of(walk.kernels().filter(|o| plan.math_gemm_as_recorded(o)));
             plan.real_math_gemms = math_bytes <= REAL_GEMM_MAX_BYTES;
         }
     }

@@ -265,14 +265,18 @@ impl StandInPlan {
         }
     }
 
-    /// Whether `op` is the first kernel of a recorded GEMM that runs for real under
-    /// [`StandInPlan::real_math_gemms`]: held by its math, and one the engine runs as recorded
-    /// (`mm`, `bmm`; an `addmm` adds its bias in cuBLAS's epilogue, where the engine's GEMM
-    /// would read a whole output-sized C).
-    pub fn runs_math_gemm(&self, op: &crate::trace::Op) -> bool {
-        self.real_math_gemms
-            && matches!(op.matmul, Some(crate::trace::matmul::MatmulRole::Call(g)) if !g.accumulate)
+    /// Whether `op` is the first kernel of a recorded GEMM held by its math that the engine
+    /// runs as recorded (`mm`, `bmm`; an `addmm` adds its bias in cuBLAS's epilogue, where the
+    /// engine's GEMM would read a whole output-sized C).
+    pub fn math_gemm_as_recorded(&self, op: &crate::trace::Op) -> bool {
+        matches!(op.matmul, Some(crate::trace::matmul::MatmulRole::Call(g)) if !g.accumulate)
             && self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
+    }
+
+    /// Whether `op` runs for real under [`StandInPlan::real_math_gemms`]
+    /// (see [`StandInPlan::math_gemm_as_recorded`]).
+    pub fn runs_math_gemm(&self, op: &crate::trace::Op) -> bool {
+        self.real_math_gemms && self.math_gemm_as_recorded(op)
     }
 
     /// Whether a kernel recorded at `recorded_ns` stands in by streaming memory.
