@@ -34,7 +34,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
             "{head}, which stand-ins holding their recorded durations do not: the graph step comes out low (H200 two-stream validation walks: 9-12% under the real graph); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
         ),
         None => format!(
-            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between GEMMs that together ask for more than it gives, and stretches kernels that fit beside each other by the GEMMs' memory load (measured on the device; only GEMMs with recorded shapes have a load, so other kernels' traffic is not priced and the step may come out low; memory-bound kernels of many blocks side by side may come out high) (H200, 21 concurrent walks on two to four side streams: 18 within 10%, -9% to +23%)"
+            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between GEMMs that together ask for more than it gives, and stretches kernels that fit beside each other by the GEMMs' memory load (measured on the device; only GEMMs with recorded shapes have a load, so other kernels' traffic is not priced and the step may come out low; memory-bound kernels of many blocks side by side may come out high) (H200, 21 concurrent walks on two to four side streams: 18 within 10%, -11% to +24%)"
         ),
     }
 }
