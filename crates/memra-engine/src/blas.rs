@@ -30,6 +30,9 @@ pub enum GemmType {
     Bf16,
     /// IEEE single precision (no TF32).
     F32,
+    /// IEEE single precision stored, multiplied on TF32 tensor cores
+    /// (`CUBLAS_COMPUTE_32F_FAST_TF32`), as PyTorch runs f32 GEMMs where it allows TF32.
+    Tf32,
 }
 
 impl GemmType {
@@ -37,7 +40,7 @@ impl GemmType {
     pub fn bytes(self) -> usize {
         match self {
             GemmType::F16 | GemmType::Bf16 => 2,
-            GemmType::F32 => 4,
+            GemmType::F32 | GemmType::Tf32 => 4,
         }
     }
 
@@ -45,7 +48,15 @@ impl GemmType {
         match self {
             GemmType::F16 => bsys::cudaDataType::CUDA_R_16F,
             GemmType::Bf16 => bsys::cudaDataType::CUDA_R_16BF,
-            GemmType::F32 => bsys::cudaDataType::CUDA_R_32F,
+            GemmType::F32 | GemmType::Tf32 => bsys::cudaDataType::CUDA_R_32F,
+        }
+    }
+
+    /// cuBLAS's compute type: f32 accumulation, TF32 products for [`GemmType::Tf32`].
+    fn compute(self) -> bsys::cublasComputeType_t {
+        match self {
+            GemmType::Tf32 => bsys::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
+            _ => bsys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
         }
     }
 }
@@ -249,7 +260,7 @@ impl Engine {
         let (alpha_p, beta_p) = ((&alpha as *const f32).cast(), (&beta as *const f32).cast());
         let (pa, pb) = (pa as *const std::ffi::c_void, pb as *const std::ffi::c_void);
         let pc = pc as *mut std::ffi::c_void;
-        let compute = bsys::cublasComputeType_t::CUBLAS_COMPUTE_32F;
+        let compute = g.dtype.compute();
         let algo = bsys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
         // One GEMM goes through cublasGemmEx, as frameworks call it (cuBLAS may choose other
         // kernels for a batched call of one).
@@ -259,7 +270,7 @@ impl Engine {
             // stream (a free waits for it, a capture retains them), checked above to hold the
             // dense matrices the sizes and leading dimensions describe; alpha and beta point
             // to f32 host values alive across the call, as the handle's default
-            // CUBLAS_POINTER_MODE_HOST and CUBLAS_COMPUTE_32F take them. The workspace is used
+            // CUBLAS_POINTER_MODE_HOST and CUBLAS_COMPUTE_32F(_FAST_TF32) take them. The workspace is used
             // only on this engine's stream, eagerly or by its graphs (whose launches are
             // ordered with it), so no two GEMMs of the engine use it at once.
             let r = unsafe {

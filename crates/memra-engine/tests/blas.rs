@@ -63,6 +63,40 @@ fn f32_gemms_match_the_host_in_every_transpose() {
     }
 }
 
+/// TF32 keeps 10 of f32's 23 mantissa bits: with every operand in [1, 2), each product is
+/// within 2^-9 of its f32 value (either rounding of the operands), and so is the sum of such
+/// products, all positive.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn tf32_gemms_match_the_host_to_tf32_precision() {
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    let g = Gemm {
+        dtype: GemmType::Tf32,
+        m: 128,
+        n: 64,
+        k: 256,
+        trans_a: false,
+        trans_b: false,
+        batch: 1,
+        accumulate: false,
+    };
+    let in_one_two = |n: usize, p: usize| -> Vec<f32> {
+        (0..n).map(|i| 1.0 + (i % p) as f32 / p as f32).collect()
+    };
+    let (a, b) = (in_one_two(128 * 256, 13), in_one_two(256 * 64, 29));
+    let (da, db) = (e.htod(&a).unwrap(), e.htod(&b).unwrap());
+    let mut dc = e.zeros::<f32>(128 * 64).unwrap();
+    e.gemm(&g, &da, &db, &mut dc).unwrap();
+    let host = host_gemm(&g, &a, &b);
+    let got = e.dtoh(&dc).unwrap();
+    let worst = got
+        .iter()
+        .zip(&host)
+        .map(|(g, h)| ((g - h) / h).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst <= 2.0e-3, "largest relative difference {worst}");
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_captured_f16_gemm_replays_into_memory_the_graph_keeps() {
