@@ -141,20 +141,7 @@ impl Prepared {
         // Whether the GEMM whose further kernels (a split-K reduction) follow runs for real.
         let mut call_real = false;
         for op in ops {
-            let real = if plan.real_gemms {
-                op.matmul
-            } else if plan.real_math_gemms {
-                match op.matmul {
-                    Some(MatmulRole::Call(_)) => {
-                        call_real = plan.runs_math_gemm(op);
-                        call_real.then_some(op.matmul).flatten()
-                    }
-                    Some(MatmulRole::Part) => call_real.then_some(MatmulRole::Part),
-                    None => None,
-                }
-            } else {
-                None
-            };
+            let real = plan.real_role(op, &mut call_real);
             steps.push(match (&op.kind, real) {
                 (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
                 (OpKind::Kernel { .. }, Some(MatmulRole::Call(gemm))) => {

@@ -291,13 +291,14 @@ pub fn replay(
         GemmReplay::StandIn => false,
     };
     plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
-    if stream_from_ns.is_finite() && !plan.real_gemms {
+    // The peaks decide which GEMMs are held by their math (on one stream) and which f32 GEMMs
+    // ran on TF32.
+    if plan.real_gemms || stream_from_ns.is_finite() {
         plan.roofline = crate::roofline::measure(e, walk.kernels())?;
-        if cfg.gemms == GemmReplay::Auto {
-            let math_bytes =
-                operand_bytes_of(walk.kernels().filter(|o| plan.math_gemm_as_recorded(o)));
-            plan.real_math_gemms = math_bytes <= REAL_GEMM_MAX_BYTES;
-        }
+    }
+    if stream_from_ns.is_finite() && !plan.real_gemms && cfg.gemms == GemmReplay::Auto {
+        let math_bytes = operand_bytes_of(walk.kernels().filter(|o| plan.math_gemm_as_recorded(o)));
+        plan.real_math_gemms = math_bytes <= REAL_GEMM_MAX_BYTES;
     }
     plan.sub_floor = cfg.sub_floor;
     if overlapping {
@@ -384,6 +385,12 @@ pub fn replay(
             "the recorded GEMMs' operands take {:.1} GiB, more than the {} GiB a replay gives them: they stand in",
             gemm_bytes as f64 / (1u64 << 30) as f64,
             REAL_GEMM_MAX_BYTES >> 30
+        ));
+    }
+    let on_tf32 = walk.kernels().filter(|o| plan.runs_on_tf32(o)).count();
+    if on_tf32 > 0 {
+        warnings.push(format!(
+            "{on_tf32} recorded f32 GEMM(s) took less time than IEEE f32 math on this GPU needs, so ran on TF32 tensor cores (PyTorch's allow_tf32): the replay runs them on TF32 too"
         ));
     }
     if overlapping {

@@ -12,6 +12,11 @@
 //! math and stands in by a spin. Both peaks are measured here (a large cuBLAS GEMM of each
 //! element type the walk's GEMMs use; a device-to-device copy), nothing is taken from a
 //! data sheet.
+//!
+//! The `f32` peak also says how a recorded `f32` GEMM ran: one that took less time than IEEE
+//! single precision needs for its flops ran on TF32 tensor cores (PyTorch's `allow_tf32`,
+//! `set_float32_matmul_precision("high")`), several times faster; the engine runs it so too
+//! ([`GemmType::Tf32`], whose peak is measured beside the `f32` one).
 
 use std::collections::HashMap;
 
@@ -43,10 +48,11 @@ pub fn flops(g: &Gemm) -> f64 {
 }
 
 impl Roofline {
-    /// Whether `op` is the first kernel of a recorded GEMM whose math floor is longer than its
-    /// memory floor; `false` for every other kernel and for element types not measured.
+    /// Whether `op` is the first kernel of a recorded GEMM whose math floor, at the peak of
+    /// the type it runs with ([`Roofline::as_run`]), is longer than its memory floor; `false`
+    /// for every other kernel and for element types not measured.
     pub fn math_bound(&self, op: &Op) -> bool {
-        let Some(MatmulRole::Call(g)) = op.matmul else {
+        let Some(g) = self.as_run(op) else {
             return false;
         };
         let Some(&peak) = self.flops_per_ns.get(&g.dtype) else {
@@ -55,6 +61,28 @@ impl Roofline {
         let math_ns = flops(&g) / peak;
         let memory_ns = operand_bytes(&g) as f64 / self.bytes_per_ns;
         peak > 0.0 && self.bytes_per_ns > 0.0 && math_ns > memory_ns
+    }
+
+    /// The recorded GEMM of `op` (its first kernel) as the engine runs it: as recorded, but
+    /// an `f32` GEMM recorded in less time than its flops take at the measured `f32` peak on
+    /// TF32 tensor cores ([`GemmType::Tf32`], where its peak was measured). `None` for every
+    /// other kernel.
+    pub fn as_run(&self, op: &Op) -> Option<Gemm> {
+        let Some(MatmulRole::Call(g)) = op.matmul else {
+            return None;
+        };
+        let f32_peak = self.flops_per_ns.get(&GemmType::F32).copied();
+        let on_tf32 = g.dtype == GemmType::F32
+            && self.flops_per_ns.contains_key(&GemmType::Tf32)
+            && f32_peak.is_some_and(|p| p > 0.0 && op.duration_ns < flops(&g) / p);
+        Some(if on_tf32 {
+            Gemm {
+                dtype: GemmType::Tf32,
+                ..g
+            }
+        } else {
+            g
+        })
     }
 }
 
@@ -73,13 +101,17 @@ fn fastest_ms(mut time: impl FnMut() -> anyhow::Result<f64>) -> anyhow::Result<f
     (0..RUNS).try_fold(f64::INFINITY, |best, _| Ok(best.min(time()?)))
 }
 
-/// The element types of the recorded GEMMs among `ops`, each once, in the order first seen.
+/// The element types of the recorded GEMMs among `ops`, each once, in the order first seen;
+/// TF32 after `f32` (which of the `f32` GEMMs ran on TF32 only the `f32` peak tells).
 fn gemm_types<'a>(ops: impl Iterator<Item = &'a Op>) -> Vec<GemmType> {
     let mut types = Vec::new();
     for o in ops {
         if let Some(MatmulRole::Call(g)) = o.matmul {
             if !types.contains(&g.dtype) {
                 types.push(g.dtype);
+                if g.dtype == GemmType::F32 {
+                    types.push(GemmType::Tf32);
+                }
             }
         }
     }
@@ -160,6 +192,48 @@ mod tests {
     }
 
     #[test]
+    fn an_f32_gemm_recorded_faster_than_f32_math_runs_on_tf32() {
+        // 2 x 512 x 2048 x 2048 = 4.3 Gflop: 86 us at 50 Tflop/s (f32), 17 us at 250 (TF32).
+        let at = |ns: f64, dtype| {
+            let mut op = Op {
+                duration_ns: ns,
+                ..gemm_op(2048, 512, 2048)
+            };
+            if let Some(MatmulRole::Call(g)) = &mut op.matmul {
+                g.dtype = dtype;
+            }
+            op
+        };
+        let run_type = |r: &Roofline, op: &Op| r.as_run(op).map(|g| g.dtype);
+        let mut r = device();
+        let tf32_fast = at(20_000.0, GemmType::F32);
+        assert_eq!(
+            run_type(&r, &tf32_fast),
+            Some(GemmType::F32),
+            "f32 not measured"
+        );
+        r.flops_per_ns.insert(GemmType::F32, 50_000.0);
+        assert_eq!(
+            run_type(&r, &tf32_fast),
+            Some(GemmType::F32),
+            "TF32 not measured"
+        );
+        r.flops_per_ns.insert(GemmType::Tf32, 250_000.0);
+        assert_eq!(run_type(&r, &tf32_fast), Some(GemmType::Tf32));
+        assert_eq!(
+            run_type(&r, &at(90_000.0, GemmType::F32)),
+            Some(GemmType::F32)
+        );
+        assert_eq!(
+            run_type(&r, &at(5_000.0, GemmType::Bf16)),
+            Some(GemmType::Bf16)
+        );
+        assert_eq!(run_type(&r, &Op::kernel("relu", 0.0, 1.0)), None);
+        // Held by its math at the TF32 peak, which decides: 17 us against 6.3 us of memory.
+        assert!(r.math_bound(&tf32_fast));
+    }
+
+    #[test]
     fn kernels_without_a_recorded_gemm_or_a_measured_type_are_not_math_bound() {
         let r = device();
         assert!(!r.math_bound(&Op::kernel("relu", 0.0, 10_000.0)));
@@ -191,6 +265,11 @@ mod tests {
             Op::kernel("relu", 0.0, 1.0),
         ];
         assert_eq!(gemm_types(ops.iter()), vec![GemmType::F16, GemmType::Bf16]);
+        let f32_ops = [set(gemm_op(8, 8, 8), GemmType::F32)];
+        assert_eq!(
+            gemm_types(f32_ops.iter()),
+            vec![GemmType::F32, GemmType::Tf32]
+        );
     }
 
     #[test]

@@ -279,6 +279,39 @@ impl StandInPlan {
         self.real_math_gemms && self.math_gemm_as_recorded(op)
     }
 
+    /// What `op` plays in a GEMM that runs for real: its first kernel, with the GEMM as the
+    /// engine runs it ([`crate::roofline::Roofline::as_run`]: TF32 for an `f32` GEMM recorded
+    /// faster than f32 math runs), or a further kernel (a split-K reduction, left to cuBLAS)
+    /// of a GEMM whose first kernel runs; `None` where it stands in. `call_real` carries,
+    /// along one stream, whether the last GEMM's first kernel runs.
+    pub fn real_role(
+        &self,
+        op: &crate::trace::Op,
+        call_real: &mut bool,
+    ) -> Option<crate::trace::matmul::MatmulRole> {
+        use crate::trace::matmul::MatmulRole;
+        match op.matmul? {
+            MatmulRole::Call(g) => {
+                *call_real = self.real_gemms || self.runs_math_gemm(op);
+                let run = self.roofline.as_ref().and_then(|r| r.as_run(op));
+                call_real.then_some(MatmulRole::Call(run.unwrap_or(g)))
+            }
+            MatmulRole::Part => call_real.then_some(MatmulRole::Part),
+        }
+    }
+
+    /// Whether `op` is the first kernel of an `f32` GEMM that runs for real on TF32 tensor
+    /// cores (see [`StandInPlan::real_role`]).
+    pub fn runs_on_tf32(&self, op: &crate::trace::Op) -> bool {
+        let tf32 = self
+            .roofline
+            .as_ref()
+            .and_then(|r| r.as_run(op))
+            .map(|g| g.dtype)
+            == Some(memra_engine::GemmType::Tf32);
+        tf32 && (self.real_gemms || self.runs_math_gemm(op))
+    }
+
     /// Whether a kernel recorded at `recorded_ns` stands in by streaming memory.
     pub fn streams(&self, recorded_ns: f64) -> bool {
         recorded_ns >= self.stream_from_ns

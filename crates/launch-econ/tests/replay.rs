@@ -458,6 +458,14 @@ fn one_stream_gemms_are_linked_to_their_operators() {
         vec![(512, false), (8, false), (512, true)],
         "{calls:?}"
     );
+    let tf32 =
+        launch_econ::trace::read(std::path::Path::new(&fixture("kineto_tf32_gemms.json"))).unwrap();
+    let f32_calls = tf32
+        .ops
+        .iter()
+        .filter(|o| matches!(o.matmul, Some(MatmulRole::Call(g)) if g.dtype == memra_engine::GemmType::F32))
+        .count();
+    assert_eq!(f32_calls, 2);
 }
 
 #[test]
@@ -476,6 +484,31 @@ fn replay_runs_math_bound_gemms_for_real_on_one_stream() {
         real_kernels("--trials 2 --reps 3 --warmup 0 --gemms stand-in --export-json -"),
         0
     );
+}
+
+/// Two f32 `mm`s of 4.3 Gflop each on one stream: one recorded in 12 µs, as TF32 tensor cores
+/// run it and far faster than any IEEE f32 GEMM can (358 Tflop/s), one in 300 µs. Both are
+/// held by their math and run for real, with `--gemms auto` or `real`; the replay says that it
+/// runs the first on TF32.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn an_f32_gemm_recorded_faster_than_f32_math_runs_on_tf32() {
+    let fx = fixture("kineto_tf32_gemms.json");
+    for gemms in ["auto", "real"] {
+        let v = json_of(&succeeds(&replay(
+            &fx,
+            &format!("--trials 2 --reps 3 --warmup 0 --gemms {gemms} --export-json -"),
+        )));
+        assert_eq!(
+            v["result"]["replay"]["fidelity"]["real_gemm_kernels"], 2,
+            "--gemms {gemms}"
+        );
+        let warnings = v["warnings"].to_string();
+        assert!(
+            warnings.contains("1 recorded f32 GEMM(s) took less time than IEEE f32 math"),
+            "{warnings}"
+        );
+    }
 }
 
 /// Forks issued one after another (fork A, run A, fork B, run B, join): by default B's fork

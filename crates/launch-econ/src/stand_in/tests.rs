@@ -88,13 +88,13 @@ fn on_one_stream_only_math_bound_gemms_without_an_added_input_run_for_real() {
         matmul: Some(MatmulRole::Call(g)),
         ..crate::trace::Op::kernel("nvjet", 0.0, 10_000.0)
     };
-    // 500 flops and 4 bytes a ns: a 512-token GEMM's math floor is the longer, a decode
+    // 500 Tflop/s and 4 TB/s: a 512-token GEMM's math floor (8.6 us) is the longer, a decode
     // GEMM's memory floor.
     let plan = StandInPlan {
         real_math_gemms: true,
         roofline: Some(crate::roofline::Roofline {
-            bytes_per_ns: 4.0,
-            flops_per_ns: HashMap::from([(GemmType::Bf16, 500.0)]),
+            bytes_per_ns: 4_000.0,
+            flops_per_ns: HashMap::from([(GemmType::Bf16, 500_000.0)]),
         }),
         ..plan_with(4.0)
     };
@@ -108,6 +108,83 @@ fn on_one_stream_only_math_bound_gemms_without_an_added_input_run_for_real() {
         ..plan
     };
     assert!(!off.runs_math_gemm(&prefill));
+}
+
+#[test]
+fn real_gemms_run_as_the_engine_runs_them_with_their_further_kernels() {
+    use crate::trace::matmul::MatmulRole;
+    use memra_engine::{Gemm, GemmType};
+    let gemm = Gemm {
+        dtype: GemmType::F32,
+        m: 2048,
+        n: 512,
+        k: 2048,
+        trans_a: false,
+        trans_b: false,
+        batch: 1,
+        accumulate: false,
+    };
+    // 50 Tflop/s in f32: this GEMM's 4.3 Gflop take at least 86 us; recorded in 100 us it
+    // runs as recorded, in 20 us it ran on TF32 and runs so.
+    let call = |ns: f64| crate::trace::Op {
+        matmul: Some(MatmulRole::Call(gemm)),
+        ..crate::trace::Op::kernel("gemm", 0.0, ns)
+    };
+    let part = crate::trace::Op {
+        matmul: Some(MatmulRole::Part),
+        ..crate::trace::Op::kernel("splitKreduce", 0.0, 2_000.0)
+    };
+    let plan = StandInPlan {
+        real_gemms: true,
+        roofline: Some(crate::roofline::Roofline {
+            bytes_per_ns: 4_000.0,
+            flops_per_ns: HashMap::from([(GemmType::F32, 50_000.0), (GemmType::Tf32, 250_000.0)]),
+        }),
+        ..plan_with(4.0)
+    };
+    let mut call_real = false;
+    let roles: Vec<_> = [call(100_000.0), part.clone(), call(20_000.0), part.clone()]
+        .iter()
+        .map(|o| plan.real_role(o, &mut call_real))
+        .collect();
+    let tf32 = Gemm {
+        dtype: GemmType::Tf32,
+        ..gemm
+    };
+    assert_eq!(
+        roles,
+        vec![
+            Some(MatmulRole::Call(gemm)),
+            Some(MatmulRole::Part),
+            Some(MatmulRole::Call(tf32)),
+            Some(MatmulRole::Part)
+        ]
+    );
+    assert!(plan.runs_on_tf32(&call(20_000.0)) && !plan.runs_on_tf32(&call(100_000.0)));
+    // Nothing runs for real: the further kernels stand in with their GEMM.
+    let none = StandInPlan {
+        real_gemms: false,
+        ..plan
+    };
+    assert_eq!(none.real_role(&call(20_000.0), &mut call_real), None);
+    assert_eq!(none.real_role(&part, &mut call_real), None);
+    assert!(!none.runs_on_tf32(&call(20_000.0)));
+    // Without measured peaks every recorded GEMM runs as recorded.
+    let unmeasured = StandInPlan {
+        roofline: None,
+        ..none
+    };
+    let real = StandInPlan {
+        real_gemms: true,
+        ..unmeasured
+    };
+    assert_eq!(
+        real.real_role(&call(20_000.0), &mut call_real),
+        Some(MatmulRole::Call(gemm))
+    );
+    assert!(real
+        .real_role(&crate::trace::Op::kernel("relu", 0.0, 1.0), &mut call_real)
+        .is_none());
 }
 
 #[test]
