@@ -37,6 +37,7 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
 }
 
 /// `launch-econ ARGS` with no GPU visible exits 2 (bad input) with `msg` on stderr, no panic.
+#[allow(dead_code)] // not every test crate checks bad input
 pub fn assert_usage_error<I, S>(args: I, msg: &str)
 where
     I: IntoIterator<Item = S>,
