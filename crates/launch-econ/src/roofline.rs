@@ -64,17 +64,20 @@ impl Roofline {
     }
 
     /// The recorded GEMM of `op` (its first kernel) as the engine runs it: as recorded, but
-    /// an `f32` GEMM recorded in less time than its flops take at the measured `f32` peak on
-    /// TF32 tensor cores ([`GemmType::Tf32`], where its peak was measured). `None` for every
-    /// other kernel.
+    /// an `f32` GEMM on TF32 tensor cores ([`GemmType::Tf32`], where its peak was measured)
+    /// where it ran on them: recorded in less time than its flops take at the measured `f32`
+    /// peak, or by a kernel whose name says TF32 (cuBLAS's and CUTLASS's name their math,
+    /// `…_f32f32_tf32f32_…`, which also catches TF32 GEMMs too small to beat the `f32` peak).
+    /// `None` for every other kernel.
     pub fn as_run(&self, op: &Op) -> Option<Gemm> {
         let Some(MatmulRole::Call(g)) = op.matmul else {
             return None;
         };
         let f32_peak = self.flops_per_ns.get(&GemmType::F32).copied();
+        let faster_than_f32 = f32_peak.is_some_and(|p| p > 0.0 && op.duration_ns < flops(&g) / p);
         let on_tf32 = g.dtype == GemmType::F32
             && self.flops_per_ns.contains_key(&GemmType::Tf32)
-            && f32_peak.is_some_and(|p| p > 0.0 && op.duration_ns < flops(&g) / p);
+            && (faster_than_f32 || op.name.contains("tf32"));
         Some(if on_tf32 {
             Gemm {
                 dtype: GemmType::Tf32,
@@ -229,6 +232,12 @@ mod tests {
             Some(GemmType::Bf16)
         );
         assert_eq!(run_type(&r, &Op::kernel("relu", 0.0, 1.0)), None);
+        // Slower than the f32 peak, but its kernel's name says TF32.
+        let named = Op {
+            name: "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x128x32".into(),
+            ..at(90_000.0, GemmType::F32)
+        };
+        assert_eq!(run_type(&r, &named), Some(GemmType::Tf32));
         // Held by its math at the TF32 peak, which decides: 17 us against 6.3 us of memory.
         assert!(r.math_bound(&tf32_fast));
     }
