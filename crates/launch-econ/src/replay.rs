@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use memra_engine::Engine;
+use memra_engine::{Engine, GemmType};
 use serde::{Deserialize, Serialize};
 
 use crate::calibration::{calibrate, Calibration};
@@ -292,8 +292,11 @@ pub fn replay(
     };
     plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
     // The peaks decide which GEMMs are held by their math (on one stream) and which f32 GEMMs
-    // ran on TF32.
-    if plan.real_gemms || stream_from_ns.is_finite() {
+    // ran on TF32 (where all run for real, only f32 ones need them).
+    let f32_gemms = walk
+        .kernels()
+        .any(|o| matches!(o.matmul, Some(MatmulRole::Call(g)) if g.dtype == GemmType::F32));
+    if stream_from_ns.is_finite() || (plan.real_gemms && f32_gemms) {
         plan.roofline = crate::roofline::measure(e, walk.kernels())?;
     }
     if stream_from_ns.is_finite() && !plan.real_gemms && cfg.gemms == GemmReplay::Auto {
@@ -311,7 +314,10 @@ pub fn replay(
             .any(|o| o.input_bytes.is_some() && o.duration_ns >= ns)
         {
             plan.paced_from_ns = ns;
-            plan.bytes_per_ns = crate::roofline::copy_bandwidth(e)?;
+            plan.bytes_per_ns = match &plan.roofline {
+                Some(r) => r.bytes_per_ns,
+                None => crate::roofline::copy_bandwidth(e)?,
+            };
         }
     }
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;

@@ -303,13 +303,10 @@ impl StandInPlan {
     /// Whether `op` is the first kernel of an `f32` GEMM that runs for real on TF32 tensor
     /// cores (see [`StandInPlan::real_role`]).
     pub fn runs_on_tf32(&self, op: &crate::trace::Op) -> bool {
-        let tf32 = self
-            .roofline
-            .as_ref()
-            .and_then(|r| r.as_run(op))
-            .map(|g| g.dtype)
-            == Some(memra_engine::GemmType::Tf32);
-        tf32 && (self.real_gemms || self.runs_math_gemm(op))
+        matches!(
+            self.real_role(op, &mut false),
+            Some(crate::trace::matmul::MatmulRole::Call(g)) if g.dtype == memra_engine::GemmType::Tf32
+        )
     }
 
     /// Whether a kernel recorded at `recorded_ns` stands in by streaming memory.
