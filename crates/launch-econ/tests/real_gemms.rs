@@ -2,19 +2,7 @@
 //! (cuBLAS) on a GPU, on several streams and on one, and as what.
 
 mod common;
-use common::{json_of, succeeds, words};
-
-/// The path of a test fixture (`tests/fixtures/NAME`).
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `replay TRACE` followed by `flags` (words without spaces).
-fn replay<'a>(trace: &'a str, flags: &'a str) -> Vec<&'a str> {
-    let mut v = vec!["replay", trace];
-    v.extend(words(flags));
-    v
-}
+use common::{fixture, json_of, replay, succeeds};
 
 /// Two streams of GEMMs whose shapes the trace recorded: the GEMMs run for real (cuBLAS) and
 /// the report says so; `--gemms stand-in` stands them in like every other kernel.

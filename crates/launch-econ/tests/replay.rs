@@ -3,19 +3,7 @@
 //! trace).
 
 mod common;
-use common::{assert_usage_error, cmd, json_of, stdout_without_gpu, succeeds, words};
-
-/// The path of a test fixture (`tests/fixtures/NAME`).
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `replay TRACE` followed by `flags` (words without spaces).
-fn replay<'a>(trace: &'a str, flags: &'a str) -> Vec<&'a str> {
-    let mut v = vec!["replay", trace];
-    v.extend(words(flags));
-    v
-}
+use common::{assert_usage_error, cmd, fixture, json_of, replay, stdout_without_gpu, succeeds};
 
 /// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
 #[test]

@@ -13,6 +13,20 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
+/// The path of a test fixture (`tests/fixtures/NAME`).
+#[allow(dead_code)] // not every test crate reads fixtures
+pub fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `replay TRACE` followed by `flags` (words without spaces).
+#[allow(dead_code)] // not every test crate replays
+pub fn replay<'a>(trace: &'a str, flags: &'a str) -> Vec<&'a str> {
+    let mut v = vec!["replay", trace];
+    v.extend(words(flags));
+    v
+}
+
 /// `launch-econ ARGS`, which must exit 0: its output.
 pub fn succeeds(args: &[&str]) -> std::process::Output {
     cmd().args(args).assert().success().get_output().clone()
