@@ -1,7 +1,7 @@
 """Every walk of the repository through `scripts/validate.py`, group by group, and one table of
 all of them with how many are within the targets (docs/validation-h200.md, "All 41 walks",
 made from the first nine groups here; the decoder and stream groups were added after, and
-the tf32 group after "All 46 walks").
+the tf32 group after "All 46 walks", the copies and short groups after that).
 
     python3 scripts/validate_all.py --out DIR --launch-econ target/release/launch-econ
     python3 scripts/validate_all.py --out DIR --groups paced,bandwidth    # some groups
@@ -39,6 +39,8 @@ GROUPS = [
     ("decoder", "decoder_walks.py", "fp16_decoder_1024_l24,fp16_decoder_4096_l32"),
     ("stream", "stream_walks.py", "two_streams_linear,two_streams_attention,three_streams"),
     ("tf32", "tf32_walks.py", "tf32_mlp_prefill,tf32_two_branches"),
+    ("copies", "copy_node_walks.py", "adds_only,adds_small_copies,adds_large_copies"),
+    ("short", "short_kernel_walks.py", "adds_768,adds_64k,adds_1m,mixed_768,adds_768_f32"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

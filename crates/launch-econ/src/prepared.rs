@@ -18,8 +18,10 @@ use crate::trace::{CopyDirection, Op, OpKind, Walk};
 pub(crate) struct Prepared {
     pub(crate) steps: Vec<Step>,
     pub(crate) slots: DeviceBuffer<u64>,
+    /// What device-to-device and device-to-host copies read.
     pub(crate) src: DeviceBuffer<u8>,
-    pub(crate) dst: DeviceBuffer<u8>,
+    /// What copies into device memory and memsets write: see [`WriteTargets`].
+    pub(crate) targets: Vec<DeviceBuffer<u8>>,
     /// The host end of host↔device copies (page-locked).
     pub(crate) host: HostStaging,
     /// What streaming stand-ins read (empty when there are none), and where the next read
@@ -99,12 +101,16 @@ pub(crate) enum Step {
     },
     /// A copy in its recorded direction; host ends are page-locked staging memory, and copies
     /// of other kinds (host to host, peer) run device to device.
+    /// `target`: the index in [`Prepared::targets`] it writes (unused by device-to-host
+    /// copies).
     Copy {
         bytes: usize,
         direction: CopyDirection,
+        target: usize,
     },
     Memset {
         bytes: usize,
+        target: usize,
     },
     /// A recorded GEMM run for real by cuBLAS with its recorded shapes: operands `index` of
     /// [`Prepared::gemms`].
@@ -134,6 +140,7 @@ impl Prepared {
     ) -> anyhow::Result<Prepared> {
         let mut steps = Vec::new();
         let mut max_bytes = 0usize;
+        let mut targets = WriteTargets::default();
         let mut max_host_bytes = 0usize;
         let mut kernels = 0;
         let mut gemms = Vec::new();
@@ -217,17 +224,21 @@ impl Prepared {
                     ) {
                         max_host_bytes = max_host_bytes.max(*bytes as usize);
                     }
+                    let target = if direction == CopyDirection::DeviceToHost {
+                        0
+                    } else {
+                        targets.place(*bytes as usize)
+                    };
                     Step::Copy {
                         bytes: *bytes as usize,
                         direction,
+                        target,
                     }
                 }
-                (OpKind::Memset { bytes }, _) => {
-                    max_bytes = max_bytes.max(*bytes as usize);
-                    Step::Memset {
-                        bytes: *bytes as usize,
-                    }
-                }
+                (OpKind::Memset { bytes }, _) => Step::Memset {
+                    bytes: *bytes as usize,
+                    target: targets.place(*bytes as usize),
+                },
             });
         }
         let streams = steps
@@ -238,7 +249,11 @@ impl Prepared {
             steps,
             slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
             src: e.zeros::<u8>(max_bytes)?,
-            dst: e.zeros::<u8>(max_bytes)?,
+            targets: targets
+                .sizes
+                .iter()
+                .map(|&n| e.zeros::<u8>(n))
+                .collect::<memra_engine::Result<_>>()?,
             host: e.host_staging(max_host_bytes)?,
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
             cursor: e.zeros::<u64>(1)?,
@@ -283,7 +298,7 @@ impl Prepared {
             steps,
             slots,
             src,
-            dst,
+            targets,
             host,
             arena,
             cursor,
@@ -316,7 +331,7 @@ impl Prepared {
                     let GemmOperands { gemm, a, b, c } = &mut gemms[index];
                     e.gemm(gemm, a, b, c)?
                 }
-                ref other => issue_untimed(e, other, src, dst, host)?,
+                ref other => issue_untimed(e, other, src, targets, host)?,
             }
         }
         Ok(())
@@ -406,7 +421,7 @@ fn issue_untimed(
     e: &Engine,
     step: &Step,
     src: &DeviceBuffer<u8>,
-    dst: &mut DeviceBuffer<u8>,
+    targets: &mut [DeviceBuffer<u8>],
     host: &mut HostStaging,
 ) -> memra_engine::Result<()> {
     match *step {
@@ -418,12 +433,54 @@ fn issue_untimed(
         | Step::Gemm { .. }
         | Step::Folded => Ok(()),
         Step::Empty { shape } => e.noop_shaped(shape),
-        Step::Copy { bytes, direction } => match direction {
-            CopyDirection::HostToDevice => e.copy_from_host(host, dst, bytes),
+        Step::Copy {
+            bytes,
+            direction,
+            target,
+        } => match direction {
+            CopyDirection::HostToDevice => e.copy_from_host(host, &mut targets[target], bytes),
             CopyDirection::DeviceToHost => e.copy_to_host(src, host, bytes),
-            CopyDirection::DeviceToDevice | CopyDirection::Other => e.copy(src, dst, bytes),
+            CopyDirection::DeviceToDevice | CopyDirection::Other => {
+                e.copy(src, &mut targets[target], bytes)
+            }
         },
-        Step::Memset { bytes } => e.memset_zero(dst, bytes),
+        Step::Memset { bytes, target } => e.memset_zero(&mut targets[target], bytes),
+    }
+}
+
+/// Bytes of write targets a walk gets its own buffer for each write before writes share them:
+/// far more than any current GPU's L2 holds, so sharing never brings the writes back into it.
+pub(crate) const WRITE_TARGET_BYTES: usize = 1 << 30;
+
+/// Where a walk's copies into device memory and memsets write. Each recorded write wrote its
+/// own tensor, and a graph writes the same tensors every replay: a step that writes 128 MiB of
+/// them writes back through the L2 what one rewritten buffer would keep in it (on the H200 a
+/// 1 MiB copy between small kernels cost a real graph 1.8 µs, its replay into one buffer 1.4).
+/// So each write gets a buffer of its own until [`WRITE_TARGET_BYTES`] are placed; after that,
+/// writes take the placed buffers in turn (the next one large enough, else a new one).
+#[derive(Debug, Default)]
+pub(crate) struct WriteTargets {
+    pub(crate) sizes: Vec<usize>,
+    placed: usize,
+    next: usize,
+}
+
+impl WriteTargets {
+    /// The index of the buffer a write of `bytes` goes to.
+    pub(crate) fn place(&mut self, bytes: usize) -> usize {
+        if self.placed + bytes > WRITE_TARGET_BYTES {
+            let n = self.sizes.len();
+            if let Some(i) = (0..n)
+                .map(|k| (self.next + k) % n)
+                .find(|&i| self.sizes[i] >= bytes)
+            {
+                self.next = (i + 1) % n;
+                return i;
+            }
+        }
+        self.placed += bytes;
+        self.sizes.push(bytes);
+        self.sizes.len() - 1
     }
 }
 
@@ -434,5 +491,37 @@ pub(crate) fn host_busy(d: Duration) {
         while t.elapsed() < d {
             std::hint::spin_loop();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_write_gets_its_own_target_until_the_bytes_run_out() {
+        let mut t = WriteTargets::default();
+        assert_eq!(t.place(1 << 20), 0);
+        assert_eq!(t.place(16), 1);
+        assert_eq!(t.place(1 << 20), 2);
+        assert_eq!(t.sizes, vec![1 << 20, 16, 1 << 20]);
+    }
+
+    #[test]
+    fn beyond_the_bytes_writes_take_placed_targets_large_enough_in_turn() {
+        let mut t = WriteTargets::default();
+        let half = WRITE_TARGET_BYTES / 2;
+        assert_eq!(t.place(half), 0);
+        assert_eq!(t.place(16), 1);
+        assert_eq!(t.place(half - 16), 2);
+        // Full: small writes take the targets in turn; a half-sized one skips those smaller.
+        assert_eq!(t.place(8), 0);
+        assert_eq!(t.place(8), 1);
+        assert_eq!(t.place(half), 0);
+        assert_eq!(t.place(8), 1);
+        assert_eq!(t.place(8), 2);
+        // Larger than any placed target: a new one.
+        assert_eq!(t.place(half + 1), 3);
+        assert_eq!(t.sizes.len(), 4);
     }
 }

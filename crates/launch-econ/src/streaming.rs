@@ -404,7 +404,10 @@ mod tests {
             stream(100),
             stream(100),
             stream(100),
-            Step::Memset { bytes: 4 },
+            Step::Memset {
+                bytes: 4,
+                target: 0,
+            },
         ];
         let g = |node_ns, span_ns| Some(InGraph { node_ns, span_ns });
         let graph = [
