@@ -403,6 +403,10 @@ def parent(args):
             r["replay_summary_table"] = rep["result"]["replay"]["summary"]
             r["replay_graph_gpu_other_stream"] = rep["result"]["replay"].get(
                 "graph_gpu_other_stream_ms")
+            # The plan the replay made on this machine (spin calibration, the node gap, the
+            # planned nodes): what to compare when one walk's replay moves between machines.
+            r["replay_plan"] = {k: rep["result"]["replay"].get(k) for k in (
+                "calibration", "node_gap_us", "planned_nodes_ms", "streams", "warnings")}
             spins = run_json([args.launch_econ, "replay", trace, "--stream-from-us", "off",
                               "--gemms", "stand-in", "--concurrent-stand-ins", "spin",
                               "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
