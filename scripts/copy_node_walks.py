@@ -8,21 +8,17 @@ real graph; the same difference of the replayed steps is what the replay charges
     python3 scripts/validate.py --out DIR --walk-module scripts/copy_node_walks.py \
         --walks adds_only,adds_small_copies,adds_large_copies
 """
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
 NODES = 128
+# fp16 values each copy moves (none: the walk without copies).
+COPY_VALUES = {"adds_only": 0, "adds_small_copies": 768, "adds_large_copies": 1 << 19}
 
 
 def build(name):
     import torch
     dev = "cuda"
-    copies = {"adds_only": 0, "adds_small_copies": 768, "adds_large_copies": 1 << 19}
-    if name not in copies:
+    if name not in COPY_VALUES:
         raise KeyError(name)
-    n = copies[name]
+    n = COPY_VALUES[name]
     x = torch.zeros(768, device=dev, dtype=torch.float16)
     src = torch.zeros(max(n, 1), device=dev, dtype=torch.float16)
     dst = [torch.empty_like(src) for _ in range(NODES)]
