@@ -7,6 +7,7 @@ Launches the kernel from the engine's own .cu source through CuPy.
     python3 scripts/spin_cupti.py OUT.json
 """
 import json
+import os
 import statistics
 import sys
 
@@ -14,7 +15,8 @@ import cupy as cp
 import numpy as np
 import torch
 
-SRC = open("crates/memra-engine/kernels/spin.cu").read()
+SRC = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates",
+                        "memra-engine", "kernels", "spin.cu")).read()
 mod = cp.RawModule(code=SRC, options=("-std=c++17",))
 spin = mod.get_function("spin_grid_ns")
 shapes = [((1, 1, 1), (128, 1, 1)), ((4, 1, 1), (128, 1, 1)), ((4, 24, 1), (384, 1, 1)),

@@ -10,7 +10,8 @@ Each group runs in DIR/<group> (one process per walk, as validate.py does); a gr
 fails leaves its walks out of the table and says so. The table compares every price with the
 real `CUDAGraph` replay at the upper level of graph node cost, unprofiled; the saving is the
 measured eager step less that graph step. DIR/all.json holds the groups' results (without
-their sample arrays), DIR/all.md the table.
+their sample arrays), DIR/all.md the table, DIR/spin_cupti.json the spin kernel's profiled
+duration against its span on the machine (measured first, in a process of its own).
 """
 import argparse
 import json
@@ -55,6 +56,19 @@ def run_group(out, launch_econ, group, module, walks):
     with open(os.path.join(out, group + ".log"), "w") as f:
         f.write(p.stdout + p.stderr)
     print(f"{group}: {'done' if p.returncode == 0 else 'FAILED (see %s.log)' % group}",
+          file=sys.stderr)
+
+
+def spin_ramp(out):
+    """The spin kernel's profiled duration against its own span on this machine
+    (`scripts/spin_cupti.py`, DIR/spin_cupti.json): the replay plans every node with a ramp
+    measured once on an H200 (`--spin-ramp-ns`), and a run whose replay moves against the
+    real graphs can be checked against it."""
+    p = subprocess.run([sys.executable, os.path.join(HERE, "spin_cupti.py"),
+                        os.path.join(out, "spin_cupti.json")], capture_output=True, text=True)
+    with open(os.path.join(out, "spin_cupti.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    print(f"spin ramp: {'done' if p.returncode == 0 else 'FAILED (see spin_cupti.log)'}",
           file=sys.stderr)
 
 
@@ -137,6 +151,7 @@ def main():
     groups = [g for g in GROUPS if not names or g[0] in names]
     os.makedirs(args.out, exist_ok=True)
     if not args.table_only:
+        spin_ramp(args.out)
         for group, module, walks in groups:
             run_group(args.out, args.launch_econ, group, module, walks)
     rows, results = rows_of(args.out, groups)
