@@ -461,14 +461,13 @@ pub(crate) const WRITE_TARGET_BYTES: usize = 1 << 30;
 #[derive(Debug, Default)]
 pub(crate) struct WriteTargets {
     pub(crate) sizes: Vec<usize>,
-    placed: usize,
     next: usize,
 }
 
 impl WriteTargets {
     /// The index of the buffer a write of `bytes` goes to.
     pub(crate) fn place(&mut self, bytes: usize) -> usize {
-        if self.placed + bytes > WRITE_TARGET_BYTES {
+        if self.sizes.iter().sum::<usize>() + bytes > WRITE_TARGET_BYTES {
             let n = self.sizes.len();
             if let Some(i) = (0..n)
                 .map(|k| (self.next + k) % n)
@@ -478,7 +477,6 @@ impl WriteTargets {
                 return i;
             }
         }
-        self.placed += bytes;
         self.sizes.push(bytes);
         self.sizes.len() - 1
     }
