@@ -7,8 +7,9 @@
 //! long it spins: on an H200 a 2048-block spin asked for nothing already takes ~2 µs a node,
 //! a one-block spin ~0.8 µs. So node times are measured here, shape by shape, on this GPU —
 //! the spin asked for nothing and for [`PROBE_NS`], and the empty kernel — and each kernel gets
-//! the request that puts its stand-in's node time at `recorded + gap` (interpolated between the
-//! two spins, a nanosecond per nanosecond beyond), or the empty kernel where that is nearer.
+//! the request that puts its stand-in's node time at `recorded + gap` (past the requests the
+//! spin's own bookkeeping absorbs, a nanosecond per nanosecond: [`ShapeNodes::spin_knee_ns`]),
+//! or the empty kernel where that is nearer.
 //! `gap` is measured once, on a one-block spin whose profiled duration the spin calibration
 //! knows: its node time less that duration.
 //!
@@ -427,15 +428,28 @@ impl StandInPlan {
                 Choice::Spin(0)
             };
         }
+        Choice::Spin(n.spin_request_ns(target))
+    }
+}
+
+impl ShapeNodes {
+    /// Requests up to this many ns buy a spin of this shape no time, ns: the spin's own
+    /// bookkeeping (the grid's start stamp, a block barrier, the end stamp) outlasts them, so
+    /// its node stays at [`Self::spin_zero_us`]. Past it the node grows a nanosecond per
+    /// requested nanosecond, which puts the knee where that line through the probe meets the
+    /// floor. On an H200 the measured node curve is flat to 100–250 ns, by shape, then
+    /// straight (`scripts/spin_node_curve.py`); interpolating straight from the floor to the
+    /// probe instead asked a kernel ~0.1 µs over its floor for a request inside the flat part,
+    /// and its node came out at the floor.
+    pub fn spin_knee_ns(&self) -> f64 {
         let probe = PROBE_NS as f64;
-        let slope_us_per_ns = (n.spin_probe_us - n.spin_zero_us) / probe;
-        let ns = if target <= n.spin_probe_us && slope_us_per_ns > 0.0 {
-            (target - n.spin_zero_us) / slope_us_per_ns
-        } else {
-            // Past the probe a spin's node grows a nanosecond per requested nanosecond.
-            probe + (target - n.spin_probe_us.max(n.spin_zero_us)) * 1e3
-        };
-        Choice::Spin(ns.max(0.0).round() as u64)
+        (probe - (self.spin_probe_us - self.spin_zero_us) * 1e3).clamp(0.0, probe)
+    }
+
+    /// The request that puts this shape's spin node at `target_us` (above its floor).
+    pub fn spin_request_ns(&self, target_us: f64) -> u64 {
+        let over_ns = (target_us - self.spin_zero_us) * 1e3;
+        (self.spin_knee_ns() + over_ns.max(0.0)).round() as u64
     }
 }
 

@@ -360,6 +360,21 @@ fn unmeasured_shapes_spin_for_the_recording() {
 }
 
 #[test]
+fn requests_inside_the_spins_own_bookkeeping_buy_nothing() {
+    // The probe node 1.9 µs over the floor for 2000 ns asked: the first 100 ns are absorbed.
+    let p = plan_with(3.9);
+    assert_eq!(p.shapes[&WIDE].spin_knee_ns(), 100.0);
+    // Target 2.1 µs, 0.1 over the floor: 100 ns to reach the line and 100 along it (a
+    // straight interpolation from the floor to the probe asked for 105 and got the floor).
+    assert_eq!(p.choose(2000.0, WIDE), Choice::Spin(200));
+    // The probe itself and beyond: the line through it.
+    assert_eq!(p.choose(3800.0, WIDE), Choice::Spin(2000));
+    assert_eq!(p.choose(4800.0, WIDE), Choice::Spin(3000));
+    // A probe node more than a ns per ns over the floor (noise): no knee.
+    assert_eq!(plan_with(4.5).shapes[&WIDE].spin_knee_ns(), 0.0);
+}
+
+#[test]
 fn a_flat_probe_still_gives_a_request() {
     // A probe no longer than the empty spin (noise): requests grow ns for ns.
     let p = plan_with(2.0);
