@@ -15,8 +15,10 @@ import cupy as cp
 import numpy as np
 import torch
 
-SRC = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates",
-                        "memra-engine", "kernels", "spin.cu")).read()
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates",
+                       "memra-engine", "kernels")
+# The engine compiles every kernel after its shared prelude (pdl.cuh).
+SRC = "".join(open(os.path.join(KERNELS, f)).read() for f in ("pdl.cuh", "spin.cu"))
 mod = cp.RawModule(code=SRC, options=("-std=c++17",))
 spin = mod.get_function("spin_grid_ns")
 shapes = [((1, 1, 1), (128, 1, 1)), ((4, 1, 1), (128, 1, 1)), ((4, 24, 1), (384, 1, 1)),
