@@ -116,9 +116,10 @@ def graph_of(fn, n):
     return g
 
 
-def node_us(fn):
-    """Unprofiled graph node time of `fn`'s launch, us: graphs of 80 and 40, difference / 40."""
-    g40, g80 = graph_of(fn, 40), graph_of(fn, 80)
+def node_us(fn, of=graph_of):
+    """Unprofiled graph node time of `fn`'s launch, us: graphs of 80 and 40 (built by `of`),
+    difference / 40."""
+    g40, g80 = of(fn, 40), of(fn, 80)
     for _ in range(2):
         g40.replay()
         g80.replay()

@@ -23,7 +23,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from validate import launch_on_other_stream, replay_ms  # noqa: E402
+from grid_node_probe import node_us  # noqa: E402
+from validate import launch_on_other_stream  # noqa: E402
 
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates",
                        "memra-engine", "kernels")
@@ -47,21 +48,6 @@ def on_torch_stream(fn):
     return one
 
 
-def graph_of(fn, n):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for i in range(n):
-            fn(i)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g, stream=s):
-        for i in range(n):
-            fn(i)
-    torch.cuda.synchronize()
-    return g
-
-
 def cupy_graph_of(fn, n):
     """`n` launches of `fn` captured by CuPy on a stream of its own (not torch's capture)."""
     s = cp.cuda.Stream(non_blocking=True)
@@ -80,14 +66,6 @@ def cupy_graph_of(fn, n):
         def replay(self):
             g.launch(s)
     return Replay()
-
-
-def node_us(fn, of=graph_of):
-    g40, g80 = of(fn, 40), of(fn, 80)
-    for _ in range(2):
-        g40.replay()
-        g80.replay()
-    return (replay_ms(g80.replay) - replay_ms(g40.replay)) * 1e3 / 40
 
 
 def timer_deltas(read, buf):
