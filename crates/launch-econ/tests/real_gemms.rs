@@ -2,7 +2,7 @@
 //! (cuBLAS) on a GPU, on several streams and on one, and as what.
 
 mod common;
-use common::{fixture, json_of, replay, succeeds};
+use common::{fixture, json_of, replay, stand_ins, succeeds};
 
 /// Two streams of GEMMs whose shapes the trace recorded: the GEMMs run for real (cuBLAS) and
 /// the report says so; `--gemms stand-in` stands them in like every other kernel.
@@ -77,10 +77,7 @@ fn one_stream_gemms_are_linked_to_their_operators() {
 #[ignore = "needs a CUDA device"]
 fn replay_runs_math_bound_gemms_for_real_on_one_stream() {
     let fx = fixture("kineto_one_stream_gemms.json");
-    let real_kernels = |flags: &str| {
-        let v = json_of(&succeeds(&replay(&fx, flags)));
-        v["result"]["replay"]["fidelity"]["real_gemm_kernels"].clone()
-    };
+    let real_kernels = |flags: &str| stand_ins(&fx, flags, "real_gemm_kernels");
     assert_eq!(
         real_kernels("--trials 2 --reps 3 --warmup 0 --export-json -"),
         1

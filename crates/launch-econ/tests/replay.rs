@@ -3,7 +3,9 @@
 //! trace).
 
 mod common;
-use common::{assert_usage_error, cmd, fixture, json_of, replay, stdout_without_gpu, succeeds};
+use common::{
+    assert_usage_error, cmd, fixture, json_of, replay, stand_ins, stdout_without_gpu, succeeds,
+};
 
 /// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
 #[test]
@@ -335,12 +337,7 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
 #[ignore = "needs a CUDA device"]
 fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
     let fx = fixture("kineto_two_streams.json");
-    let chases = |flags: &str| {
-        let v = json_of(&succeeds(&replay(&fx, flags)));
-        v["result"]["replay"]["fidelity"]["chase_stand_ins"]
-            .as_u64()
-            .unwrap()
-    };
+    let chases = |flags: &str| stand_ins(&fx, flags, "chase_stand_ins");
     let quick = "--trials 2 --reps 3 --warmup 0 --export-json -";
     assert_eq!(chases(&format!("{quick} --concurrent-stand-ins chase")), 4);
     assert_eq!(chases(quick), 0);
@@ -374,13 +371,11 @@ fn long_kernels_with_recorded_inputs_read_them_paced_beside_other_streams() {
         "{text}"
     );
     let paced = |flags: &str| {
-        let v = json_of(&succeeds(&replay(
+        stand_ins(
             &fx,
             &format!("{quick} --export-json - {flags}"),
-        )));
-        v["result"]["replay"]["fidelity"]["paced_stand_ins"]
-            .as_u64()
-            .unwrap()
+            "paced_stand_ins",
+        )
     };
     assert_eq!(paced(""), 2);
     assert_eq!(paced("--stream-from-us off"), 0);

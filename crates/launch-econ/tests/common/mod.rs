@@ -50,6 +50,16 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("the JSON export on stdout")
 }
 
+/// How many of `trace`'s kernels stood in as `what` (a `fidelity` count of the replay's JSON)
+/// in `replay TRACE FLAGS`, where FLAGS include `--export-json -`.
+#[allow(dead_code)] // only the replaying test crates count stand-ins
+pub fn stand_ins(trace: &str, flags: &str, what: &str) -> u64 {
+    let v = json_of(&succeeds(&replay(trace, flags)));
+    v["result"]["replay"]["fidelity"][what]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no fidelity count {what} in the replay's JSON"))
+}
+
 /// `launch-econ ARGS` with no GPU visible exits 2 (bad input) with `msg` on stderr, no panic.
 #[allow(dead_code)] // not every test crate checks bad input
 pub fn assert_usage_error<I, S>(args: I, msg: &str)
