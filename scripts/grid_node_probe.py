@@ -126,6 +126,23 @@ def node_us(fn, of=graph_of):
     return (replay_ms(g80.replay) - replay_ms(g40.replay)) * 1e3 / 40
 
 
+def event_us(fn, n=12):
+    """Median event-timed duration of `fn`'s launch alone on an idle GPU, us (events recorded
+    just before and after it on its stream): what an engine without a profiler can measure
+    of an eager launch."""
+    s = torch.cuda.current_stream()
+    out = []
+    for i in range(n):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        a.record(s)
+        fn(i)
+        b.record(s)
+        b.synchronize()
+        out.append(a.elapsed_time(b) * 1e3)
+    return statistics.median(out[2:])
+
+
 def profiled_us(launchers):
     """Median CUPTI duration of each launcher's kernel, launched eagerly one at a time (one
     profiler session for all, after every unprofiled timing)."""
@@ -158,13 +175,16 @@ def main():
     launchers = {c: launcher(kernel, bufs, *c) for c in cases}
     variants = variant_launchers(bufs)
     node = {c: node_us(fn) for c, fn in {**launchers, **variants}.items()}
+    event = {c: event_us(fn) for c, fn in {**launchers, **variants}.items()}
     # Only now the profiler (it slows launches for the rest of the process).
     prof = profiled_us({**launchers, **variants})
     def row(c, what, **keys):
         print(f"{what}: node {node[c]:7.3f} us, eager profiled {prof[c]:7.3f} us, "
-              f"node - profiled {node[c] - prof[c]:+.3f} us")
+              f"node - profiled {node[c] - prof[c]:+.3f} us, eager events {event[c]:7.3f} us, "
+              f"node - events {node[c] - event[c]:+.3f} us")
         return {**keys, "graph_node_unprofiled_us": node[c], "eager_profiled_us": prof[c],
-                "node_minus_profiled_us": node[c] - prof[c]}
+                "node_minus_profiled_us": node[c] - prof[c], "eager_events_us": event[c],
+                "node_minus_events_us": node[c] - event[c]}
     res = [row(c, f"{c[0]:5d} threads {c[1]:6d} blocks", threads=c[0], blocks=c[1])
            for c in cases]
     var = [row(c, f"{c[0]:>24} {c[1]:8d} elements", kernel=c[0], elements=c[1])

@@ -18,6 +18,7 @@ use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::{ConcurrentStandIn, SubFloor, DEFAULT_STREAM_FROM_NS};
 use launch_econ::trace::{Filter, StepChoice, WaitRule};
+use launch_econ::wide_grids::WideGrids;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -111,7 +112,8 @@ fn price_trace(
     if !gpu {
         let profile = load_profile(profile.as_deref()).map_err(to_py)?;
         let dev = profile.0.device.clone();
-        let priced = price_offline(&walk, info, profile, eager_step_ms);
+        let grids = WideGrids::shipped_for(dev.as_ref().map_or("", |d| d.name.as_str()));
+        let priced = price_offline(&walk, info, profile, eager_step_ms, grids);
         let mut doc = Document::new(&argv, dev, CommandResult::ReplaySummary(priced));
         doc.warnings = unreproduced(&walk, false);
         return json(&doc);
@@ -136,12 +138,18 @@ fn price_trace(
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),
         element_wise: Default::default(),
+        grid_nodes: None,
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.
     let signal: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
     let outcome = py.allow_threads(|| -> anyhow::Result<Document> {
         let e = start_engine(device, pdl)?;
+        // The grid table shipped for this device, where there is one (see launch_econ::wide_grids).
+        let cfg = ReplayConfig {
+            grid_nodes: WideGrids::shipped_for(&e.device_info().name),
+            ..cfg.clone()
+        };
         let interrupted = || match Python::with_gil(|py| py.check_signals()) {
             Ok(()) => false,
             Err(err) => {

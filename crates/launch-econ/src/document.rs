@@ -108,6 +108,10 @@ pub struct SummaryReport {
     pub trace: TraceInfo,
     /// The profile the model used.
     pub profile: String,
+    /// The device whose grid table priced wide kernels (see [`crate::wide_grids`]); `None`:
+    /// none did.
+    #[serde(default)]
+    pub grid_nodes: Option<String>,
     pub prediction: crate::price::StepPrice,
 }
 
@@ -375,6 +379,7 @@ mod tests {
                     summary: crate::trace::Summary::default(),
                 },
                 profile: "p".into(),
+                grid_nodes: Some("NVIDIA H200".into()),
                 prediction: crate::price::StepPrice::new(
                     (1.0, crate::price::GraphSource::Model),
                     (2.0, crate::price::EagerSource::User),

@@ -41,6 +41,7 @@ pub mod tables;
 pub mod timeline;
 pub mod trace;
 pub mod update_walk;
+pub mod wide_grids;
 
 use clap::Parser;
 

@@ -62,7 +62,8 @@ pub(crate) enum Step {
         slot: usize,
     },
     /// A kernel that reads `bytes` of the arena where the last read ended, sized so that its
-    /// graph node costs the recorded duration + the front-end gap; `fallback` is the spin
+    /// graph node costs the recorded duration (as planned: [`StandInPlan::planned_ns`]) + the
+    /// front-end gap; `fallback` is the spin
     /// stand-in it reverts to if no read can be that short; `ramp_ns`: what its node costs
     /// beyond its span less that gap (its shape's from the stand-in plan, then as measured in
     /// the walk's graph by [`crate::streaming::size`]).
@@ -165,11 +166,12 @@ impl Prepared {
                 }
                 (OpKind::Kernel { grid, block }, None) => {
                     let shape = LaunchShape::of(*grid, *block);
+                    let planned_ns = plan.planned_ns(op);
                     kernels += 1;
                     if plan.streams_op(op) {
-                        let choice = plan.choose(op.duration_ns, (*grid, *block));
+                        let choice = plan.choose(planned_ns, (*grid, *block));
                         Step::Stream {
-                            recorded_ns: op.duration_ns,
+                            recorded_ns: planned_ns,
                             ramp_ns: plan.ramp_ns((*grid, *block)),
                             bytes: 16,
                             shape,
@@ -178,7 +180,7 @@ impl Prepared {
                         }
                     } else if let (Some(bytes), Choice::Spin(ns)) = (
                         plan.paced_bytes(op),
-                        plan.choose_spin(op.duration_ns, (*grid, *block)),
+                        plan.choose_spin(planned_ns, (*grid, *block)),
                     ) {
                         Step::Paced {
                             bytes,
@@ -190,7 +192,7 @@ impl Prepared {
                     } else {
                         let choice = plan.choose_named(
                             &op.name,
-                            op.duration_ns,
+                            planned_ns,
                             (*grid, *block),
                             &mut sub_floor,
                         );

@@ -16,6 +16,7 @@ use crate::output::num;
 use crate::sharing::{lay_out_sharing, NodeCost};
 use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
+use crate::wide_grids::WideGrids;
 
 /// Where the eager step came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -240,24 +241,36 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
 /// level of per-node graph cost (see [`crate::other_stream`]); streams run side by side where the
 /// trace recorded the waits between them (the longest chain counts, see [`crate::lanes`]),
 /// else one after another; plus one graph launch. With `sms` (the device's SM limits), kernels
-/// side by side that hold more than the whole GPU share it (see [`crate::sharing`]).
-pub fn graph_step_model(walk: &Walk, m: &ModelInputs, sms: Option<&SmLimits>) -> f64 {
-    graph_step(
-        walk,
-        m,
-        m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0),
-        sms,
-    )
+/// side by side that hold more than the whole GPU share it (see [`crate::sharing`]). With
+/// `grids`, wide kernels' nodes cost what the device's grid table says beyond their recorded
+/// durations (see [`crate::wide_grids`]).
+pub fn graph_step_model(
+    walk: &Walk,
+    m: &ModelInputs,
+    sms: Option<&SmLimits>,
+    grids: Option<&WideGrids>,
+) -> f64 {
+    let upper_us = m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0);
+    graph_step(walk, m, upper_us, sms, grids)
 }
 
 /// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
-pub fn graph_step_model_quiet(walk: &Walk, m: &ModelInputs, sms: Option<&SmLimits>) -> f64 {
-    graph_step(walk, m, 0.0, sms)
+pub fn graph_step_model_quiet(
+    walk: &Walk,
+    m: &ModelInputs,
+    sms: Option<&SmLimits>,
+    grids: Option<&WideGrids>,
+) -> f64 {
+    graph_step(walk, m, 0.0, sms, grids)
 }
 
 /// [`graph_step_model`] with every stream of the walk one after another (in issue order), ms;
 /// `None` for a walk the model does not run side by side (one stream, or no recorded waits).
-pub fn graph_step_model_serial(walk: &Walk, m: &ModelInputs) -> Option<f64> {
+pub fn graph_step_model_serial(
+    walk: &Walk,
+    m: &ModelInputs,
+    grids: Option<&WideGrids>,
+) -> Option<f64> {
     let schedule = Schedule::of(walk);
     (schedule.lanes() > 1).then(|| {
         graph_step_on(
@@ -266,12 +279,19 @@ pub fn graph_step_model_serial(walk: &Walk, m: &ModelInputs) -> Option<f64> {
             m,
             m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0),
             None,
+            grids,
         )
     })
 }
 
-fn graph_step(walk: &Walk, m: &ModelInputs, shared_us: f64, sms: Option<&SmLimits>) -> f64 {
-    graph_step_on(&Schedule::of(walk), walk, m, shared_us, sms)
+fn graph_step(
+    walk: &Walk,
+    m: &ModelInputs,
+    shared_us: f64,
+    sms: Option<&SmLimits>,
+    grids: Option<&WideGrids>,
+) -> f64 {
+    graph_step_on(&Schedule::of(walk), walk, m, shared_us, sms, grids)
 }
 
 fn graph_step_on(
@@ -280,10 +300,11 @@ fn graph_step_on(
     m: &ModelInputs,
     shared_us: f64,
     sms: Option<&SmLimits>,
+    grids: Option<&WideGrids>,
 ) -> f64 {
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
     let node_ns = |o: &Op| {
-        (o.duration_ns + gap_ns)
+        (o.duration_ns + gap_ns + grids.map_or(0.0, |g| g.op_shift_ns(o)))
             .max(m.graph_node_gpu_us * 1e3)
             .max(copy_node_ns(o, m))
             + shared_us * 1e3
@@ -400,9 +421,31 @@ mod tests {
     fn short_nodes_cost_the_floor_in_the_model() {
         let w = walk(&[500.0, 4000.0], None);
         // max(0.5, 1.0) + 4.0 µs + 2 µs launch = 7 µs
-        assert!((graph_step_model(&w, &inputs(), None) - 0.007).abs() < 1e-12);
+        assert!((graph_step_model(&w, &inputs(), None, None) - 0.007).abs() < 1e-12);
         assert!((build_model(&w, &inputs()) - 0.010).abs() < 1e-12);
         assert!((engine_floor_model(&w, &inputs()) - 0.006).abs() < 1e-12);
+    }
+
+    #[test]
+    fn wide_kernels_cost_the_grid_tables_shift_less_in_the_model() {
+        let mut w = walk(&[4000.0, 4000.0], None);
+        w.ops[1].kind = OpKind::Kernel {
+            grid: (2048, 1, 1),
+            block: (128, 1, 1),
+        };
+        let case = |blocks, d| crate::wide_grids::GridCase {
+            threads: 128,
+            blocks,
+            node_minus_profiled_us: d,
+        };
+        let grids = WideGrids {
+            device: "GPU".into(),
+            cases: vec![case(8, 0.3), case(2048, -0.2)],
+        };
+        // 4 + 4 µs + 2 µs launch; the 2048-block kernel's node 0.5 µs shorter.
+        assert!((graph_step_model(&w, &inputs(), None, None) - 0.010).abs() < 1e-12);
+        let priced = graph_step_model(&w, &inputs(), None, Some(&grids));
+        assert!((priced - 0.0095).abs() < 1e-12, "{priced}");
     }
 
     #[test]
@@ -471,24 +514,24 @@ mod tests {
             ..inputs()
         };
         // 10 + max(30, 20) + 10.
-        assert!((graph_step_model(&w, &m, None) - 0.050).abs() < 1e-12);
+        assert!((graph_step_model(&w, &m, None, None) - 0.050).abs() < 1e-12);
         // A measured node gap is added to every node on the chain.
         let with_gap = ModelInputs {
             graph_node_gap_us: Some(0.5),
             ..m
         };
-        assert!((graph_step_model(&w, &with_gap, None) - 0.0515).abs() < 1e-12);
+        assert!((graph_step_model(&w, &with_gap, None, None) - 0.0515).abs() < 1e-12);
         // The step to the upper level is added to every node on the chain; the quiet step
         // leaves it out.
         let shared = ModelInputs {
             graph_node_other_stream_us: Some(0.25),
             ..with_gap
         };
-        assert!((graph_step_model(&w, &shared, None) - 0.05225).abs() < 1e-12);
-        assert!((graph_step_model_quiet(&w, &shared, None) - 0.0515).abs() < 1e-12);
+        assert!((graph_step_model(&w, &shared, None, None) - 0.05225).abs() < 1e-12);
+        assert!((graph_step_model_quiet(&w, &shared, None, None) - 0.0515).abs() < 1e-12);
         // Without the waits the streams add up.
         w.waits.clear();
-        assert!((graph_step_model(&w, &m, None) - 0.070).abs() < 1e-12);
+        assert!((graph_step_model(&w, &m, None, None) - 0.070).abs() < 1e-12);
     }
 
     #[test]
@@ -511,7 +554,7 @@ mod tests {
             ..inputs()
         };
         // Without copy-node costs: every op its duration (at least the 1 µs floor).
-        assert!((graph_step_model(&w, &m, None) - 0.046).abs() < 1e-12);
+        assert!((graph_step_model(&w, &m, None, None) - 0.046).abs() < 1e-12);
         let line = |fixed_us, us_per_mib| CopyCost {
             fixed_us,
             us_per_mib,
@@ -524,7 +567,7 @@ mod tests {
             ..m
         };
         // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
-        assert!((graph_step_model(&w, &with, None) - 0.051).abs() < 1e-12);
+        assert!((graph_step_model(&w, &with, None, None) - 0.051).abs() < 1e-12);
     }
 
     #[test]

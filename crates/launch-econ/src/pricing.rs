@@ -18,6 +18,7 @@ use crate::price::{
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
 use crate::runner::Context;
 use crate::trace::{self, summarize, Filter, Walk};
+use crate::wide_grids::WideGrids;
 
 /// Bad input (an unreadable trace, a filter that leaves nothing, a profile that is not one):
 /// the CLI exits 2 for it, the Python package raises `ValueError`.
@@ -71,13 +72,16 @@ pub fn load_profile(path: Option<&Path>) -> anyhow::Result<(ModelProfile, String
 }
 
 /// Prices the walk with the offline model over `profile`, no GPU: graph step from the model,
-/// eager step from `eager_step_ms`, else the trace's host side, else the engine's floor.
+/// eager step from `eager_step_ms`, else the trace's host side, else the engine's floor;
+/// wide kernels by `grids` (see [`crate::wide_grids`]).
 pub fn price_offline(
     walk: &Walk,
     info: TraceInfo,
     (profile, origin): (ModelProfile, String),
     eager_step_ms: Option<f64>,
+    grids: Option<WideGrids>,
 ) -> SummaryReport {
+    let g = grids.as_ref();
     let m = profile.model_inputs;
     let sms = profile
         .device
@@ -87,22 +91,26 @@ pub fn price_offline(
         engine_floor_model(walk, &m)
     });
     let mut prediction = StepPrice::new(
-        (graph_step_model(walk, &m, sms.as_ref()), GraphSource::Model),
+        (
+            graph_step_model(walk, &m, sms.as_ref(), g),
+            GraphSource::Model,
+        ),
         eager,
         build_model(walk, &m),
     );
     if m.graph_node_other_stream_us.is_some() {
-        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &m, sms.as_ref()));
+        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &m, sms.as_ref(), g));
     }
-    if let Some(serial) = graph_step_model_serial(walk, &m) {
+    if let Some(serial) = graph_step_model_serial(walk, &m, g) {
         prediction = prediction.with_serial(serial);
         if sms.is_some() {
-            prediction = prediction.with_unshared(graph_step_model(walk, &m, None));
+            prediction = prediction.with_unshared(graph_step_model(walk, &m, None, g));
         }
     }
     SummaryReport {
         trace: info,
         profile: origin,
+        grid_nodes: grids.map(|t| t.device),
         prediction,
     }
 }

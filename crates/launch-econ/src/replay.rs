@@ -103,7 +103,7 @@ crate::figures::figure_set! {
 }
 
 /// Options of a replay run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplayConfig {
     pub rule: StopRule,
     pub reps: usize,
@@ -139,6 +139,10 @@ pub struct ReplayConfig {
     /// one stream.
     #[serde(default)]
     pub element_wise: ElementWise,
+    /// The grid table wide kernels' nodes are planned by (see [`crate::wide_grids`]); `None`:
+    /// every node at its recorded duration + the one-block gap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_nodes: Option<crate::wide_grids::WideGrids>,
 }
 
 /// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
@@ -284,6 +288,7 @@ pub fn replay(
     let mut plan = stand_in::plan(e, walk, &cal, stream_from_ns, chase)?;
     plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
+    plan.wide_grids = cfg.grid_nodes.clone();
     let gemm_bytes = operand_bytes_of(walk.kernels());
     let wanted = match cfg.gemms {
         GemmReplay::Auto => overlapping,
@@ -381,7 +386,7 @@ pub fn replay(
         (Some(Summary::of(&w)), Some(Summary::of(&g)))
     };
     let sum: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
-    let kernel_sum_ns: f64 = walk.kernels().map(|o| o.duration_ns).sum();
+    let kernel_sum_ns: f64 = walk.kernels().map(|o| plan.planned_ns(o)).sum();
     let planned_nodes_ms =
         (kernel_sum_ns / 1e3 + walk.kernels().count() as f64 * plan.gap_us) / 1e3;
     let mut warnings = unreproduced(walk, true);
@@ -411,7 +416,7 @@ pub fn replay(
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
-        config: *cfg,
+        config: cfg.clone(),
         ops: walk.ops.len(),
         kernels: walk.kernels().count(),
         recorded_gpu_ms: sum / 1e6,

@@ -242,6 +242,9 @@ pub struct StandInPlan {
     /// With [`StandInPlan::hold_sms`]: timed spins of kernels whose grid the device holds at
     /// once spin per block (see [`ConcurrentSpins`]).
     pub spin_per_block: bool,
+    /// The device's grid table: wide kernels are planned shorter by what it says (see
+    /// [`StandInPlan::planned_ns`]); `None`: at their recorded durations.
+    pub wide_grids: Option<crate::wide_grids::WideGrids>,
 }
 
 /// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
@@ -253,6 +256,14 @@ pub fn is_element_wise(name: &str) -> bool {
 }
 
 impl StandInPlan {
+    /// The duration `op`'s stand-in is planned at, ns: its recorded one, shifted by the grid
+    /// table where there is one (a wide kernel's graph node costs less beyond its profiled
+    /// duration than the one-block gap says: [`crate::wide_grids`]).
+    pub fn planned_ns(&self, op: &crate::trace::Op) -> f64 {
+        let shift = self.wide_grids.as_ref().map_or(0.0, |g| g.op_shift_ns(op));
+        (op.duration_ns + shift).max(0.0)
+    }
+
     /// How much longer than its own span a profiler sees a kernel of `shape` run, ns: the
     /// measured node of the spin asked for nothing, less the front end's gap and its span —
     /// the same model of a node the spin requests are chosen by. (CUPTI on an H200 sees this
@@ -567,6 +578,7 @@ pub fn plan(
         bytes_per_ns: 0.0,
         hold_sms: None,
         spin_per_block: false,
+        wide_grids: None,
     })
 }
 

@@ -26,6 +26,10 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
     // One stream: no streams-in-series figure.
     assert!(v["result"]["prediction"]["graph_step_serial_ms"].is_null());
     assert_eq!(v["result"]["kind"], "replay-summary");
+    // The shipped profile is the H200's: its grid table prices wide kernels, unless turned off.
+    assert_eq!(v["result"]["grid_nodes"], "NVIDIA H200");
+    let off = stdout_without_gpu(&replay(&step, "--summary --grid-nodes off"));
+    assert!(off.contains("no grid table"), "{off}");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             vec!["replay".into(), fx("missing.json"), "--summary".into()],
@@ -107,6 +111,16 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
                 fx("kineto_step.json"),
             ],
             "no schema_version",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
+                "--summary".into(),
+                "--grid-nodes".into(),
+                fx("kineto_step.json"),
+            ],
+            "is not a grid table",
         ),
         (
             vec![

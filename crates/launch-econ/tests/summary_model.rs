@@ -75,7 +75,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
             graph_node_beside: c,
             ..inputs
         };
-        graph_step_model(&w, &m, sms.as_ref())
+        graph_step_model(&w, &m, sms.as_ref(), None)
     };
     // Nothing measured: 10 + 20 + 10.
     assert!((at(None) - 0.040).abs() < 1e-12);

@@ -10,6 +10,7 @@ use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
 use crate::stand_in::{ElementWise, SubFloor};
 use crate::trace::Filter;
+use crate::wide_grids::WideGrids;
 
 /// Bad input found by the pricing library is a usage error here (exit 2).
 fn usage(e: anyhow::Error) -> anyhow::Error {
@@ -26,6 +27,25 @@ pub const DEFAULTS: TimingDefaults = TimingDefaults {
     min_time_s: 0.5,
     max_time_s: 3.0,
 };
+
+/// The grid table `--grid-nodes` asks for on a device named `device`.
+fn grid_table(args: &ReplayArgs, device: &str) -> anyhow::Result<Option<WideGrids>> {
+    args.grid_nodes
+        .clone()
+        .unwrap_or_default()
+        .table_for(device)
+        .map_err(|e| UsageError(format!("--grid-nodes: {e:#}")).into())
+}
+
+/// Which grid table priced wide kernels, for the report.
+fn grid_line(table: Option<&str>) -> String {
+    match table {
+        Some(d) => format!(
+            "wide grids: nodes priced by the {d} grid table (scripts/grid_node_probe.py; --grid-nodes off: without)\n"
+        ),
+        None => "wide grids: every node at its recorded duration + the one-block gap (no grid table for this device; --grid-nodes FILE)\n".into(),
+    }
+}
 
 pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[&args.export_trace])?;
@@ -49,7 +69,10 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     if args.summary {
         let profile = load_profile(args.profile.as_deref()).map_err(usage)?;
         let device = profile.0.device.clone();
-        let priced = price_offline(&walk, info, profile, args.eager_step_ms);
+        let device_name = device.as_ref().map_or("", |d| d.name.as_str());
+        let grids = grid_table(args, device_name)?;
+        let priced = price_offline(&walk, info, profile, args.eager_step_ms, grids);
+        report.push_str(&grid_line(priced.grid_nodes.as_deref()));
         report.push_str(&priced.prediction.text());
         let mut doc = Document::new(argv, device, CommandResult::ReplaySummary(priced));
         doc.warnings = crate::replay::unreproduced(&walk, false);
@@ -74,6 +97,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         concurrent: args.concurrent_stand_ins,
         concurrent_spins: args.concurrent_spins,
         element_wise: args.element_wise,
+        grid_nodes: grid_table(args, &e.device_info().name)?,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -84,6 +108,8 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
     pb.finish_and_clear();
     report.push_str(&replay_text(&e.device_info().name, &priced.replay));
+    let table = priced.replay.config.grid_nodes.as_ref();
+    report.push_str(&grid_line(table.map(|t| t.device.as_str())));
     report.push_str(&priced.prediction.text());
     let r = &priced.replay;
     let partial = r.interrupted;

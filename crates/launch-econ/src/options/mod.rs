@@ -257,6 +257,12 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FILE.json")]
     pub profile: Option<PathBuf>,
 
+    /// How much less than a few blocks' a wide grid's graph node costs beyond its profiled
+    /// duration, by blocks and threads: a table written by scripts/grid_node_probe.py, or
+    /// `off`; without it, the one shipped for the device (the H200's), none on others.
+    #[arg(long, value_name = "FILE.json|off", value_parser = crate::wide_grids::GridNodes::parse)]
+    pub grid_nodes: Option<crate::wide_grids::GridNodes>,
+
     /// Host work, µs, busy-waited before each eager launch (a framework's own overhead).
     #[arg(long, default_value_t = 0.0, value_parser = parse_us)]
     pub host_overhead_us: f64,

@@ -29,7 +29,35 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         bytes_per_ns: 4000.0,
         hold_sms: None,
         spin_per_block: false,
+        wide_grids: None,
     }
+}
+
+#[test]
+fn wide_kernels_are_planned_shorter_by_the_grid_table_and_small_ones_as_recorded() {
+    let case = |blocks, d| crate::wide_grids::GridCase {
+        threads: 128,
+        blocks,
+        node_minus_profiled_us: d,
+    };
+    let plan = StandInPlan {
+        wide_grids: Some(crate::wide_grids::WideGrids {
+            device: "GPU".into(),
+            cases: vec![case(8, 0.25), case(1024, 0.05)],
+        }),
+        ..plan_with(4.0)
+    };
+    let kernel = |blocks| crate::trace::Op {
+        kind: OpKind::Kernel {
+            grid: (blocks, 1, 1),
+            block: (128, 1, 1),
+        },
+        ..crate::trace::Op::kernel("add", 0.0, 1600.0)
+    };
+    assert_eq!(plan.planned_ns(&kernel(4)), 1600.0);
+    assert!((plan.planned_ns(&kernel(1024)) - 1400.0).abs() < 1e-9);
+    // Without a table every kernel is planned at its recorded duration.
+    assert_eq!(plan_with(4.0).planned_ns(&kernel(1024)), 1600.0);
 }
 
 #[test]

@@ -1,0 +1,253 @@
+//! Wide grids: a graph node of a kernel with many blocks costs less beyond its profiled
+//! duration than one of a few blocks.
+//!
+//! Every node is planned at its recorded (profiled) duration + one front-end gap measured on
+//! a one-block kernel. What a profiler adds to a kernel's own time grows with its grid: on an
+//! H200 a memory kernel (one float per thread, operands in the L2) launched eagerly costs a
+//! graph node 0.20–0.28 µs beyond its CUPTI duration up to 264 blocks, ~0.05 at 528, and
+//! −0.03 to −0.17 from 1056 blocks on (128 threads; at 512 threads down to −2.3 µs, the
+//! eager launch running slower than back to back) — `scripts/grid_node_probe.py`. A walk of
+//! 1024-block element-wise kernels replayed at `recorded + gap` came out 13% long.
+//!
+//! Only a profiler sees the difference, so the engine cannot measure it: the probe does, with
+//! CUPTI, and its JSON is the table here (the H200's ships with launch-econ; measure another
+//! GPU's with the probe and pass it with `--grid-nodes`). A kernel's shift is the probe's
+//! node − profiled at its block count (interpolated in log blocks, for the nearest thread
+//! count measured) less that at the smallest grid measured: the one-block gap already stands
+//! for small grids. What the probe cannot say is where a kernel's operands live: the same
+//! kernel reading a fresh array from device memory each launch cost 0.17 µs more at 8192
+//! blocks than reading from the L2, so wide kernels that read weights come out short by up to
+//! that much a node.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::{Op, OpKind};
+
+/// The table shipped for the H200 (`scripts/grid_node_probe.py` on an H200, driver 580).
+pub const H200_TABLE: &str = include_str!("../../../profiles/h200-grid-nodes.json");
+
+/// Which grid table to price wide kernels with (`--grid-nodes`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum GridNodes {
+    /// The table shipped for the device, where one is (the H200's); none on other devices.
+    #[default]
+    Shipped,
+    /// None: every node at its recorded duration + the one-block gap.
+    Off,
+    /// A table written by `scripts/grid_node_probe.py`.
+    File(std::path::PathBuf),
+}
+
+impl GridNodes {
+    /// `off`, or the path of a table.
+    pub fn parse(s: &str) -> Result<GridNodes, String> {
+        match s.trim() {
+            "" => Err("expected a grid table's path or `off`".into()),
+            "off" => Ok(GridNodes::Off),
+            p => Ok(GridNodes::File(p.into())),
+        }
+    }
+
+    /// The table for a device named `device`.
+    pub fn table_for(&self, device: &str) -> anyhow::Result<Option<WideGrids>> {
+        match self {
+            GridNodes::Shipped => Ok(WideGrids::shipped_for(device)),
+            GridNodes::Off => Ok(None),
+            GridNodes::File(p) => WideGrids::read(p).map(Some),
+        }
+    }
+}
+
+/// One measured grid: a memory kernel of `blocks` blocks of `threads` threads.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GridCase {
+    pub threads: u32,
+    pub blocks: u32,
+    /// Its graph node time (unprofiled) less its profiled duration launched eagerly, µs.
+    pub node_minus_profiled_us: f64,
+}
+
+/// The measured grids of one device (`cases` of the probe's JSON; other keys are ignored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WideGrids {
+    pub device: String,
+    pub cases: Vec<GridCase>,
+}
+
+impl WideGrids {
+    /// The H200 table shipped with launch-econ.
+    pub fn h200() -> WideGrids {
+        serde_json::from_str(H200_TABLE).expect("the shipped grid table is valid")
+    }
+
+    /// The shipped table where `device` is the GPU it was measured on (names compared
+    /// without case), else `None`: another GPU's profiler adds its own.
+    pub fn shipped_for(device: &str) -> Option<WideGrids> {
+        let t = WideGrids::h200();
+        device
+            .to_lowercase()
+            .contains(&t.device.to_lowercase())
+            .then_some(t)
+    }
+
+    /// Reads a table written by `scripts/grid_node_probe.py`; at least one case, every figure
+    /// finite and every grid non-empty.
+    pub fn read(path: &Path) -> anyhow::Result<WideGrids> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let t: WideGrids = serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{} is not a grid table (scripts/grid_node_probe.py's JSON): {e}",
+                path.display()
+            )
+        })?;
+        if t.cases.is_empty() {
+            anyhow::bail!("{} holds no grids", path.display());
+        }
+        if let Some(c) = t
+            .cases
+            .iter()
+            .find(|c| c.threads == 0 || c.blocks == 0 || !c.node_minus_profiled_us.is_finite())
+        {
+            anyhow::bail!(
+                "{}: grid {} x {} threads has no usable figure",
+                path.display(),
+                c.blocks,
+                c.threads
+            );
+        }
+        Ok(t)
+    }
+
+    /// What a kernel of `blocks` blocks of `threads` threads costs a graph node beyond its
+    /// profiled duration, less what the smallest grid measured costs, µs (see the module
+    /// docs): 0 at or below the smallest grid, the largest grid's beyond the largest.
+    pub fn node_shift_us(&self, blocks: u64, threads: u64) -> f64 {
+        let log2 = |x: f64| x.max(1.0).log2();
+        let Some(row_threads) = self.cases.iter().map(|c| c.threads).min_by(|&a, &b| {
+            let d = |t: u32| (log2(f64::from(t)) - log2(threads as f64)).abs();
+            d(a).total_cmp(&d(b))
+        }) else {
+            return 0.0;
+        };
+        let mut row: Vec<(f64, f64)> = self
+            .cases
+            .iter()
+            .filter(|c| c.threads == row_threads)
+            .map(|c| (f64::from(c.blocks), c.node_minus_profiled_us))
+            .collect();
+        row.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let base = row[0].1;
+        let b = blocks as f64;
+        let at = if b <= row[0].0 {
+            base
+        } else if b >= row[row.len() - 1].0 {
+            row[row.len() - 1].1
+        } else {
+            let i = row.partition_point(|p| p.0 <= b);
+            let ((b0, d0), (b1, d1)) = (row[i - 1], row[i]);
+            d0 + (d1 - d0) * (b.ln() - b0.ln()) / (b1.ln() - b0.ln())
+        };
+        at - base
+    }
+
+    /// [`Self::node_shift_us`] of a recorded kernel, ns; 0 for copies and memsets.
+    pub fn op_shift_ns(&self, o: &Op) -> f64 {
+        match o.kind {
+            OpKind::Kernel { grid, block } => {
+                let count = |d: (u32, u32, u32)| u64::from(d.0) * u64::from(d.1) * u64::from(d.2);
+                self.node_shift_us(count(grid), count(block)) * 1e3
+            }
+            _ => 0.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> WideGrids {
+        let case = |threads, blocks, d| GridCase {
+            threads,
+            blocks,
+            node_minus_profiled_us: d,
+        };
+        WideGrids {
+            device: "GPU".into(),
+            cases: vec![
+                case(128, 8, 0.3),
+                case(128, 64, 0.3),
+                case(128, 512, 0.0),
+                case(512, 8, 0.2),
+                case(512, 512, -1.0),
+            ],
+        }
+    }
+
+    #[test]
+    fn small_grids_shift_nothing_and_wide_ones_shift_by_the_table() {
+        let t = table();
+        assert_eq!(t.node_shift_us(1, 128), 0.0);
+        assert_eq!(t.node_shift_us(8, 128), 0.0);
+        assert!((t.node_shift_us(512, 128) + 0.3).abs() < 1e-12);
+        // Beyond the largest grid: the largest grid's figure.
+        assert!((t.node_shift_us(1 << 20, 128) + 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn between_grids_the_shift_is_interpolated_in_log_blocks() {
+        // 181 blocks lies half way from 64 to 512 in log blocks (64 * 2^1.5 = 181.02).
+        let s = table().node_shift_us(181, 128);
+        assert!((s + 0.15).abs() < 1e-3, "{s}");
+    }
+
+    #[test]
+    fn the_nearest_thread_count_measured_is_used() {
+        let t = table();
+        assert!((t.node_shift_us(512, 384) + 1.2).abs() < 1e-12);
+        assert!((t.node_shift_us(512, 64) + 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_shipped_table_reads_and_is_for_the_h200_only() {
+        let t = WideGrids::h200();
+        assert!(t.cases.len() >= 10);
+        assert!(WideGrids::shipped_for("NVIDIA H200").is_some());
+        assert!(WideGrids::shipped_for("NVIDIA A100-SXM4-80GB").is_none());
+        // On the H200 a 1056-block kernel's node costs less beyond its profile than an
+        // 8-block one's.
+        assert!(t.node_shift_us(1056, 128) < 0.0);
+    }
+
+    #[test]
+    fn the_option_takes_off_or_a_path() {
+        assert_eq!(GridNodes::parse("off"), Ok(GridNodes::Off));
+        assert_eq!(
+            GridNodes::parse("t.json"),
+            Ok(GridNodes::File("t.json".into()))
+        );
+        assert!(GridNodes::parse(" ").is_err());
+        assert_eq!(GridNodes::Off.table_for("NVIDIA H200").unwrap(), None);
+        assert!(GridNodes::Shipped
+            .table_for("NVIDIA H200")
+            .unwrap()
+            .is_some());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_table_is_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("wide-grids-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, "{\"device\": \"x\", \"cases\": []}").unwrap();
+        let err = WideGrids::read(&bad).unwrap_err().to_string();
+        assert!(err.contains("holds no grids"), "{err}");
+        std::fs::write(&bad, "[1, 2]").unwrap();
+        let err = WideGrids::read(&bad).unwrap_err().to_string();
+        assert!(err.contains("is not a grid table"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
