@@ -11,7 +11,9 @@
 //! spin's own bookkeeping absorbs, a nanosecond per nanosecond: [`ShapeNodes::spin_knee_ns`]),
 //! or the empty kernel where that is nearer.
 //! `gap` is measured once, on a one-block spin whose profiled duration the spin calibration
-//! knows: its node time less that duration.
+//! knows: its node time less that duration. A kernel of many blocks costs a graph node less
+//! beyond its profile than that; with a grid table its recorded duration is shifted first
+//! ([`StandInPlan::planned_ns`], [`crate::wide_grids`]).
 //!
 //! A kernel shorter than its shape's floor (the spin asked for nothing) cannot be matched: the
 //! empty kernel's node is shorter than its target, the empty spin's longer. Picking the nearer

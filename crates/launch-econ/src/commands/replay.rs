@@ -108,8 +108,6 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
     pb.finish_and_clear();
     report.push_str(&replay_text(&e.device_info().name, &priced.replay));
-    let table = priced.replay.config.grid_nodes.as_ref();
-    report.push_str(&grid_line(table.map(|t| t.device.as_str())));
     report.push_str(&priced.prediction.text());
     let r = &priced.replay;
     let partial = r.interrupted;
@@ -198,9 +196,13 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         "spin kernel: span = request + {:.0} ns + {:.3} ns/block; profiled = span + {:.0} ns (ramp); timer tick {:.0} ns",
         cal.span_overhead_fixed_ns, cal.span_overhead_per_block_ns, cal.ramp_ns, cal.timer_tick_ns
     );
+    let grids = match &r.config.grid_nodes {
+        Some(t) => format!("wide grids less by the {} grid table", t.device),
+        None => "no grid table".into(),
+    };
     let _ = writeln!(
         out,
-        "stand-ins: each graph node planned at its recorded duration + {:.3} us (front-end gap): {:.4} ms of kernel nodes",
+        "stand-ins: each graph node planned at its recorded duration + {:.3} us (front-end gap), {grids}: {:.4} ms of kernel nodes",
         r.node_gap_us, r.planned_nodes_ms
     );
     let f = &r.fidelity;
