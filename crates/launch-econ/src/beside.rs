@@ -112,16 +112,7 @@ struct Chain {
 
 impl Chain {
     fn new(e: &Engine, d: u32) -> memra_engine::Result<Chain> {
-        let gemm = Gemm {
-            dtype: GemmType::F16,
-            m: d,
-            n: TOKENS,
-            k: d,
-            trans_a: false,
-            trans_b: false,
-            batch: 1,
-            accumulate: false,
-        };
+        let gemm = Gemm::plain(GemmType::F16, d, TOKENS, d);
         let (wa, xb, yb) = gemm.bytes();
         let layers = (CHAIN_WEIGHT_BYTES / wa).max(1);
         let elems = (d * TOKENS) as usize;

@@ -135,16 +135,7 @@ pub fn measure<'a>(
     e.prepare_gemm()?;
     let mut flops_per_ns = HashMap::new();
     for dtype in types {
-        let g = Gemm {
-            dtype,
-            m: PEAK_GEMM_SIZE,
-            n: PEAK_GEMM_SIZE,
-            k: PEAK_GEMM_SIZE,
-            trans_a: false,
-            trans_b: false,
-            batch: 1,
-            accumulate: false,
-        };
+        let g = Gemm::plain(dtype, PEAK_GEMM_SIZE, PEAK_GEMM_SIZE, PEAK_GEMM_SIZE);
         let (a, b, c) = g.bytes();
         let (a, b) = (e.zeros::<u8>(a)?, e.zeros::<u8>(b)?);
         let mut c = e.zeros::<u8>(c)?;
@@ -163,16 +154,7 @@ mod tests {
 
     fn gemm_op(m: u32, n: u32, k: u32) -> Op {
         Op {
-            matmul: Some(MatmulRole::Call(Gemm {
-                dtype: GemmType::Bf16,
-                m,
-                n,
-                k,
-                trans_a: false,
-                trans_b: false,
-                batch: 1,
-                accumulate: false,
-            })),
+            matmul: Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, m, n, k))),
             ..Op::kernel("nvjet", 0.0, 10_000.0)
         }
     }

@@ -25,16 +25,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
     };
     // main: 10 us; s1 and s2 fork from it, each a 20 us GEMM streaming 4096 x 4096 bf16
     // weights (~1690 GB/s); main joins both, 10 us.
-    let gemm = Gemm {
-        dtype: GemmType::Bf16,
-        m: 4096,
-        n: 16,
-        k: 4096,
-        trans_a: false,
-        trans_b: false,
-        batch: 1,
-        accumulate: false,
-    };
+    let gemm = Gemm::plain(GemmType::Bf16, 4096, 16, 4096);
     let k = |stream: u64, corr: u64, us: f64, g: Option<Gemm>| Op {
         stream: Some(stream),
         correlation: Some(corr),

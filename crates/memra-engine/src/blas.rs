@@ -85,6 +85,21 @@ pub struct Gemm {
 }
 
 impl Gemm {
+    /// One GEMM C = A · B of `dtype`: nothing transposed, C overwritten. Set the other fields
+    /// by struct update (`Gemm { batch: 4, ..Gemm::plain(..) }`).
+    pub fn plain(dtype: GemmType, m: u32, n: u32, k: u32) -> Gemm {
+        Gemm {
+            dtype,
+            m,
+            n,
+            k,
+            trans_a: false,
+            trans_b: false,
+            batch: 1,
+            accumulate: false,
+        }
+    }
+
     /// Leading dimensions of A, B and C.
     fn leading(&self) -> (u32, u32, u32) {
         let lda = if self.trans_a { self.k } else { self.m };
@@ -322,14 +337,10 @@ mod tests {
 
     fn g(trans_a: bool, trans_b: bool) -> Gemm {
         Gemm {
-            dtype: GemmType::F16,
-            m: 8,
-            n: 3,
-            k: 5,
             trans_a,
             trans_b,
             batch: 2,
-            accumulate: false,
+            ..Gemm::plain(GemmType::F16, 8, 3, 5)
         }
     }
 

@@ -42,14 +42,9 @@ fn f32_gemms_match_the_host_in_every_transpose() {
     let e = Engine::new(0).expect("a CUDA device at ordinal 0");
     for (trans_a, trans_b) in [(false, false), (true, false), (false, true), (true, true)] {
         let g = Gemm {
-            dtype: GemmType::F32,
-            m: 7,
-            n: 5,
-            k: 9,
             trans_a,
             trans_b,
-            batch: 1,
-            accumulate: false,
+            ..Gemm::plain(GemmType::F32, 7, 5, 9)
         };
         let (a, b) = (values(63, 1), values(45, 2));
         let (da, db) = (e.htod(&a).unwrap(), e.htod(&b).unwrap());
@@ -70,16 +65,7 @@ fn f32_gemms_match_the_host_in_every_transpose() {
 #[ignore = "needs a CUDA device"]
 fn tf32_gemms_match_the_host_to_tf32_precision() {
     let e = Engine::new(0).expect("a CUDA device at ordinal 0");
-    let g = Gemm {
-        dtype: GemmType::Tf32,
-        m: 128,
-        n: 64,
-        k: 256,
-        trans_a: false,
-        trans_b: false,
-        batch: 1,
-        accumulate: false,
-    };
+    let g = Gemm::plain(GemmType::Tf32, 128, 64, 256);
     let in_one_two = |n: usize, p: usize| -> Vec<f32> {
         (0..n).map(|i| 1.0 + (i % p) as f32 / p as f32).collect()
     };
@@ -104,14 +90,10 @@ fn a_captured_f16_gemm_replays_into_memory_the_graph_keeps() {
     const TWO: u16 = 0x4000;
     let e = Engine::new(0).expect("a CUDA device at ordinal 0");
     let g = Gemm {
-        dtype: GemmType::F16,
-        m: 64,
-        n: 8,
-        k: 32,
-        trans_a: false,
         trans_b: true,
         batch: 3,
         accumulate: true,
+        ..Gemm::plain(GemmType::F16, 64, 8, 32)
     };
     let (na, nb, nc) = g.bytes();
     let a = e.htod(&vec![ONE; na / 2]).unwrap();
@@ -132,14 +114,8 @@ fn a_captured_f16_gemm_replays_into_memory_the_graph_keeps() {
 fn undersized_operands_are_refused_before_cublas_sees_them() {
     let e = Engine::new(0).expect("a CUDA device at ordinal 0");
     let g = Gemm {
-        dtype: GemmType::Bf16,
-        m: 16,
-        n: 16,
-        k: 16,
-        trans_a: false,
-        trans_b: false,
         batch: 2,
-        accumulate: false,
+        ..Gemm::plain(GemmType::Bf16, 16, 16, 16)
     };
     let a = e.zeros::<u16>(512).unwrap();
     let b = e.zeros::<u16>(256).unwrap(); // one matrix of the batch's two

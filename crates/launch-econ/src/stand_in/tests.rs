@@ -103,14 +103,8 @@ fn on_one_stream_only_math_bound_gemms_without_an_added_input_run_for_real() {
     use crate::trace::matmul::MatmulRole;
     use memra_engine::{Gemm, GemmType};
     let gemm = |m: u32, n: u32, k: u32, accumulate: bool| Gemm {
-        dtype: GemmType::Bf16,
-        m,
-        n,
-        k,
-        trans_a: false,
-        trans_b: false,
-        batch: 1,
         accumulate,
+        ..Gemm::plain(GemmType::Bf16, m, n, k)
     };
     let op = |g: Gemm| crate::trace::Op {
         matmul: Some(MatmulRole::Call(g)),
@@ -142,16 +136,7 @@ fn on_one_stream_only_math_bound_gemms_without_an_added_input_run_for_real() {
 fn real_gemms_run_as_the_engine_runs_them_with_their_further_kernels() {
     use crate::trace::matmul::MatmulRole;
     use memra_engine::{Gemm, GemmType};
-    let gemm = Gemm {
-        dtype: GemmType::F32,
-        m: 2048,
-        n: 512,
-        k: 2048,
-        trans_a: false,
-        trans_b: false,
-        batch: 1,
-        accumulate: false,
-    };
+    let gemm = Gemm::plain(GemmType::F32, 2048, 512, 2048);
     // 50 Tflop/s in f32: this GEMM's 4.3 Gflop take at least 86 us; recorded in 100 us it
     // runs as recorded, in 20 us it ran on TF32 and runs so.
     let call = |ns: f64| crate::trace::Op {
