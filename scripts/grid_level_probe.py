@@ -13,11 +13,14 @@ uploaded and destroyed unlaunched (which holds the process at the upper level).
 """
 import argparse
 import json
-import statistics
-import time
+import os
+import sys
 
 import cupy as cp
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from validate import launch_on_other_stream, replay_ms  # noqa: E402
 
 NODES = 128
 SIZES = {"add 768": 768, "add 64Ki": 1 << 16, "add 256Ki": 1 << 18, "add 1Mi": 1 << 20,
@@ -58,7 +61,7 @@ def main():
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g, stream=stream):
             step()
-        graphs[name] = (g.replay, torch.cuda.synchronize)
+        graphs[name] = g.replay
     mod = cp.RawModule(code='#include <cuda_fp16.h>\n' + SRC)
     buf = cp.zeros(1 << 22, dtype=cp.float32)
     h = cp.zeros(2 << 20, dtype=cp.float16)
@@ -75,32 +78,18 @@ def main():
                     f((grid,), (128,), (buf, cp.int32(arg)))
             cg = cs.end_capture()
         cg.upload(cs)
-        graphs[name] = ((lambda cg=cg: cg.launch(cs)), cs.synchronize)
-    for fn, sync in graphs.values():
+        graphs[name] = lambda cg=cg: cg.launch(cs)
+    for fn in graphs.values():
         fn()
-        sync()
-
-    def per_node_us(fn, sync, reps=20, batches=7):
-        out = []
-        for _ in range(batches):
-            sync()
-            t = time.perf_counter()
-            for _ in range(reps):
-                fn()
-            sync()
-            out.append((time.perf_counter() - t) * 1e6 / reps / NODES)
-        return statistics.median(out)
+    torch.cuda.synchronize()
 
     def all_us():
-        return {k: round(per_node_us(*v), 4) for k, v in graphs.items()}
+        """Each graph's unprofiled time per node, us (torch.cuda.synchronize waits for the
+        CuPy stream's graphs too: it waits for the whole device)."""
+        return {k: round(replay_ms(fn) * 1e3 / NODES, 4) for k, fn in graphs.items()}
 
     res = {"start": all_us()}
-    other = torch.cuda.Stream()
-    z = torch.zeros(1, device="cuda")
-    with torch.cuda.stream(other):
-        for _ in range(32):
-            z.add_(1)
-    other.synchronize()
+    launch_on_other_stream("torch")
     res["after 32 kernels on another stream"] = all_us()
     f = mod.get_function("empty")
     with cs:
