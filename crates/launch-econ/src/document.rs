@@ -112,6 +112,10 @@ pub struct SummaryReport {
     /// none did.
     #[serde(default)]
     pub grid_nodes: Option<String>,
+    /// How far the walk's nodes were priced to step to the upper level, and why; `None` in
+    /// documents written before it was reported.
+    #[serde(default)]
+    pub level_step: Option<crate::footprint::LevelStep>,
     pub prediction: crate::price::StepPrice,
 }
 
@@ -380,6 +384,14 @@ mod tests {
                 },
                 profile: "p".into(),
                 grid_nodes: Some("NVIDIA H200".into()),
+                level_step: Some(crate::footprint::LevelStep {
+                    footprint: crate::footprint::Footprint {
+                        bytes: 1e9,
+                        source: crate::footprint::FootprintSource::Recorded,
+                    },
+                    l2_bytes: Some(62914560.0),
+                    step_us: 0.33,
+                }),
                 prediction: crate::price::StepPrice::new(
                     (1.0, crate::price::GraphSource::Model),
                     (2.0, crate::price::EagerSource::User),

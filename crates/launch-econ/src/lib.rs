@@ -14,6 +14,7 @@ pub mod device_loop;
 pub mod document;
 pub mod export;
 pub mod figures;
+pub mod footprint;
 pub mod interrupt;
 pub(crate) mod laned;
 pub mod lanes;

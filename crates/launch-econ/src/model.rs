@@ -53,6 +53,10 @@ pub struct ModelInputs {
     /// [`crate::other_stream`]); the graph round includes it. `None` in older profiles.
     #[serde(default)]
     pub graph_node_other_stream_us: Option<f64>,
+    /// The same step for a graph whose replay touches more memory than the L2 holds, µs:
+    /// about twice the other on an H200 (see [`crate::footprint`]). `None` in older profiles.
+    #[serde(default)]
+    pub graph_node_other_stream_beyond_l2_us: Option<f64>,
     /// What a host↔device copy node adds to a graph of kernels, by direction and size (see
     /// [`crate::copy_nodes`]); `replay --summary` prices a trace's copies with it. `None` in
     /// older profiles.
@@ -144,6 +148,7 @@ mod tests {
             graph_node_gap_us: None,
             eager_extra_us: None,
             graph_node_other_stream_us: None,
+            graph_node_other_stream_beyond_l2_us: None,
             copy_nodes: None,
             graph_node_beside: None,
         }

@@ -17,10 +17,16 @@
 //! reported beside it as the quiet lower bound. A replay on one stream starts at the lower
 //! level; [`activate`] moves it up (ten or more kernels on another stream: measured on every
 //! run as [`node_extra_us`], 0.175–0.179 µs in three runs). Measure the quiet figures first.
+//!
+//! How far a graph steps depends on the memory one replay touches: past about two thirds of
+//! the L2, every node of the graph steps about twice as far (0.33 µs on the H200, however few
+//! of its nodes read; `scripts/footprint_level_probe.py`), so [`node_extra_us`] measures both
+//! and [`crate::footprint`] says which a walk takes.
 
-use memra_engine::{Engine, EngineOptions};
+use memra_engine::{Engine, EngineOptions, LaunchShape};
 
-use crate::stand_in::node_us;
+use crate::stand_in::{node_us, node_us_after};
+use crate::stats::median;
 
 /// Kernels launched on the other stream: well past the ten that move the level up.
 pub const LAUNCHES: usize = 32;
@@ -48,18 +54,66 @@ pub fn second_engine(e: &Engine) -> memra_engine::Result<Engine> {
     )
 }
 
-/// GPU time between the two levels, µs: the empty kernel's graph-node time measured quiet,
-/// then again after [`activate`] (each the median of five). Leaves the process at the upper
-/// level.
-pub fn node_extra_us(e: &Engine) -> anyhow::Result<f64> {
-    let five = |e: &Engine| -> anyhow::Result<f64> {
-        let v = (0..5)
+/// The step between the two levels, µs a node, for the two kinds of graph that take different
+/// steps (see [`crate::footprint`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelSteps {
+    /// A graph of empty kernels.
+    pub small_us: f64,
+    /// The same graph with one node first that reads more memory than the L2 holds, fresh
+    /// at every replay; `None` where the device does not report its L2.
+    pub beyond_l2_us: Option<f64>,
+}
+
+/// Bytes the first node reads in [`node_extra_us`]'s beyond-L2 graph, in L2s: past the
+/// transition `scripts/footprint_level_probe.py` found (32 to 48 MiB on a 60 MiB L2).
+const READ_L2S: usize = 2;
+/// Bytes of the arena it reads from, in L2s: successive replays read different memory.
+const ARENA_L2S: usize = 5;
+
+/// GPU time between the two levels, µs a node: node times of an empty kernel's graph, and of
+/// the same graph after a read of two L2s, measured quiet, then again after [`activate`]
+/// (each the median of five). Leaves the process at the upper level.
+pub fn node_extra_us(e: &Engine) -> anyhow::Result<LevelSteps> {
+    let l2 = usize::try_from(e.device_info().l2_bytes)
+        .ok()
+        .filter(|&b| b > 0);
+    let mut beyond = match l2 {
+        Some(l2) => Some((
+            e.zeros::<u8>(ARENA_L2S * l2)?,
+            e.zeros::<u64>(1)?,
+            e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?,
+            READ_L2S * l2 / 16 * 16,
+        )),
+        None => None,
+    };
+    let shape = LaunchShape::linear(4 * e.device_info().sm_count.max(1) as u32, 256);
+    let mut five = |e: &Engine| -> anyhow::Result<(f64, Option<f64>)> {
+        let small = (0..5)
             .map(|_| node_us(e, |eng| eng.noop()))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(crate::stats::median(&v))
+        let big = match beyond.as_mut() {
+            Some((arena, cursor, slots, bytes)) => {
+                let v = (0..5)
+                    .map(|_| {
+                        node_us_after(
+                            e,
+                            |eng| eng.stream_grid_from(arena, cursor, *bytes, shape, slots, 0),
+                            |eng| eng.noop(),
+                        )
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                Some(median(&v))
+            }
+            None => None,
+        };
+        Ok((median(&small), big))
     };
-    let quiet = five(e)?;
+    let (quiet, quiet_big) = five(e)?;
     activate(e)?;
-    let active = five(e)?;
-    Ok((active - quiet).max(0.0))
+    let (active, active_big) = five(e)?;
+    Ok(LevelSteps {
+        small_us: (active - quiet).max(0.0),
+        beyond_l2_us: quiet_big.zip(active_big).map(|(q, a)| (a - q).max(0.0)),
+    })
 }

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::footprint::Footprint;
 use crate::lanes::Schedule;
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
@@ -233,75 +234,100 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     Some((span_ns - excess_ns - own_ns).max(gpu_ns) / 1e6)
 }
 
+/// What the offline model knows of the device: the profile's inputs and, where known, its
+/// SM limits (with `sharing`, kernels side by side that hold more than the whole GPU share
+/// it, see [`crate::sharing`]), its grid table (wide kernels' nodes cost what it says beyond their
+/// recorded durations, see [`crate::wide_grids`]) and its L2 (a walk that touches more than
+/// it steps further to the upper level, see [`crate::footprint`]).
+#[derive(Debug, Clone, Copy)]
+pub struct OfflineDevice<'a> {
+    pub inputs: &'a ModelInputs,
+    pub sms: Option<&'a SmLimits>,
+    /// Whether kernels side by side share the SMs (with `sms`); off, they overlap perfectly.
+    pub sharing: bool,
+    pub grids: Option<&'a WideGrids>,
+    pub l2_bytes: Option<f64>,
+}
+
+impl<'a> OfflineDevice<'a> {
+    /// The profile's inputs alone.
+    pub fn of(inputs: &'a ModelInputs) -> OfflineDevice<'a> {
+        OfflineDevice {
+            inputs,
+            sms: None,
+            sharing: true,
+            grids: None,
+            l2_bytes: None,
+        }
+    }
+
+    /// The same device with kernels side by side overlapping perfectly, whatever they hold.
+    pub fn without_sharing(self) -> OfflineDevice<'a> {
+        OfflineDevice {
+            sharing: false,
+            ..self
+        }
+    }
+
+    /// The memory one replay of `walk` touches, estimated (see [`crate::footprint`]).
+    pub fn footprint(&self, walk: &Walk) -> Footprint {
+        let bandwidth = self
+            .inputs
+            .graph_node_beside
+            .map_or(0.0, |c| c.bandwidth_gb_s);
+        Footprint::of(walk, bandwidth, self.sms.map(|s| s.sms))
+    }
+
+    /// GPU time every node of `walk`'s graph costs at the upper level beyond the lower, µs:
+    /// the profile's larger step where the walk touches more than the L2 holds and the
+    /// profile measured it, else its step for a graph of empty kernels (0 without either).
+    pub fn level_step_us(&self, walk: &Walk) -> f64 {
+        let m = self.inputs;
+        let small = m.graph_node_other_stream_us.unwrap_or(0.0);
+        let step = match (m.graph_node_other_stream_beyond_l2_us, self.l2_bytes) {
+            (Some(beyond), Some(l2)) if self.footprint(walk).beyond_l2(l2) => beyond,
+            _ => small,
+        };
+        step.max(0.0)
+    }
+}
+
 /// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
 /// duration plus the profile's graph node gap, or the replay floor per node, whichever is
 /// longer (profiles without a measured gap: the duration alone) — a host↔device copy at
 /// least what the profile measured such a copy to add to a graph (see
-/// [`crate::copy_nodes`]) — plus the step to the upper
-/// level of per-node graph cost (see [`crate::other_stream`]); streams run side by side where the
-/// trace recorded the waits between them (the longest chain counts, see [`crate::lanes`]),
-/// else one after another; plus one graph launch. With `sms` (the device's SM limits), kernels
-/// side by side that hold more than the whole GPU share it (see [`crate::sharing`]). With
-/// `grids`, wide kernels' nodes cost what the device's grid table says beyond their recorded
-/// durations (see [`crate::wide_grids`]).
-pub fn graph_step_model(
-    walk: &Walk,
-    m: &ModelInputs,
-    sms: Option<&SmLimits>,
-    grids: Option<&WideGrids>,
-) -> f64 {
-    let upper_us = m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0);
-    graph_step(walk, m, upper_us, sms, grids)
+/// [`crate::copy_nodes`]) — plus the step to the upper level of per-node graph cost (see
+/// [`crate::other_stream`] and [`OfflineDevice::level_step_us`]); streams run side by side
+/// where the trace recorded the waits between them (the longest chain counts, see
+/// [`crate::lanes`]), else one after another; plus one graph launch. The rest of `dev`
+/// as [`OfflineDevice`] says.
+pub fn graph_step_model(walk: &Walk, dev: &OfflineDevice<'_>) -> f64 {
+    graph_step_on(&Schedule::of(walk), walk, dev, dev.level_step_us(walk))
 }
 
 /// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
-pub fn graph_step_model_quiet(
-    walk: &Walk,
-    m: &ModelInputs,
-    sms: Option<&SmLimits>,
-    grids: Option<&WideGrids>,
-) -> f64 {
-    graph_step(walk, m, 0.0, sms, grids)
+pub fn graph_step_model_quiet(walk: &Walk, dev: &OfflineDevice<'_>) -> f64 {
+    graph_step_on(&Schedule::of(walk), walk, dev, 0.0)
 }
 
 /// [`graph_step_model`] with every stream of the walk one after another (in issue order), ms;
 /// `None` for a walk the model does not run side by side (one stream, or no recorded waits).
-pub fn graph_step_model_serial(
-    walk: &Walk,
-    m: &ModelInputs,
-    grids: Option<&WideGrids>,
-) -> Option<f64> {
+pub fn graph_step_model_serial(walk: &Walk, dev: &OfflineDevice<'_>) -> Option<f64> {
     let schedule = Schedule::of(walk);
     (schedule.lanes() > 1).then(|| {
+        let serial = dev.without_sharing();
         graph_step_on(
             &Schedule::serialised(walk),
             walk,
-            m,
-            m.graph_node_other_stream_us.unwrap_or(0.0).max(0.0),
-            None,
-            grids,
+            &serial,
+            dev.level_step_us(walk),
         )
     })
 }
 
-fn graph_step(
-    walk: &Walk,
-    m: &ModelInputs,
-    shared_us: f64,
-    sms: Option<&SmLimits>,
-    grids: Option<&WideGrids>,
-) -> f64 {
-    graph_step_on(&Schedule::of(walk), walk, m, shared_us, sms, grids)
-}
-
-fn graph_step_on(
-    schedule: &Schedule,
-    walk: &Walk,
-    m: &ModelInputs,
-    shared_us: f64,
-    sms: Option<&SmLimits>,
-    grids: Option<&WideGrids>,
-) -> f64 {
+fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {
+    let (m, grids) = (dev.inputs, dev.grids);
+    let sms = dev.sms.filter(|_| dev.sharing);
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
     let node_ns = |o: &Op| {
         (o.duration_ns + gap_ns + grids.map_or(0.0, |g| g.op_shift_ns(o)))
@@ -412,6 +438,7 @@ mod tests {
             graph_node_gap_us: None,
             eager_extra_us: None,
             graph_node_other_stream_us: None,
+            graph_node_other_stream_beyond_l2_us: None,
             copy_nodes: None,
             graph_node_beside: None,
         }
@@ -421,7 +448,7 @@ mod tests {
     fn short_nodes_cost_the_floor_in_the_model() {
         let w = walk(&[500.0, 4000.0], None);
         // max(0.5, 1.0) + 4.0 µs + 2 µs launch = 7 µs
-        assert!((graph_step_model(&w, &inputs(), None, None) - 0.007).abs() < 1e-12);
+        assert!((graph_step_model(&w, &OfflineDevice::of(&inputs())) - 0.007).abs() < 1e-12);
         assert!((build_model(&w, &inputs()) - 0.010).abs() < 1e-12);
         assert!((engine_floor_model(&w, &inputs()) - 0.006).abs() < 1e-12);
     }
@@ -443,9 +470,81 @@ mod tests {
             cases: vec![case(8, 0.3), case(2048, -0.2)],
         };
         // 4 + 4 µs + 2 µs launch; the 2048-block kernel's node 0.5 µs shorter.
-        assert!((graph_step_model(&w, &inputs(), None, None) - 0.010).abs() < 1e-12);
-        let priced = graph_step_model(&w, &inputs(), None, Some(&grids));
+        assert!((graph_step_model(&w, &OfflineDevice::of(&inputs())) - 0.010).abs() < 1e-12);
+        let m = inputs();
+        let dev = OfflineDevice {
+            grids: Some(&grids),
+            ..OfflineDevice::of(&m)
+        };
+        let priced = graph_step_model(&w, &dev);
         assert!((priced - 0.0095).abs() < 1e-12, "{priced}");
+    }
+
+    #[test]
+    fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
+        let copy = |mib: u64| Op {
+            kind: OpKind::Memcpy {
+                bytes: mib << 20,
+                direction: "HtoD".into(),
+                pageable: false,
+            },
+            ..Op::kernel("Memcpy", 0.0, 4000.0)
+        };
+        let m = ModelInputs {
+            graph_launch_fixed_us: 0.0,
+            graph_node_other_stream_us: Some(0.25),
+            graph_node_other_stream_beyond_l2_us: Some(0.5),
+            ..inputs()
+        };
+        let dev = OfflineDevice {
+            l2_bytes: Some(60.0 * 1024.0 * 1024.0),
+            ..OfflineDevice::of(&m)
+        };
+        let mut w = walk(&[4000.0, 4000.0], None);
+        w.ops.push(copy(1));
+        // 3 MiB a step: well within the L2. Three 4 µs nodes + 0.25 µs each.
+        assert_eq!(dev.level_step_us(&w), 0.25);
+        assert!((graph_step_model(&w, &dev) - 0.01275).abs() < 1e-12);
+        // 128 MiB: every node, not only the copy's, takes the larger step.
+        w.ops[2] = copy(128);
+        assert_eq!(dev.level_step_us(&w), 0.5);
+        assert!((graph_step_model(&w, &dev) - 0.0135).abs() < 1e-12);
+        // The lower level is the same either way; without the L2 or the larger step measured,
+        // the smaller step.
+        assert!((graph_step_model_quiet(&w, &dev) - 0.012).abs() < 1e-12);
+        assert_eq!(OfflineDevice::of(&m).level_step_us(&w), 0.25);
+        let older = ModelInputs {
+            graph_node_other_stream_beyond_l2_us: None,
+            ..m
+        };
+        let dev_older = OfflineDevice {
+            inputs: &older,
+            ..dev
+        };
+        assert_eq!(dev_older.level_step_us(&w), 0.25);
+        // Without shapes the footprint is what the kernels' grids could read: one block of 132
+        // SMs for 4 µs at 4000 GB/s reads ~0.1 MiB; the whole GPU 16 MB. Turning sharing off
+        // (the unshared and serial figures) leaves the SMs, and so the step, as they were.
+        let sms = SmLimits::of("9.0", 132).unwrap();
+        let beside = crate::beside::BesideCosts {
+            points: [crate::beside::BesidePoint {
+                load_gb_s: 0.0,
+                stretch: 0.0,
+                gemm_us: 0.0,
+            }; 3],
+            bandwidth_gb_s: 4000.0,
+        };
+        let m = ModelInputs {
+            graph_node_beside: Some(beside),
+            ..m
+        };
+        let one_block = walk(&[4000.0; 8], None);
+        let dev = OfflineDevice {
+            sms: Some(&sms),
+            ..OfflineDevice { inputs: &m, ..dev }
+        };
+        assert_eq!(dev.level_step_us(&one_block), 0.25);
+        assert_eq!(dev.without_sharing().level_step_us(&one_block), 0.25);
     }
 
     #[test]
@@ -514,24 +613,24 @@ mod tests {
             ..inputs()
         };
         // 10 + max(30, 20) + 10.
-        assert!((graph_step_model(&w, &m, None, None) - 0.050).abs() < 1e-12);
+        assert!((graph_step_model(&w, &OfflineDevice::of(&m)) - 0.050).abs() < 1e-12);
         // A measured node gap is added to every node on the chain.
         let with_gap = ModelInputs {
             graph_node_gap_us: Some(0.5),
             ..m
         };
-        assert!((graph_step_model(&w, &with_gap, None, None) - 0.0515).abs() < 1e-12);
+        assert!((graph_step_model(&w, &OfflineDevice::of(&with_gap)) - 0.0515).abs() < 1e-12);
         // The step to the upper level is added to every node on the chain; the quiet step
         // leaves it out.
         let shared = ModelInputs {
             graph_node_other_stream_us: Some(0.25),
             ..with_gap
         };
-        assert!((graph_step_model(&w, &shared, None, None) - 0.05225).abs() < 1e-12);
-        assert!((graph_step_model_quiet(&w, &shared, None, None) - 0.0515).abs() < 1e-12);
+        assert!((graph_step_model(&w, &OfflineDevice::of(&shared)) - 0.05225).abs() < 1e-12);
+        assert!((graph_step_model_quiet(&w, &OfflineDevice::of(&shared)) - 0.0515).abs() < 1e-12);
         // Without the waits the streams add up.
         w.waits.clear();
-        assert!((graph_step_model(&w, &m, None, None) - 0.070).abs() < 1e-12);
+        assert!((graph_step_model(&w, &OfflineDevice::of(&m)) - 0.070).abs() < 1e-12);
     }
 
     #[test]
@@ -554,7 +653,7 @@ mod tests {
             ..inputs()
         };
         // Without copy-node costs: every op its duration (at least the 1 µs floor).
-        assert!((graph_step_model(&w, &m, None, None) - 0.046).abs() < 1e-12);
+        assert!((graph_step_model(&w, &OfflineDevice::of(&m)) - 0.046).abs() < 1e-12);
         let line = |fixed_us, us_per_mib| CopyCost {
             fixed_us,
             us_per_mib,
@@ -567,7 +666,7 @@ mod tests {
             ..m
         };
         // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
-        assert!((graph_step_model(&w, &with, None, None) - 0.051).abs() < 1e-12);
+        assert!((graph_step_model(&w, &OfflineDevice::of(&with)) - 0.051).abs() < 1e-12);
     }
 
     #[test]

@@ -10,10 +10,11 @@ use memra_engine::Engine;
 use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
+use crate::footprint::LevelStep;
 use crate::occupancy::SmLimits;
 use crate::price::{
     build_model, eager_from_trace, engine_floor_model, graph_step_model, graph_step_model_quiet,
-    graph_step_model_serial, EagerSource, GraphSource, StepPrice,
+    graph_step_model_serial, EagerSource, GraphSource, OfflineDevice, StepPrice,
 };
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
 use crate::runner::Context;
@@ -81,36 +82,49 @@ pub fn price_offline(
     eager_step_ms: Option<f64>,
     grids: Option<WideGrids>,
 ) -> SummaryReport {
-    let g = grids.as_ref();
     let m = profile.model_inputs;
     let sms = profile
         .device
         .as_ref()
         .and_then(|d| SmLimits::of(&d.compute_capability, u32::try_from(d.sm_count).ok()?));
+    let dev = OfflineDevice {
+        inputs: &m,
+        sms: sms.as_ref(),
+        sharing: true,
+        grids: grids.as_ref(),
+        l2_bytes: profile
+            .device
+            .as_ref()
+            .map(|d| f64::from(d.l2_bytes))
+            .filter(|&b| b > 0.0),
+    };
     let eager = choose_eager(eager_step_ms, walk, m.eager_issue_us, || {
         engine_floor_model(walk, &m)
     });
     let mut prediction = StepPrice::new(
-        (
-            graph_step_model(walk, &m, sms.as_ref(), g),
-            GraphSource::Model,
-        ),
+        (graph_step_model(walk, &dev), GraphSource::Model),
         eager,
         build_model(walk, &m),
     );
     if m.graph_node_other_stream_us.is_some() {
-        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &m, sms.as_ref(), g));
+        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &dev));
     }
-    if let Some(serial) = graph_step_model_serial(walk, &m, g) {
+    if let Some(serial) = graph_step_model_serial(walk, &dev) {
         prediction = prediction.with_serial(serial);
         if sms.is_some() {
-            prediction = prediction.with_unshared(graph_step_model(walk, &m, None, g));
+            prediction = prediction.with_unshared(graph_step_model(walk, &dev.without_sharing()));
         }
     }
+    let level = LevelStep {
+        footprint: dev.footprint(walk),
+        l2_bytes: dev.l2_bytes,
+        step_us: dev.level_step_us(walk),
+    };
     SummaryReport {
         trace: info,
         profile: origin,
         grid_nodes: grids.map(|t| t.device),
+        level_step: Some(level),
         prediction,
     }
 }

@@ -264,9 +264,17 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         num(m.graph_node_gpu_us, 3)
     );
     if let Some(x) = m.graph_node_other_stream_us.filter(|&x| x > 0.0) {
+        let beyond = m
+            .graph_node_other_stream_beyond_l2_us
+            .map_or(String::new(), |b| {
+                format!(
+                    ", +{} us/node for a graph that touches more memory than the L2 holds",
+                    num(b, 3)
+                )
+            });
         let _ = writeln!(
             out,
-            "         (at the upper level of graph node cost, +{} us/node, where framework processes ran; {} ms at the lower level)",
+            "         (at the upper level of graph node cost, +{} us/node{beyond}, where framework processes ran; {} ms at the lower level)",
             num(x, 3),
             num(p.graph_quiet_ms, 3)
         );

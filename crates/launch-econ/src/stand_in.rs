@@ -478,11 +478,24 @@ pub struct SubFloorCarry {
 /// graphs of 128 and 64 nodes (so the launch latency cancels), median of 3 replays each.
 pub fn node_us(
     e: &Engine,
+    issue: impl FnMut(&Engine) -> memra_engine::Result<()>,
+) -> anyhow::Result<f64> {
+    node_us_after(e, |_| Ok(()), issue)
+}
+
+/// [`node_us`] of graphs that issue `first` before their nodes: what `first` costs cancels
+/// in the difference, what it does to the other nodes' cost does not.
+pub fn node_us_after(
+    e: &Engine,
+    mut first: impl FnMut(&Engine) -> memra_engine::Result<()>,
     mut issue: impl FnMut(&Engine) -> memra_engine::Result<()>,
 ) -> anyhow::Result<f64> {
     let mut per_size = Vec::new();
     for n in [64usize, 128] {
-        let g = e.capture_graph(|eng| (0..n).try_for_each(|_| issue(eng)))?;
+        let g = e.capture_graph(|eng| {
+            first(eng)?;
+            (0..n).try_for_each(|_| issue(eng))
+        })?;
         g.launch()?;
         let mut t = Vec::new();
         for _ in 0..3 {

@@ -62,6 +62,11 @@ impl CommandResult {
                             m.graph_node_other_stream_us.unwrap_or(f64::NAN),
                             "us",
                         ),
+                        (
+                            "graph_node_other_stream_beyond_l2_us",
+                            m.graph_node_other_stream_beyond_l2_us.unwrap_or(f64::NAN),
+                            "us",
+                        ),
                         ("beside_1_load_gb_s", beside(0).0, "GB/s"),
                         ("beside_1_stretch", beside(0).1, ""),
                         ("beside_2_load_gb_s", beside(1).0, "GB/s"),

@@ -28,6 +28,12 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
     assert_eq!(v["result"]["kind"], "replay-summary");
     // The shipped profile is the H200's: its grid table prices wide kernels, unless turned off.
     assert_eq!(v["result"]["grid_nodes"], "NVIDIA H200");
+    // It says what memory a step touches and how far that makes its nodes step: an nsys
+    // trace records no shapes, so from the kernels' durations.
+    let level = &v["result"]["level_step"];
+    assert_eq!(level["footprint"]["source"], "durations", "{level}");
+    assert!(level["step_us"].as_f64().unwrap() > 0.0, "{level}");
+    assert!(stdout.contains("memory a step: ~"), "{stdout}");
     let off = stdout_without_gpu(&replay(&step, "--summary --grid-nodes off"));
     assert!(off.contains("no grid table"), "{off}");
     let cases: Vec<(Vec<String>, &str)> = vec![

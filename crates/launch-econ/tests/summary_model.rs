@@ -4,7 +4,7 @@
 use launch_econ::beside::{BesideCosts, BesidePoint};
 use launch_econ::model::ModelInputs;
 use launch_econ::occupancy::SmLimits;
-use launch_econ::price::graph_step_model;
+use launch_econ::price::{graph_step_model, OfflineDevice};
 use launch_econ::trace::matmul::{operand_bytes, MatmulRole};
 use launch_econ::trace::{Op, StreamWait, Walk};
 use memra_engine::{Gemm, GemmType};
@@ -20,6 +20,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
         graph_node_gap_us: None,
         eager_extra_us: None,
         graph_node_other_stream_us: None,
+        graph_node_other_stream_beyond_l2_us: None,
         copy_nodes: None,
         graph_node_beside: None,
     };
@@ -66,7 +67,13 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
             graph_node_beside: c,
             ..inputs
         };
-        graph_step_model(&w, &m, sms.as_ref(), None)
+        graph_step_model(
+            &w,
+            &OfflineDevice {
+                sms: sms.as_ref(),
+                ..OfflineDevice::of(&m)
+            },
+        )
     };
     // Nothing measured: 10 + 20 + 10.
     assert!((at(None) - 0.040).abs() < 1e-12);

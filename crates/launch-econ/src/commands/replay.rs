@@ -73,6 +73,9 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         let grids = grid_table(args, device_name)?;
         let priced = price_offline(&walk, info, profile, args.eager_step_ms, grids);
         report.push_str(&grid_line(priced.grid_nodes.as_deref()));
+        if let Some(level) = &priced.level_step {
+            report.push_str(&level.line());
+        }
         report.push_str(&priced.prediction.text());
         let mut doc = Document::new(argv, device, CommandResult::ReplaySummary(priced));
         doc.warnings = crate::replay::unreproduced(&walk, false);

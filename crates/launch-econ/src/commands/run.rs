@@ -43,7 +43,7 @@ pub fn model_inputs(
     p: &Point,
     fit: Option<&LaunchFit>,
     node_gap_us: Option<f64>,
-    other_stream_us: Option<f64>,
+    level_steps: Option<crate::other_stream::LevelSteps>,
     copy_nodes: Option<CopyNodeCosts>,
     beside: Option<crate::beside::BesideCosts>,
 ) -> ModelInputs {
@@ -62,7 +62,8 @@ pub fn model_inputs(
         // The same kernel back to back: eager launch on the GPU less graph node.
         eager_extra_us: node_gap_us
             .map(|_| (p.median(RunFigure::EagerGpuUs) - p.median(RunFigure::GraphGpuUs)).max(0.0)),
-        graph_node_other_stream_us: other_stream_us,
+        graph_node_other_stream_us: level_steps.map(|l| l.small_us),
+        graph_node_other_stream_beyond_l2_us: level_steps.and_then(|l| l.beyond_l2_us),
         copy_nodes,
         graph_node_beside: beside,
     }
@@ -115,7 +116,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         crate::copy_nodes::measure(&e).context("measuring host<->device copy nodes")?;
     // Last: it leaves the process at the upper level.
     pb.set_prefix("measuring the two levels of graph node cost");
-    let other_stream_us = crate::other_stream::node_extra_us(&e)
+    let level_steps = crate::other_stream::node_extra_us(&e)
         .context("measuring the two levels of graph node cost")?;
     // At the upper level, where the graph step is priced.
     pb.set_prefix("measuring graph nodes beside another stream");
@@ -127,7 +128,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         &point,
         fit.as_ref(),
         Some(node_gap_us),
-        Some(other_stream_us),
+        Some(level_steps),
         Some(copy_nodes),
         Some(beside),
     );

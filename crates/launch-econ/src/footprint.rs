@@ -1,0 +1,249 @@
+//! How much memory one replay of a walk touches, and so how far its nodes step between the
+//! two levels of per-node graph cost (see [`crate::other_stream`]).
+//!
+//! On an H200 every node of a graph steps 0.18 µs at the upper level while one replay touches
+//! up to 32 MiB, and ~0.33 µs from 48 MiB (the L2 holds 60 MiB): the whole graph, however few
+//! of its nodes read — one node reading 128 MiB among 256 empty ones is enough — and reads
+//! of the same bytes at every replay, however many, do not count
+//! (`scripts/footprint_level_probe.py`, `docs/footprint-level-probe-h200.json`). Real decode
+//! steps, which read every layer's weights once a step, step by 0.35 µs a node.
+//!
+//! A trace does not record addresses, so the footprint is estimated. With recorded shapes
+//! (PyTorch, `record_shapes=True`): the larger operand of every GEMM (a weight or a cache, read
+//! once a step in an inference step), the bytes every copy and memset touches, and the
+//! largest input of any other operator (element-wise operators mostly reread what the step
+//! wrote, so theirs are not added up). Without shapes: what each kernel could have read in
+//! its recorded time at the memory's bandwidth, its grid's share of it — an upper bound.
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::matmul::MatmulRole;
+use crate::trace::{CopyDirection, Op, OpKind, Walk};
+
+/// A replay touching more than this share of the L2 takes the larger step: between the
+/// 32 MiB (0.53 of the H200's L2: the smaller step) and 48 MiB (0.8: the larger) the probe
+/// measured.
+pub const L2_SHARE: f64 = 2.0 / 3.0;
+
+/// Where a walk's footprint came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FootprintSource {
+    /// Recorded shapes and copy sizes.
+    Recorded,
+    /// Recorded durations at the memory's bandwidth: an upper bound.
+    Durations,
+}
+
+/// Bytes one replay of a walk touches, estimated (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Footprint {
+    pub bytes: f64,
+    pub source: FootprintSource,
+}
+
+impl Footprint {
+    /// The footprint of `walk`: from its recorded shapes where it has any, else from its
+    /// kernels' durations at `bandwidth_gb_s` (bytes/ns), each kernel's blocks' share of
+    /// `sms` (all of it without `sms`); copies and memsets by their bytes either way.
+    pub fn of(walk: &Walk, bandwidth_gb_s: f64, sms: Option<u32>) -> Footprint {
+        let moved: f64 = walk.ops.iter().map(moved_bytes).sum();
+        let shapes = walk
+            .ops
+            .iter()
+            .any(|o| o.matmul.is_some() || o.input_bytes.is_some());
+        if shapes {
+            let gemms: f64 = walk
+                .ops
+                .iter()
+                .filter_map(|o| match o.matmul {
+                    Some(MatmulRole::Call(g)) => {
+                        let (a, b, _) = g.bytes();
+                        Some(a.max(b) as f64)
+                    }
+                    _ => None,
+                })
+                .sum();
+            let largest_other = walk
+                .ops
+                .iter()
+                .filter(|o| o.matmul.is_none())
+                .filter_map(|o| o.input_bytes)
+                .fold(0.0, f64::max);
+            return Footprint {
+                bytes: moved + gemms + largest_other,
+                source: FootprintSource::Recorded,
+            };
+        }
+        let bw = if bandwidth_gb_s.is_finite() {
+            bandwidth_gb_s.max(0.0)
+        } else {
+            0.0
+        };
+        let read: f64 = walk
+            .ops
+            .iter()
+            .filter_map(|o| match o.kind {
+                OpKind::Kernel { grid, .. } => {
+                    let blocks = grid.0 as f64 * grid.1 as f64 * grid.2 as f64;
+                    let share = sms.map_or(1.0, |s| (blocks / s.max(1) as f64).min(1.0));
+                    Some(o.duration_ns.max(0.0) * bw * share)
+                }
+                _ => None,
+            })
+            .sum();
+        Footprint {
+            bytes: moved + read,
+            source: FootprintSource::Durations,
+        }
+    }
+
+    /// Whether the replay touches more than [`L2_SHARE`] of an L2 of `l2_bytes`.
+    pub fn beyond_l2(&self, l2_bytes: f64) -> bool {
+        l2_bytes > 0.0 && self.bytes > L2_SHARE * l2_bytes
+    }
+}
+
+/// The step to the upper level of per-node graph cost a walk was priced at, from the memory
+/// one replay of it touches.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LevelStep {
+    pub footprint: Footprint,
+    /// The device's L2, bytes, where the profile says.
+    pub l2_bytes: Option<f64>,
+    /// µs a node.
+    pub step_us: f64,
+}
+
+impl LevelStep {
+    /// One line for the report.
+    pub fn line(&self) -> String {
+        let mib = |b: f64| format!("{:.0} MiB", b / MIB);
+        let from = match self.footprint.source {
+            FootprintSource::Recorded => "GEMM operands, copies and the largest other input",
+            FootprintSource::Durations => {
+                "no shapes recorded: what the kernels could read in their recorded time, an upper bound"
+            }
+        };
+        let against = match self.l2_bytes {
+            Some(l2) if self.footprint.beyond_l2(l2) => {
+                format!("more than 2/3 of the {} L2", mib(l2))
+            }
+            Some(l2) => format!("within 2/3 of the {} L2", mib(l2)),
+            None => "the profile does not say the L2".into(),
+        };
+        format!(
+            "memory a step: ~{} ({from}), {against}: nodes step {} us to the upper level\n",
+            mib(self.footprint.bytes),
+            crate::output::num(self.step_us, 3)
+        )
+    }
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// Device memory a copy or memset touches: both ends of a device-to-device copy.
+fn moved_bytes(o: &Op) -> f64 {
+    match &o.kind {
+        OpKind::Memcpy {
+            bytes, direction, ..
+        } => match CopyDirection::of(direction) {
+            CopyDirection::DeviceToDevice => 2.0 * *bytes as f64,
+            _ => *bytes as f64,
+        },
+        OpKind::Memset { bytes } => *bytes as f64,
+        OpKind::Kernel { .. } => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memra_engine::{Gemm, GemmType};
+
+    fn kernel(blocks: u32, us: f64) -> Op {
+        Op {
+            kind: OpKind::Kernel {
+                grid: (blocks, 1, 1),
+                block: (128, 1, 1),
+            },
+            ..Op::kernel("k", 0.0, us * 1e3)
+        }
+    }
+
+    fn walk(ops: Vec<Op>) -> Walk {
+        Walk {
+            ops,
+            ..Walk::default()
+        }
+    }
+
+    #[test]
+    fn gemms_count_their_larger_operand_other_operators_only_the_largest() {
+        // A decode GEMV: 4096 x 4096 bf16 weights (32 MiB), a 4096-wide activation.
+        let g = Gemm::plain(GemmType::Bf16, 4096, 1, 4096);
+        let gemm = Op {
+            matmul: Some(MatmulRole::Call(g)),
+            input_bytes: Some(99.0 * MIB), // the operator's, not counted again
+            ..kernel(128, 10.0)
+        };
+        let add = |mib: f64| Op {
+            input_bytes: Some(mib * MIB),
+            ..kernel(1024, 2.0)
+        };
+        let f = Footprint::of(
+            &walk(vec![gemm.clone(), gemm, add(2.0), add(4.0), add(2.0)]),
+            4000.0,
+            Some(132),
+        );
+        assert_eq!(f.source, FootprintSource::Recorded);
+        assert_eq!(f.bytes, 2.0 * 32.0 * MIB + 4.0 * MIB);
+        assert!(f.beyond_l2(60.0 * MIB));
+        // A chain of adds over one 2 MiB activation stays within the L2 however long it is.
+        let chain = Footprint::of(&walk(vec![add(2.0); 500]), 4000.0, Some(132));
+        assert_eq!(chain.bytes, 2.0 * MIB);
+        assert!(!chain.beyond_l2(60.0 * MIB));
+    }
+
+    #[test]
+    fn copies_count_the_device_memory_they_touch() {
+        let copy = |direction: &str, mib: f64| Op {
+            kind: OpKind::Memcpy {
+                bytes: (mib * MIB) as u64,
+                direction: direction.into(),
+                pageable: false,
+            },
+            ..Op::kernel("Memcpy", 0.0, 1000.0)
+        };
+        let memset = Op {
+            kind: OpKind::Memset {
+                bytes: (3.0 * MIB) as u64,
+            },
+            ..Op::kernel("Memset", 0.0, 1000.0)
+        };
+        let f = Footprint::of(
+            &walk(vec![copy("HtoD", 1.0), copy("DtoD", 2.0), memset]),
+            0.0,
+            None,
+        );
+        assert_eq!(f.bytes, (1.0 + 4.0 + 3.0) * MIB);
+    }
+
+    #[test]
+    fn without_shapes_kernels_read_what_their_grids_share_of_the_bandwidth_allows() {
+        // 4000 GB/s = 4000 bytes/ns. A full 264-block kernel of 10 µs could read 40 MB; a
+        // one-block kernel of 10 µs 1/132 of that.
+        let w = walk(vec![kernel(264, 10.0), kernel(1, 10.0)]);
+        let f = Footprint::of(&w, 4000.0, Some(132));
+        assert_eq!(f.source, FootprintSource::Durations);
+        assert!(
+            (f.bytes - 40e6 * (1.0 + 1.0 / 132.0)).abs() < 1.0,
+            "{}",
+            f.bytes
+        );
+        // No bandwidth known: kernels count nothing.
+        assert_eq!(Footprint::of(&w, f64::NAN, Some(132)).bytes, 0.0);
+        // No L2 known: never beyond it.
+        assert!(!f.beyond_l2(0.0));
+    }
+}
