@@ -36,7 +36,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; off by 0.4-3.2x (46 H200 validation walks, two runs: the PyTorch walks mostly high, the CuPy walks low): pass --eager-step-ms"
+                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; off by 0.5-4.6x (56 H200 validation walks at commit f9b3efc: the PyTorch walks mostly high, the CuPy walks low): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
