@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::footprint::Footprint;
+use crate::footprint::{Footprint, LevelStep};
 use crate::lanes::Schedule;
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
@@ -282,13 +282,22 @@ impl<'a> OfflineDevice<'a> {
     /// the profile's larger step where the walk touches more than the L2 holds and the
     /// profile measured it, else its step for a graph of empty kernels (0 without either).
     pub fn level_step_us(&self, walk: &Walk) -> f64 {
+        self.level_step(walk).step_us
+    }
+
+    /// [`Self::level_step_us`] with the footprint and the L2 it was chosen by, for the report.
+    pub fn level_step(&self, walk: &Walk) -> LevelStep {
         let m = self.inputs;
-        let small = m.graph_node_other_stream_us.unwrap_or(0.0);
+        let footprint = self.footprint(walk);
         let step = match (m.graph_node_other_stream_beyond_l2_us, self.l2_bytes) {
-            (Some(beyond), Some(l2)) if self.footprint(walk).beyond_l2(l2) => beyond,
-            _ => small,
+            (Some(beyond), Some(l2)) if footprint.beyond_l2(l2) => beyond,
+            _ => m.graph_node_other_stream_us.unwrap_or(0.0),
         };
-        step.max(0.0)
+        LevelStep {
+            footprint,
+            l2_bytes: self.l2_bytes,
+            step_us: step.max(0.0),
+        }
     }
 }
 

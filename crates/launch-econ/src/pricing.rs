@@ -10,7 +10,6 @@ use memra_engine::Engine;
 use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
-use crate::footprint::LevelStep;
 use crate::occupancy::SmLimits;
 use crate::price::{
     build_model, eager_from_trace, engine_floor_model, graph_step_model, graph_step_model_quiet,
@@ -115,16 +114,12 @@ pub fn price_offline(
             prediction = prediction.with_unshared(graph_step_model(walk, &dev.without_sharing()));
         }
     }
-    let level = LevelStep {
-        footprint: dev.footprint(walk),
-        l2_bytes: dev.l2_bytes,
-        step_us: dev.level_step_us(walk),
-    };
+    let level_step = Some(dev.level_step(walk));
     SummaryReport {
         trace: info,
         profile: origin,
         grid_nodes: grids.map(|t| t.device),
-        level_step: Some(level),
+        level_step,
         prediction,
     }
 }
