@@ -178,15 +178,20 @@ impl Prepared {
                             slot: kernels - 1,
                             fallback: choice,
                         }
-                    } else if let (Some(bytes), Choice::Spin(ns)) = (
-                        plan.paced_bytes(op),
-                        plan.choose_spin(planned_ns, (*grid, *block)),
-                    ) {
+                    } else if let Some((bytes, Choice::Spin(ns), paced)) =
+                        plan.paced_bytes(op).map(|bytes| {
+                            // Timed as its own shape: a grid cut to one round of blocks
+                            // launches in less than the recorded one did.
+                            let paced = plan.paced_shape(shape, op);
+                            let key = (paced.grid, paced.block);
+                            (bytes, plan.choose_spin(planned_ns, key), paced)
+                        })
+                    {
                         Step::Paced {
                             bytes,
                             ns,
-                            ramp_ns: plan.ramp_ns((*grid, *block)),
-                            shape: plan.held_shape(shape, op),
+                            ramp_ns: plan.ramp_ns((paced.grid, paced.block)),
+                            shape: paced,
                             slot: kernels - 1,
                         }
                     } else {

@@ -35,7 +35,9 @@
 //! reading those bytes paced over its recorded time ([`memra_engine::Engine::stream_paced_from`]):
 //! it asks of the memory what the recorded kernel asked (decode attention beside another
 //! stream's GEMMs reads its KV cache at most of the bandwidth; a spin there left the GEMMs
-//! all of it), and stretches where the memory cannot keep that pace. Otherwise an element-wise kernel stands in by a chase instead ([`memra_engine::Engine::chase_grid`],
+//! all of it), and stretches where the memory cannot keep that pace. An element-wise kernel
+//! paces its result's bytes too, and a grid of several rounds of blocks is cut to one
+//! ([`StandInPlan::paced_shape`]). Otherwise an element-wise kernel stands in by a chase instead ([`memra_engine::Engine::chase_grid`],
 //! `--concurrent-stand-ins`): dependent reads through a ring in the L2 for as many whole steps
 //! as fit its target, then a spin for the rest, measured shape by shape like the spin. Alone
 //! it costs what the spin does; beside another stream's GEMMs each step takes as long as a
@@ -337,16 +339,26 @@ impl StandInPlan {
     }
 
     /// The bytes `op` stands in for by reading them paced over its time (see
-    /// [`StandInPlan::paced_from_ns`]), rounded up to whole 16-byte words; `None` for a kernel
-    /// that does not pace: too short, its inputs not recorded, more inputs than the device
-    /// could have read in the recorded time (an operator that gathers from a large table or
-    /// writes into a slice of a cache does not read all it is given), or fewer than
-    /// [`PACED_MIN_SHARE`] of that (a kernel whose time is not its reads keeps its spin or
-    /// chase).
+    /// [`StandInPlan::paced_from_ns`]), rounded up to whole 16-byte words: its operator's
+    /// inputs, and for an element-wise kernel ([`is_element_wise`]) the result it writes as
+    /// well, taken as large as its largest input (a write asks of device memory what a read
+    /// does: an add of two tensors moves three), at most what the device moves in the
+    /// recorded time.
+    /// `None` for a kernel that does not pace: too short, its inputs not recorded, more inputs
+    /// than the device could have read in the recorded time (an operator that gathers from a
+    /// large table or writes into a slice of a cache does not read all it is given), or fewer
+    /// than [`PACED_MIN_SHARE`] of that (a kernel whose time is not its reads keeps its spin
+    /// or chase).
     pub fn paced_bytes(&self, op: &crate::trace::Op) -> Option<usize> {
-        let bytes = op.input_bytes?;
+        let written = if is_element_wise(&op.name) {
+            op.largest_input_bytes.unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let read = op.input_bytes?;
         let most = self.bytes_per_ns * op.duration_ns;
-        let load = (PACED_MIN_SHARE * most..=most).contains(&bytes);
+        let load = (PACED_MIN_SHARE * most..=most).contains(&read);
+        let bytes = (read + written).min(most);
         (op.duration_ns >= self.paced_from_ns && load).then(|| (bytes / 16.0).ceil() as usize * 16)
     }
 
@@ -365,6 +377,31 @@ impl StandInPlan {
             .hold_sms
             .map_or(0, |l| l.holding_shared_bytes(threads, op.resources));
         shape.with_shared(bytes)
+    }
+
+    /// The launch shape of `op`'s paced read: [`StandInPlan::held_shape`], its blocks cut to
+    /// what the device holds at once by the recorded kernel's needs (one-dimensional) where
+    /// the recorded grid is larger. Every block paces its share of the bytes from the grid's
+    /// start, so a block dispatched only when another retires would find its share already
+    /// due; in a grid of several rounds the first round's blocks then wait out the whole
+    /// time holding every SM, and beside another stream's kernels the walk came out longer
+    /// than with the streams one after the other (`scripts/kernel_pair_walks.py`: two chains
+    /// of 16M-element adds, 534 µs replayed against 282 real). Without SM limits, as recorded.
+    pub fn paced_shape(&self, shape: LaunchShape, op: &crate::trace::Op) -> LaunchShape {
+        let held = self.held_shape(shape, op);
+        let Some(l) = self.hold_sms else {
+            return held;
+        };
+        let (x, y, z) = held.block;
+        let threads = x.saturating_mul(y).saturating_mul(z);
+        let resident = u64::from(l.resident_blocks(threads, op.resources)) * u64::from(l.sms);
+        if resident == 0 || held.blocks() <= resident {
+            return held;
+        }
+        LaunchShape {
+            grid: (u32::try_from(resident).unwrap_or(u32::MAX), 1, 1),
+            ..held
+        }
     }
 
     /// Whether `op`'s timed spin, of launch shape `held`, spins per block: on walks that hold

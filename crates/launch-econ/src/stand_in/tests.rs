@@ -244,6 +244,42 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
     };
     op.duration_ns = 18_000.0;
     assert_eq!(off.paced_bytes(&op), None);
+    // An element-wise kernel also writes a result as large as its largest input: an add of
+    // two 16 MiB tensors moves 48 MiB.
+    let mut add = crate::trace::Op::kernel(
+        "void at::native::vectorized_elementwise_kernel<8, add>",
+        0.0,
+        18_000.0,
+    );
+    add.input_bytes = Some(32.0 * 1048576.0);
+    add.largest_input_bytes = Some(16.0 * 1048576.0);
+    assert_eq!(p.paced_bytes(&add), Some(48 << 20));
+    // Never more than the device moves in the recorded time (4000 bytes/ns for 18 µs).
+    add.input_bytes = Some(60e6);
+    add.largest_input_bytes = Some(30e6);
+    assert_eq!(p.paced_bytes(&add), Some(72_000_000));
+    // Other kernels pace their inputs alone.
+    op.largest_input_bytes = Some(16.0 * 1048576.0);
+    op.input_bytes = Some(32.0 * 1048576.0);
+    assert_eq!(p.paced_bytes(&op), Some(32 << 20));
+}
+
+#[test]
+fn a_paced_read_has_no_more_blocks_than_the_device_holds_at_once() {
+    let limits = crate::occupancy::SmLimits::of("9.0", 132).unwrap();
+    let held = StandInPlan {
+        hold_sms: Some(limits),
+        ..plan_with(4.0)
+    };
+    let add = crate::trace::Op::kernel("add", 0.0, 25_000.0);
+    // 16384 blocks of 128 threads: an H200 holds 16 of them an SM, 2112 in all.
+    let wide = LaunchShape::linear(16_384, 128);
+    let paced = held.paced_shape(wide, &add);
+    assert_eq!((paced.grid, paced.block), ((2112, 1, 1), (128, 1, 1)));
+    // A grid the device holds at once keeps its shape, as does every grid without limits.
+    let attention = LaunchShape::of((32, 8, 1), (128, 1, 1));
+    assert_eq!(held.paced_shape(attention, &add), attention);
+    assert_eq!(plan_with(4.0).paced_shape(wide, &add), wide);
 }
 
 #[test]

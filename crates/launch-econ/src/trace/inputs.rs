@@ -43,6 +43,16 @@ fn elements(dims: &[i64], strides: Option<&Vec<i64>>) -> Option<u64> {
     Some(span.map_or(product, |s| s.min(product)))
 }
 
+/// What an operator's input tensors span, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputSizes {
+    /// All of them together.
+    pub total: u64,
+    /// The largest one: an element-wise operator writes a result at least that large (its
+    /// inputs' broadcast shape), which the profiler does not record.
+    pub largest: u64,
+}
+
 /// Bytes of an operator's input tensors from its recorded dims, types and (if recorded)
 /// strides; inputs that are not tensors (scalars: empty dims and a type this table does not
 /// size) are left out. `None` where a tensor input cannot be sized (a list of tensors, an
@@ -52,7 +62,17 @@ pub fn input_bytes(
     types: &[String],
     strides: Option<&[Vec<i64>]>,
 ) -> Option<u64> {
+    input_sizes(dims, types, strides).map(|s| s.total)
+}
+
+/// [`input_bytes`] with the largest input's bytes beside the total.
+pub fn input_sizes(
+    dims: &[Vec<i64>],
+    types: &[String],
+    strides: Option<&[Vec<i64>]>,
+) -> Option<InputSizes> {
     let mut total = 0u64;
+    let mut largest = 0u64;
     let mut tensors = 0;
     for (i, d) in dims.iter().enumerate() {
         let ty = types.get(i).map_or("", String::as_str);
@@ -62,11 +82,12 @@ pub fn input_bytes(
             }
             return None;
         };
-        let n = elements(d, strides.and_then(|s| s.get(i)))?;
-        total = total.checked_add(n.checked_mul(size)?)?;
+        let bytes = elements(d, strides.and_then(|s| s.get(i)))?.checked_mul(size)?;
+        total = total.checked_add(bytes)?;
+        largest = largest.max(bytes);
         tensors += 1;
     }
-    (tensors > 0 && total > 0).then_some(total)
+    (tensors > 0 && total > 0).then_some(InputSizes { total, largest })
 }
 
 #[cfg(test)]
@@ -105,6 +126,11 @@ mod tests {
         // The second input is one row broadcast over eight (stride 0): read once.
         let s = dims(&[&[4096, 1], &[0, 1]]);
         assert_eq!(input_bytes(&d, &t, Some(&s)), Some(4 * (8 * 4096 + 4096)));
+        // The largest input is the one not broadcast.
+        assert_eq!(
+            input_sizes(&d, &t, Some(&s)).map(|s| s.largest),
+            Some(4 * 8 * 4096)
+        );
         // A transposed view spans as much as its product.
         let s = dims(&[&[1, 8], &[4096, 1]]);
         assert_eq!(input_bytes(&d, &t, Some(&s)), Some(4 * 2 * 8 * 4096));

@@ -104,6 +104,10 @@ pub struct Op {
     /// them (see [`inputs::input_bytes`]), on the operator's longest kernel only.
     #[serde(skip)]
     pub input_bytes: Option<f64>,
+    /// Bytes of the largest of those inputs, on the same kernel (see
+    /// [`inputs::InputSizes::largest`]).
+    #[serde(skip)]
+    pub largest_input_bytes: Option<f64>,
 }
 
 impl Op {
@@ -125,6 +129,7 @@ impl Op {
             step: None,
             from_graph: false,
             input_bytes: None,
+            largest_input_bytes: None,
             resources: None,
         }
     }

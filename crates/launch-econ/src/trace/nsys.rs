@@ -242,6 +242,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         step: None,
         from_graph: false,
         input_bytes: None,
+        largest_input_bytes: None,
         resources,
     })
 }

@@ -29,6 +29,7 @@ use memra_engine::Gemm;
 use crate::occupancy::BlockResources;
 
 use super::host::{host_side, HostEvent, HostKind};
+use super::inputs::InputSizes;
 use super::matmul::{is_blas_kernel, MatmulRole};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
@@ -202,7 +203,7 @@ enum Converted {
         correlation: Option<u64>,
         graph_launch: bool,
         matmul: Option<(u64, Gemm)>,
-        inputs: Option<(u64, u64)>,
+        inputs: Option<(u64, InputSizes)>,
     },
     /// A `ProfilerStep#N` annotation, on the host or (`gpu`) the GPU.
     Mark {
@@ -327,6 +328,7 @@ fn convert(ev: Event) -> Result<Converted, String> {
             step: None,
             from_graph: false,
             input_bytes: None,
+            largest_input_bytes: None,
             resources: (cat == "kernel").then_some(resources).flatten(),
         },
         external,
@@ -354,8 +356,8 @@ struct Sink {
     launched_by: Vec<(usize, u64)>,
     /// Matmul operators by `External id`.
     matmuls: HashMap<u64, Gemm>,
-    /// Operators' input bytes by `External id`.
-    inputs: HashMap<u64, u64>,
+    /// Operators' input sizes by `External id`.
+    inputs: HashMap<u64, InputSizes>,
     /// The profiler's own work, (start, end) ns, clipped to the step at the end.
     overhead: Vec<(f64, f64)>,
     /// CPU events, summed into host sides at the end.
@@ -509,7 +511,9 @@ fn assign_inputs(sink: &mut Sink) {
         }
     }
     for (id, i) in longest {
-        ops[i].input_bytes = Some(sink.inputs[&id] as f64);
+        let sizes = sink.inputs[&id];
+        ops[i].input_bytes = Some(sizes.total as f64);
+        ops[i].largest_input_bytes = Some(sizes.largest as f64);
     }
 }
 

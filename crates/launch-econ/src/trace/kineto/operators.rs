@@ -63,10 +63,10 @@ pub(super) fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
 }
 
 /// A CPU operator's `External id` and the bytes of its input tensors, where recorded.
-pub(super) fn operator_inputs(ev: &Event) -> Option<(u64, u64)> {
+pub(super) fn operator_inputs(ev: &Event) -> Option<(u64, inputs::InputSizes)> {
     let r = recorded_inputs(ev)?;
     Some((
         r.id,
-        inputs::input_bytes(&r.dims, &r.types, r.strides.as_deref())?,
+        inputs::input_sizes(&r.dims, &r.types, r.strides.as_deref())?,
     ))
 }

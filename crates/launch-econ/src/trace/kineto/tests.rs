@@ -104,6 +104,12 @@ fn an_operators_input_bytes_go_to_its_longest_kernel() {
     let bytes: Vec<_> = w.ops.iter().map(|o| o.input_bytes).collect();
     let total = 2.0 * (2.0 * 64.0 + 2.0 * 2.0 * 512.0 * 64.0);
     assert_eq!(bytes, vec![Some(total), None, None, None]);
+    // The largest input (the keys, as large as the values) goes with them.
+    let largest: Vec<_> = w.ops.iter().map(|o| o.largest_input_bytes).collect();
+    assert_eq!(
+        largest,
+        vec![Some(2.0 * 2.0 * 512.0 * 64.0), None, None, None]
+    );
 }
 
 #[test]
