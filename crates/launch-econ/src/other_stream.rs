@@ -23,7 +23,7 @@
 //! of its nodes read; `scripts/footprint_level_probe.py`), so [`node_extra_us`] measures both
 //! and [`crate::footprint`] says which a walk takes.
 
-use memra_engine::{Engine, EngineOptions, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, EngineOptions, LaunchShape};
 
 use crate::stand_in::{node_us, node_us_after};
 use crate::stats::median;
@@ -71,6 +71,15 @@ const READ_L2S: usize = 2;
 /// Bytes of the arena it reads from, in L2s: successive replays read different memory.
 const ARENA_L2S: usize = 5;
 
+/// A read of `bytes` from `arena` where `cursor` left the last one: fresh memory at every
+/// replay (the arena is larger than the L2 by [`ARENA_L2S`]).
+struct FreshRead {
+    arena: DeviceBuffer<u8>,
+    cursor: DeviceBuffer<u64>,
+    slots: DeviceBuffer<u64>,
+    bytes: usize,
+}
+
 /// GPU time between the two levels, µs a node: node times of an empty kernel's graph, and of
 /// the same graph after a read of two L2s, measured quiet, then again after [`activate`]
 /// (each the median of five). Leaves the process at the upper level.
@@ -79,12 +88,12 @@ pub fn node_extra_us(e: &Engine) -> anyhow::Result<LevelSteps> {
         .ok()
         .filter(|&b| b > 0);
     let mut beyond = match l2 {
-        Some(l2) => Some((
-            e.zeros::<u8>(ARENA_L2S * l2)?,
-            e.zeros::<u64>(1)?,
-            e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?,
-            READ_L2S * l2 / 16 * 16,
-        )),
+        Some(l2) => Some(FreshRead {
+            arena: e.zeros::<u8>(ARENA_L2S * l2)?,
+            cursor: e.zeros::<u64>(1)?,
+            slots: e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?,
+            bytes: READ_L2S * l2 / 16 * 16,
+        }),
         None => None,
     };
     let shape = LaunchShape::linear(4 * e.device_info().sm_count.max(1) as u32, 256);
@@ -93,12 +102,21 @@ pub fn node_extra_us(e: &Engine) -> anyhow::Result<LevelSteps> {
             .map(|_| node_us(e, |eng| eng.noop()))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let big = match beyond.as_mut() {
-            Some((arena, cursor, slots, bytes)) => {
+            Some(r) => {
                 let v = (0..5)
                     .map(|_| {
                         node_us_after(
                             e,
-                            |eng| eng.stream_grid_from(arena, cursor, *bytes, shape, slots, 0),
+                            |eng| {
+                                eng.stream_grid_from(
+                                    &r.arena,
+                                    &mut r.cursor,
+                                    r.bytes,
+                                    shape,
+                                    &mut r.slots,
+                                    0,
+                                )
+                            },
                             |eng| eng.noop(),
                         )
                     })
