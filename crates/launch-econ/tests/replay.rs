@@ -387,7 +387,7 @@ fn long_kernels_with_recorded_inputs_read_them_paced_beside_other_streams() {
     let out = succeeds(&replay(&fx, quick));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("2 kernels (recorded >= 2 us, their operator's inputs recorded) stand in by reading those inputs paced"),
+        text.contains("2 kernels (recorded >= 2 us, their operator's inputs recorded) stand in by reading those inputs"),
         "{text}"
     );
     let paced = |flags: &str| {

@@ -253,7 +253,7 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     if f.paced_stand_ins > 0 {
         let _ = writeln!(
             out,
-            "  {} kernels (recorded >= {} us, their operator's inputs recorded) stand in by reading those inputs paced over their time: they ask as much of device memory as the recorded kernels did",
+            "  {} kernels (recorded >= {} us, their operator's inputs recorded) stand in by reading those inputs (an element-wise kernel's result as well) paced over their time: they ask as much of device memory as the recorded kernels did",
             f.paced_stand_ins,
             c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
         );
