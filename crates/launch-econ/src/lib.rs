@@ -21,6 +21,7 @@ pub mod lanes;
 pub mod measure;
 pub mod model;
 pub mod occupancy;
+pub mod offline;
 pub mod options;
 pub mod other_stream;
 pub mod output;

@@ -11,10 +11,11 @@ use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
 use crate::occupancy::SmLimits;
-use crate::price::{
-    build_model, eager_from_trace, engine_floor_model, graph_step_model, graph_step_model_quiet,
-    graph_step_model_serial, EagerSource, GraphSource, OfflineDevice, StepPrice,
+use crate::offline::{
+    build_model, engine_floor_model, graph_step_model, graph_step_model_quiet,
+    graph_step_model_serial, OfflineDevice,
 };
+use crate::price::{eager_from_trace, EagerSource, GraphSource, StepPrice};
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
 use crate::runner::Context;
 use crate::trace::{self, summarize, Filter, Walk};

@@ -4,7 +4,7 @@
 use launch_econ::beside::{BesideCosts, BesidePoint};
 use launch_econ::model::ModelInputs;
 use launch_econ::occupancy::SmLimits;
-use launch_econ::price::{graph_step_model, OfflineDevice};
+use launch_econ::offline::{graph_step_model, OfflineDevice};
 use launch_econ::trace::matmul::{operand_bytes, MatmulRole};
 use launch_econ::trace::{Op, StreamWait, Walk};
 use memra_engine::{Gemm, GemmType};
