@@ -9,6 +9,8 @@ another's in the L2). Results: docs/validation-h200.md, "Kernels two at a time".
     python3 scripts/validate.py --out DIR --launch-econ target/release/launch-econ \
         --walk-module scripts/kernel_pair_walks.py \
         --walks $(python3 scripts/kernel_pair_walks.py | tr ' ' ,)
+
+(`kernel_pair_walks.py experts` names the walks of the gated-MLP expert's kernels instead.)
 """
 import os
 import sys
@@ -56,17 +58,41 @@ def chain(kind):
         if kind == "norm_b32":  # small-grid normalisation, batch 32 x 4096
             xs = [torch.randn(32, 4096, dtype=bf) for _ in range(COUNT)]
             return lambda: [f.layer_norm(x, (4096,)) for x in xs][-1].reshape(-1)[:1]
+        # The kernels of a gated-MLP expert (`unseen_walks.gated_mlp_experts`, fp16, batch 8,
+        # hidden 1536 -> 4096): the fused gate-and-up GEMM, the down GEMM (split-K) and the
+        # gate's SiLU and product (two small element-wise kernels).
+        h = torch.float16
+        if kind == "up_b8":
+            xs = [(torch.randn(8, 1536, dtype=h), torch.randn(8192, 1536, dtype=h) * 0.02)
+                  for _ in range(COUNT)]
+            return lambda: [f.linear(x, w) for x, w in xs][-1].reshape(-1)[:1].float().to(bf)
+        if kind == "down_b8":
+            xs = [(torch.randn(8, 4096, dtype=h), torch.randn(1536, 4096, dtype=h) * 0.02)
+                  for _ in range(COUNT)]
+            return lambda: [f.linear(x, w) for x, w in xs][-1].reshape(-1)[:1].float().to(bf)
+        if kind == "silu_b8":
+            xs = [torch.randn(8, 8192, dtype=h) for _ in range(COUNT)]
+
+            def gate():
+                out = None
+                for x in xs:
+                    a, b = x.chunk(2, dim=-1)
+                    out = f.silu(a) * b
+                return out.reshape(-1)[:1].float().to(bf)
+            return gate
     raise KeyError(kind)
 
 
 KINDS = ["gemv_4096", "gemv_1024", "sdpa_8192", "gemm_256", "gemm_b32", "add_16m", "norm_b32"]
+# A second set: the gated-MLP expert's kernels, with the 4096 GEMV to compare across runs.
+EXPERT_KINDS = ["up_b8", "down_b8", "silu_b8", "gemv_4096"]
 
 
-def names():
-    """Every walk this module builds: each kind alone, then every pair (a kind with itself
+def names(kinds=KINDS):
+    """Every walk of `kinds`: each kind alone, then every pair (a kind with itself
     included)."""
-    out = [f"alone:{k}" for k in KINDS]
-    out += [f"pair:{a}+{b}" for i, a in enumerate(KINDS) for b in KINDS[i:]]
+    out = [f"alone:{k}" for k in kinds]
+    out += [f"pair:{a}+{b}" for i, a in enumerate(kinds) for b in kinds[i:]]
     return out
 
 
@@ -83,4 +109,7 @@ def build(name):
 
 
 if __name__ == "__main__":
-    print(" ".join(names()))
+    # `python3 scripts/kernel_pair_walks.py [experts | KIND,KIND,...]`: the walks' names.
+    arg = sys.argv[1] if len(sys.argv) > 1 else ""
+    kinds = EXPERT_KINDS if arg == "experts" else (arg.split(",") if arg else KINDS)
+    print(" ".join(names(kinds)))
