@@ -120,6 +120,13 @@ impl SmLimits {
         (self.shared_bytes / want).saturating_sub(self.reserved_shared_bytes + 1024)
     }
 
+    /// Blocks of `block` threads (and `resources`, where recorded) all SMs hold at once: one
+    /// round of a grid.
+    pub fn resident_grid(&self, block: (u32, u32, u32), resources: Option<BlockResources>) -> u64 {
+        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
+        u64::from(self.resident_blocks(threads, resources)) * u64::from(self.sms)
+    }
+
     /// The share of the GPU `op` holds while it runs: its blocks over the blocks all SMs hold
     /// at once, at most 1 (a kernel of several waves holds all of it). 0 for copies and
     /// memsets, which the copy engines and not the SMs run.
@@ -128,9 +135,7 @@ impl SmLimits {
             return 0.0;
         };
         let blocks = LaunchShape::of(grid, block).blocks() as f64;
-        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
-        let resident = self.resident_blocks(threads, op.resources) as f64 * self.sms as f64;
-        (blocks / resident).min(1.0)
+        (blocks / self.resident_grid(block, op.resources) as f64).min(1.0)
     }
 }
 

@@ -392,9 +392,7 @@ impl StandInPlan {
         let Some(l) = self.hold_sms else {
             return held;
         };
-        let (x, y, z) = held.block;
-        let threads = x.saturating_mul(y).saturating_mul(z);
-        let resident = u64::from(l.resident_blocks(threads, op.resources)) * u64::from(l.sms);
+        let resident = l.resident_grid(held.block, op.resources);
         if resident == 0 || held.blocks() <= resident {
             return held;
         }
@@ -412,10 +410,7 @@ impl StandInPlan {
         let Some(l) = self.hold_sms.filter(|_| self.spin_per_block) else {
             return false;
         };
-        let (x, y, z) = held.block;
-        let threads = x.saturating_mul(y).saturating_mul(z);
-        let resident = u64::from(l.resident_blocks(threads, op.resources)) * u64::from(l.sms);
-        held.blocks() <= resident
+        held.blocks() <= l.resident_grid(held.block, op.resources)
     }
 
     /// [`StandInPlan::choose`] among spins and the empty kernel only (no chase).
