@@ -69,6 +69,33 @@ pub struct ModelInputs {
     pub graph_node_beside: Option<crate::beside::BesideCosts>,
 }
 
+impl ModelInputs {
+    /// The figures every profile holds — replay floor, graph launch (fixed and per node),
+    /// build per node and eager issue, µs — and none of the later ones: a profile as an
+    /// older launch-econ wrote it.
+    pub fn core(
+        graph_node_gpu_us: f64,
+        graph_launch_fixed_us: f64,
+        graph_launch_per_node_us: f64,
+        build_per_node_us: f64,
+        eager_issue_us: f64,
+    ) -> ModelInputs {
+        ModelInputs {
+            graph_node_gpu_us,
+            graph_launch_fixed_us,
+            graph_launch_per_node_us,
+            build_per_node_us,
+            eager_issue_us,
+            graph_node_gap_us: None,
+            eager_extra_us: None,
+            graph_node_other_stream_us: None,
+            graph_node_other_stream_beyond_l2_us: None,
+            copy_nodes: None,
+            graph_node_beside: None,
+        }
+    }
+}
+
 /// The user's round.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Round {
@@ -139,19 +166,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn h200_like() -> ModelInputs {
-        ModelInputs {
-            graph_node_gpu_us: 1.0,
-            graph_launch_fixed_us: 2.0,
-            graph_launch_per_node_us: 0.002,
-            build_per_node_us: 6.0,
-            eager_issue_us: 3.5,
-            graph_node_gap_us: None,
-            eager_extra_us: None,
-            graph_node_other_stream_us: None,
-            graph_node_other_stream_beyond_l2_us: None,
-            copy_nodes: None,
-            graph_node_beside: None,
-        }
+        ModelInputs::core(1.0, 2.0, 0.002, 6.0, 3.5)
     }
 
     #[test]

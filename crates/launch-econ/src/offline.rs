@@ -218,19 +218,7 @@ pub(crate) mod tests {
     }
 
     fn inputs() -> ModelInputs {
-        ModelInputs {
-            graph_node_gpu_us: 1.0,
-            graph_launch_fixed_us: 2.0,
-            graph_launch_per_node_us: 0.0,
-            build_per_node_us: 5.0,
-            eager_issue_us: 3.0,
-            graph_node_gap_us: None,
-            eager_extra_us: None,
-            graph_node_other_stream_us: None,
-            graph_node_other_stream_beyond_l2_us: None,
-            copy_nodes: None,
-            graph_node_beside: None,
-        }
+        ModelInputs::core(1.0, 2.0, 0.0, 5.0, 3.0)
     }
 
     #[test]

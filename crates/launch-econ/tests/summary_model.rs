@@ -11,19 +11,7 @@ use memra_engine::{Gemm, GemmType};
 
 #[test]
 fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
-    let inputs = ModelInputs {
-        graph_node_gpu_us: 1.0,
-        graph_launch_fixed_us: 0.0,
-        graph_launch_per_node_us: 0.0,
-        build_per_node_us: 5.0,
-        eager_issue_us: 3.0,
-        graph_node_gap_us: None,
-        eager_extra_us: None,
-        graph_node_other_stream_us: None,
-        graph_node_other_stream_beyond_l2_us: None,
-        copy_nodes: None,
-        graph_node_beside: None,
-    };
+    let inputs = ModelInputs::core(1.0, 0.0, 0.0, 5.0, 3.0);
     // main: 10 us; s1 and s2 fork from it, each a 20 us GEMM streaming 4096 x 4096 bf16
     // weights (~1690 GB/s); main joins both, 10 us.
     let gemm = Gemm::plain(GemmType::Bf16, 4096, 16, 4096);
