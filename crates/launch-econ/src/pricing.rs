@@ -135,7 +135,12 @@ pub fn price_replayed(
     ctx: &Context<'_>,
     eager_step_ms: Option<f64>,
 ) -> anyhow::Result<ReplayReport> {
-    let r = replay(e, walk, cfg, ctx).context("replaying the walk")?;
+    let mut r = replay(e, walk, cfg, ctx).context("replaying the walk")?;
+    r.warnings.extend(gap_above_shipped_profile(
+        &e.device_info().name,
+        r.node_gap_us,
+        r.ops,
+    ));
     // The engine's measured cost of one eager launch of this walk stands for an unprofiled
     // launch call when the trace's inflation is removed.
     let launch_floor_us = r.median(ReplayFigure::EagerIssueMs) * 1e3 / r.ops.max(1) as f64;
@@ -162,6 +167,19 @@ pub fn price_replayed(
         replay: r,
         prediction,
     })
+}
+
+/// [`crate::caveats::front_end_gap_above_profile`] against the profile shipped for `device`,
+/// where it was measured on that kind of GPU (none on others).
+fn gap_above_shipped_profile(device: &str, measured_us: f64, nodes: usize) -> Option<String> {
+    let shipped = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).ok()?;
+    let name = shipped.device?.name;
+    let profile_us = shipped.model_inputs.graph_node_gap_us?;
+    device
+        .to_lowercase()
+        .contains(&name.to_lowercase())
+        .then(|| crate::caveats::front_end_gap_above_profile(measured_us, profile_us, &name, nodes))
+        .flatten()
 }
 
 /// The eager step and its source: the user's, else the trace's host side, else the engine's
@@ -215,5 +233,24 @@ pub fn describe_filter(f: &Filter) -> String {
         "none".into()
     } else {
         parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gap_is_checked_against_the_shipped_profile_on_its_gpu_only() {
+        let shipped = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).unwrap();
+        let gap = shipped.model_inputs.graph_node_gap_us.unwrap();
+        let w = gap_above_shipped_profile("NVIDIA H200", gap + 0.13, 1000).unwrap();
+        assert!(w.contains("NVIDIA H200 profile"), "{w}");
+        assert_eq!(gap_above_shipped_profile("NVIDIA H200", gap, 1000), None);
+        // Another GPU's front end is not the H200's: nothing to compare with.
+        assert_eq!(
+            gap_above_shipped_profile("NVIDIA A100-SXM4-80GB", gap + 0.13, 1000),
+            None
+        );
     }
 }
