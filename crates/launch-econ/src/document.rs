@@ -272,7 +272,21 @@ pub struct ModelProfile {
     pub device: Option<Device>,
 }
 
+/// Whether a GPU named `device` is the kind named `measured_on` (names compared without case,
+/// the one containing the other's): what decides whether a shipped measurement applies.
+pub fn same_gpu(device: &str, measured_on: &str) -> bool {
+    device.to_lowercase().contains(&measured_on.to_lowercase())
+}
+
 impl ModelProfile {
+    /// The profile shipped with launch-econ where `device` is the GPU it was measured on, else
+    /// `None`.
+    pub fn shipped_for(device: &str) -> Option<ModelProfile> {
+        let p = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).ok()?;
+        let name = p.device.as_ref()?.name.clone();
+        same_gpu(device, &name).then_some(p)
+    }
+
     /// Reads the model inputs of a run document: version 2 (`result.kind = "run"`) or
     /// version 1 (`model_inputs` at the top level).
     pub fn parse(text: &str, origin: &str) -> anyhow::Result<ModelProfile> {

@@ -172,14 +172,10 @@ pub fn price_replayed(
 /// [`crate::caveats::front_end_gap_above_profile`] against the profile shipped for `device`,
 /// where it was measured on that kind of GPU (none on others).
 fn gap_above_shipped_profile(device: &str, measured_us: f64, nodes: usize) -> Option<String> {
-    let shipped = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).ok()?;
+    let shipped = ModelProfile::shipped_for(device)?;
     let name = shipped.device?.name;
     let profile_us = shipped.model_inputs.graph_node_gap_us?;
-    device
-        .to_lowercase()
-        .contains(&name.to_lowercase())
-        .then(|| crate::caveats::front_end_gap_above_profile(measured_us, profile_us, &name, nodes))
-        .flatten()
+    crate::caveats::front_end_gap_above_profile(measured_us, profile_us, &name, nodes)
 }
 
 /// The eager step and its source: the user's, else the trace's host side, else the engine's

@@ -86,10 +86,7 @@ impl WideGrids {
     /// without case), else `None`: another GPU's profiler adds its own.
     pub fn shipped_for(device: &str) -> Option<WideGrids> {
         let t = WideGrids::h200();
-        device
-            .to_lowercase()
-            .contains(&t.device.to_lowercase())
-            .then_some(t)
+        crate::document::same_gpu(device, &t.device).then_some(t)
     }
 
     /// Reads a table written by `scripts/grid_node_probe.py`; at least one case, every figure
