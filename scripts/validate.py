@@ -406,7 +406,7 @@ def parent(args):
             # The plan the replay made on this machine (spin calibration, the node gap, the
             # planned nodes): what to compare when one walk's replay moves between machines.
             r["replay_plan"] = {k: rep["result"]["replay"].get(k) for k in (
-                "calibration", "node_gap_us", "planned_nodes_ms", "streams", "warnings")}
+                "calibration", "node_gap_us", "node_gap_source", "planned_nodes_ms", "streams", "warnings")}
             spins = run_json([args.launch_econ, "replay", trace, "--stream-from-us", "off",
                               "--gemms", "stand-in", "--concurrent-stand-ins", "spin",
                               "--eager-step-ms", f"{r['eager_step_ms']:.6f}",

@@ -12,6 +12,7 @@ use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
+use launch_econ::node_gap::NodeGapChoice;
 use launch_econ::options::TimingArgs;
 use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
@@ -139,6 +140,11 @@ fn price_trace(
         concurrent_spins: Default::default(),
         element_wise: Default::default(),
         grid_nodes: None,
+        node_gap: None,
+    };
+    let user_profile = match profile.as_deref() {
+        Some(p) => Some(load_profile(Some(p)).map_err(to_py)?),
+        None => None,
     };
     // The replay runs without the GIL; before each trial it takes the GIL briefly to run
     // Python's signal handlers, and stops (keeping what was measured) when one raises.
@@ -146,8 +152,16 @@ fn price_trace(
     let outcome = py.allow_threads(|| -> anyhow::Result<Document> {
         let e = start_engine(device, pdl)?;
         // The grid table shipped for this device, where there is one (see launch_econ::wide_grids).
+        // and the front-end gap of the profile of this kind of GPU (see launch_econ::node_gap).
+        let device_name = e.device_info().name.clone();
         let cfg = ReplayConfig {
-            grid_nodes: WideGrids::shipped_for(&e.device_info().name),
+            grid_nodes: WideGrids::shipped_for(&device_name),
+            node_gap: NodeGapChoice::Profile.resolve(
+                &device_name,
+                user_profile
+                    .as_ref()
+                    .map(|(p, origin)| (p, origin.as_str())),
+            ),
             ..cfg.clone()
         };
         let interrupted = || match Python::with_gil(|py| py.check_signals()) {

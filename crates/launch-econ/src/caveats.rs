@@ -146,7 +146,7 @@ pub fn front_end_gap_above_profile(
     let over = measured_us - profile_us;
     (over > FRONT_END_GAP_SLACK_US).then(|| {
         format!(
-            "the front-end gap measured on this run ({measured_us:.3} us a node) is {over:.3} us above the {profile_us:.3} the {device} profile measured; on H200 instances where it was, real graphs did not cost that much more and the replayed graph step came out high by about the difference a node (here up to {:.4} ms over {nodes} nodes): read it as an upper bound and compare with `replay --summary`, which uses the profile's gap",
+            "the front-end gap measured on this run ({measured_us:.3} us a node) is {over:.3} us above the {profile_us:.3} the {device} profile measured; on H200 instances where it was, real graphs did not cost that much more and the replayed graph step came out high by about the difference a node (here up to {:.4} ms over {nodes} nodes): read it as an upper bound: the replay takes the profile's gap unless asked to measure it (`--node-gap profile`, the default)",
             over * nodes as f64 / 1e3
         )
     })

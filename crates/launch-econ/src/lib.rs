@@ -20,6 +20,7 @@ pub(crate) mod laned;
 pub mod lanes;
 pub mod measure;
 pub mod model;
+pub mod node_gap;
 pub mod occupancy;
 pub mod offline;
 pub mod options;

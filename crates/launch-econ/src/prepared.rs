@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape};
 
 use crate::calibration::calibrate;
+use crate::node_gap::NodeGap;
 use crate::stand_in::{
     self, Choice, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
 };
@@ -125,9 +126,16 @@ pub(crate) enum Step {
 impl Prepared {
     /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, all spins (the
     /// walks whose kernels are changed between replays, which the spins' slots make checkable).
-    pub(crate) fn for_walk(e: &Engine, walk: &Walk, ramp_ns: f64) -> anyhow::Result<Prepared> {
+    /// Every node is planned at its recorded duration + `gap` (measured on `e` where `None`).
+    pub(crate) fn for_walk(
+        e: &Engine,
+        walk: &Walk,
+        ramp_ns: f64,
+        gap: Option<&NodeGap>,
+    ) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
-        let plan = stand_in::plan(e, walk, &cal, f64::INFINITY, false)?;
+        let gap = NodeGap::given_or_measured(gap, e, &cal)?;
+        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, false)?;
         Prepared::new(e, walk.ops.iter(), &plan)
     }
 

@@ -10,6 +10,7 @@ use memra_engine::Engine;
 use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
+use crate::node_gap::GapSource;
 use crate::occupancy::SmLimits;
 use crate::offline::{
     build_model, engine_floor_model, graph_step_model, graph_step_model_quiet,
@@ -136,11 +137,13 @@ pub fn price_replayed(
     eager_step_ms: Option<f64>,
 ) -> anyhow::Result<ReplayReport> {
     let mut r = replay(e, walk, cfg, ctx).context("replaying the walk")?;
-    r.warnings.extend(gap_above_shipped_profile(
-        &e.device_info().name,
-        r.node_gap_us,
-        r.ops,
-    ));
+    if r.node_gap_source == GapSource::Measured {
+        r.warnings.extend(gap_above_shipped_profile(
+            &e.device_info().name,
+            r.node_gap_us,
+            r.ops,
+        ));
+    }
     // The engine's measured cost of one eager launch of this walk stands for an unprofiled
     // launch call when the trace's inflation is removed.
     let launch_floor_us = r.median(ReplayFigure::EagerIssueMs) * 1e3 / r.ops.max(1) as f64;

@@ -18,6 +18,7 @@ use crate::caveats::{concurrent_kernels, streaming_off_on_lanes};
 use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
+use crate::node_gap::{GapSource, NodeGap};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, ElementWise, SubFloor};
 use crate::stats::{median, Summary};
@@ -143,6 +144,10 @@ pub struct ReplayConfig {
     /// every node at its recorded duration + the one-block gap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid_nodes: Option<crate::wide_grids::WideGrids>,
+    /// The front-end gap every node is planned with; `None`: measured on the GPU at the start
+    /// (see [`crate::node_gap`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_gap: Option<NodeGap>,
 }
 
 /// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
@@ -178,6 +183,9 @@ pub struct ReplayResult {
     /// measured for the stand-in plan (see [`crate::stand_in`]).
     #[serde(default)]
     pub node_gap_us: f64,
+    /// Where [`Self::node_gap_us`] came from.
+    #[serde(default)]
+    pub node_gap_source: GapSource,
     /// What the stand-ins were planned to take as graph nodes: Σ (recorded duration + gap)
     /// over kernels, ms. The replayed graph's GPU time is the check of that plan.
     #[serde(default)]
@@ -285,7 +293,8 @@ pub fn replay(
         _ => f64::INFINITY,
     };
     let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
-    let mut plan = stand_in::plan(e, walk, &cal, stream_from_ns, chase)?;
+    let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
+    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase)?;
     plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
     plan.wide_grids = cfg.grid_nodes.clone();
@@ -424,6 +433,7 @@ pub fn replay(
         streams: schedule.describe(),
         calibration: cal,
         node_gap_us: plan.gap_us,
+        node_gap_source: gap.source,
         planned_nodes_ms,
         fidelity: {
             let f = fidelity(walk, &per_kernel_median(&spans));

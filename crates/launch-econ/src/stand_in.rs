@@ -554,17 +554,18 @@ pub fn front_end_gap_us(e: &Engine, cal: &Calibration) -> anyhow::Result<f64> {
     Ok((one_node - one_profiled_us).max(0.0))
 }
 
-/// Measures, on `e`, the node times of every kernel shape in `walk` and the front end's gap;
-/// kernels recorded at `stream_from_ns` or longer will stream; with `chase`, kernels that
-/// reach their shape's chase floor will chase.
+/// Measures, on `e`, the node times of every kernel shape in `walk`, to plan each node at its
+/// recorded duration + `gap_us` (see [`crate::node_gap`]); kernels recorded at
+/// `stream_from_ns` or longer will stream; with `chase`, kernels that reach their shape's chase
+/// floor will chase.
 pub fn plan(
     e: &Engine,
     walk: &Walk,
     cal: &Calibration,
+    gap_us: f64,
     stream_from_ns: f64,
     chase: bool,
 ) -> anyhow::Result<StandInPlan> {
-    let gap_us = front_end_gap_us(e, cal)?;
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let (ring, mut sink) = if chase {
         (

@@ -81,7 +81,17 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         doc.warnings = crate::replay::unreproduced(&walk, false);
         return deliver(&doc, &report, &args.export);
     }
+    let user_profile = match &args.profile {
+        Some(p) => Some(load_profile(Some(p)).map_err(usage)?),
+        None => None,
+    };
     let e = start_engine(args.device, args.pdl)?;
+    let node_gap = args.node_gap.resolve(
+        &e.device_info().name,
+        user_profile
+            .as_ref()
+            .map(|(p, origin)| (p, origin.as_str())),
+    );
     let placement = args.timing.place(&e);
     let cfg = ReplayConfig {
         rule,
@@ -101,6 +111,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         concurrent_spins: args.concurrent_spins,
         element_wise: args.element_wise,
         grid_nodes: grid_table(args, &e.device_info().name)?,
+        node_gap,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
@@ -205,8 +216,8 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     };
     let _ = writeln!(
         out,
-        "stand-ins: each graph node planned at its recorded duration + {:.3} us (front-end gap), {grids}: {:.4} ms of kernel nodes",
-        r.node_gap_us, r.planned_nodes_ms
+        "stand-ins: each graph node planned at its recorded duration + {:.3} us (front-end gap, {}), {grids}: {:.4} ms of kernel nodes",
+        r.node_gap_us, r.node_gap_source, r.planned_nodes_ms
     );
     let f = &r.fidelity;
     match (&f.rel_error_long, f.p90_rel_error_long, f.within_5pct_long) {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use crate::calibration::DEFAULT_SPIN_RAMP_NS;
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{CommandResult, Device, Document};
+use crate::node_gap::NodeGapChoice;
 use crate::options::{TimingDefaults, UpdateArgs};
 use crate::output::num;
 use crate::runner::Context;
@@ -81,6 +82,9 @@ pub fn run(args: &UpdateArgs, argv: &[String]) -> anyhow::Result<()> {
                 tr,
                 |m| spec.of(m as u64).map(|k| k as usize),
                 DEFAULT_SPIN_RAMP_NS,
+                NodeGapChoice::Profile
+                    .resolve(&e.device_info().name, None)
+                    .as_ref(),
             )
             .map_err(|e| UsageError(format!("{e:#}")))?;
             cfg.nodes = rw.kernels();

@@ -257,6 +257,15 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FILE.json")]
     pub profile: Option<PathBuf>,
 
+    /// What every replayed graph node costs beyond its recorded duration, µs (the front-end
+    /// gap): `profile`, the device profile's (`--profile`, else the shipped one) where it
+    /// describes this kind of GPU, else measured here; `measure`, estimated here by the engine
+    /// (on H200 instances the estimate moved by up to 0.14 µs while real graphs did not); or a
+    /// number of µs.
+    #[arg(long, value_name = "profile|measure|US", default_value = "profile",
+          value_parser = crate::node_gap::NodeGapChoice::parse)]
+    pub node_gap: crate::node_gap::NodeGapChoice,
+
     /// How much less than a few blocks' a wide grid's graph node costs beyond its profiled
     /// duration, by blocks and threads: a table written by scripts/grid_node_probe.py, or
     /// `off`; without it, the one shipped for the device (the H200's), none on others.

@@ -8,6 +8,7 @@ use anyhow::bail;
 use memra_engine::{DeviceBuffer, Engine, Graph};
 
 use super::ChangingWalk;
+use crate::node_gap::NodeGap;
 use crate::prepared::{Prepared, Step};
 use crate::trace::Walk;
 
@@ -37,8 +38,9 @@ impl RecordedWalk {
         walk: &Walk,
         changed: impl FnOnce(usize) -> Result<usize, String>,
         ramp_ns: f64,
+        gap: Option<&NodeGap>,
     ) -> anyhow::Result<RecordedWalk> {
-        let prep = Prepared::for_walk(e, walk, ramp_ns)?;
+        let prep = Prepared::for_walk(e, walk, ramp_ns, gap)?;
         let long: Vec<usize> = prep
             .steps
             .iter()

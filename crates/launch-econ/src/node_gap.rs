@@ -1,0 +1,208 @@
+//! The front-end gap a replay plans every graph node with: what a real kernel's graph node
+//! costs beyond the duration a profiler recorded for it eagerly, µs.
+//!
+//! The engine can estimate it on the GPU at hand ([`crate::stand_in::front_end_gap_us`]: a
+//! one-block spin's graph node less the profiled duration its calibration predicts), but on the
+//! H200 that estimate moves with the machine instance while real graphs do not: 0.065–0.098
+//! µs on the instances the replay was validated on, 0.10–0.21 on others, where the replayed
+//! graphs came out high by the difference a node; a profiler on both kinds of instance found
+//! the engine's own spin node moving against the same kernel's node in a CuPy graph, and
+//! CUPTI's eager durations moving as well (`docs/host-gap-h200.json`). So where a profile
+//! of the same kind of GPU holds the gap, it is taken from there, and the estimate is kept for
+//! GPUs no profile describes.
+
+use std::fmt;
+
+use memra_engine::Engine;
+use serde::{Deserialize, Serialize};
+
+use crate::calibration::Calibration;
+use crate::document::{same_gpu, ModelProfile};
+
+/// Where the gap comes from, as asked on the command line (`--node-gap`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum NodeGapChoice {
+    /// The device profile's (`--profile`, else the shipped one) where it describes this kind of
+    /// GPU, else measured.
+    #[default]
+    Profile,
+    /// Measured on this GPU at the start of the replay.
+    Measure,
+    /// This many µs.
+    Us(f64),
+}
+
+impl NodeGapChoice {
+    /// `profile`, `measure` or a number of µs (finite, 0 to 10).
+    pub fn parse(s: &str) -> Result<NodeGapChoice, String> {
+        match s.trim() {
+            "profile" => Ok(NodeGapChoice::Profile),
+            "measure" => Ok(NodeGapChoice::Measure),
+            v => match v.parse::<f64>() {
+                Ok(us) if us.is_finite() && (0.0..=10.0).contains(&us) => Ok(NodeGapChoice::Us(us)),
+                _ => Err(format!(
+                    "`{s}` is not `profile`, `measure` or a gap in us between 0 and 10"
+                )),
+            },
+        }
+    }
+
+    /// The gap to plan with on a GPU named `device`, given the profile the user passed
+    /// (`--profile`: the profile and where it came from), if any; `None` means measure it.
+    pub fn resolve(
+        &self,
+        device: &str,
+        user_profile: Option<(&ModelProfile, &str)>,
+    ) -> Option<NodeGap> {
+        match *self {
+            NodeGapChoice::Us(us) => Some(NodeGap {
+                us,
+                source: GapSource::User,
+            }),
+            NodeGapChoice::Measure => None,
+            NodeGapChoice::Profile => {
+                let shipped = ModelProfile::shipped_for(device);
+                let (profile, origin) = match user_profile {
+                    Some((p, origin)) => (Some(p), origin.to_string()),
+                    None => (shipped.as_ref(), "the shipped profile".to_string()),
+                };
+                let p = profile?;
+                let measured_on = p.device.as_ref()?.name.as_str();
+                if !same_gpu(device, measured_on) {
+                    return None;
+                }
+                Some(NodeGap {
+                    us: p.model_inputs.graph_node_gap_us?,
+                    source: GapSource::Profile {
+                        origin,
+                        device: measured_on.to_string(),
+                    },
+                })
+            }
+        }
+    }
+}
+
+/// Where the gap a replay planned with came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum GapSource {
+    /// A device profile of the same kind of GPU (`origin`: the file, or the shipped one).
+    Profile { origin: String, device: String },
+    /// Estimated on this GPU by the engine.
+    Measured,
+    /// Given on the command line.
+    User,
+}
+
+impl Default for GapSource {
+    /// Results written before the source was recorded measured their gap.
+    fn default() -> Self {
+        GapSource::Measured
+    }
+}
+
+impl fmt::Display for GapSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GapSource::Profile { origin, device } => write!(f, "from {origin} ({device})"),
+            GapSource::Measured => write!(
+                f,
+                "measured on this GPU: no profile of this kind of GPU holds one"
+            ),
+            GapSource::User => write!(f, "--node-gap"),
+        }
+    }
+}
+
+/// A gap and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeGap {
+    pub us: f64,
+    pub source: GapSource,
+}
+
+impl NodeGap {
+    /// `given`, else the gap estimated on `e` ([`crate::stand_in::front_end_gap_us`]).
+    pub fn given_or_measured(
+        given: Option<&NodeGap>,
+        e: &Engine,
+        cal: &Calibration,
+    ) -> anyhow::Result<NodeGap> {
+        Ok(match given {
+            Some(g) => g.clone(),
+            None => NodeGap {
+                us: crate::stand_in::front_end_gap_us(e, cal)?,
+                source: GapSource::Measured,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{DEFAULT_PROFILE, DEFAULT_PROFILE_NAME};
+
+    #[test]
+    fn parses_the_three_forms_and_refuses_the_rest() {
+        assert_eq!(
+            NodeGapChoice::parse("profile").unwrap(),
+            NodeGapChoice::Profile
+        );
+        assert_eq!(
+            NodeGapChoice::parse("measure").unwrap(),
+            NodeGapChoice::Measure
+        );
+        assert_eq!(
+            NodeGapChoice::parse("0.05").unwrap(),
+            NodeGapChoice::Us(0.05)
+        );
+        for bad in ["-0.1", "nan", "inf", "11", "fast", ""] {
+            assert!(NodeGapChoice::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_shipped_profile_gives_the_gap_on_its_gpu_only() {
+        let shipped = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).unwrap();
+        let want = shipped.model_inputs.graph_node_gap_us.unwrap();
+        let g = NodeGapChoice::Profile.resolve("NVIDIA H200", None).unwrap();
+        assert_eq!(g.us, want);
+        assert!(matches!(g.source, GapSource::Profile { .. }));
+        assert!(g.source.to_string().contains("NVIDIA H200"), "{}", g.source);
+        // No profile describes another GPU's front end: the replay measures it.
+        assert_eq!(
+            NodeGapChoice::Profile.resolve("NVIDIA A100-SXM4-80GB", None),
+            None
+        );
+        assert_eq!(NodeGapChoice::Measure.resolve("NVIDIA H200", None), None);
+        let user = NodeGapChoice::Us(0.2).resolve("NVIDIA H200", None).unwrap();
+        assert_eq!((user.us, user.source), (0.2, GapSource::User));
+    }
+
+    #[test]
+    fn a_users_profile_applies_on_the_gpu_it_describes() {
+        let mut mine = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).unwrap();
+        mine.model_inputs.graph_node_gap_us = Some(0.111);
+        let g = NodeGapChoice::Profile
+            .resolve("NVIDIA H200", Some((&mine, "mine.json")))
+            .unwrap();
+        assert_eq!(g.us, 0.111);
+        assert!(g.source.to_string().contains("mine.json"), "{}", g.source);
+        // A profile of another GPU says nothing of this one's, and the shipped one is not
+        // taken in its place: the user asked for theirs.
+        mine.device.as_mut().unwrap().name = "NVIDIA A100".into();
+        assert_eq!(
+            NodeGapChoice::Profile.resolve("NVIDIA H200", Some((&mine, "mine.json"))),
+            None
+        );
+        // Profiles written before the gap was measured hold none.
+        mine.device.as_mut().unwrap().name = "NVIDIA H200".into();
+        mine.model_inputs.graph_node_gap_us = None;
+        assert_eq!(
+            NodeGapChoice::Profile.resolve("NVIDIA H200", Some((&mine, "mine.json"))),
+            None
+        );
+    }
+}
