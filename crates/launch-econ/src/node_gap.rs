@@ -106,10 +106,7 @@ impl fmt::Display for GapSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GapSource::Profile { origin, device } => write!(f, "from {origin} ({device})"),
-            GapSource::Measured => write!(
-                f,
-                "measured on this GPU: no profile of this kind of GPU holds one"
-            ),
+            GapSource::Measured => write!(f, "estimated on this GPU by the engine"),
             GapSource::User => write!(f, "--node-gap"),
         }
     }
