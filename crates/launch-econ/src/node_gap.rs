@@ -83,6 +83,13 @@ impl NodeGapChoice {
     }
 }
 
+/// The gap the profile shipped for a GPU named `device` holds, and the GPU it was measured on;
+/// `None` on a GPU no shipped profile describes.
+pub fn shipped_gap_us(device: &str) -> Option<(f64, String)> {
+    let p = ModelProfile::shipped_for(device)?;
+    Some((p.model_inputs.graph_node_gap_us?, p.device?.name))
+}
+
 /// Where the gap a replay planned with came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]

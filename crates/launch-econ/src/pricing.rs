@@ -175,9 +175,7 @@ pub fn price_replayed(
 /// [`crate::caveats::front_end_gap_above_profile`] against the profile shipped for `device`,
 /// where it was measured on that kind of GPU (none on others).
 fn gap_above_shipped_profile(device: &str, measured_us: f64, nodes: usize) -> Option<String> {
-    let shipped = ModelProfile::shipped_for(device)?;
-    let name = shipped.device?.name;
-    let profile_us = shipped.model_inputs.graph_node_gap_us?;
+    let (profile_us, name) = crate::node_gap::shipped_gap_us(device)?;
     crate::caveats::front_end_gap_above_profile(measured_us, profile_us, &name, nodes)
 }
 
