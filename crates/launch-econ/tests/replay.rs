@@ -82,6 +82,15 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
             vec![
                 "replay".into(),
                 fx("nsys_greenctx.csv"),
+                "--node-gap".into(),
+                "fast".into(),
+            ],
+            "is not `profile`, `measure` or a gap in us",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
                 "--summary".into(),
                 "--eager-step-ms".into(),
                 "0".into(),
@@ -278,6 +287,40 @@ fn replay_runs_on_a_gpu() {
         "{warnings}"
     );
     assert!(!warnings.contains("device-to-device"), "{warnings}");
+    // The front-end gap comes from the profile of this kind of GPU where one holds it (the
+    // shipped H200 profile), else the engine estimates it; the report says which.
+    let device = v["device"]["name"].as_str().unwrap();
+    let source = r["node_gap_source"]["kind"].as_str().unwrap();
+    if device.contains("H200") {
+        assert_eq!(source, "profile", "{}", r["node_gap_source"]);
+        assert!(
+            stderr.contains("front-end gap, from the shipped profile"),
+            "{stderr}"
+        );
+    } else {
+        assert_eq!(source, "measured", "{}", r["node_gap_source"]);
+    }
+}
+
+/// `--node-gap` sets the gap every node is planned with, or has the engine estimate it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_node_gap_can_be_given_or_measured() {
+    let fx = fixture("kineto_step.json");
+    let given = json_of(&succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --node-gap 0.25 --export-json -",
+    )));
+    let r = &given["result"]["replay"];
+    assert_eq!(r["node_gap_us"].as_f64().unwrap(), 0.25);
+    assert_eq!(r["node_gap_source"]["kind"], "user");
+    let measured = json_of(&succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --node-gap measure --export-json -",
+    )));
+    let r = &measured["result"]["replay"];
+    assert_eq!(r["node_gap_source"]["kind"], "measured");
+    assert!(r["node_gap_us"].as_f64().unwrap() >= 0.0);
 }
 
 /// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in
