@@ -7,7 +7,8 @@
 //!
 //!     cargo run --release --example node_gap_probe
 use launch_econ::calibration::{calibrate, DEFAULT_SPIN_RAMP_NS};
-use launch_econ::stand_in::{front_end_gap_us, node_us};
+use launch_econ::node_gap::front_end_gap_us;
+use launch_econ::stand_in::node_us;
 use launch_econ::stats::median;
 use memra_engine::{Engine, LaunchShape};
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! The front-end gap a replay plans every graph node with: what a real kernel's graph node
 //! costs beyond the duration a profiler recorded for it eagerly, µs.
 //!
-//! The engine can estimate it on the GPU at hand ([`crate::stand_in::front_end_gap_us`]: a
+//! The engine can estimate it on the GPU at hand ([`front_end_gap_us`]: a
 //! one-block spin's graph node less the profiled duration its calibration predicts), but on the
 //! H200 that estimate moves with the machine instance while real graphs do not: 0.065–0.098
 //! µs on the instances the replay was validated on, 0.10–0.21 on others, where the replayed
@@ -13,11 +13,13 @@
 
 use std::fmt;
 
-use memra_engine::Engine;
+use memra_engine::{Engine, LaunchShape};
 use serde::{Deserialize, Serialize};
 
 use crate::calibration::Calibration;
 use crate::document::{same_gpu, ModelProfile};
+use crate::stand_in::node_us;
+use crate::stats::median;
 
 /// Where the gap comes from, as asked on the command line (`--node-gap`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -127,7 +129,7 @@ pub struct NodeGap {
 }
 
 impl NodeGap {
-    /// `given`, else the gap estimated on `e` ([`crate::stand_in::front_end_gap_us`]).
+    /// `given`, else the gap estimated on `e` ([`front_end_gap_us`]).
     pub fn given_or_measured(
         given: Option<&NodeGap>,
         e: &Engine,
@@ -136,11 +138,27 @@ impl NodeGap {
         Ok(match given {
             Some(g) => g.clone(),
             None => NodeGap {
-                us: crate::stand_in::front_end_gap_us(e, cal)?,
+                us: front_end_gap_us(e, cal)?,
                 source: GapSource::Measured,
             },
         })
     }
+}
+
+/// The GPU time a graph node adds to its kernel's profiled duration, µs: a one-block spin
+/// asked for nothing, as a graph node (the median of 5 measurements: one is a difference of
+/// two short replays, and a single one moved by 0.1 µs between runs on the H200), less its
+/// profiled duration (span + ramp, from `cal`).
+pub fn front_end_gap_us(e: &Engine, cal: &Calibration) -> anyhow::Result<f64> {
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
+    let one = LaunchShape::linear(1, 128);
+    let nodes = (0..5)
+        .map(|_| node_us(e, |eng| eng.spin_grid(0, one, &mut slots, 0)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let one_node = median(&nodes);
+    let one_profiled_us =
+        (cal.ramp_ns + cal.span_overhead_fixed_ns + cal.span_overhead_per_block_ns) / 1e3;
+    Ok((one_node - one_profiled_us).max(0.0))
 }
 
 #[cfg(test)]

@@ -538,22 +538,6 @@ pub fn node_us_after(
     Ok((per_size[1] - per_size[0]) / 64.0)
 }
 
-/// The GPU time a graph node adds to its kernel's profiled duration, µs: a one-block spin
-/// asked for nothing, as a graph node (the median of 5 measurements: one is a difference of
-/// two short replays, and a single one moved by 0.1 µs between runs on the H200), less its
-/// profiled duration (span + ramp, from `cal`).
-pub fn front_end_gap_us(e: &Engine, cal: &Calibration) -> anyhow::Result<f64> {
-    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
-    let one = LaunchShape::linear(1, 128);
-    let nodes = (0..5)
-        .map(|_| node_us(e, |eng| eng.spin_grid(0, one, &mut slots, 0)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let one_node = median(&nodes);
-    let one_profiled_us =
-        (cal.ramp_ns + cal.span_overhead_fixed_ns + cal.span_overhead_per_block_ns) / 1e3;
-    Ok((one_node - one_profiled_us).max(0.0))
-}
-
 /// Measures, on `e`, the node times of every kernel shape in `walk`, to plan each node at its
 /// recorded duration + `gap_us` (see [`crate::node_gap`]); kernels recorded at
 /// `stream_from_ns` or longer will stream; with `chase`, kernels that reach their shape's chase

@@ -110,7 +110,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     let cal = crate::calibration::calibrate(&e, crate::calibration::DEFAULT_SPIN_RAMP_NS)
         .context("calibrating the spin kernel")?;
     let node_gap_us =
-        crate::stand_in::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;
+        crate::node_gap::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;
     pb.set_prefix("measuring host<->device copy nodes");
     let copy_nodes =
         crate::copy_nodes::measure(&e).context("measuring host<->device copy nodes")?;
