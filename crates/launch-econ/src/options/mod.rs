@@ -252,8 +252,9 @@ pub struct ReplayArgs {
     #[arg(long, value_parser = parse_positive_ms)]
     pub eager_step_ms: Option<f64>,
 
-    /// The device profile the offline model (`--summary`) uses; the shipped H200 profile
-    /// without it.
+    /// The device profile the offline model (`--summary`) uses, and whose front-end gap a
+    /// replay on a GPU of the kind it describes plans with (`--node-gap profile`); the shipped
+    /// H200 profile without it.
     #[arg(long, value_name = "FILE.json")]
     pub profile: Option<PathBuf>,
 
