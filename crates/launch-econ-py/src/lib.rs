@@ -151,17 +151,12 @@ fn price_trace(
     let signal: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
     let outcome = py.allow_threads(|| -> anyhow::Result<Document> {
         let e = start_engine(device, pdl)?;
-        // The grid table shipped for this device, where there is one (see launch_econ::wide_grids).
+        // The grid table shipped for this device, where there is one (see launch_econ::wide_grids),
         // and the front-end gap of the profile of this kind of GPU (see launch_econ::node_gap).
-        let device_name = e.device_info().name.clone();
+        let device_name = &e.device_info().name;
         let cfg = ReplayConfig {
-            grid_nodes: WideGrids::shipped_for(&device_name),
-            node_gap: NodeGapChoice::Profile.resolve(
-                &device_name,
-                user_profile
-                    .as_ref()
-                    .map(|(p, origin)| (p, origin.as_str())),
-            ),
+            grid_nodes: WideGrids::shipped_for(device_name),
+            node_gap: NodeGapChoice::Profile.resolve(device_name, user_profile.as_ref()),
             ..cfg.clone()
         };
         let interrupted = || match Python::with_gil(|py| py.check_signals()) {

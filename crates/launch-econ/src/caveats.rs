@@ -132,6 +132,12 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
 /// against the shipped profile's 0.068.
 pub const FRONT_END_GAP_SLACK_US: f64 = 0.03;
 
+/// How far `measured_us` sits above `profile_us`, where that is more than
+/// [`FRONT_END_GAP_SLACK_US`].
+fn gap_excess_us(measured_us: f64, profile_us: f64) -> Option<f64> {
+    Some(measured_us - profile_us).filter(|&over| over > FRONT_END_GAP_SLACK_US)
+}
+
 /// A warning where the front-end gap measured on this run (`measured_us`, added to every
 /// replayed node) sits more than [`FRONT_END_GAP_SLACK_US`] above the one `profile_us` of the
 /// same device measured: on H200 instances where it did (0.10–0.21 µs against 0.068) the real
@@ -143,8 +149,7 @@ pub fn front_end_gap_above_profile(
     device: &str,
     nodes: usize,
 ) -> Option<String> {
-    let over = measured_us - profile_us;
-    (over > FRONT_END_GAP_SLACK_US).then(|| {
+    gap_excess_us(measured_us, profile_us).map(|over| {
         format!(
             "the front-end gap measured on this run ({measured_us:.3} us a node) is {over:.3} us above the {profile_us:.3} the {device} profile measured; on H200 instances where it was, real graphs did not cost that much more and the replayed graph step came out high by about the difference a node (here up to {:.4} ms over {nodes} nodes): read it as an upper bound: the replay takes the profile's gap unless asked to measure it (`--node-gap profile`, the default)",
             over * nodes as f64 / 1e3
@@ -160,8 +165,7 @@ pub fn estimated_gap_above_shipped(
     shipped_us: f64,
     device: &str,
 ) -> Option<String> {
-    let over = estimated_us - shipped_us;
-    (over > FRONT_END_GAP_SLACK_US).then(|| {
+    gap_excess_us(estimated_us, shipped_us).map(|over| {
         format!(
             "the front-end gap estimated on this run ({estimated_us:.3} us a node) is {over:.3} us above the {shipped_us:.3} of the shipped {device} profile; on H200 instances where it was, real graphs did not cost that much more: `replay` plans with the shipped profile's gap, and would take this estimate only from this run's JSON passed as --profile"
         )

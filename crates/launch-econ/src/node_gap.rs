@@ -50,11 +50,12 @@ impl NodeGapChoice {
     }
 
     /// The gap to plan with on a GPU named `device`, given the profile the user passed
-    /// (`--profile`: the profile and where it came from), if any; `None` means measure it.
+    /// (`--profile`: the profile and where it came from, as
+    /// [`crate::pricing::load_profile`] gives them), if any; `None` means measure it.
     pub fn resolve(
         &self,
         device: &str,
-        user_profile: Option<(&ModelProfile, &str)>,
+        user_profile: Option<&(ModelProfile, String)>,
     ) -> Option<NodeGap> {
         match *self {
             NodeGapChoice::Us(us) => Some(NodeGap {
@@ -65,7 +66,7 @@ impl NodeGapChoice {
             NodeGapChoice::Profile => {
                 let shipped = ModelProfile::shipped_for(device);
                 let (profile, origin) = match user_profile {
-                    Some((p, origin)) => (Some(p), origin.to_string()),
+                    Some((p, origin)) => (Some(p), origin.clone()),
                     None => (shipped.as_ref(), "the shipped profile".to_string()),
                 };
                 let p = profile?;
@@ -93,22 +94,17 @@ pub fn shipped_gap_us(device: &str) -> Option<(f64, String)> {
 }
 
 /// Where the gap a replay planned with came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum GapSource {
     /// A device profile of the same kind of GPU (`origin`: the file, or the shipped one).
     Profile { origin: String, device: String },
-    /// Estimated on this GPU by the engine.
+    /// Estimated on this GPU by the engine (also what results written before the source was
+    /// recorded did).
+    #[default]
     Measured,
     /// Given on the command line.
     User,
-}
-
-impl Default for GapSource {
-    /// Results written before the source was recorded measured their gap.
-    fn default() -> Self {
-        GapSource::Measured
-    }
 }
 
 impl fmt::Display for GapSource {
@@ -208,7 +204,10 @@ mod tests {
         let mut mine = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).unwrap();
         mine.model_inputs.graph_node_gap_us = Some(0.111);
         let g = NodeGapChoice::Profile
-            .resolve("NVIDIA H200", Some((&mine, "mine.json")))
+            .resolve(
+                "NVIDIA H200",
+                Some(&(mine.clone(), "mine.json".to_string())),
+            )
             .unwrap();
         assert_eq!(g.us, 0.111);
         assert!(g.source.to_string().contains("mine.json"), "{}", g.source);
@@ -216,14 +215,20 @@ mod tests {
         // taken in its place: the user asked for theirs.
         mine.device.as_mut().unwrap().name = "NVIDIA A100".into();
         assert_eq!(
-            NodeGapChoice::Profile.resolve("NVIDIA H200", Some((&mine, "mine.json"))),
+            NodeGapChoice::Profile.resolve(
+                "NVIDIA H200",
+                Some(&(mine.clone(), "mine.json".to_string()))
+            ),
             None
         );
         // Profiles written before the gap was measured hold none.
         mine.device.as_mut().unwrap().name = "NVIDIA H200".into();
         mine.model_inputs.graph_node_gap_us = None;
         assert_eq!(
-            NodeGapChoice::Profile.resolve("NVIDIA H200", Some((&mine, "mine.json"))),
+            NodeGapChoice::Profile.resolve(
+                "NVIDIA H200",
+                Some(&(mine.clone(), "mine.json".to_string()))
+            ),
             None
         );
     }

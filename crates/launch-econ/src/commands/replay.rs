@@ -86,12 +86,9 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         None => None,
     };
     let e = start_engine(args.device, args.pdl)?;
-    let node_gap = args.node_gap.resolve(
-        &e.device_info().name,
-        user_profile
-            .as_ref()
-            .map(|(p, origin)| (p, origin.as_str())),
-    );
+    let node_gap = args
+        .node_gap
+        .resolve(&e.device_info().name, user_profile.as_ref());
     let placement = args.timing.place(&e);
     let cfg = ReplayConfig {
         rule,

@@ -152,9 +152,8 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     report.push_str(&format!("  {placement}\n"));
     report.push_str(&prediction_text(&inputs, &round, &prediction));
     let mut warnings = point.warnings.clone();
-    let device_name = e.device_info().name.clone();
     warnings.extend(
-        crate::node_gap::shipped_gap_us(&device_name).and_then(|(shipped, name)| {
+        crate::node_gap::shipped_gap_us(&e.device_info().name).and_then(|(shipped, name)| {
             crate::caveats::estimated_gap_above_shipped(node_gap_us, shipped, &name)
         }),
     );
