@@ -9,6 +9,13 @@ see crates/launch-econ/src/other_stream.rs), against its duration profiled by CU
 offline model plan every node at its profiled duration + one gap measured with one-block
 kernels; this shows how far that holds as grids grow.
 
+The same at the same grids for PyTorch's own element-wise add (`torch.add(x, y, out=z)` in
+float32 and bfloat16: its vectorized kernel, 128 threads, 1024 elements a block), the kernel
+framework walks hold most of at wide grids: written as `cases` of family `element_wise`,
+which launch-econ prices element-wise kernels by (`crates/launch-econ/src/wide_grids.rs`).
+And for the memory kernel moving 2, 4 and 8 floats a thread (`work`: more work a block at
+the same grid), to show whether a block's work alone moves the figure.
+
 Then, at two wide grids (2048 blocks of 128 threads, as CuPy launches 256 Ki floats; 8192, as
 it launches 1 Mi), the same comparison for kernels that differ from the memory kernel in one
 way each: 128 bytes more of parameters, a 64-bit grid-stride loop (as CuPy's element-wise
@@ -33,6 +40,13 @@ extern "C" __global__ void mem(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = x[i] * 1.0001f + 0.5f;
 }
+extern "C" __global__ void mem_k(const float* x, float* y, long long n, int k) {
+    long long first = (long long)blockIdx.x * blockDim.x * k + threadIdx.x;
+    for (int j = 0; j < k; ++j) {
+        long long i = first + (long long)j * blockDim.x;
+        if (i < n) y[i] = x[i] * 1.0001f + 0.5f;
+    }
+}
 """
 VARIANT_SRC = r"""
 extern "C" __global__ void mem_params(const float* x, float* y, int n,
@@ -54,14 +68,24 @@ GRIDS = [8, 66, 132, 264, 528, 1056, 2112, 4224, 8448, 16896]
 # Elements per variant launch: CuPy launches these as 2048 and 8192 blocks of 128 threads.
 VARIANT_ELEMENTS = [1 << 18, 1 << 20]
 THREADS = [128, 256, 512]
+# Floats each thread of the memory kernel moves: 1 is the lightest kernel a grid can hold
+# (its time is the grid's dispatch); more work a block makes a kernel of the same grid longer.
+WORK = [1, 2, 4, 8]
 
 
-def launcher(kernel, bufs, threads, blocks):
-    """Launch i of the memory kernel on torch's current stream (ping-pong between buffers)."""
+def launcher(kernels, bufs, threads, blocks, work):
+    """Launch i of the memory kernel (`work` floats a thread) on torch's current stream
+    (ping-pong between buffers)."""
+    one_float, k_floats = kernels
+
     def one(i):
         with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
-            kernel((blocks,), (threads,),
-                   (bufs[i % 2], bufs[1 - i % 2], cp.int32(blocks * threads)))
+            x, y = bufs[i % 2], bufs[1 - i % 2]
+            if work == 1:
+                one_float((blocks,), (threads,), (x, y, cp.int32(blocks * threads)))
+            else:
+                k_floats((blocks,), (threads,),
+                         (x, y, cp.int64(blocks * threads * work), cp.int32(work)))
     return one
 
 
@@ -97,6 +121,23 @@ def variant_launchers(bufs):
         with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
             raw((n // 128,), (128,), (arena[i % 80], bufs[i % 2][:n], cp.int32(n)))
     out[("input fresh from memory", n)] = fresh
+    return out
+
+
+def torch_launchers():
+    """(name, elements) -> launch i, for PyTorch's own element-wise add (`torch.add(x, y,
+    out=z)`, its vectorized kernel: 128 threads, 1024 elements a block in float32 and
+    bfloat16) at the memory kernel's block counts."""
+    out = {}
+    for dtype, name in ((torch.float32, "torch add f32"), (torch.bfloat16, "torch add bf16")):
+        for blocks in GRIDS:
+            n = blocks * 1024
+            x, y = (torch.ones(n, device="cuda", dtype=dtype) for _ in range(2))
+            z = [torch.empty_like(x) for _ in range(2)]
+
+            def one(i, x=x, y=y, z=z):
+                torch.add(x, y, out=z[i % 2])
+            out[(name, n)] = one
     return out
 
 
@@ -161,23 +202,28 @@ def profiled_us(launchers):
     durs = [e["dur"] for e in ev]
     if len(durs) != 10 * len(launchers):
         sys.exit(f"expected one kernel per launch, profiled {len(durs)} for {10 * len(launchers)}")
-    out = {}
+    out, shapes = {}, {}
     for k, c in enumerate(launchers):
         out[c] = statistics.median(durs[10 * k + 2:10 * k + 10])
-    return out
+        shapes[c] = (ev[10 * k]["args"].get("grid"), ev[10 * k]["args"].get("block"))
+    return out, shapes
 
 
 def main():
-    kernel = cp.RawKernel(SRC, "mem")
-    bufs = [cp.zeros(max(GRIDS) * max(THREADS), dtype=cp.float32) for _ in range(2)]
+    mod = cp.RawModule(code=SRC)
+    kernels = (mod.get_function("mem"), mod.get_function("mem_k"))
+    bufs = [cp.zeros(max(GRIDS) * max(THREADS) * max(WORK), dtype=cp.float32)
+            for _ in range(2)]
     launch_on_other_stream("torch")  # the upper level, where framework processes run
-    cases = [(t, b) for t in THREADS for b in GRIDS]
-    launchers = {c: launcher(kernel, bufs, *c) for c in cases}
+    cases = [(t, b, k) for k in WORK for t in THREADS for b in GRIDS]
+    launchers = {c: launcher(kernels, bufs, *c) for c in cases}
     variants = variant_launchers(bufs)
-    node = {c: node_us(fn) for c, fn in {**launchers, **variants}.items()}
-    event = {c: event_us(fn) for c, fn in {**launchers, **variants}.items()}
+    adds = torch_launchers()
+    every = {**launchers, **variants, **adds}
+    node = {c: node_us(fn) for c, fn in every.items()}
+    event = {c: event_us(fn) for c, fn in every.items()}
     # Only now the profiler (it slows launches for the rest of the process).
-    prof = profiled_us({**launchers, **variants})
+    prof, shapes = profiled_us(every)
     def row(c, what, **keys):
         print(f"{what}: node {node[c]:7.3f} us, eager profiled {prof[c]:7.3f} us, "
               f"node - profiled {node[c] - prof[c]:+.3f} us, eager events {event[c]:7.3f} us, "
@@ -185,13 +231,21 @@ def main():
         return {**keys, "graph_node_unprofiled_us": node[c], "eager_profiled_us": prof[c],
                 "node_minus_profiled_us": node[c] - prof[c], "eager_events_us": event[c],
                 "node_minus_events_us": node[c] - event[c]}
-    res = [row(c, f"{c[0]:5d} threads {c[1]:6d} blocks", threads=c[0], blocks=c[1])
-           for c in cases]
+    res = [row(c, f"{c[0]:5d} threads {c[1]:6d} blocks", threads=c[0], blocks=c[1],
+               family="memory", kernel="memory kernel")
+           for c in cases if c[2] == 1]
+    # The add's grid and block as the profiler recorded them.
+    res += [row(c, f"{c[0]:>16} {shapes[c][0][0]:6d} blocks", family="element_wise",
+                kernel=c[0], threads=shapes[c][1][0], blocks=shapes[c][0][0])
+            for c in adds]
+    work = [row(c, f"{c[0]:5d} threads {c[1]:6d} blocks {c[2]} floats", threads=c[0],
+                blocks=c[1], floats_per_thread=c[2])
+            for c in cases if c[2] > 1]
     var = [row(c, f"{c[0]:>24} {c[1]:8d} elements", kernel=c[0], elements=c[1])
            for c in variants]
     with open(sys.argv[1], "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(0), "cases": res, "variants": var}, f,
-                  indent=1)
+        json.dump({"device": torch.cuda.get_device_name(0), "cases": res, "work": work,
+                   "variants": var}, f, indent=1)
 
 
 if __name__ == "__main__":

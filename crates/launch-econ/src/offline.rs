@@ -237,11 +237,7 @@ pub(crate) mod tests {
             grid: (2048, 1, 1),
             block: (128, 1, 1),
         };
-        let case = |blocks, d| crate::wide_grids::GridCase {
-            threads: 128,
-            blocks,
-            node_minus_profiled_us: d,
-        };
+        let case = |blocks, d| crate::wide_grids::GridCase::memory(128, blocks, d);
         let grids = WideGrids {
             device: "GPU".into(),
             cases: vec![case(8, 0.3), case(2048, -0.2)],

@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibration::Calibration;
 use crate::stats::median;
-use crate::trace::{OpKind, Walk};
+use crate::trace::{is_element_wise, OpKind, Walk};
 
 /// Recorded kernels at least this long stand in by streaming memory by default, ns.
 pub const DEFAULT_STREAM_FROM_NS: f64 = 2_000.0;
@@ -249,14 +249,6 @@ pub struct StandInPlan {
     /// The device's grid table: wide kernels are planned shorter by what it says (see
     /// [`StandInPlan::planned_ns`]); `None`: at their recorded durations.
     pub wide_grids: Option<crate::wide_grids::WideGrids>,
-}
-
-/// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
-/// (`vectorized_…`, `unrolled_…`) and Triton's pointwise kernels (`triton_poi_…`). Such a
-/// kernel's time beyond its launch is its loads and stores, which is what a chase stands for;
-/// a reduction's or normalisation's is not only that.
-pub fn is_element_wise(name: &str) -> bool {
-    name.contains("elementwise_kernel") || name.starts_with("triton_poi_")
 }
 
 impl StandInPlan {

@@ -9,6 +9,14 @@
 //! eager launch running slower than back to back) — `scripts/grid_node_probe.py`. A walk of
 //! 1024-block element-wise kernels replayed at `recorded + gap` came out 13% long.
 //!
+//! How much less depends on the kernel, not only its grid: PyTorch's own element-wise add
+//! loses less of its small-grid figure than the memory kernel (at 1056 blocks 0.22 µs in
+//! bfloat16, 0.07 in float32, against 0.29), so the table holds rows of two families and a
+//! kernel is priced by its own: element-wise kernels ([`crate::trace::is_element_wise`]) by
+//! PyTorch's add, every other by the memory kernel (CuPy's element-wise kernels measured as
+//! it does). A family's kernels (the add in each data type; a launch shape does not say the
+//! type) each shift from their own smallest grid and are averaged.
+//!
 //! Only a profiler sees the difference, so the engine cannot measure it: the probe does, with
 //! CUPTI, and its JSON is the table here (the H200's ships with launch-econ; measure another
 //! GPU's with the probe and pass it with `--grid-nodes`). A kernel's shift is the probe's
@@ -23,7 +31,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::trace::{Op, OpKind};
+use crate::trace::{is_element_wise, Op, OpKind};
 
 /// The table shipped for the H200 (`scripts/grid_node_probe.py` on an H200, driver 580).
 pub const H200_TABLE: &str = include_str!("../../../profiles/h200-grid-nodes.json");
@@ -60,13 +68,44 @@ impl GridNodes {
     }
 }
 
-/// One measured grid: a memory kernel of `blocks` blocks of `threads` threads.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// Which recorded kernels a row of the table prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridFamily {
+    /// The probe's memory kernel: every kernel without a family of its own.
+    #[default]
+    Memory,
+    /// A framework's element-wise kernel (PyTorch's add): kernels
+    /// [`crate::trace::is_element_wise`] names.
+    ElementWise,
+}
+
+/// One measured grid: a kernel of `blocks` blocks of `threads` threads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GridCase {
     pub threads: u32,
     pub blocks: u32,
     /// Its graph node time (unprofiled) less its profiled duration launched eagerly, µs.
     pub node_minus_profiled_us: f64,
+    /// The recorded kernels it prices (tables without the key hold the memory kernel only).
+    #[serde(default)]
+    pub family: GridFamily,
+    /// Which kernel of the family it was measured on: each shifts from its own smallest grid.
+    #[serde(default)]
+    pub kernel: String,
+}
+
+impl GridCase {
+    /// A grid measured on the probe's memory kernel.
+    pub fn memory(threads: u32, blocks: u32, node_minus_profiled_us: f64) -> GridCase {
+        GridCase {
+            threads,
+            blocks,
+            node_minus_profiled_us,
+            family: GridFamily::Memory,
+            kernel: String::new(),
+        }
+    }
 }
 
 /// The measured grids of one device (`cases` of the probe's JSON; other keys are ignored).
@@ -118,36 +157,40 @@ impl WideGrids {
         Ok(t)
     }
 
-    /// What a kernel of `blocks` blocks of `threads` threads costs a graph node beyond its
-    /// profiled duration, less what the smallest grid measured costs, µs (see the module
-    /// docs): 0 at or below the smallest grid, the largest grid's beyond the largest.
-    pub fn node_shift_us(&self, blocks: u64, threads: u64) -> f64 {
+    /// What a kernel of `family` with `blocks` blocks of `threads` threads costs a graph
+    /// node beyond its profiled duration, less what the smallest grid measured costs, µs (see
+    /// the module docs): 0 at or below the smallest grid, the largest grid's beyond the
+    /// largest; the mean over the family's kernels, a grid measured more than once at its
+    /// mean. A family the table has no rows for is priced by the memory kernel's.
+    pub fn node_shift_us(&self, blocks: u64, threads: u64, family: GridFamily) -> f64 {
+        let family = if self.cases.iter().any(|c| c.family == family) {
+            family
+        } else {
+            GridFamily::Memory
+        };
         let log2 = |x: f64| x.max(1.0).log2();
-        let Some(row_threads) = self.cases.iter().map(|c| c.threads).min_by(|&a, &b| {
+        let of_family = || self.cases.iter().filter(|c| c.family == family);
+        let Some(row_threads) = of_family().map(|c| c.threads).min_by(|&a, &b| {
             let d = |t: u32| (log2(f64::from(t)) - log2(threads as f64)).abs();
-            d(a).total_cmp(&d(b))
+            d(a).total_cmp(&d(b)).then(a.cmp(&b))
         }) else {
             return 0.0;
         };
-        let mut row: Vec<(f64, f64)> = self
-            .cases
-            .iter()
+        let mut kernels: Vec<&str> = of_family()
             .filter(|c| c.threads == row_threads)
-            .map(|c| (f64::from(c.blocks), c.node_minus_profiled_us))
+            .map(|c| c.kernel.as_str())
             .collect();
-        row.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let base = row[0].1;
-        let b = blocks as f64;
-        let at = if b <= row[0].0 {
-            base
-        } else if b >= row[row.len() - 1].0 {
-            row[row.len() - 1].1
-        } else {
-            let i = row.partition_point(|p| p.0 <= b);
-            let ((b0, d0), (b1, d1)) = (row[i - 1], row[i]);
-            d0 + (d1 - d0) * (b.ln() - b0.ln()) / (b1.ln() - b0.ln())
-        };
-        at - base
+        kernels.sort_unstable();
+        kernels.dedup();
+        let total: f64 = kernels
+            .iter()
+            .map(|k| {
+                let row =
+                    grid_row(of_family().filter(|c| c.threads == row_threads && c.kernel == *k));
+                shift_along(&row, blocks as f64)
+            })
+            .sum();
+        total / kernels.len() as f64
     }
 
     /// [`Self::node_shift_us`] of a recorded kernel, ns; 0 for copies and memsets.
@@ -155,11 +198,52 @@ impl WideGrids {
         match o.kind {
             OpKind::Kernel { grid, block } => {
                 let count = |d: (u32, u32, u32)| u64::from(d.0) * u64::from(d.1) * u64::from(d.2);
-                self.node_shift_us(count(grid), count(block)) * 1e3
+                let family = if is_element_wise(&o.name) {
+                    GridFamily::ElementWise
+                } else {
+                    GridFamily::Memory
+                };
+                self.node_shift_us(count(grid), count(block), family) * 1e3
             }
             _ => 0.0,
         }
     }
+}
+
+/// One kernel's measured grids as (blocks, figure), by blocks, a grid measured more than
+/// once at its mean.
+fn grid_row<'a>(cases: impl Iterator<Item = &'a GridCase>) -> Vec<(f64, f64)> {
+    let mut row: Vec<(f64, f64, u32)> = Vec::new();
+    for c in cases {
+        let b = f64::from(c.blocks);
+        match row.iter_mut().find(|p| p.0 == b) {
+            Some(p) => {
+                p.1 += c.node_minus_profiled_us;
+                p.2 += 1;
+            }
+            None => row.push((b, c.node_minus_profiled_us, 1)),
+        }
+    }
+    row.sort_by(|a, b| a.0.total_cmp(&b.0));
+    row.into_iter()
+        .map(|(b, s, n)| (b, s / f64::from(n)))
+        .collect()
+}
+
+/// The figure at `b` blocks along `row` (interpolated in log blocks, clamped to its ends)
+/// less its first, µs.
+fn shift_along(row: &[(f64, f64)], b: f64) -> f64 {
+    let base = row[0].1;
+    let at = if b <= row[0].0 {
+        base
+    } else if b >= row[row.len() - 1].0 {
+        row[row.len() - 1].1
+    } else {
+        let i = row.partition_point(|p| p.0 <= b);
+        let ((b0, d0), (b1, d1)) = (row[i - 1], row[i]);
+        d0 + (d1 - d0) * (b.ln() - b0.ln()) / (b1.ln() - b0.ln())
+    };
+    at - base
 }
 
 #[cfg(test)]
@@ -167,11 +251,7 @@ mod tests {
     use super::*;
 
     fn table() -> WideGrids {
-        let case = |threads, blocks, d| GridCase {
-            threads,
-            blocks,
-            node_minus_profiled_us: d,
-        };
+        let case = GridCase::memory;
         WideGrids {
             device: "GPU".into(),
             cases: vec![
@@ -184,28 +264,76 @@ mod tests {
         }
     }
 
+    const MEMORY: GridFamily = GridFamily::Memory;
+
+    fn element_wise(kernel: &str, blocks: u32, d: f64) -> GridCase {
+        GridCase {
+            family: GridFamily::ElementWise,
+            kernel: kernel.into(),
+            ..GridCase::memory(128, blocks, d)
+        }
+    }
+
     #[test]
     fn small_grids_shift_nothing_and_wide_ones_shift_by_the_table() {
         let t = table();
-        assert_eq!(t.node_shift_us(1, 128), 0.0);
-        assert_eq!(t.node_shift_us(8, 128), 0.0);
-        assert!((t.node_shift_us(512, 128) + 0.3).abs() < 1e-12);
+        assert_eq!(t.node_shift_us(1, 128, MEMORY), 0.0);
+        assert_eq!(t.node_shift_us(8, 128, MEMORY), 0.0);
+        assert!((t.node_shift_us(512, 128, MEMORY) + 0.3).abs() < 1e-12);
         // Beyond the largest grid: the largest grid's figure.
-        assert!((t.node_shift_us(1 << 20, 128) + 0.3).abs() < 1e-12);
+        assert!((t.node_shift_us(1 << 20, 128, MEMORY) + 0.3).abs() < 1e-12);
     }
 
     #[test]
     fn between_grids_the_shift_is_interpolated_in_log_blocks() {
         // 181 blocks lies half way from 64 to 512 in log blocks (64 * 2^1.5 = 181.02).
-        let s = table().node_shift_us(181, 128);
+        let s = table().node_shift_us(181, 128, MEMORY);
         assert!((s + 0.15).abs() < 1e-3, "{s}");
     }
 
     #[test]
     fn the_nearest_thread_count_measured_is_used() {
         let t = table();
-        assert!((t.node_shift_us(512, 384) + 1.2).abs() < 1e-12);
-        assert!((t.node_shift_us(512, 64) + 0.3).abs() < 1e-12);
+        assert!((t.node_shift_us(512, 384, MEMORY) + 1.2).abs() < 1e-12);
+        assert!((t.node_shift_us(512, 64, MEMORY) + 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_family_without_rows_is_priced_by_the_memory_kernel() {
+        let t = table();
+        let e = GridFamily::ElementWise;
+        assert_eq!(
+            t.node_shift_us(512, 128, e),
+            t.node_shift_us(512, 128, MEMORY)
+        );
+    }
+
+    #[test]
+    fn element_wise_kernels_shift_by_their_family_each_kernel_from_its_own_smallest_grid() {
+        let mut t = table();
+        t.cases.extend([
+            element_wise("f32", 8, 0.30),
+            element_wise("f32", 512, 0.20),
+            element_wise("bf16", 8, 0.20),
+            element_wise("bf16", 512, -0.10),
+            // Measured twice: at the mean, -0.20.
+            element_wise("bf16", 512, -0.30),
+        ]);
+        // f32 -0.10, bf16 -0.40: the family's mean.
+        let s = t.node_shift_us(512, 128, GridFamily::ElementWise);
+        assert!((s + 0.25).abs() < 1e-12, "{s}");
+        // The memory kernel's rows are untouched by the family's.
+        assert!((t.node_shift_us(512, 128, MEMORY) + 0.3).abs() < 1e-12);
+        let kernel = |name: &str| Op {
+            kind: OpKind::Kernel {
+                grid: (512, 1, 1),
+                block: (128, 1, 1),
+            },
+            ..Op::kernel(name, 0.0, 5000.0)
+        };
+        let add = kernel("void at::native::vectorized_elementwise_kernel<8, AddFunctor>");
+        assert!((t.op_shift_ns(&add) + 250.0).abs() < 1e-9);
+        assert!((t.op_shift_ns(&kernel("layer_norm_kernel")) + 300.0).abs() < 1e-9);
     }
 
     #[test]
@@ -215,8 +343,12 @@ mod tests {
         assert!(WideGrids::shipped_for("NVIDIA H200").is_some());
         assert!(WideGrids::shipped_for("NVIDIA A100-SXM4-80GB").is_none());
         // On the H200 a 1056-block kernel's node costs less beyond its profile than an
-        // 8-block one's.
-        assert!(t.node_shift_us(1056, 128) < 0.0);
+        // 8-block one's, PyTorch's add less so than the memory kernel.
+        let (memory, add) = (
+            t.node_shift_us(1056, 128, MEMORY),
+            t.node_shift_us(1056, 128, GridFamily::ElementWise),
+        );
+        assert!(memory < add && add < 0.0, "{memory} {add}");
     }
 
     #[test]

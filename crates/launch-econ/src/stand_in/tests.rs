@@ -35,11 +35,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
 
 #[test]
 fn wide_kernels_are_planned_shorter_by_the_grid_table_and_small_ones_as_recorded() {
-    let case = |blocks, d| crate::wide_grids::GridCase {
-        threads: 128,
-        blocks,
-        node_minus_profiled_us: d,
-    };
+    let case = |blocks, d| crate::wide_grids::GridCase::memory(128, blocks, d);
     let plan = StandInPlan {
         wide_grids: Some(crate::wide_grids::WideGrids {
             device: "GPU".into(),

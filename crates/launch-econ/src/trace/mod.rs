@@ -139,6 +139,15 @@ impl Op {
     }
 }
 
+/// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
+/// (`vectorized_…`, `unrolled_…`) and Triton's pointwise kernels (`triton_poi_…`). Such a
+/// kernel's time beyond its launch is its loads and stores (what a chase stands for, and what
+/// the grid table's element-wise rows were measured on); a reduction's or normalisation's is
+/// not only that.
+pub fn is_element_wise(name: &str) -> bool {
+    name.contains("elementwise_kernel") || name.starts_with("triton_poi_")
+}
+
 /// Which stream a recorded cross-stream wait is taken to wait on (the trace does not say which
 /// stream recorded the event; see `crate::lanes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
