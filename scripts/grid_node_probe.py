@@ -236,7 +236,8 @@ def main():
            for c in cases if c[2] == 1]
     # The add's grid and block as the profiler recorded them.
     res += [row(c, f"{c[0]:>16} {shapes[c][0][0]:6d} blocks", family="element_wise",
-                kernel=c[0], threads=shapes[c][1][0], blocks=shapes[c][0][0])
+                kernel=c[0], element_bytes=4 if c[0].endswith("f32") else 2,
+                threads=shapes[c][1][0], blocks=shapes[c][0][0])
             for c in adds]
     work = [row(c, f"{c[0]:5d} threads {c[1]:6d} blocks {c[2]} floats", threads=c[0],
                 blocks=c[1], floats_per_thread=c[2])

@@ -10,12 +10,14 @@
 //! 1024-block element-wise kernels replayed at `recorded + gap` came out 13% long.
 //!
 //! How much less depends on the kernel, not only its grid: PyTorch's own element-wise add
-//! loses less of its small-grid figure than the memory kernel (at 1056 blocks 0.22 µs in
-//! bfloat16, 0.07 in float32, against 0.29), so the table holds rows of two families and a
+//! loses less of its small-grid figure than the memory kernel (at 1056 blocks 0.21 µs in
+//! bfloat16, 0.05 in float32, against 0.31), so the table holds rows of two families and a
 //! kernel is priced by its own: element-wise kernels ([`crate::trace::is_element_wise`]) by
 //! PyTorch's add, every other by the memory kernel (CuPy's element-wise kernels measured as
-//! it does). A family's kernels (the add in each data type; a launch shape does not say the
-//! type) each shift from their own smallest grid and are averaged.
+//! it does). A family's kernels each shift from their own smallest grid; an element-wise
+//! kernel takes the add measured at the element size nearest its own (PyTorch's names say
+//! the type: a block of its vectorized kernel holds 1024 elements, so float32 blocks move
+//! twice bfloat16's bytes), the mean of both where its name does not say.
 //!
 //! Only a profiler sees the difference, so the engine cannot measure it: the probe does, with
 //! CUPTI, and its JSON is the table here (the H200's ships with launch-econ; measure another
@@ -93,6 +95,9 @@ pub struct GridCase {
     /// Which kernel of the family it was measured on: each shifts from its own smallest grid.
     #[serde(default)]
     pub kernel: String,
+    /// The size of that kernel's elements, bytes, where the probe says.
+    #[serde(default)]
+    pub element_bytes: Option<u32>,
 }
 
 impl GridCase {
@@ -104,6 +109,7 @@ impl GridCase {
             node_minus_profiled_us,
             family: GridFamily::Memory,
             kernel: String::new(),
+            element_bytes: None,
         }
     }
 }
@@ -157,14 +163,15 @@ impl WideGrids {
         Ok(t)
     }
 
-    /// What a kernel of `family` with `blocks` blocks of `threads` threads costs a graph
-    /// node beyond its profiled duration, less what the smallest grid measured costs, µs (see
-    /// the module docs): 0 at or below the smallest grid, the largest grid's beyond the
-    /// largest; the mean over the family's kernels, a grid measured more than once at its
-    /// mean. A family the table has no rows for is priced by the memory kernel's.
-    pub fn node_shift_us(&self, blocks: u64, threads: u64, family: GridFamily) -> f64 {
-        let family = if self.cases.iter().any(|c| c.family == family) {
-            family
+    /// What a kernel of `class` with `blocks` blocks of `threads` threads costs a graph node
+    /// beyond its profiled duration, less what the smallest grid measured costs, µs (see the
+    /// module docs): 0 at or below the smallest grid, the largest grid's beyond the largest;
+    /// a grid measured more than once at its mean. Within the family, the kernels measured at
+    /// the element size nearest the kernel's, averaged (all of them where either size is
+    /// unknown). A family the table has no rows for is priced by the memory kernel's.
+    pub fn node_shift_us(&self, blocks: u64, threads: u64, class: KernelClass) -> f64 {
+        let family = if self.cases.iter().any(|c| c.family == class.family) {
+            class.family
         } else {
             GridFamily::Memory
         };
@@ -176,8 +183,16 @@ impl WideGrids {
         }) else {
             return 0.0;
         };
-        let mut kernels: Vec<&str> = of_family()
-            .filter(|c| c.threads == row_threads)
+        let measured = || of_family().filter(|c| c.threads == row_threads);
+        // How far a row's element size lies from the kernel's; 0 for every row where either
+        // is unknown.
+        let distance = |c: &GridCase| match (class.element_bytes, c.element_bytes) {
+            (Some(k), Some(r)) => (log2(f64::from(k)) - log2(f64::from(r))).abs(),
+            _ => 0.0,
+        };
+        let nearest = measured().map(distance).fold(f64::INFINITY, f64::min);
+        let mut kernels: Vec<&str> = measured()
+            .filter(|c| distance(c) == nearest)
             .map(|c| c.kernel.as_str())
             .collect();
         kernels.sort_unstable();
@@ -185,9 +200,10 @@ impl WideGrids {
         let total: f64 = kernels
             .iter()
             .map(|k| {
-                let row =
-                    grid_row(of_family().filter(|c| c.threads == row_threads && c.kernel == *k));
-                shift_along(&row, blocks as f64)
+                shift_along(
+                    &grid_row(measured().filter(|c| c.kernel == *k)),
+                    blocks as f64,
+                )
             })
             .sum();
         total / kernels.len() as f64
@@ -198,14 +214,48 @@ impl WideGrids {
         match o.kind {
             OpKind::Kernel { grid, block } => {
                 let count = |d: (u32, u32, u32)| u64::from(d.0) * u64::from(d.1) * u64::from(d.2);
-                let family = if is_element_wise(&o.name) {
-                    GridFamily::ElementWise
-                } else {
-                    GridFamily::Memory
-                };
-                self.node_shift_us(count(grid), count(block), family) * 1e3
+                self.node_shift_us(count(grid), count(block), KernelClass::of(&o.name)) * 1e3
             }
             _ => 0.0,
+        }
+    }
+}
+
+/// What the table needs to know of a recorded kernel besides its launch shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelClass {
+    pub family: GridFamily,
+    /// The size of its elements, bytes, where its name says (PyTorch's kernel names carry
+    /// their types): a block of PyTorch's vectorized kernel holds a fixed count of elements,
+    /// so a 4-byte type's blocks move twice a 2-byte type's bytes.
+    pub element_bytes: Option<u32>,
+}
+
+impl KernelClass {
+    /// A kernel without a family of its own.
+    pub const MEMORY: KernelClass = KernelClass {
+        family: GridFamily::Memory,
+        element_bytes: None,
+    };
+
+    /// The class a kernel's name puts it in.
+    pub fn of(name: &str) -> KernelClass {
+        if !is_element_wise(name) {
+            return KernelClass::MEMORY;
+        }
+        let has = |types: &[&str]| types.iter().any(|t| name.contains(t));
+        let element_bytes = if has(&["c10::Half", "c10::BFloat16", "__half", "__nv_bfloat16"]) {
+            Some(2)
+        } else if has(&["float"]) {
+            Some(4)
+        } else if has(&["double"]) {
+            Some(8)
+        } else {
+            None
+        };
+        KernelClass {
+            family: GridFamily::ElementWise,
+            element_bytes,
         }
     }
 }
@@ -264,12 +314,17 @@ mod tests {
         }
     }
 
-    const MEMORY: GridFamily = GridFamily::Memory;
+    const MEMORY: KernelClass = KernelClass::MEMORY;
+    const ELEMENT_WISE: KernelClass = KernelClass {
+        family: GridFamily::ElementWise,
+        element_bytes: None,
+    };
 
-    fn element_wise(kernel: &str, blocks: u32, d: f64) -> GridCase {
+    fn element_wise(kernel: &str, bytes: u32, blocks: u32, d: f64) -> GridCase {
         GridCase {
             family: GridFamily::ElementWise,
             kernel: kernel.into(),
+            element_bytes: Some(bytes),
             ..GridCase::memory(128, blocks, d)
         }
     }
@@ -301,9 +356,8 @@ mod tests {
     #[test]
     fn a_family_without_rows_is_priced_by_the_memory_kernel() {
         let t = table();
-        let e = GridFamily::ElementWise;
         assert_eq!(
-            t.node_shift_us(512, 128, e),
+            t.node_shift_us(512, 128, ELEMENT_WISE),
             t.node_shift_us(512, 128, MEMORY)
         );
     }
@@ -312,15 +366,15 @@ mod tests {
     fn element_wise_kernels_shift_by_their_family_each_kernel_from_its_own_smallest_grid() {
         let mut t = table();
         t.cases.extend([
-            element_wise("f32", 8, 0.30),
-            element_wise("f32", 512, 0.20),
-            element_wise("bf16", 8, 0.20),
-            element_wise("bf16", 512, -0.10),
+            element_wise("f32", 4, 8, 0.30),
+            element_wise("f32", 4, 512, 0.20),
+            element_wise("bf16", 2, 8, 0.20),
+            element_wise("bf16", 2, 512, -0.10),
             // Measured twice: at the mean, -0.20.
-            element_wise("bf16", 512, -0.30),
+            element_wise("bf16", 2, 512, -0.30),
         ]);
-        // f32 -0.10, bf16 -0.40: the family's mean.
-        let s = t.node_shift_us(512, 128, GridFamily::ElementWise);
+        // f32 -0.10, bf16 -0.40: of unknown size, the family's mean.
+        let s = t.node_shift_us(512, 128, ELEMENT_WISE);
         assert!((s + 0.25).abs() < 1e-12, "{s}");
         // The memory kernel's rows are untouched by the family's.
         assert!((t.node_shift_us(512, 128, MEMORY) + 0.3).abs() < 1e-12);
@@ -331,9 +385,30 @@ mod tests {
             },
             ..Op::kernel(name, 0.0, 5000.0)
         };
-        let add = kernel("void at::native::vectorized_elementwise_kernel<8, AddFunctor>");
-        assert!((t.op_shift_ns(&add) + 250.0).abs() < 1e-9);
-        assert!((t.op_shift_ns(&kernel("layer_norm_kernel")) + 300.0).abs() < 1e-9);
+        // Of a known size: the kernel measured at the nearest size.
+        let half = kernel("void at::native::vectorized_elementwise_kernel<8, add<c10::Half>>");
+        assert!((t.op_shift_ns(&half) + 400.0).abs() < 1e-9);
+        let double = kernel("void at::native::elementwise_kernel<128, 4, mul<double>>");
+        assert!((t.op_shift_ns(&double) + 100.0).abs() < 1e-9);
+        let untyped = kernel("triton_poi_fused_add_0");
+        assert!((t.op_shift_ns(&untyped) + 250.0).abs() < 1e-9);
+        assert!((t.op_shift_ns(&kernel("layer_norm_kernel<float>")) + 300.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_kernel_name_gives_its_family_and_element_size() {
+        let of = KernelClass::of;
+        assert_eq!(of("void at::native::reduce_kernel<512, 1>"), MEMORY);
+        let sized = |b| KernelClass {
+            element_bytes: Some(b),
+            ..ELEMENT_WISE
+        };
+        let silu =
+            "void at::native::vectorized_elementwise_kernel<8, silu::{lambda(c10::BFloat16)#1}>";
+        assert_eq!(of(silu), sized(2));
+        let mul = "void at::native::elementwise_kernel<128, 4, MulFunctor<float>>";
+        assert_eq!(of(mul), sized(4));
+        assert_eq!(of("triton_poi_fused_mul_silu_1"), ELEMENT_WISE);
     }
 
     #[test]
@@ -346,7 +421,7 @@ mod tests {
         // 8-block one's, PyTorch's add less so than the memory kernel.
         let (memory, add) = (
             t.node_shift_us(1056, 128, MEMORY),
-            t.node_shift_us(1056, 128, GridFamily::ElementWise),
+            t.node_shift_us(1056, 128, ELEMENT_WISE),
         );
         assert!(memory < add && add < 0.0, "{memory} {add}");
     }
