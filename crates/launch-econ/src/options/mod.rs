@@ -268,7 +268,8 @@ pub struct ReplayArgs {
     pub node_gap: crate::node_gap::NodeGapChoice,
 
     /// How much less than a few blocks' a wide grid's graph node costs beyond its profiled
-    /// duration, by blocks and threads: a table written by scripts/grid_node_probe.py, or
+    /// duration, by blocks and threads (element-wise kernels by PyTorch's add of their element
+    /// size, others by a memory kernel): a table written by scripts/grid_node_probe.py, or
     /// `off`; without it, the one shipped for the device (the H200's), none on others.
     #[arg(long, value_name = "FILE.json|off", value_parser = crate::wide_grids::GridNodes::parse)]
     pub grid_nodes: Option<crate::wide_grids::GridNodes>,
