@@ -46,12 +46,10 @@
 
 use std::collections::HashMap;
 
-use memra_engine::{Engine, LaunchShape};
+use memra_engine::LaunchShape;
 use serde::{Deserialize, Serialize};
 
-use crate::calibration::Calibration;
-use crate::stats::median;
-use crate::trace::{is_element_wise, OpKind, Walk};
+use crate::trace::is_element_wise;
 
 /// Recorded kernels at least this long stand in by streaming memory by default, ns.
 pub const DEFAULT_STREAM_FROM_NS: f64 = 2_000.0;
@@ -498,113 +496,9 @@ pub struct SubFloorCarry {
     pub over_us: f64,
 }
 
-/// GPU time per node of a graph of stand-ins issued by `issue`, µs: the difference between
-/// graphs of 128 and 64 nodes (so the launch latency cancels), median of 3 replays each.
-pub fn node_us(
-    e: &Engine,
-    issue: impl FnMut(&Engine) -> memra_engine::Result<()>,
-) -> anyhow::Result<f64> {
-    node_us_after(e, |_| Ok(()), issue)
-}
+mod measure;
 
-/// [`node_us`] of graphs that issue `first` before their nodes: what `first` costs cancels
-/// in the difference, what it does to the other nodes' cost does not.
-pub fn node_us_after(
-    e: &Engine,
-    mut first: impl FnMut(&Engine) -> memra_engine::Result<()>,
-    mut issue: impl FnMut(&Engine) -> memra_engine::Result<()>,
-) -> anyhow::Result<f64> {
-    let mut per_size = Vec::new();
-    for n in [64usize, 128] {
-        let g = e.capture_graph(|eng| {
-            first(eng)?;
-            (0..n).try_for_each(|_| issue(eng))
-        })?;
-        g.launch()?;
-        let mut t = Vec::new();
-        for _ in 0..3 {
-            t.push(e.gpu_time_ms(|| g.launch())? * 1e3);
-        }
-        per_size.push(median(&t));
-    }
-    Ok((per_size[1] - per_size[0]) / 64.0)
-}
-
-/// Measures, on `e`, the node times of every kernel shape in `walk`, to plan each node at its
-/// recorded duration + `gap_us` (see [`crate::node_gap`]); kernels recorded at
-/// `stream_from_ns` or longer will stream; with `chase`, kernels that reach their shape's chase
-/// floor will chase.
-pub fn plan(
-    e: &Engine,
-    walk: &Walk,
-    cal: &Calibration,
-    gap_us: f64,
-    stream_from_ns: f64,
-    chase: bool,
-) -> anyhow::Result<StandInPlan> {
-    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
-    let (ring, mut sink) = if chase {
-        (
-            e.chase_ring(CHASE_RING_LINES)?,
-            e.zeros::<u32>(CHASE_SINK_WORDS)?,
-        )
-    } else {
-        (e.zeros::<u32>(0)?, e.zeros::<u32>(0)?)
-    };
-    let mut shapes = HashMap::new();
-    for op in walk.kernels() {
-        if let OpKind::Kernel { grid, block } = op.kind {
-            if shapes.contains_key(&(grid, block)) {
-                continue;
-            }
-            let shape = LaunchShape::of(grid, block);
-            let spin_zero_us = node_us(e, |eng| eng.spin_grid(0, shape, &mut slots, 0))?;
-            let spin_zero_span_ns = e.dtoh(&slots)?[2] as f64;
-            let nodes = ShapeNodes {
-                spin_zero_us,
-                spin_probe_us: node_us(e, |eng| eng.spin_grid(PROBE_NS, shape, &mut slots, 0))?,
-                empty_us: node_us(e, |eng| eng.noop_shaped(shape))?,
-                spin_zero_span_ns,
-                chase: None,
-            };
-            let mut chase_node = |steps, ns| {
-                node_us(e, |eng| {
-                    eng.chase_grid(ns, steps, shape, &ring, &mut sink, &mut slots, 0)
-                })
-            };
-            let nodes = ShapeNodes {
-                chase: if chase {
-                    Some(ChaseNodes {
-                        zero_us: chase_node(0, 0)?,
-                        steps_us: chase_node(CHASE_PROBE_STEPS, 0)?,
-                        spin_us: chase_node(0, PROBE_NS)?,
-                    })
-                } else {
-                    None
-                },
-                ..nodes
-            };
-            shapes.insert((grid, block), nodes);
-        }
-    }
-    Ok(StandInPlan {
-        gap_us,
-        shapes,
-        stream_from_ns,
-        stream_element_wise: false,
-        ramp_ns: cal.ramp_ns,
-        real_gemms: false,
-        real_math_gemms: false,
-        sub_floor: SubFloor::default(),
-        chase_element_wise_only: false,
-        roofline: None,
-        paced_from_ns: f64::INFINITY,
-        bytes_per_ns: 0.0,
-        hold_sms: None,
-        spin_per_block: false,
-        wide_grids: None,
-    })
-}
+pub use measure::{node_us, node_us_after, plan};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! Unit tests of `stand_in`.
 
 use super::*;
+use crate::trace::OpKind;
 
 const WIDE: ShapeKey = ((2048, 1, 1), (128, 1, 1));
 
