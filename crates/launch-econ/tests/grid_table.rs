@@ -2,7 +2,7 @@
 //! prices wide kernels by the rows of their own family.
 
 mod common;
-use common::{json_of, replay, succeeds};
+use common::{assert_usage_error, json_of, replay, succeeds};
 
 /// A grid table of the probe's JSON prices element-wise kernels by the add of their element
 /// size, others by the memory kernel's rows.
@@ -67,5 +67,22 @@ fn a_grid_table_prices_element_wise_kernels_by_their_own_rows() {
     // Two of each kind: 2 x (0.3 + 0.1 + 0) us shorter than without a table.
     let saved_us = (graph_ms("off") - graph_ms(table)) * 1e3;
     assert!((saved_us - 0.8).abs() < 1e-6, "{saved_us}");
+    // A row of a family launch-econ does not know, or of a negative element size, is a
+    // usage error (exit 2), not a panic.
+    let bad = dir.join("bad.json");
+    let bad_path = bad.to_str().unwrap();
+    for case in [
+        row("reduction", "sum", None, 8, 0.3),
+        serde_json::json!({"threads": 128, "blocks": 8, "node_minus_profiled_us": 0.3,
+            "family": "element_wise", "element_bytes": -2}),
+    ] {
+        std::fs::write(
+            &bad,
+            serde_json::json!({"device": "NVIDIA H200", "cases": [case]}).to_string(),
+        )
+        .unwrap();
+        let flags = format!("--summary --grid-nodes {bad_path}");
+        assert_usage_error(replay(trace, &flags), "is not a grid table");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
