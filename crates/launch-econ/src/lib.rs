@@ -15,6 +15,7 @@ pub mod document;
 pub mod export;
 pub mod figures;
 pub mod footprint;
+pub mod gemm_operands;
 pub mod interrupt;
 pub(crate) mod laned;
 pub mod lanes;

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType, HostStaging, LaunchShape};
 
 use crate::calibration::calibrate;
 use crate::node_gap::NodeGap;
@@ -164,9 +164,9 @@ impl Prepared {
                     let (a, b, c) = gemm.bytes();
                     gemms.push(GemmOperands {
                         gemm,
-                        a: operand(e, a)?,
-                        b: operand(e, b)?,
-                        c: operand(e, c)?,
+                        a: operand(e, gemm.dtype, a)?,
+                        b: operand(e, gemm.dtype, b)?,
+                        c: operand(e, gemm.dtype, c)?,
                     });
                     Step::Gemm {
                         index: gemms.len() - 1,
@@ -409,10 +409,11 @@ impl Prepared {
     }
 }
 
-/// A real GEMM's operand of `bytes`, filled with non-zero values (every byte 0x3C: about 1.06
-/// in f16, 0.011 in bf16 and f32), not zeros: a GEMM over zeros is not what a model runs.
-fn operand(e: &Engine, bytes: usize) -> memra_engine::Result<DeviceBuffer<u8>> {
-    e.htod(&vec![0x3Cu8; bytes])
+/// A real GEMM's operand of `bytes` of `dtype`, filled with values like a model's
+/// ([`crate::gemm_operands`]): a GEMM over zeros or a constant draws less power than a model's
+/// and, on a GPU at its power limit, runs faster than the recorded one did.
+fn operand(e: &Engine, dtype: GemmType, bytes: usize) -> memra_engine::Result<DeviceBuffer<u8>> {
+    e.htod(&crate::gemm_operands::operand_bytes(dtype, bytes))
 }
 
 /// The step a spin-plan choice makes for a kernel of `shape` timed into `slot`.
