@@ -142,6 +142,53 @@ impl LevelStep {
 
 const MIB: f64 = 1024.0 * 1024.0;
 
+/// A replay's warning where its stand-ins touch less memory than the walk's kernels may have:
+/// `estimate` from durations (no shapes recorded) beyond 2/3 of an L2 of `l2_bytes`, while
+/// the replay reads `replayed_bytes` a replay, within it. Such a replay takes the smaller
+/// step to the upper level; if the real step read that much, each of its `nodes` graph nodes
+/// steps `extra_step_us` further (the profile's larger step less its smaller, where known).
+/// `None` where there is nothing to say: shapes recorded (the stand-ins read them), or both
+/// on the same side of the line.
+///
+/// Which it is a trace without shapes does not say: on the H200 a CuPy chain reading 100 MiB
+/// of weights a step ran at the larger step, a CUDA C++ walk of kernels just as wide and long
+/// over 4 MiB of buffers at the smaller, and both replayed at the smaller (their kernels of
+/// 2048–4096 blocks cannot stream in their recorded time and spin instead).
+pub fn replay_reads_less(
+    estimate: Footprint,
+    replayed_bytes: f64,
+    l2_bytes: f64,
+    nodes: usize,
+    extra_step_us: Option<f64>,
+) -> Option<String> {
+    let replayed = Footprint {
+        bytes: replayed_bytes,
+        source: FootprintSource::Recorded,
+    };
+    if estimate.source != FootprintSource::Durations
+        || !estimate.beyond_l2(l2_bytes)
+        || replayed.beyond_l2(l2_bytes)
+    {
+        return None;
+    }
+    let cost = extra_step_us
+        .filter(|d| *d > 0.0)
+        .map(|d| {
+            format!(
+                ", every node of its graph steps ~{} us further to the upper level than the replay's: up to +{} ms a step",
+                crate::output::num(d, 2),
+                crate::output::num(d * nodes as f64 / 1e3, 3)
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "no shapes recorded: the stand-ins read ~{:.0} MiB a replay, within 2/3 of the {:.0} MiB L2, while the kernels could have read up to ~{:.0} MiB in their recorded time; if the real step reads more than 2/3 of the L2{cost} (record PyTorch steps with record_shapes=True; --summary prices the upper bound)",
+        replayed_bytes / MIB,
+        l2_bytes / MIB,
+        estimate.bytes / MIB
+    ))
+}
+
 /// Device memory a copy or memset touches: both ends of a device-to-device copy.
 fn moved_bytes(o: &Op) -> f64 {
     match &o.kind {
@@ -227,6 +274,38 @@ mod tests {
             None,
         );
         assert_eq!(f.bytes, (1.0 + 4.0 + 3.0) * MIB);
+    }
+
+    #[test]
+    fn a_replay_reading_less_than_a_shapeless_walk_may_warns_with_the_step_it_may_miss() {
+        let l2 = 60.0 * MIB;
+        let bound = Footprint {
+            bytes: 2890.0 * MIB,
+            source: FootprintSource::Durations,
+        };
+        let w = replay_reads_less(bound, 0.0, l2, 300, Some(0.17)).expect("warns");
+        assert!(w.contains("~0 MiB a replay"), "{w}");
+        assert!(w.contains("up to ~2890 MiB"), "{w}");
+        assert!(w.contains("up to +0.051 ms a step"), "{w}");
+        // No step known: the warning without an amount.
+        let plain = replay_reads_less(bound, 0.0, l2, 300, None).expect("warns");
+        assert!(!plain.contains("ms a step"), "{plain}");
+        // Nothing to say: the replay reads beyond the line too, shapes were recorded, or the
+        // bound itself is within the L2.
+        assert_eq!(
+            replay_reads_less(bound, 128.0 * MIB, l2, 300, Some(0.17)),
+            None
+        );
+        let recorded = Footprint {
+            source: FootprintSource::Recorded,
+            ..bound
+        };
+        assert_eq!(replay_reads_less(recorded, 0.0, l2, 300, Some(0.17)), None);
+        let small = Footprint {
+            bytes: 8.0 * MIB,
+            ..bound
+        };
+        assert_eq!(replay_reads_less(small, 0.0, l2, 300, Some(0.17)), None);
     }
 
     #[test]

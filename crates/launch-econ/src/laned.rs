@@ -220,6 +220,12 @@ impl LanedWalk {
             })
     }
 
+    /// Device memory one replay touches afresh, bytes, over all lanes
+    /// ([`crate::prepared::Prepared::touched_bytes`]).
+    pub(crate) fn touched_bytes(&self) -> f64 {
+        self.lanes.iter().map(|l| l.prep.touched_bytes()).sum()
+    }
+
     /// Kernels run as real GEMMs (the call and its further cuBLAS kernels), over all lanes.
     pub(crate) fn real_gemm_kernels(&self) -> usize {
         self.lanes

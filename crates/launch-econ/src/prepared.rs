@@ -124,6 +124,29 @@ pub(crate) enum Step {
 }
 
 impl Prepared {
+    /// Device memory one replay of the prepared walk reads or writes afresh, bytes: what its
+    /// streaming and paced stand-ins read, its real GEMMs' operands (each GEMM has its own)
+    /// and its copies and memsets.
+    pub(crate) fn touched_bytes(&self) -> f64 {
+        let gemms: usize = self
+            .gemms
+            .iter()
+            .map(|g| g.a.len() + g.b.len() + g.c.len())
+            .sum();
+        let steps: usize = self
+            .steps
+            .iter()
+            .map(|s| match *s {
+                Step::Stream { bytes, .. }
+                | Step::Paced { bytes, .. }
+                | Step::Copy { bytes, .. }
+                | Step::Memset { bytes, .. } => bytes,
+                _ => 0,
+            })
+            .sum();
+        (gemms + steps) as f64
+    }
+
     /// Calibrates the spin kernel on `e` and prepares `walk`'s stand-ins, all spins (the
     /// walks whose kernels are changed between replays, which the spins' slots make checkable).
     /// Every node is planned at its recorded duration + `gap` (measured on `e` where `None`).

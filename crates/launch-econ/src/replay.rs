@@ -422,6 +422,7 @@ pub fn replay(
             Some((real_gemm_kernels, walk.kernels().count())),
         ));
     }
+    warnings.extend(reads_less_warning(e, walk, laned.touched_bytes())?);
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
@@ -459,6 +460,34 @@ pub fn replay(
         graph_gpu_other_stream_ms: gpu_other,
         timeline,
     })
+}
+
+/// [`crate::footprint::replay_reads_less`] for `walk` replayed on `e`, the stand-ins touching
+/// `touched` bytes a replay: the bound at the bandwidth and the step it may miss from the
+/// shipped profile of this GPU (as `--summary` prices them), the bandwidth measured on `e`
+/// where no profile describes it. Nothing is measured for a walk with recorded shapes.
+fn reads_less_warning(e: &Engine, walk: &Walk, touched: f64) -> anyhow::Result<Option<String>> {
+    use crate::footprint::{Footprint, FootprintSource};
+    if Footprint::of(walk, 0.0, None).source == FootprintSource::Recorded {
+        return Ok(None);
+    }
+    let info = e.device_info();
+    let inputs = crate::document::ModelProfile::shipped_for(&info.name).map(|p| p.model_inputs);
+    let bandwidth = match inputs.as_ref().and_then(|m| m.graph_node_beside) {
+        Some(b) => b.bandwidth_gb_s,
+        None => crate::roofline::copy_bandwidth(e)?,
+    };
+    let estimate = Footprint::of(walk, bandwidth, u32::try_from(info.sm_count).ok());
+    let extra = inputs.and_then(|m| {
+        Some(m.graph_node_other_stream_beyond_l2_us? - m.graph_node_other_stream_us?)
+    });
+    Ok(crate::footprint::replay_reads_less(
+        estimate,
+        touched,
+        info.l2_bytes.max(0) as f64,
+        walk.ops.len(),
+        extra,
+    ))
 }
 
 /// The walk's graph, wall and GPU time per replay (ms), in `samples` fresh captures of
