@@ -139,6 +139,7 @@ fn price_trace(
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),
         element_wise: Default::default(),
+        spin_fit: Default::default(),
         grid_nodes: None,
         node_gap: None,
     };

@@ -9,7 +9,7 @@ use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType, HostStaging, LaunchShap
 use crate::calibration::calibrate;
 use crate::node_gap::NodeGap;
 use crate::stand_in::{
-    self, Choice, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
+    self, Choice, SpinFit, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
 };
 use crate::streaming;
 use crate::trace::matmul::MatmulRole;
@@ -38,6 +38,9 @@ pub(crate) struct Prepared {
     /// The kernels below their shape's floor and how far their stand-ins' planned nodes sum
     /// over their targets.
     pub(crate) sub_floor: SubFloorCarry,
+    /// Each step's planned graph node, ns (recorded duration as planned + the front-end gap),
+    /// for kernels that stand in; `None` for the others.
+    pub(crate) node_targets: Vec<Option<f64>>,
 }
 
 /// A, B and C of one real GEMM.
@@ -179,8 +182,13 @@ impl Prepared {
         let mut sub_floor = SubFloorCarry::default();
         // Whether the GEMM whose further kernels (a split-K reduction) follow runs for real.
         let mut call_real = false;
+        let mut node_targets = Vec::new();
         for op in ops {
             let real = plan.real_role(op, &mut call_real);
+            node_targets.push(
+                matches!((&op.kind, real), (OpKind::Kernel { .. }, None))
+                    .then(|| plan.planned_ns(op) + plan.gap_us * 1e3),
+            );
             steps.push(match (&op.kind, real) {
                 (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
                 (OpKind::Kernel { .. }, Some(MatmulRole::Call(gemm))) => {
@@ -303,9 +311,13 @@ impl Prepared {
             sink: e.zeros::<u32>(if chases { CHASE_SINK_WORDS } else { 0 })?,
             gemms,
             sub_floor,
+            node_targets,
         };
+        let fit_spins = plan.spin_fit == SpinFit::Graph;
+        if streams || fit_spins {
+            streaming::size(e, &mut prep, plan.gap_us * 1e3, fit_spins)?;
+        }
         if streams {
-            streaming::size(e, &mut prep, plan.gap_us * 1e3)?;
             streaming::fit_paced(e, &mut prep)?;
         }
         Ok(prep)

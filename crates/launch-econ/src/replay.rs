@@ -20,7 +20,7 @@ use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::node_gap::{GapSource, NodeGap};
 use crate::runner::{Context, Convergence, StopRule};
-use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, ElementWise, SubFloor};
+use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
 use crate::stats::{median, Summary};
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
@@ -140,6 +140,9 @@ pub struct ReplayConfig {
     /// one stream.
     #[serde(default)]
     pub element_wise: ElementWise,
+    /// Whether timed spins are fitted in the walk's graph.
+    #[serde(default)]
+    pub spin_fit: SpinFit,
     /// The grid table wide kernels' nodes are planned by (see [`crate::wide_grids`]); `None`:
     /// every node at its recorded duration + the one-block gap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -318,6 +321,7 @@ pub fn replay(
         plan.real_math_gemms = math_bytes <= REAL_GEMM_MAX_BYTES;
     }
     plan.sub_floor = cfg.sub_floor;
+    plan.spin_fit = cfg.spin_fit;
     if overlapping {
         plan.hold_sms = crate::occupancy::SmLimits::of_device(e.device_info());
         plan.spin_per_block = cfg.concurrent_spins == ConcurrentSpins::Blocks;

@@ -206,6 +206,23 @@ pub enum ElementWise {
     Stream,
 }
 
+/// Whether timed spins are fitted in the walk's own graph, as streaming stand-ins are
+/// ([`crate::streaming::size`]). A spin's graph node costs its span + what the spin
+/// calibration's ramp and the profile's front-end gap say only where nothing evicted its
+/// slots: after weight-streaming stand-ins (decode walks on an H200) the spins' nodes ran a
+/// median 0.06–0.12 µs over their planned recorded duration + gap, in a chain of adds 0–0.03.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpinFit {
+    /// Spins ask for their planned time less the calibrated ramp, as measured alone.
+    #[default]
+    Off,
+    /// In the rounds that size streaming stand-ins (or three of their own), every timed
+    /// spin of a stream is shifted by the median of what its spins' nodes cost over their
+    /// planned recorded duration + gap.
+    Graph,
+}
+
 /// Node times by shape and the front end's gap: everything needed to pick stand-ins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StandInPlan {
@@ -227,6 +244,8 @@ pub struct StandInPlan {
     pub real_math_gemms: bool,
     /// How kernels below their shape's floor stand in.
     pub sub_floor: SubFloor,
+    /// Whether timed spins are fitted in the walk's graph.
+    pub spin_fit: SpinFit,
     /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin.
     pub chase_element_wise_only: bool,
     /// The device's peaks, where the walk has recorded GEMMs: those held by their math spin

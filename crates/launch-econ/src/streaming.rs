@@ -131,9 +131,15 @@ fn measure_shape(
 /// Sizes every streaming step of `prep` on `e` (see the module docs). `gap_ns`: the front-end
 /// gap every graph node is planned with ([`crate::stand_in::StandInPlan::gap_us`]). `prep` is
 /// one stream's part of a walk: its steps are sized in a graph of that part alone, so a walk
-/// on several streams keeps what its streams do to each other in the replay.
-pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Result<()> {
-    let mut rates: HashMap<ShapeKey, ShapeRate> = HashMap::new();
+/// on several streams keeps what its streams do to each other in the replay. With
+/// `fit_spins`, each graph round also shifts the timed spins ([`fit_spins`]), in rounds of
+/// their own where nothing streams.
+pub(crate) fn size(
+    e: &Engine,
+    prep: &mut Prepared,
+    gap_ns: f64,
+    fit_spins: bool,
+) -> anyhow::Result<()> {
     let shapes: Vec<LaunchShape> = prep
         .steps
         .iter()
@@ -142,10 +148,11 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Resu
             _ => None,
         })
         .collect();
-    if shapes.is_empty() {
+    if shapes.is_empty() && !fit_spins {
         // Nothing to size (a lane of paced stand-ins only): no lone launches, no graph rounds.
         return Ok(());
     }
+    let mut rates: HashMap<ShapeKey, ShapeRate> = HashMap::new();
     let mut scratch = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     for shape in shapes {
         if let std::collections::hash_map::Entry::Vacant(v) = rates.entry((shape.grid, shape.block))
@@ -154,38 +161,76 @@ pub(crate) fn size(e: &Engine, prep: &mut Prepared, gap_ns: f64) -> anyhow::Resu
         }
     }
     let zero_of = |shape: LaunchShape| rates[&(shape.grid, shape.block)].zero_ns;
-    revert_unreachable(&mut prep.steps, zero_of);
-    for st in prep.steps.iter_mut() {
-        if let Step::Stream {
-            recorded_ns,
-            ramp_ns,
-            ref mut bytes,
-            shape,
-            ..
-        } = *st
-        {
-            *bytes = first_size(rates[&(shape.grid, shape.block)], recorded_ns - ramp_ns);
+    let streams = !rates.is_empty();
+    if streams {
+        revert_unreachable(&mut prep.steps, zero_of);
+        for st in prep.steps.iter_mut() {
+            if let Step::Stream {
+                recorded_ns,
+                ramp_ns,
+                ref mut bytes,
+                shape,
+                ..
+            } = *st
+            {
+                *bytes = first_size(rates[&(shape.grid, shape.block)], recorded_ns - ramp_ns);
+            }
         }
-    }
-    for i in 0..prep.steps.len() {
-        if matches!(prep.steps[i], Step::Stream { .. }) {
-            prep.issue_step(e, i)?;
-            e.stream().synchronize()?;
+        for i in 0..prep.steps.len() {
+            if matches!(prep.steps[i], Step::Stream { .. }) {
+                prep.issue_step(e, i)?;
+                e.stream().synchronize()?;
+            }
         }
+        let lone: Vec<Option<f64>> = read_slots(e, prep)?
+            .iter()
+            .map(|m| m.map(|m| m.span_ns))
+            .collect();
+        correct(&mut prep.steps, &lone, zero_of);
     }
-    let lone: Vec<Option<f64>> = read_slots(e, prep)?
-        .iter()
-        .map(|m| m.map(|m| m.span_ns))
-        .collect();
-    correct(&mut prep.steps, &lone, zero_of);
     for _ in 0..GRAPH_ROUNDS {
         let graph = in_graph(e, prep)?;
-        set_ramps(&mut prep.steps, &graph, gap_ns);
-        revert_unreachable(&mut prep.steps, zero_of);
-        let spans: Vec<Option<f64>> = graph.iter().map(|g| g.map(|g| g.span_ns)).collect();
-        correct(&mut prep.steps, &spans, zero_of);
+        if streams {
+            set_ramps(&mut prep.steps, &graph, gap_ns);
+            revert_unreachable(&mut prep.steps, zero_of);
+            let spans: Vec<Option<f64>> = graph.iter().map(|g| g.map(|g| g.span_ns)).collect();
+            correct(&mut prep.steps, &spans, zero_of);
+        }
+        if fit_spins {
+            self::fit_spins(&mut prep.steps, &prep.node_targets, &graph);
+        }
     }
     Ok(())
+}
+
+/// Shifts every timed spin (`Step::Spin` asking for more than nothing) by the median of what
+/// their graph nodes (`graph`) cost over their targets (`targets`, by step: planned recorded
+/// duration + gap), so that a stream's spins cost as planned in its graph. One shift for all
+/// of them: a spin's node overrun comes from the stream around it (slots evicted by what
+/// streamed before it), not from its own request, and one median over many nodes is not
+/// thrown by a noisy one. A spin keeps asking for at least 1 ns (it stays timed).
+pub(crate) fn fit_spins(steps: &mut [Step], targets: &[Option<f64>], graph: &[Option<InGraph>]) {
+    let over: Vec<f64> = steps
+        .iter()
+        .zip(targets)
+        .zip(graph)
+        .filter_map(|((st, target), g)| match st {
+            Step::Spin { ns, .. } if *ns > 0 => Some(g.as_ref()?.node_ns - (*target)?),
+            _ => None,
+        })
+        .filter(|d| d.is_finite())
+        .collect();
+    if over.is_empty() {
+        return;
+    }
+    let shift = median(&over);
+    for (st, target) in steps.iter_mut().zip(targets) {
+        if let (Step::Spin { ns, .. }, Some(_)) = (st, target) {
+            if *ns > 0 {
+                *ns = (*ns as f64 - shift).round().max(1.0) as u64;
+            }
+        }
+    }
 }
 
 /// Fits every paced step of `prep` to its shape: each is launched alone, and one whose read
@@ -426,6 +471,67 @@ mod tests {
             .collect();
         // 3000 − 100 − 2000; 3500 − 100 − 2100; unknown: the median of 900 and 1300.
         assert_eq!(ramps, vec![900.0, 1300.0, 1100.0]);
+    }
+
+    #[test]
+    fn spins_shift_by_the_median_overrun_of_their_nodes_and_stay_timed() {
+        let spin = |ns| Step::Spin {
+            ns,
+            shape: LaunchShape::linear(1, 32),
+            slot: 0,
+        };
+        let mut steps = vec![
+            spin(1000),
+            spin(2000),
+            spin(50),
+            spin(0),
+            stream(100),
+            spin(3000),
+        ];
+        let targets = [
+            Some(1700.0),
+            Some(2700.0),
+            Some(800.0),
+            Some(700.0),
+            Some(3000.0),
+            Some(3700.0),
+        ];
+        let g = |node_ns| {
+            Some(InGraph {
+                node_ns,
+                span_ns: 0.0,
+            })
+        };
+        // Overruns 100, 300, 50 (the empty spin's and the stream's not counted; the last
+        // step's node is unknown): median 100.
+        let graph = [
+            g(1800.0),
+            g(3000.0),
+            g(850.0),
+            g(900.0),
+            g(3500.0),
+            g(f64::NAN),
+        ];
+        fit_spins(&mut steps, &targets, &graph);
+        let ns: Vec<u64> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Spin { ns, .. } => Some(*ns),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ns, vec![900, 1900, 1, 0, 2900]);
+        // Nothing measured: nothing moves.
+        let before: Vec<u64> = ns.clone();
+        fit_spins(&mut steps, &targets, &[None, None, None, None, None, None]);
+        let after: Vec<u64> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Spin { ns, .. } => Some(*ns),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(after, before);
     }
 
     #[test]

@@ -107,6 +107,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         concurrent: args.concurrent_stand_ins,
         concurrent_spins: args.concurrent_spins,
         element_wise: args.element_wise,
+        spin_fit: args.spin_fit,
         grid_nodes: grid_table(args, &e.device_info().name)?,
         node_gap,
     };
@@ -211,9 +212,15 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         Some(t) => format!("wide grids less by the {} grid table", t.device),
         None => "no grid table".into(),
     };
+    let fitted = match r.config.spin_fit {
+        crate::stand_in::SpinFit::Graph => {
+            "; timed spins shifted in the walk's graph to cost that (--spin-fit graph)"
+        }
+        crate::stand_in::SpinFit::Off => "",
+    };
     let _ = writeln!(
         out,
-        "stand-ins: each graph node planned at its recorded duration + {:.3} us (front-end gap, {}), {grids}: {:.4} ms of kernel nodes",
+        "stand-ins: each graph node planned at its recorded duration + {:.3} us (front-end gap, {}), {grids}: {:.4} ms of kernel nodes{fitted}",
         r.node_gap_us, r.node_gap_source, r.planned_nodes_ms
     );
     let f = &r.fidelity;

@@ -335,6 +335,13 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::stand_in::ElementWise::Spin)]
     pub element_wise: crate::stand_in::ElementWise,
 
+    /// Whether timed spin stand-ins are fitted in the walk's own graph: `off`, each asks for
+    /// its planned time less the spin's calibrated ramp; `graph` (experimental, not yet the
+    /// default), every spin of a stream is shifted by the median of what its spins' graph nodes
+    /// cost over their planned recorded duration + gap, as streaming stand-ins are sized.
+    #[arg(long, value_enum, default_value_t = crate::stand_in::SpinFit::Off)]
+    pub spin_fit: crate::stand_in::SpinFit,
+
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).
     #[arg(long, value_name = "FILE.json")]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use memra_engine::{Engine, LaunchShape};
 
 use super::{
-    ChaseNodes, ShapeNodes, StandInPlan, SubFloor, CHASE_PROBE_STEPS, CHASE_RING_LINES,
+    ChaseNodes, ShapeNodes, SpinFit, StandInPlan, SubFloor, CHASE_PROBE_STEPS, CHASE_RING_LINES,
     CHASE_SINK_WORDS, PROBE_NS,
 };
 use crate::calibration::Calibration;
@@ -111,6 +111,7 @@ pub fn plan(
         real_gemms: false,
         real_math_gemms: false,
         sub_floor: SubFloor::default(),
+        spin_fit: SpinFit::default(),
         chase_element_wise_only: false,
         roofline: None,
         paced_from_ns: f64::INFINITY,

@@ -24,6 +24,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         real_gemms: false,
         real_math_gemms: false,
         sub_floor: SubFloor::Balance,
+        spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
         roofline: None,
         paced_from_ns: 2000.0,
