@@ -323,6 +323,25 @@ fn the_node_gap_can_be_given_or_measured() {
     assert!(r["node_gap_us"].as_f64().unwrap() >= 0.0);
 }
 
+/// Kernels of many blocks just under the streaming threshold all spin and read nothing, while
+/// a trace without shapes says they could have read 300 MiB: the replay warns that the real
+/// step may take the larger level step, and by how much at most.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
+    let fx = fixture("nsys_wide_short_kernels.csv");
+    let v = json_of(&succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --export-json -",
+    )));
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("no shapes recorded: the stand-ins read ~0 MiB a replay"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("ms a step"), "{warnings}");
+}
+
 /// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in
 /// the graph, and the report warns that such a copy changes what a framework captures.
 #[test]
