@@ -1,0 +1,31 @@
+//! `replay --spin-fit graph`: timed spins shifted in the walk's own graph (experimental).
+
+mod common;
+use common::{fixture, json_of, replay, succeeds};
+
+/// With `--spin-fit graph` a walk of spins only (no streaming stand-in to size) still runs its
+/// graph rounds, the replay says the spins were fitted, and the JSON records the setting; the
+/// default records `off` and says nothing.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn spins_fitted_in_the_graph_say_so() {
+    let fx = fixture("nsys_wide_short_kernels.csv");
+    let out = succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --spin-fit graph --export-json -",
+    ));
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    assert!(stderr.contains("(--spin-fit graph)"), "{stderr}");
+    let v = json_of(&out);
+    let r = &v["result"]["replay"];
+    assert_eq!(r["config"]["spin_fit"], "graph", "{}", r["config"]);
+    assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+    let plain = succeeds(&replay(&fx, "--trials 2 --reps 3 --export-json -"));
+    assert!(!String::from_utf8(plain.stderr.clone())
+        .unwrap()
+        .contains("--spin-fit graph"));
+    assert_eq!(
+        json_of(&plain)["result"]["replay"]["config"]["spin_fit"],
+        "off"
+    );
+}
