@@ -243,6 +243,14 @@ def build_from(module_path, name):
     return build(name)
 
 
+def sm_clock_mhz(torch):
+    """The SM clock NVML reports now, MHz; None where it cannot be read (no pynvml)."""
+    try:
+        return torch.cuda.clock_rate()
+    except Exception:  # noqa: BLE001 - a diagnostic only: never fail a walk for it
+        return None
+
+
 def child(name, out, batches, reps, walk_module=""):
     import torch
     step, kind = build_from(walk_module, name)
@@ -284,8 +292,10 @@ def child(name, out, batches, reps, walk_module=""):
         eager()
         replay()
     sync()
-    # Unprofiled timings, interleaved batch by batch.
-    e_ms, g_ms = [], []
+    # Unprofiled timings, interleaved batch by batch. After each batch (outside its timing)
+    # the SM clock NVML reports, where torch can read it: a GPU at its power limit lowers it
+    # under sustained math (the TF32 prefill's graph ran 3-5% slower after its first batches).
+    e_ms, g_ms, clocks = [], [], []
     for i in range(batches):
         for which in ((0, 1) if i % 2 == 0 else (1, 0)):
             fn = eager if which == 0 else replay
@@ -295,7 +305,9 @@ def child(name, out, batches, reps, walk_module=""):
                 fn()
             sync()
             (e_ms if which == 0 else g_ms).append((time.perf_counter() - t) * 1e3 / reps)
+            clocks.append(sm_clock_mhz(torch))
     res["eager_step_ms"] = statistics.median(e_ms)
+    res["sm_clock_mhz_samples"] = clocks
     res["graph_step_ms"] = statistics.median(g_ms)
     res["eager_samples_ms"] = e_ms
     res["graph_samples_ms"] = g_ms
