@@ -4,7 +4,8 @@
 
 mod common;
 use common::{
-    assert_usage_error, cmd, fixture, json_of, replay, stand_ins, stdout_without_gpu, succeeds,
+    assert_usage_error, cmd, fixture, json_of, replay, replay_json, stand_ins, stdout_without_gpu,
+    succeeds,
 };
 
 /// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
@@ -307,17 +308,14 @@ fn replay_runs_on_a_gpu() {
 #[ignore = "needs a CUDA device"]
 fn the_node_gap_can_be_given_or_measured() {
     let fx = fixture("kineto_step.json");
-    let given = json_of(&succeeds(&replay(
-        &fx,
-        "--trials 2 --reps 3 --node-gap 0.25 --export-json -",
-    )));
+    let given = replay_json(&fx, "--trials 2 --reps 3 --node-gap 0.25 --export-json -");
     let r = &given["result"]["replay"];
     assert_eq!(r["node_gap_us"].as_f64().unwrap(), 0.25);
     assert_eq!(r["node_gap_source"]["kind"], "user");
-    let measured = json_of(&succeeds(&replay(
+    let measured = replay_json(
         &fx,
         "--trials 2 --reps 3 --node-gap measure --export-json -",
-    )));
+    );
     let r = &measured["result"]["replay"];
     assert_eq!(r["node_gap_source"]["kind"], "measured");
     assert!(r["node_gap_us"].as_f64().unwrap() >= 0.0);
@@ -330,10 +328,7 @@ fn the_node_gap_can_be_given_or_measured() {
 #[ignore = "needs a CUDA device"]
 fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
     let fx = fixture("nsys_wide_short_kernels.csv");
-    let v = json_of(&succeeds(&replay(
-        &fx,
-        "--trials 2 --reps 3 --export-json -",
-    )));
+    let v = replay_json(&fx, "--trials 2 --reps 3 --export-json -");
     let warnings = v["warnings"].to_string();
     assert!(
         warnings.contains("no shapes recorded: the stand-ins read ~0 MiB a replay"),

@@ -50,12 +50,18 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("the JSON export on stdout")
 }
 
+/// The JSON document of `replay TRACE FLAGS`, which must exit 0 (FLAGS include
+/// `--export-json -`).
+#[allow(dead_code)] // only the replaying test crates read it
+pub fn replay_json(trace: &str, flags: &str) -> serde_json::Value {
+    json_of(&succeeds(&replay(trace, flags)))
+}
+
 /// How many of `trace`'s kernels stood in as `what` (a `fidelity` count of the replay's JSON)
 /// in `replay TRACE FLAGS`, where FLAGS include `--export-json -`.
 #[allow(dead_code)] // only the replaying test crates count stand-ins
 pub fn stand_ins(trace: &str, flags: &str, what: &str) -> u64 {
-    let v = json_of(&succeeds(&replay(trace, flags)));
-    v["result"]["replay"]["fidelity"][what]
+    replay_json(trace, flags)["result"]["replay"]["fidelity"][what]
         .as_u64()
         .unwrap_or_else(|| panic!("no fidelity count {what} in the replay's JSON"))
 }
