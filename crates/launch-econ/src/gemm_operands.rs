@@ -11,6 +11,8 @@
 //! with a random sign, exponent and mantissa, magnitude in [1/16, 1), as trained weights and
 //! normalised activations are: every bit of the datapath toggles as it would.
 
+use std::sync::OnceLock;
+
 use memra_engine::GemmType;
 
 /// Bytes drawn before they repeat: operands larger than this repeat it (drawing every byte of
@@ -21,16 +23,31 @@ const PERIOD_BYTES: usize = 4 << 20;
 /// in [1/16, 1) with random signs, repeating every [`PERIOD_BYTES`], the same for the same
 /// arguments (a fixed seed). A trailing part smaller than one element is zero.
 pub fn operand_bytes(dtype: GemmType, bytes: usize) -> Vec<u8> {
-    let period = drawn(dtype, bytes.min(PERIOD_BYTES));
+    let size = dtype.bytes();
+    let whole = |n: usize| n / size * size;
+    let period = period(dtype);
     let mut out = Vec::with_capacity(bytes);
-    while out.len() + period.len() <= bytes {
-        out.extend_from_slice(&period);
+    while bytes - out.len() >= PERIOD_BYTES {
+        out.extend_from_slice(period);
     }
-    let tail = bytes - out.len();
-    let whole = tail / dtype.bytes() * dtype.bytes();
-    out.extend_from_slice(&period[..whole]);
+    // The rest, in whole elements: a prefix of the period (the same draws from the same seed).
+    out.extend_from_slice(&period[..whole(bytes - out.len())]);
     out.resize(bytes, 0);
     out
+}
+
+/// One period of `dtype`'s elements, drawn once per process: every GEMM of a replay has
+/// operands of its own, and drawing the period again for each took milliseconds apiece.
+fn period(dtype: GemmType) -> &'static [u8] {
+    static F16: OnceLock<Vec<u8>> = OnceLock::new();
+    static BF16: OnceLock<Vec<u8>> = OnceLock::new();
+    static F32: OnceLock<Vec<u8>> = OnceLock::new();
+    let cell = match dtype {
+        GemmType::F16 => &F16,
+        GemmType::Bf16 => &BF16,
+        GemmType::F32 | GemmType::Tf32 => &F32,
+    };
+    cell.get_or_init(|| drawn(dtype, PERIOD_BYTES))
 }
 
 /// `bytes` of freshly drawn elements of `dtype` (a partial last element zero).
