@@ -1,7 +1,7 @@
 //! `replay --spin-fit graph`: timed spins shifted in the walk's own graph (experimental).
 
 mod common;
-use common::{fixture, json_of, replay, succeeds};
+use common::{assert_usage_error, fixture, json_of, replay, succeeds};
 
 /// With `--spin-fit graph` a walk of spins only (no streaming stand-in to size) still runs its
 /// graph rounds, the replay says the spins were fitted, and the JSON records the setting; the
@@ -28,4 +28,11 @@ fn spins_fitted_in_the_graph_say_so() {
         json_of(&plain)["result"]["replay"]["config"]["spin_fit"],
         "off"
     );
+}
+
+/// A `--spin-fit` value other than `off` or `graph` is a usage error naming the option.
+#[test]
+fn an_unknown_spin_fit_is_a_usage_error() {
+    let fx = fixture("nsys_wide_short_kernels.csv");
+    assert_usage_error(replay(&fx, "--spin-fit some"), "--spin-fit");
 }
