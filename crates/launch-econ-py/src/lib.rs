@@ -12,7 +12,7 @@ use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
-use launch_econ::node_gap::NodeGapChoice;
+use launch_econ::node_gap::{profile_for, NodeGapChoice};
 use launch_econ::options::TimingArgs;
 use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
@@ -142,6 +142,7 @@ fn price_trace(
         spin_fit: Default::default(),
         grid_nodes: None,
         node_gap: None,
+        profile: None,
     };
     let user_profile = match profile.as_deref() {
         Some(p) => Some(load_profile(Some(p)).map_err(to_py)?),
@@ -158,6 +159,7 @@ fn price_trace(
         let cfg = ReplayConfig {
             grid_nodes: WideGrids::shipped_for(device_name),
             node_gap: NodeGapChoice::Profile.resolve(device_name, user_profile.as_ref()),
+            profile: profile_for(device_name, user_profile.as_ref()).map(|(p, _)| p.model_inputs),
             ..cfg.clone()
         };
         let interrupted = || match Python::with_gil(|py| py.check_signals()) {

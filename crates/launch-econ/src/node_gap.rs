@@ -64,26 +64,35 @@ impl NodeGapChoice {
             }),
             NodeGapChoice::Measure => None,
             NodeGapChoice::Profile => {
-                let shipped = ModelProfile::shipped_for(device);
-                let (profile, origin) = match user_profile {
-                    Some((p, origin)) => (Some(p), origin.clone()),
-                    None => (shipped.as_ref(), "the shipped profile".to_string()),
-                };
-                let p = profile?;
-                let measured_on = p.device.as_ref()?.name.as_str();
-                if !same_gpu(device, measured_on) {
-                    return None;
-                }
+                let (p, origin) = profile_for(device, user_profile)?;
                 Some(NodeGap {
                     us: p.model_inputs.graph_node_gap_us?,
                     source: GapSource::Profile {
                         origin,
-                        device: measured_on.to_string(),
+                        device: p.device?.name,
                     },
                 })
             }
         }
     }
+}
+
+/// The device profile describing a GPU named `device`, and where it came from: the user's
+/// (`--profile`, as [`crate::pricing::load_profile`] gives it) where given, else the shipped
+/// one; `None` where that profile was measured on another kind of GPU (its inputs would
+/// misprice this one).
+pub fn profile_for(
+    device: &str,
+    user_profile: Option<&(ModelProfile, String)>,
+) -> Option<(ModelProfile, String)> {
+    let (p, origin) = match user_profile {
+        Some((p, origin)) => (p.clone(), origin.clone()),
+        None => (
+            ModelProfile::shipped_for(device)?,
+            "the shipped profile".to_string(),
+        ),
+    };
+    same_gpu(device, &p.device.as_ref()?.name).then_some((p, origin))
 }
 
 /// The gap the profile shipped for a GPU named `device` holds, and the GPU it was measured on;
@@ -229,6 +238,24 @@ mod tests {
                 "NVIDIA H200",
                 Some(&(mine.clone(), "mine.json".to_string()))
             ),
+            None
+        );
+    }
+
+    #[test]
+    fn the_profile_for_a_gpu_is_the_users_where_given_and_of_that_gpu() {
+        let mut mine = ModelProfile::parse(DEFAULT_PROFILE, DEFAULT_PROFILE_NAME).unwrap();
+        mine.model_inputs.graph_node_other_stream_us = Some(0.5);
+        let user = (mine.clone(), "mine.json".to_string());
+        let (p, origin) = profile_for("NVIDIA H200", Some(&user)).unwrap();
+        assert_eq!((p, origin.as_str()), (mine.clone(), "mine.json"));
+        let (shipped, origin) = profile_for("NVIDIA H200", None).unwrap();
+        assert_ne!(shipped, mine);
+        assert_eq!(origin, "the shipped profile");
+        assert_eq!(profile_for("NVIDIA A100-SXM4-80GB", None), None);
+        mine.device.as_mut().unwrap().name = "NVIDIA A100".into();
+        assert_eq!(
+            profile_for("NVIDIA H200", Some(&(mine, "mine.json".into()))),
             None
         );
     }

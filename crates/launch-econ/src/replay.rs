@@ -151,6 +151,12 @@ pub struct ReplayConfig {
     /// (see [`crate::node_gap`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_gap: Option<NodeGap>,
+    /// The inputs of the device profile describing this GPU (see
+    /// [`crate::node_gap::profile_for`]), which price what a replay reading less than its
+    /// trace may miss; `None`: no profile describes it. Not exported: a document names its
+    /// profile where the node gap came from one.
+    #[serde(skip)]
+    pub profile: Option<crate::model::ModelInputs>,
 }
 
 /// Which recorded GEMMs a replay runs for real: those whose operator's shapes the trace holds
@@ -426,7 +432,12 @@ pub fn replay(
             Some((real_gemm_kernels, walk.kernels().count())),
         ));
     }
-    warnings.extend(reads_less_warning(e, walk, laned.touched_bytes())?);
+    warnings.extend(reads_less_warning(
+        e,
+        walk,
+        laned.touched_bytes(),
+        cfg.profile.as_ref(),
+    )?);
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
@@ -467,22 +478,26 @@ pub fn replay(
 }
 
 /// [`crate::footprint::replay_reads_less`] for `walk` replayed on `e`, the stand-ins touching
-/// `touched` bytes a replay: the bound at the bandwidth and the step it may miss from the
-/// shipped profile of this GPU (as `--summary` prices them), the bandwidth measured on `e`
-/// where no profile describes it. Nothing is measured for a walk with recorded shapes.
-fn reads_less_warning(e: &Engine, walk: &Walk, touched: f64) -> anyhow::Result<Option<String>> {
+/// `touched` bytes a replay: the bound at the bandwidth and the step it may miss from
+/// `profile` (as `--summary` prices them), the bandwidth measured on `e` where no profile
+/// describes this GPU. Nothing is measured for a walk with recorded shapes.
+fn reads_less_warning(
+    e: &Engine,
+    walk: &Walk,
+    touched: f64,
+    profile: Option<&crate::model::ModelInputs>,
+) -> anyhow::Result<Option<String>> {
     use crate::footprint::{Footprint, FootprintSource};
     if Footprint::of(walk, 0.0, None).source == FootprintSource::Recorded {
         return Ok(None);
     }
     let info = e.device_info();
-    let inputs = crate::document::ModelProfile::shipped_for(&info.name).map(|p| p.model_inputs);
-    let bandwidth = match inputs.as_ref().and_then(|m| m.graph_node_beside) {
+    let bandwidth = match profile.and_then(|m| m.graph_node_beside) {
         Some(b) => b.bandwidth_gb_s,
         None => crate::roofline::copy_bandwidth(e)?,
     };
     let estimate = Footprint::of(walk, bandwidth, u32::try_from(info.sm_count).ok());
-    let extra = inputs.and_then(|m| {
+    let extra = profile.and_then(|m| {
         Some(m.graph_node_other_stream_beyond_l2_us? - m.graph_node_other_stream_us?)
     });
     Ok(crate::footprint::replay_reads_less(

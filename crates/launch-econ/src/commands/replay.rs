@@ -89,6 +89,8 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let node_gap = args
         .node_gap
         .resolve(&e.device_info().name, user_profile.as_ref());
+    let profile = crate::node_gap::profile_for(&e.device_info().name, user_profile.as_ref())
+        .map(|(p, _)| p.model_inputs);
     let placement = args.timing.place(&e);
     let cfg = ReplayConfig {
         rule,
@@ -110,6 +112,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         spin_fit: args.spin_fit,
         grid_nodes: grid_table(args, &e.device_info().name)?,
         node_gap,
+        profile,
     };
     let pb = progress("replaying");
     let show_pb = |p| show(&pb, p);
