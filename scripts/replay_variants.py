@@ -63,7 +63,8 @@ def replay(binary, trace, eager_ms, extra):
     doc = json.loads(p.stdout)
     # (`--summary` runs have no replay section: no planned nodes.)
     return {"prediction": doc["result"]["prediction"],
-            "planned_nodes_ms": (doc["result"].get("replay") or {}).get("planned_nodes_ms")}
+            "planned_nodes_ms": (doc["result"].get("replay") or {}).get("planned_nodes_ms"),
+            "warnings": doc.get("warnings", [])}
 
 
 def main():
@@ -103,8 +104,9 @@ def main():
                 f"{n} {row['variants'][n].get('error_pct', float('nan')):+6.1f}%"
                 for n, _ in variants)
             print(f"{group:10s} {r['walk']:28s} {cells}", flush=True)
-    json.dump({"variants": {n: e for n, e in variants}, "walks": rows},
-              open(args.out, "w"), indent=1)
+            # Written after every walk: a run cut short keeps what it replayed.
+            json.dump({"variants": {n: e for n, e in variants}, "walks": rows},
+                      open(args.out, "w"), indent=1)
     for name, _ in variants:
         errs = [w["variants"][name]["error_pct"] for w in rows
                 if "error_pct" in w["variants"].get(name, {})]
