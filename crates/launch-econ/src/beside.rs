@@ -5,13 +5,16 @@
 //! their blocks fit the SMs together: two chains of decode-shaped GEMMs (weights streamed
 //! from device memory, 16 tokens), each GEMM followed by a small add, take longer side by
 //! side than one alone although neither holds a fifth of the GPU, and the more so the more
-//! bytes a second the GEMMs stream together. A trace records bytes only for GEMMs whose
-//! operator's shapes it holds (see [`crate::trace::matmul`]), so the offline model takes the
-//! load of the kernels running at one moment as those GEMMs' operand bytes over their
-//! recorded durations. [`crate::sharing`] shares device memory between the kernels running
-//! together where that load is more than its bandwidth, and stretches a kernel that starts
-//! beside a kernel of another lane by what the measured stretch at that load leaves beyond
-//! that sharing ([`BesideCosts::start_stretch`]).
+//! bytes a second the GEMMs stream together. A trace gives bytes only for kernels whose
+//! operator's shapes it holds: GEMMs (their operands, see [`crate::trace::matmul`]), and
+//! element-wise and normalisation kernels, which read their inputs once and write a result
+//! as large (see [`crate::trace::inputs`]); the offline model takes the load of the kernels
+//! running at one moment as those bytes over their recorded durations. Other kernels' time
+//! is not only their bytes (attention, reductions, gathers): they have no load.
+//! [`crate::sharing`] shares device memory between the kernels running together where that
+//! load is more than its bandwidth, and stretches a kernel that starts beside a kernel of
+//! another lane by what the measured stretch at that load leaves beyond that sharing
+//! ([`BesideCosts::start_stretch`]).
 //!
 //! The stretch is measured here on the device, at the upper level of per-node graph cost:
 //! for each of three GEMM sizes (1024, 2048, 4096 square, fp16), a chain alone, its GEMMs

@@ -11,7 +11,7 @@ use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
 use crate::sharing::{lay_out_sharing, NodeCost};
 use crate::trace::matmul::MatmulRole;
-use crate::trace::{CopyDirection, Op, OpKind, Walk};
+use crate::trace::{is_element_wise, is_normalisation, CopyDirection, Op, OpKind, Walk};
 use crate::wide_grids::WideGrids;
 
 /// What the offline model knows of the device: the profile's inputs and, where known, its
@@ -141,7 +141,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                     fixed_ns: total - work_ns,
                     work_ns,
                     share: l.share(o),
-                    gb_s: gemm_gb_s(o),
+                    gb_s: known_gb_s(o, m.graph_node_beside.map_or(0.0, |c| c.bandwidth_gb_s)),
                 }
             },
             |gb_s| m.graph_node_beside.map_or(0.0, |c| c.start_stretch(gb_s)),
@@ -151,6 +151,30 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
     };
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// What a kernel asks of device memory, GB/s (bytes / ns), where the trace says its bytes: a
+/// recorded GEMM's operands, or for an element-wise or normalisation kernel (by name) its
+/// operator's recorded inputs and the result it writes (as large as the largest input), at
+/// most `bandwidth_gb_s` (where known: more than the device gives means it did not read all
+/// it was given). 0 for other kernels, whose time is not only their bytes.
+fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
+    let gemm = gemm_gb_s(o);
+    if gemm > 0.0
+        || o.duration_ns <= 0.0
+        || !(is_element_wise(&o.name) || is_normalisation(&o.name))
+    {
+        return gemm;
+    }
+    let (Some(read), Some(largest)) = (o.input_bytes, o.largest_input_bytes) else {
+        return 0.0;
+    };
+    let gb_s = (read + largest) / o.duration_ns;
+    if bandwidth_gb_s > 0.0 {
+        gb_s.min(bandwidth_gb_s)
+    } else {
+        gb_s
+    }
 }
 
 /// A recorded GEMM's operand bytes over its recorded duration, GB/s (bytes / ns); 0 for
@@ -398,5 +422,28 @@ pub(crate) mod tests {
         };
         // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
         assert!((graph_step_model(&w, &OfflineDevice::of(&with)) - 0.051).abs() < 1e-12);
+    }
+
+    #[test]
+    fn element_wise_and_normalisation_kernels_load_memory_with_their_recorded_bytes() {
+        let with_inputs = |name: &str, read: f64, largest: f64| Op {
+            input_bytes: Some(read),
+            largest_input_bytes: Some(largest),
+            ..Op::kernel(name, 0.0, 2000.0)
+        };
+        // An add of two 1 MB inputs writes 1 MB more: 3 MB in 2 us.
+        let add = with_inputs("vectorized_elementwise_kernel<add>", 2e6, 1e6);
+        assert!((known_gb_s(&add, 4000.0) - 1500.0).abs() < 1e-9);
+        let norm = with_inputs("vectorized_layer_norm_kernel<c10::Half>", 1e6, 1e6);
+        assert!((known_gb_s(&norm, 4000.0) - 1000.0).abs() < 1e-9);
+        // More than the device gives: it did not read all it was given.
+        let gather = with_inputs("triton_poi_fused_embedding_0", 1e9, 1e9);
+        assert_eq!(known_gb_s(&gather, 4000.0), 4000.0);
+        assert_eq!(known_gb_s(&gather, 0.0), 1e6);
+        // Attention's time is not only its bytes; kernels without recorded inputs have none.
+        let attention = with_inputs("flash_fwd_kernel", 8e6, 4e6);
+        assert_eq!(known_gb_s(&attention, 4000.0), 0.0);
+        let bare = Op::kernel("vectorized_elementwise_kernel<add>", 0.0, 2000.0);
+        assert_eq!(known_gb_s(&bare, 4000.0), 0.0);
     }
 }

@@ -189,7 +189,7 @@ impl StepPrice {
         });
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
             (Some(s), Some(u)) => format!(
-                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the recorded GEMMs running with them)\n",
+                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the kernels running with them whose bytes the trace gives)\n",
                 num(u, 4),
                 num(s, 4)
             ),

@@ -23,9 +23,9 @@ pub struct NodeCost {
     pub work_ns: f64,
     /// The share of the GPU the kernel holds while it runs, 0..=1.
     pub share: f64,
-    /// The kernel's demand on device memory, GB/s, where known (a GEMM with recorded
-    /// shapes), else 0: what a kernel starting beside it pays depends on it (see
-    /// [`crate::beside`]).
+    /// The kernel's demand on device memory, GB/s, where the trace gives its bytes (a GEMM
+    /// with recorded shapes, an element-wise or normalisation kernel with recorded inputs),
+    /// else 0: what a kernel starting beside it pays depends on it (see [`crate::beside`]).
     pub gb_s: f64,
 }
 

@@ -148,6 +148,27 @@ pub fn is_element_wise(name: &str) -> bool {
     name.contains("elementwise_kernel") || name.starts_with("triton_poi_")
 }
 
+/// Whether a kernel's name says it is a normalisation (layer, RMS, batch, group or instance
+/// norm; PyTorch's and Triton's kernels name the operator): like an element-wise kernel it
+/// reads its input once and writes a result as large, so its recorded inputs say what it asks
+/// of device memory.
+pub fn is_normalisation(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "layer_norm",
+        "layernorm",
+        "rms_norm",
+        "rmsnorm",
+        "batch_norm",
+        "batchnorm",
+        "group_norm",
+        "groupnorm",
+        "instance_norm",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
+}
+
 /// Which stream a recorded cross-stream wait is taken to wait on (the trace does not say which
 /// stream recorded the event; see `crate::lanes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -492,6 +513,26 @@ pub(crate) fn check_duration(ns: f64) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normalisations_are_told_by_name_and_random_normals_are_not() {
+        for n in [
+            "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half, float, false>",
+            "triton_red_fused_native_layer_norm_0",
+            "rms_norm_kernel<c10::BFloat16>",
+            "cudnn::bn_fw_inf_1C11_kernel_NCHW / batch_norm",
+            "RMSNormKernel",
+        ] {
+            assert!(is_normalisation(n), "{n}");
+        }
+        for n in [
+            "normal_kernel<float>",
+            "nvjet_sm90_hsh_64x8",
+            "softmax_warp_forward",
+        ] {
+            assert!(!is_normalisation(n), "{n}");
+        }
+    }
 
     #[test]
     fn copy_directions_from_both_profilers() {
