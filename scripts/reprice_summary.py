@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Prices stored validation walks again with `launch-econ replay --summary` (no GPU) and
+reports, per stored run, how many come within 10% of the real graphs that run measured.
+
+A change to the offline model can be judged on every walk ever recorded in seconds, on the
+machine without a GPU: each stored run's eager traces are priced by the new binary (and, with
+`--baseline`, by another, side by side), against the real graph steps the run timed.
+
+    python3 scripts/reprice_summary.py --runs DIR [--runs DIR ...] --launch-econ BIN \\
+        [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8]
+
+`--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
+and the walks' eager traces, `.json` or `.json.gz`). `--show P` lists the walks whose error
+moved by more than P points between the binaries (or, without a baseline, whose error is
+beyond P%).
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+
+def stored_walks(root):
+    """(walk, trace, eager step ms, real graph ms) for every walk of a stored run."""
+    for vj in sorted(glob.glob(os.path.join(root, "*", "validation.json"))):
+        for r in json.load(open(vj)):
+            if "eager_trace" not in r or "eager_step_ms" not in r:
+                continue
+            t = os.path.join(os.path.dirname(vj), os.path.basename(r["eager_trace"]))
+            t = t if os.path.exists(t) else t + ".gz"
+            if os.path.exists(t):
+                yield r["walk"], t, r["eager_step_ms"], r.get(
+                    "graph_step_other_stream_ms", r["graph_step_ms"])
+
+
+def price(binary, trace, eager_ms, profile):
+    """The offline graph step, ms, or the error launch-econ gave."""
+    cmd = [binary, "replay", trace, "--summary", "--eager-step-ms", f"{eager_ms:.6f}",
+           "--export-json", "-"]
+    if profile:
+        cmd += ["--profile", profile]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stderr.strip().splitlines()[-1:] or ["failed"]
+    return json.loads(p.stdout)["result"]["prediction"]["graph_step_ms"], None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", action="append", required=True)
+    ap.add_argument("--launch-econ", required=True)
+    ap.add_argument("--baseline")
+    ap.add_argument("--profile")
+    ap.add_argument("--show", type=float, default=None)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    binaries = [("new", args.launch_econ)] + ([("base", args.baseline)] if args.baseline else [])
+    jobs = [(root, *w) for root in args.runs for w in stored_walks(root)]
+    if not jobs:
+        sys.exit("no stored walks with traces under --runs")
+
+    def run(job):
+        root, walk, trace, eager, real = job
+        errs = {}
+        for name, binary in binaries:
+            got, err = price(binary, trace, eager, args.profile)
+            errs[name] = (got / real - 1) * 100 if got is not None else None
+            if err:
+                print(f"{root} {walk} ({name}): {err[0]}", file=sys.stderr)
+        return root, walk, errs
+
+    with ThreadPoolExecutor(args.jobs) as ex:
+        rows = list(ex.map(run, jobs))
+    for root in args.runs:
+        cells = []
+        for name, _ in binaries:
+            e = [r[2][name] for r in rows if r[0] == root and r[2][name] is not None]
+            if e:
+                cells.append(f"{name}: {sum(abs(x) <= 10 for x in e)} of {len(e)} within 10%, "
+                             f"median |error| {statistics.median(abs(x) for x in e):.1f}%, "
+                             f"{min(e):+.1f}% … {max(e):+.1f}%")
+        print(f"{root}: " + "; ".join(cells))
+    if args.show is not None:
+        for root, walk, errs in rows:
+            new, base = errs.get("new"), errs.get("base")
+            if new is None:
+                continue
+            moved = base is not None and abs(new - base) > args.show
+            if moved or (base is None and abs(new) > args.show):
+                was = f"  (baseline {base:+.1f}%)" if base is not None else ""
+                print(f"  {root} {walk}: {new:+.1f}%{was}")
+
+
+if __name__ == "__main__":
+    main()
