@@ -20,6 +20,8 @@ import statistics
 
 import torch
 
+from validate import capture_torch, fork_join
+
 ROUNDS = 15
 REPLAYS = 20
 CONFIGS = [("float32", "random"), ("float32", "const"), ("float32", "zeros"),
@@ -49,39 +51,14 @@ def chain(dtype, fill, layers, tokens, d, seed):
 
 
 def graphs(dtype, fill, args):
-    """One chain's graph, the two-chain graph, and what both must keep alive (the chains'
-    tensors and the graphs' outputs: a graph replays into the memory it captured)."""
+    """One chain's graph, the two-chain graph (each warmed up and captured on one stream, as
+    `validate.py` captures a walk), and the chains, whose tensors the graphs read: they must
+    stay alive while the graphs replay."""
     a = chain(dtype, fill, args.layers, args.tokens, args.d, 1)
     b = chain(dtype, fill, args.layers, args.tokens, args.d, 2)
-    s1, s2, capture = torch.cuda.Stream(), torch.cuda.Stream(), torch.cuda.Stream()
-
-    def two():
-        main = torch.cuda.current_stream()
-        s1.wait_stream(main)
-        s2.wait_stream(main)
-        with torch.cuda.stream(s1):
-            ya = a()
-        with torch.cuda.stream(s2):
-            yb = b()
-        main.wait_stream(s1)
-        main.wait_stream(s2)
-        return ya + yb
-
-    # Warm up on the capture stream (cuBLAS workspaces, autotuning) before capturing there.
-    capture.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(capture):
-        for _ in range(5):
-            a()
-            two()
-    torch.cuda.current_stream().wait_stream(capture)
-    torch.cuda.synchronize()
-    one_g, two_g = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
-    with torch.cuda.graph(one_g, stream=capture):
-        out_one = a()
-    with torch.cuda.graph(two_g, stream=capture):
-        out_two = two()
-    torch.cuda.synchronize()
-    return one_g, two_g, (a, b, two, out_one, out_two)
+    two = fork_join(a, b)
+    capture = torch.cuda.Stream()
+    return capture_torch(a, capture), capture_torch(two, capture), (a, b, two)
 
 
 def per_replay_ms(graph):
