@@ -70,6 +70,12 @@ pub struct ModelInputs {
 }
 
 impl ModelInputs {
+    /// Device-memory bandwidth the profile measured (a device-to-device copy's, GB/s, see
+    /// [`crate::beside::BesideCosts::bandwidth_gb_s`]); 0 where it holds none.
+    pub fn bandwidth_gb_s(&self) -> f64 {
+        self.graph_node_beside.map_or(0.0, |c| c.bandwidth_gb_s)
+    }
+
     /// The figures every profile holds — replay floor, graph launch (fixed and per node),
     /// build per node and eager issue, µs — and none of the later ones: a profile as an
     /// older launch-econ wrote it.

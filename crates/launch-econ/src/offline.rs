@@ -51,11 +51,7 @@ impl<'a> OfflineDevice<'a> {
 
     /// The memory one replay of `walk` touches, estimated (see [`crate::footprint`]).
     pub fn footprint(&self, walk: &Walk) -> Footprint {
-        let bandwidth = self
-            .inputs
-            .graph_node_beside
-            .map_or(0.0, |c| c.bandwidth_gb_s);
-        Footprint::of(walk, bandwidth, self.sms.map(|s| s.sms))
+        Footprint::of(walk, self.inputs.bandwidth_gb_s(), self.sms.map(|s| s.sms))
     }
 
     /// GPU time every node of `walk`'s graph costs at the upper level beyond the lower, µs:
@@ -124,6 +120,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
             .max(copy_node_ns(o, m))
             + shared_us * 1e3
     };
+    let bandwidth = m.bandwidth_gb_s();
     let spans = match sms {
         Some(l) if schedule.lanes() > 1 => lay_out_sharing(
             schedule,
@@ -141,11 +138,11 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                     fixed_ns: total - work_ns,
                     work_ns,
                     share: l.share(o),
-                    gb_s: known_gb_s(o, m.graph_node_beside.map_or(0.0, |c| c.bandwidth_gb_s)),
+                    gb_s: known_gb_s(o, bandwidth),
                 }
             },
             |gb_s| m.graph_node_beside.map_or(0.0, |c| c.start_stretch(gb_s)),
-            m.graph_node_beside.map_or(0.0, |c| c.bandwidth_gb_s),
+            bandwidth,
         ),
         _ => schedule.lay_out(|op| node_ns(&walk.ops[op])),
     };

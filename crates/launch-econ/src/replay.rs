@@ -492,8 +492,8 @@ fn reads_less_warning(
         return Ok(None);
     }
     let info = e.device_info();
-    let bandwidth = match profile.and_then(|m| m.graph_node_beside) {
-        Some(b) => b.bandwidth_gb_s,
+    let bandwidth = match profile.map(|m| m.bandwidth_gb_s()).filter(|b| *b > 0.0) {
+        Some(b) => b,
         None => crate::roofline::copy_bandwidth(e)?,
     };
     let estimate = Footprint::of(walk, bandwidth, u32::try_from(info.sm_count).ok());
