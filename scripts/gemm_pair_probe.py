@@ -20,6 +20,7 @@ import statistics
 
 import torch
 
+from tf32_walks import relu_chain
 from validate import capture_torch, fork_join
 
 ROUNDS = 15
@@ -40,14 +41,7 @@ def chain(dtype, fill, layers, tokens, d, seed):
             return torch.zeros(*shape, device="cuda", dtype=dtype)
         return torch.full(shape, 0.01, device="cuda", dtype=dtype)
 
-    x, ws = tensor(tokens, d), [tensor(d, d) for _ in range(layers)]
-
-    def step():
-        y = x
-        for w in ws:
-            y = torch.relu(y @ w)
-        return y
-    return step
+    return relu_chain(tensor(tokens, d), [tensor(d, d) for _ in range(layers)])
 
 
 def graphs(dtype, fill, args):

@@ -15,7 +15,6 @@ moved by more than P points between the binaries (or, without a baseline, whose 
 beyond P%).
 """
 import argparse
-import glob
 import json
 import os
 import statistics
@@ -23,18 +22,14 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+from replay_variants import walks
+
 
 def stored_walks(root):
     """(walk, trace, eager step ms, real graph ms) for every walk of a stored run."""
-    for vj in sorted(glob.glob(os.path.join(root, "*", "validation.json"))):
-        for r in json.load(open(vj)):
-            if "eager_trace" not in r or "eager_step_ms" not in r:
-                continue
-            t = os.path.join(os.path.dirname(vj), os.path.basename(r["eager_trace"]))
-            t = t if os.path.exists(t) else t + ".gz"
-            if os.path.exists(t):
-                yield r["walk"], t, r["eager_step_ms"], r.get(
-                    "graph_step_other_stream_ms", r["graph_step_ms"])
+    for _, r, trace in walks([root]):
+        yield r["walk"], trace, r["eager_step_ms"], r.get(
+            "graph_step_other_stream_ms", r["graph_step_ms"])
 
 
 def price(binary, trace, eager_ms, profile):

@@ -20,6 +20,18 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
+def relu_chain(x, ws):
+    """A step of GEMMs with ReLUs: `x` through each weight of `ws` in turn."""
+    import torch
+
+    def run():
+        y = x
+        for w in ws:
+            y = torch.relu(y @ w)
+        return y
+    return run
+
+
 def build(name):
     import torch
     from validate import fork_join
@@ -42,12 +54,5 @@ def build(name):
         wa = [torch.randn(2048, 2048, device=dev) * 0.02 for _ in range(3)]
         wb = [torch.randn(2048, 2048, device=dev) * 0.02 for _ in range(3)]
 
-        def chain(ws):
-            def run():
-                y = x
-                for w in ws:
-                    y = torch.relu(y @ w)
-                return y
-            return run
-        return fork_join(chain(wa), chain(wb)), "torch"
+        return fork_join(relu_chain(x, wa), relu_chain(x, wb)), "torch"
     raise KeyError(name)
