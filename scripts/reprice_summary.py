@@ -7,7 +7,7 @@ machine without a GPU: each stored run's eager traces are priced by the new bina
 `--baseline`, by another, side by side), against the real graph steps the run timed.
 
     python3 scripts/reprice_summary.py --runs DIR [--runs DIR ...] --launch-econ BIN \\
-        [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8]
+        [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8] [--out ERRORS.json]
 
 `--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
 and the walks' eager traces, `.json` or `.json.gz`). `--show P` lists the walks whose error
@@ -52,6 +52,7 @@ def main():
     ap.add_argument("--profile")
     ap.add_argument("--show", type=float, default=None)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--out", help="also write every walk's errors, %, as JSON here")
     args = ap.parse_args()
     binaries = [("new", args.launch_econ)] + ([("base", args.baseline)] if args.baseline else [])
     jobs = [(root, *w) for root in args.runs for w in stored_walks(root)]
@@ -70,6 +71,10 @@ def main():
 
     with ThreadPoolExecutor(args.jobs) as ex:
         rows = list(ex.map(run, jobs))
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump([{"run": root, "walk": walk, "error_pct": errs} for root, walk, errs in rows],
+                      f, indent=1)
     for root in args.runs:
         cells = []
         for name, _ in binaries:
