@@ -67,6 +67,11 @@ pub struct ModelInputs {
     /// on walks of several streams. `None` in older profiles.
     #[serde(default)]
     pub graph_node_beside: Option<crate::beside::BesideCosts>,
+    /// The device's GEMM peaks (see [`crate::roofline`]): `replay --summary` tells with them
+    /// which recorded GEMMs are held by their math, and so hold the SMs they fill for all
+    /// their time. `None` in older profiles.
+    #[serde(default)]
+    pub gemm_peaks: Option<crate::roofline::GemmPeaks>,
 }
 
 impl ModelInputs {
@@ -98,6 +103,7 @@ impl ModelInputs {
             graph_node_other_stream_beyond_l2_us: None,
             copy_nodes: None,
             graph_node_beside: None,
+            gemm_peaks: None,
         }
     }
 }

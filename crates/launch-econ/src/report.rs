@@ -322,6 +322,16 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             );
         }
     }
+    if let Some(g) = m.gemm_peaks {
+        let _ = writeln!(
+            out,
+            "  (cuBLAS GEMMs of 4096 cubed reach f16 {}, bf16 {}, TF32 {}, f32 {} TFLOP/s; replay --summary tells with them which recorded GEMMs hold the SMs by their math)",
+            num(g.f16_tflop_s, 0),
+            num(g.bf16_tflop_s, 0),
+            num(g.tf32_tflop_s, 0),
+            num(g.f32_tflop_s, 0)
+        );
+    }
     if p.saving_ms > 0.0 {
         let _ = writeln!(out, "  saving {:>9} ms per round", num(p.saving_ms, 3));
     } else {

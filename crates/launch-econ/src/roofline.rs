@@ -21,6 +21,7 @@
 use std::collections::HashMap;
 
 use memra_engine::{Engine, Gemm, GemmType};
+use serde::{Deserialize, Serialize};
 
 use crate::trace::matmul::{operand_bytes, MatmulRole};
 use crate::trace::Op;
@@ -61,6 +62,23 @@ impl Roofline {
         let math_ns = flops(&g) / peak;
         let memory_ns = operand_bytes(&g) as f64 / self.bytes_per_ns;
         peak > 0.0 && self.bytes_per_ns > 0.0 && math_ns > memory_ns
+    }
+
+    /// Whether `op` is the first kernel of a recorded GEMM far from being held by its math:
+    /// its math floor under half its memory floor (a decode GEMM's few tokens). A GEMM near
+    /// the ridge (a prefill GEMM of a few hundred tokens, both floors alike) keeps its
+    /// tensor cores busy for all of its blocks' time as one above it does. `false` for
+    /// every other kernel and for element types not measured.
+    pub fn far_below_ridge(&self, op: &Op) -> bool {
+        let Some(g) = self.as_run(op) else {
+            return false;
+        };
+        let Some(&peak) = self.flops_per_ns.get(&g.dtype) else {
+            return false;
+        };
+        let math_ns = flops(&g) / peak;
+        let memory_ns = operand_bytes(&g) as f64 / self.bytes_per_ns;
+        peak > 0.0 && self.bytes_per_ns > 0.0 && 2.0 * math_ns < memory_ns
     }
 
     /// The recorded GEMM of `op` (its first kernel) as the engine runs it: as recorded, but
@@ -121,6 +139,60 @@ fn gemm_types<'a>(ops: impl Iterator<Item = &'a Op>) -> Vec<GemmType> {
     types
 }
 
+/// A device's GEMM peaks, TFLOP/s by element type, as a profile keeps them: `replay
+/// --summary` tells with them, and the profile's bandwidth, which recorded GEMMs are held by
+/// their math ([`Roofline::math_bound`]) without a GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GemmPeaks {
+    pub f16_tflop_s: f64,
+    pub bf16_tflop_s: f64,
+    pub tf32_tflop_s: f64,
+    pub f32_tflop_s: f64,
+}
+
+impl GemmPeaks {
+    /// Measures every element type's peak as [`measure`] does for a walk's.
+    pub fn measure(e: &Engine) -> anyhow::Result<GemmPeaks> {
+        e.prepare_gemm()?;
+        let tflop_s = |t| peak_flops_per_ns(e, t).map(|f| f / 1e3);
+        Ok(GemmPeaks {
+            f16_tflop_s: tflop_s(GemmType::F16)?,
+            bf16_tflop_s: tflop_s(GemmType::Bf16)?,
+            tf32_tflop_s: tflop_s(GemmType::Tf32)?,
+            f32_tflop_s: tflop_s(GemmType::F32)?,
+        })
+    }
+
+    /// These peaks with device memory giving `bytes_per_ns` (GB/s).
+    pub fn roofline(&self, bytes_per_ns: f64) -> Roofline {
+        let flops_per_ns = [
+            (GemmType::F16, self.f16_tflop_s),
+            (GemmType::Bf16, self.bf16_tflop_s),
+            (GemmType::Tf32, self.tf32_tflop_s),
+            (GemmType::F32, self.f32_tflop_s),
+        ]
+        .into_iter()
+        .filter(|&(_, t)| t > 0.0)
+        .map(|(g, t)| (g, t * 1e3))
+        .collect();
+        Roofline {
+            bytes_per_ns,
+            flops_per_ns,
+        }
+    }
+}
+
+/// A square GEMM of [`PEAK_GEMM_SIZE`] in `dtype`: its flops over the fastest of [`RUNS`]
+/// timings, flops per ns (`prepare_gemm` called).
+fn peak_flops_per_ns(e: &Engine, dtype: GemmType) -> anyhow::Result<f64> {
+    let g = Gemm::plain(dtype, PEAK_GEMM_SIZE, PEAK_GEMM_SIZE, PEAK_GEMM_SIZE);
+    let (a, b, c) = g.bytes();
+    let (a, b) = (e.zeros::<u8>(a)?, e.zeros::<u8>(b)?);
+    let mut c = e.zeros::<u8>(c)?;
+    let ms = fastest_ms(|| Ok(e.gpu_time_ms(|| e.gemm(&g, &a, &b, &mut c))?))?;
+    Ok(flops(&g) / (ms * 1e6))
+}
+
 /// Measures the peaks for the element types of `walk_ops`' recorded GEMMs; `None` when they
 /// have none (nothing to decide).
 pub fn measure<'a>(
@@ -135,12 +207,7 @@ pub fn measure<'a>(
     e.prepare_gemm()?;
     let mut flops_per_ns = HashMap::new();
     for dtype in types {
-        let g = Gemm::plain(dtype, PEAK_GEMM_SIZE, PEAK_GEMM_SIZE, PEAK_GEMM_SIZE);
-        let (a, b, c) = g.bytes();
-        let (a, b) = (e.zeros::<u8>(a)?, e.zeros::<u8>(b)?);
-        let mut c = e.zeros::<u8>(c)?;
-        let ms = fastest_ms(|| Ok(e.gpu_time_ms(|| e.gemm(&g, &a, &b, &mut c))?))?;
-        flops_per_ns.insert(dtype, flops(&g) / (ms * 1e6));
+        flops_per_ns.insert(dtype, peak_flops_per_ns(e, dtype)?);
     }
     Ok(Some(Roofline {
         bytes_per_ns,
@@ -275,5 +342,45 @@ mod tests {
         assert!(measure(&e, [Op::kernel("relu", 0.0, 1.0)].iter())
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn only_gemms_far_below_the_ridge_are_far_below_it() {
+        let r = device();
+        // The ridge: 175 flops a byte. One token: ~1 flop a byte.
+        assert!(r.far_below_ridge(&gemm_op(4096, 1, 4096)));
+        // 256 tokens through 2048 x 2048: ~190 flops a byte, near the ridge (math floor
+        // 3.1 us, memory floor 2.6 us), and 1024 tokens above it.
+        assert!(!r.far_below_ridge(&gemm_op(2048, 256, 2048)));
+        assert!(!r.far_below_ridge(&gemm_op(2048, 1024, 2048)));
+        // Types without a peak, and kernels that are not a recorded GEMM, are not judged.
+        let mut f16 = gemm_op(4096, 1, 4096);
+        if let Some(MatmulRole::Call(g)) = &mut f16.matmul {
+            g.dtype = GemmType::F16;
+        }
+        assert!(!r.far_below_ridge(&f16));
+        assert!(!r.far_below_ridge(&Op::kernel("nvjet", 0.0, 10_000.0)));
+    }
+
+    #[test]
+    fn a_profiles_peaks_give_the_roofline_of_the_types_measured() {
+        let peaks = GemmPeaks {
+            f16_tflop_s: 800.0,
+            bf16_tflop_s: 700.0,
+            tf32_tflop_s: 0.0,
+            f32_tflop_s: 50.0,
+        };
+        let r = peaks.roofline(4000.0);
+        assert_eq!(r.bytes_per_ns, 4000.0);
+        assert_eq!(r.flops_per_ns.get(&GemmType::Bf16), Some(&700_000.0));
+        assert_eq!(r.flops_per_ns.get(&GemmType::F32), Some(&50_000.0));
+        assert!(
+            !r.flops_per_ns.contains_key(&GemmType::Tf32),
+            "not measured"
+        );
+        // As a profile stores them.
+        let json = serde_json::to_value(peaks).unwrap();
+        assert_eq!(json["bf16_tflop_s"], 700.0);
+        assert_eq!(serde_json::from_value::<GemmPeaks>(json).unwrap(), peaks);
     }
 }

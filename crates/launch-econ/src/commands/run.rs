@@ -38,7 +38,8 @@ pub fn fit_sizes(n: usize) -> Vec<usize> {
 }
 
 /// Model inputs from a measured point, the launch fit, the graph node gap, the step between
-/// the two levels of per-node graph cost (µs) and what host↔device copy nodes cost.
+/// the two levels of per-node graph cost (µs), what host↔device copy nodes cost, what GEMMs
+/// of two streams cost side by side and the GEMM peaks.
 pub fn model_inputs(
     p: &Point,
     fit: Option<&LaunchFit>,
@@ -46,6 +47,7 @@ pub fn model_inputs(
     level_steps: Option<crate::other_stream::LevelSteps>,
     copy_nodes: Option<CopyNodeCosts>,
     beside: Option<crate::beside::BesideCosts>,
+    gemm_peaks: Option<crate::roofline::GemmPeaks>,
 ) -> ModelInputs {
     let n = p.config.launches as f64;
     let (fixed, per_node) = match fit {
@@ -66,6 +68,7 @@ pub fn model_inputs(
         graph_node_other_stream_beyond_l2_us: level_steps.and_then(|l| l.beyond_l2_us),
         copy_nodes,
         graph_node_beside: beside,
+        gemm_peaks,
     }
 }
 
@@ -122,6 +125,8 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     pb.set_prefix("measuring graph nodes beside another stream");
     let beside =
         crate::beside::measure(&e).context("measuring graph nodes beside another stream")?;
+    pb.set_prefix("measuring GEMM peaks");
+    let peaks = crate::roofline::GemmPeaks::measure(&e).context("measuring GEMM peaks")?;
     pb.finish_and_clear();
 
     let inputs = model_inputs(
@@ -131,6 +136,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(level_steps),
         Some(copy_nodes),
         Some(beside),
+        Some(peaks),
     );
     let round = Round {
         launches: args.round.round_launches,
