@@ -95,6 +95,22 @@ impl BesideCosts {
         }
     }
 
+    /// The share of the GPU held, while it runs, by a kernel that fills the SMs in one round
+    /// of blocks and is held by memory or latency rather than by its math, as the pair at the
+    /// highest load says: those GEMMs (4096 square at 16 tokens, one round of blocks that each
+    /// take a whole SM) ran `1 + stretch` times as long side by side as alone, and two kernels
+    /// that each hold `h` of the GPU and share it take `2h` of their time together, so
+    /// `h = (1 + stretch) / 2`, at most 1. Such a kernel's blocks retire at different times and
+    /// the other kernel's blocks take the SMs they leave, which its resident blocks alone do not
+    /// say. `None` without a measured point.
+    pub fn one_round_hold(&self) -> Option<f64> {
+        self.points
+            .iter()
+            .rev()
+            .find(|p| p.load_gb_s > 0.0)
+            .map(|p| ((1.0 + p.stretch.max(0.0)) / 2.0).min(1.0))
+    }
+
     /// The stretch a kernel takes when it starts at a load of `gb_s`, beyond what sharing the
     /// bandwidth already costs it: the measured pair ran `1 + stretch` times as long, of which
     /// the memory slowdown at that load is the part [`crate::sharing`] prices as it goes.
@@ -242,6 +258,28 @@ mod tests {
             bandwidth_gb_s: 0.0,
         };
         assert_eq!(none.stretch(800.0), 0.0);
+    }
+
+    #[test]
+    fn a_one_round_kernel_holds_what_the_widest_pair_says() {
+        // The last measured point: two GEMMs side by side took 1.5 times one alone, so each
+        // held three quarters of the GPU.
+        let c = BesideCosts {
+            points: [point(1000.0, 0.2), point(3000.0, 0.5), point(0.0, 5.0)],
+            bandwidth_gb_s: 0.0,
+        };
+        assert_eq!(c.one_round_hold(), Some(0.75));
+        // One after the other (or worse) holds all of it, no more.
+        let serial = BesideCosts {
+            points: [point(1000.0, 0.2), point(2000.0, 0.5), point(3000.0, 1.4)],
+            bandwidth_gb_s: 0.0,
+        };
+        assert_eq!(serial.one_round_hold(), Some(1.0));
+        let none = BesideCosts {
+            points: [point(0.0, 1.0); 3],
+            bandwidth_gb_s: 0.0,
+        };
+        assert_eq!(none.one_round_hold(), None);
     }
 
     #[test]

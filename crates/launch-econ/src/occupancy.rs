@@ -127,6 +127,14 @@ impl SmLimits {
         u64::from(self.resident_blocks(threads, resources)) * u64::from(self.sms)
     }
 
+    /// Whether `op` is a kernel whose blocks the SMs hold all at once: one round of blocks.
+    pub fn one_round(&self, op: &Op) -> bool {
+        let OpKind::Kernel { grid, block } = op.kind else {
+            return false;
+        };
+        LaunchShape::of(grid, block).blocks() <= self.resident_grid(block, op.resources)
+    }
+
     /// The share of the GPU `op` holds while it runs: its blocks over the blocks all SMs hold
     /// at once, at most 1 (a kernel of several waves holds all of it). 0 for copies and
     /// memsets, which the copy engines and not the SMs run.
@@ -236,6 +244,10 @@ mod tests {
         // 8 blocks of 128 threads: 8 of 132 × 16.
         let s = l.share(&kernel((8, 1, 1), 128, None));
         assert!((s - 8.0 / 2112.0).abs() < 1e-12, "{s}");
+        assert!(l.one_round(&kernel((8, 1, 1), 128, None)));
+        // 132 one-an-SM blocks are one round, 133 are two.
+        assert!(l.one_round(&kernel((132, 1, 1), 384, Some(gemm))));
+        assert!(!l.one_round(&kernel((133, 1, 1), 384, Some(gemm))));
         // Several waves hold the whole GPU, no more.
         assert_eq!(l.share(&kernel((100_000, 1, 1), 256, None)), 1.0);
         let copy = Op {
@@ -243,6 +255,7 @@ mod tests {
             ..Op::kernel("memset", 0.0, 1000.0)
         };
         assert_eq!(l.share(&copy), 0.0);
+        assert!(!l.one_round(&copy));
     }
 
     #[test]

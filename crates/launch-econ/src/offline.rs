@@ -9,8 +9,9 @@ use crate::footprint::{Footprint, LevelStep};
 use crate::lanes::Schedule;
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
+use crate::roofline::Roofline;
 use crate::sharing::{lay_out_sharing, NodeCost};
-use crate::trace::matmul::MatmulRole;
+use crate::trace::matmul::{is_blas_kernel, MatmulRole};
 use crate::trace::{is_element_wise, is_normalisation, CopyDirection, Op, OpKind, Walk};
 use crate::wide_grids::WideGrids;
 
@@ -121,6 +122,10 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
             + shared_us * 1e3
     };
     let bandwidth = m.bandwidth_gb_s();
+    let roofline = m
+        .gemm_peaks
+        .filter(|_| bandwidth > 0.0)
+        .map(|p| p.roofline(bandwidth));
     let spans = match sms {
         Some(l) if schedule.lanes() > 1 => lay_out_sharing(
             schedule,
@@ -137,7 +142,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                 NodeCost {
                     fixed_ns: total - work_ns,
                     work_ns,
-                    share: l.share(o),
+                    share: held_share(o, l, m, roofline.as_ref()),
                     gb_s: known_gb_s(o, bandwidth),
                 }
             },
@@ -148,6 +153,39 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
     };
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// At most this many of a kernel's blocks fit an SM for it to count as a kernel of fat
+/// blocks: the measured pair's GEMMs hold one an SM, decode attention two.
+const FAT_BLOCKS_PER_SM: u32 = 2;
+
+/// The share of the GPU `o` holds while it runs beside other lanes: its blocks' share of
+/// what the SMs hold ([`SmLimits::share`]), but no more than the profile's widest GEMM pair
+/// says ([`crate::beside::BesideCosts::one_round_hold`]) for a kernel like that pair's: one
+/// round of fat blocks ([`FAT_BLOCKS_PER_SM`]) whose time is not its math. A recorded GEMM is
+/// such a kernel where the profile's peaks put it far below the ridge
+/// ([`Roofline::far_below_ridge`]: two 256-token prefill GEMMs side by side take as long as
+/// one after the other); a cuBLAS kernel they cannot judge (no shapes recorded, or a profile
+/// without peaks) keeps its share.
+fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>) -> f64 {
+    let share = l.share(o);
+    let (Some(hold), OpKind::Kernel { block, .. }) = (
+        m.graph_node_beside.and_then(|c| c.one_round_hold()),
+        &o.kind,
+    ) else {
+        return share;
+    };
+    let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
+    let fat = l.resident_blocks(threads, o.resources) <= FAT_BLOCKS_PER_SM;
+    let not_math = match (o.matmul, roofline) {
+        (Some(MatmulRole::Call(_)), Some(r)) => r.far_below_ridge(o),
+        _ => !is_blas_kernel(&o.name),
+    };
+    if fat && not_math && l.one_round(o) {
+        share.min(hold)
+    } else {
+        share
+    }
 }
 
 /// What a kernel asks of device memory, GB/s (bytes / ns), where the trace says its bytes: a
@@ -442,5 +480,68 @@ pub(crate) mod tests {
         assert_eq!(known_gb_s(&attention, 4000.0), 0.0);
         let bare = Op::kernel("vectorized_elementwise_kernel<add>", 0.0, 2000.0);
         assert_eq!(known_gb_s(&bare, 4000.0), 0.0);
+    }
+
+    #[test]
+    fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
+        use crate::beside::{BesideCosts, BesidePoint};
+        use crate::occupancy::BlockResources;
+        use crate::roofline::GemmPeaks;
+        use memra_engine::{Gemm, GemmType};
+        let l = SmLimits::of("9.0", 132).unwrap();
+        let point = |load_gb_s, stretch| BesidePoint {
+            load_gb_s,
+            stretch,
+            gemm_us: 10.0,
+        };
+        // The widest pair ran 1.5 times one alone: such a kernel holds 0.75.
+        let m = ModelInputs {
+            graph_node_beside: Some(BesideCosts {
+                points: [point(1000.0, 0.1), point(2000.0, 0.2), point(5000.0, 0.5)],
+                bandwidth_gb_s: 4000.0,
+            }),
+            ..inputs()
+        };
+        let peaks = GemmPeaks {
+            f16_tflop_s: 800.0,
+            bf16_tflop_s: 800.0,
+            tf32_tflop_s: 400.0,
+            f32_tflop_s: 50.0,
+        };
+        let r = peaks.roofline(4000.0);
+        let fat = BlockResources {
+            registers_per_thread: 168,
+            shared_bytes: 164_308,
+        };
+        let kernel = |name: &str, blocks: u32, threads: u32, res, matmul| Op {
+            kind: OpKind::Kernel {
+                grid: (blocks, 1, 1),
+                block: (threads, 1, 1),
+            },
+            resources: res,
+            matmul,
+            ..Op::kernel(name, 0.0, 10_000.0)
+        };
+        let gemm = |n| Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, 4096, n, 4096)));
+        // A decode GEMM (one token) in 128 fat blocks: 0.97 by its blocks, 0.75 as the pair.
+        let gemv = kernel("nvjet_gemv", 128, 384, Some(fat), gemm(1));
+        assert!((held_share(&gemv, &l, &m, Some(&r)) - 0.75).abs() < 1e-12);
+        // The same kernel as a 1024-token GEMM, held by its math, and as one the profile
+        // cannot judge (no peaks, or no shapes): its blocks' share.
+        let prefill = kernel("nvjet_prefill", 128, 384, Some(fat), gemm(1024));
+        assert!((held_share(&prefill, &l, &m, Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
+        assert!((held_share(&gemv, &l, &m, None) - 128.0 / 132.0).abs() < 1e-12);
+        let unjudged = kernel("nvjet_gemv", 128, 384, Some(fat), None);
+        assert!((held_share(&unjudged, &l, &m, Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
+        // Attention (not cuBLAS) in fat blocks: 0.75; in two rounds of them: all of the GPU.
+        let attention = kernel("flash_fwd", 128, 384, Some(fat), None);
+        assert!((held_share(&attention, &l, &m, Some(&r)) - 0.75).abs() < 1e-12);
+        let two_rounds = kernel("flash_fwd", 264, 384, Some(fat), None);
+        assert_eq!(held_share(&two_rounds, &l, &m, Some(&r)), 1.0);
+        // An element-wise kernel of 2048 small blocks (16 an SM) is not of that kind.
+        let adds = kernel("add", 2048, 128, None, None);
+        assert!((held_share(&adds, &l, &m, Some(&r)) - 2048.0 / 2112.0).abs() < 1e-12);
+        // A profile without the pair: the blocks' share.
+        assert!((held_share(&gemv, &l, &inputs(), Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
     }
 }

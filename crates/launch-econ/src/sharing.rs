@@ -3,7 +3,8 @@
 //! [`Schedule::lay_out`] gives every op its own cost whatever else runs: the lanes overlap
 //! perfectly, a lower bound for a graph whose streams' kernels compete for the SMs. Here each
 //! node is a front-end part (the graph's per-node cost, which no other kernel slows) followed
-//! by its kernel, which holds a share of the GPU ([`crate::occupancy`]) and, where its bytes
+//! by its kernel, which holds a share of the GPU ([`crate::occupancy`]; a kernel of one round
+//! of fat blocks no more than the profile's widest GEMM pair held, see `crate::offline`) and, where its bytes
 //! are known, asks for a load on device memory. While the kernels running at one moment hold
 //! more than the whole GPU, or ask for more than the memory's bandwidth, every one of them
 //! advances at the whole over their demand (the larger of the two): work is conserved, as
