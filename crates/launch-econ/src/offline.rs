@@ -146,7 +146,10 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                     gb_s: known_gb_s(o, bandwidth),
                 }
             },
-            |gb_s| m.graph_node_beside.map_or(0.0, |c| c.start_stretch(gb_s)),
+            |gb_s, held| {
+                m.graph_node_beside
+                    .map_or(0.0, |c| c.start_stretch(gb_s, held))
+            },
             bandwidth,
         ),
         _ => schedule.lay_out(|op| node_ns(&walk.ops[op])),

@@ -9,9 +9,10 @@
 //! more than the whole GPU, or ask for more than the memory's bandwidth, every one of them
 //! advances at the whole over their demand (the larger of the two): work is conserved, as
 //! when blocks that find no room wait for blocks of other kernels to retire. A kernel that
-//! starts beside kernels of other lanes, and fits beside them, is stretched by what was
-//! measured for kernels side by side at that load ([`crate::beside`]). One lane alone comes
-//! out as [`Schedule::lay_out`] does.
+//! starts beside kernels of other lanes is stretched by what was measured for kernels side by
+//! side at that load beyond what that sharing already costs ([`crate::beside`]), so a pair
+//! like the measured one comes out as measured. One lane alone comes out as
+//! [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
 
@@ -48,13 +49,14 @@ const DONE_NS: f64 = 1e-6;
 /// Lays `schedule` out with side-by-side kernels sharing the GPU's SMs and, above
 /// `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold more
 /// than the SMs or ask for more than the bandwidth, each advances at the whole over their
-/// demand, the larger of the two. A kernel that starts while kernels of other lanes run, and
-/// fits beside them, has `stretch(load)` times its work added, the load being its own and
-/// their GB/s together. Returns each op's lane, start and end, ns, in the order the ops end.
+/// demand, the larger of the two. A kernel that starts while kernels of other lanes run has
+/// `stretch(load, held)` times its work added, the load being its own and their GB/s
+/// together, `held` their shares of the GPU together. Returns each op's lane, start and end,
+/// ns, in the order the ops end.
 pub fn lay_out_sharing(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
-    stretch: impl Fn(f64) -> f64,
+    stretch: impl Fn(f64, f64) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
     let lanes = schedule.lanes();
@@ -174,9 +176,9 @@ pub fn lay_out_sharing(
                 state[l] = State::Ready;
             }
         }
-        // A kernel that starts while kernels of other lanes run, and fits beside them, runs
-        // longer by the stretch measured at the memory load of all of them; where they hold
-        // more than the GPU, the sharing prices their contention instead.
+        // A kernel that starts while kernels of other lanes run runs longer by what the
+        // stretch measured at the memory load of all of them leaves beyond the sharing of
+        // the SMs they hold and of the memory.
         let running: Vec<Option<(f64, f64)>> = state
             .iter()
             .map(|s| match *s {
@@ -184,15 +186,15 @@ pub fn lay_out_sharing(
                 _ => None,
             })
             .collect();
-        let fits = running.iter().flatten().map(|r| r.0).sum::<f64>() <= 1.0;
+        let held: f64 = running.iter().flatten().map(|r| r.0).sum();
         let load: f64 = running.iter().flatten().map(|r| r.1).sum();
         for l in starting {
             let another = running
                 .iter()
                 .enumerate()
                 .any(|(m, r)| m != l && r.is_some());
-            if let (true, true, State::Kernel { left_ns, .. }) = (fits, another, &mut state[l]) {
-                *left_ns *= 1.0 + stretch(load).max(0.0);
+            if let (true, State::Kernel { left_ns, .. }) = (another, &mut state[l]) {
+                *left_ns *= 1.0 + stretch(load, held).max(0.0);
             }
         }
     }
@@ -260,7 +262,7 @@ mod tests {
             node(1.0, 20.0, 0.3),
             node(1.0, 30.0, 0.6),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op % 3], |_| 0.0, 0.0);
+        let spans = lay_out_sharing(&s, |op| costs[op % 3], |_, _| 0.0, 0.0);
         let plain = s.lay_out(|op| costs[op % 3].fixed_ns + costs[op % 3].work_ns);
         assert_eq!(spans.len(), 4);
         // 11 + max(21, 31) + 11.
@@ -278,7 +280,7 @@ mod tests {
             node(0.0, 12.0, 0.75),
             node(0.0, 20.0, 0.75),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0, 0.0);
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_, _| 0.0, 0.0);
         let lane1 = spans.iter().find(|s| s.0 == 1).unwrap();
         let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
         assert!((lane1.2 - 18.0).abs() < 1e-9, "{spans:?}");
@@ -303,7 +305,7 @@ mod tests {
             node(0.0, 10.0, 1.0),
             node(10.0, 5.0, 1.0),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_| 0.0, 0.0);
+        let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_, _| 0.0, 0.0);
         let lane2 = spans.iter().find(|s| s.0 == 2).unwrap();
         assert!((lane2.2 - 15.0).abs() < 1e-9, "{spans:?}");
     }
@@ -317,7 +319,7 @@ mod tests {
             forks_on_join: 0,
         };
         let c = |op: usize| node(0.5 * op as f64, 3.0 + op as f64, 1.0);
-        let spans = lay_out_sharing(&s, c, |_| 0.0, 0.0);
+        let spans = lay_out_sharing(&s, c, |_, _| 0.0, 0.0);
         let plain = s.lay_out(|op| c(op).fixed_ns + c(op).work_ns);
         assert_eq!(spans.len(), plain.len());
         for (a, b) in spans.iter().zip(&plain) {
@@ -335,8 +337,9 @@ mod tests {
             gb_s,
             ..node(1.0, 10.0, share)
         };
-        // 10% per 100 GB/s of load.
-        let stretch = |gb_s: f64| gb_s / 1000.0;
+        // Measured: 10% per 100 GB/s of load, of which the sharing of the SMs prices `held`
+        // where the kernels hold more than the GPU (as `BesideCosts::start_stretch` does).
+        let stretch = |gb_s: f64, held: f64| (1.0 + gb_s / 1000.0) / held.max(1.0) - 1.0;
         // Lanes 1 and 2 start their kernels together, beside each other, at a load of 200 +
         // 300 GB/s: each of them runs half as long again.
         let costs = [node(1.0, 10.0, 1.0), gemm(200.0, 0.2), gemm(300.0, 0.3)];
@@ -356,12 +359,17 @@ mod tests {
         let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
         assert!((lane(1).2 - 22.0).abs() < 1e-9, "{spans:?}");
         assert!((lane(2).2 - 41.0).abs() < 1e-9, "{spans:?}");
-        // Kernels that together hold more than the GPU share it instead: both at rate
-        // 1 / 1.2 for 10 ns of work, 12 ns, no stretch.
+        // Kernels that together hold more than the GPU share it: both at rate 1 / 1.2, and
+        // stretched by what the measured 1.5x leaves beyond that, 1.5 / 1.2: 12.5 ns of work
+        // in 15 ns, as measured.
         let full = [node(1.0, 10.0, 1.0), gemm(200.0, 0.6), gemm(300.0, 0.6)];
         let spans = lay_out_sharing(&s, |op| full[op.min(2)], stretch, 0.0);
+        assert!((end(&spans) - 38.0).abs() < 1e-9, "{spans:?}");
+        // Held beyond what was measured: the sharing alone, 1.8 x 10 ns.
+        let fuller = [node(1.0, 10.0, 1.0), gemm(200.0, 0.9), gemm(300.0, 0.9)];
+        let spans = lay_out_sharing(&s, |op| fuller[op.min(2)], stretch, 0.0);
         assert!(
-            (end(&spans) - (11.0 + 13.0 + 11.0)).abs() < 1e-9,
+            (end(&spans) - (11.0 + 19.0 + 11.0)).abs() < 1e-9,
             "{spans:?}"
         );
     }
@@ -380,7 +388,7 @@ mod tests {
             gemm(1500.0),
             node(0.0, 0.0, 0.0),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op], |_| 0.0, 2000.0);
+        let spans = lay_out_sharing(&s, |op| costs[op], |_, _| 0.0, 2000.0);
         assert!((end(&spans) - 15.0).abs() < 1e-9, "{spans:?}");
         // A kernel that alone asks for more (3000) is the bandwidth: with 1000 beside it,
         // both at 3000 / 4000.
@@ -390,10 +398,10 @@ mod tests {
             gemm(1000.0),
             node(0.0, 0.0, 0.0),
         ];
-        let spans = lay_out_sharing(&s, |op| costs[op], |_| 0.0, 2000.0);
+        let spans = lay_out_sharing(&s, |op| costs[op], |_, _| 0.0, 2000.0);
         assert!((end(&spans) - 40.0 / 3.0).abs() < 1e-9, "{spans:?}");
         // Without a bandwidth they fit the SMs and run as laid out.
-        let spans = lay_out_sharing(&s, |op| costs[op], |_| 0.0, 0.0);
+        let spans = lay_out_sharing(&s, |op| costs[op], |_, _| 0.0, 0.0);
         assert!((end(&spans) - 10.0).abs() < 1e-9, "{spans:?}");
         // A lone kernel above the bandwidth is not slowed by it.
         let lone = [
@@ -402,7 +410,7 @@ mod tests {
             node(0.0, 0.0, 0.0),
             node(0.0, 0.0, 0.0),
         ];
-        let spans = lay_out_sharing(&s, |op| lone[op], |_| 0.0, 2000.0);
+        let spans = lay_out_sharing(&s, |op| lone[op], |_, _| 0.0, 2000.0);
         assert!((end(&spans) - 10.0).abs() < 1e-9, "{spans:?}");
     }
 }
