@@ -39,6 +39,8 @@ GROUPS = [
     ("decoder", "decoder_walks.py", "fp16_decoder_1024_l24,fp16_decoder_4096_l32"),
     ("stream", "stream_walks.py", "two_streams_linear,two_streams_attention,three_streams"),
     ("tf32", "tf32_walks.py", "tf32_mlp_prefill,tf32_two_branches"),
+    ("fat", "fat_block_walks.py", "gemv_trio_mixed,attention_beside_prefill,gated_pair_b4,"
+                                  "attention_pair_32_heads"),
     ("copies", "copy_node_walks.py", "adds_only,adds_small_copies,adds_large_copies"),
     ("short", "short_kernel_walks.py", "adds_768,adds_64k,adds_1m,mixed_768,adds_768_f32"),
 ]
