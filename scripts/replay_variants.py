@@ -28,8 +28,20 @@ import tempfile
 
 
 def walks(runs):
-    """(group, record, trace path) for every stored walk with a replayable trace."""
+    """(group, record, trace path) for every stored walk with a replayable trace: the groups
+    of a `validate_all.py` directory, or a `kernel_pair_walks.py` directory's pairs.jsonl."""
     for root in runs:
+        pairs = os.path.join(root, "pairs.jsonl")
+        if os.path.isfile(pairs):
+            for line in open(pairs):
+                r = json.loads(line)
+                if "eager_trace" not in r or "eager_step_ms" not in r:
+                    continue
+                base = os.path.join(root, os.path.basename(r["eager_trace"]))
+                for t in (base, base + ".gz"):
+                    if os.path.exists(t):
+                        yield "pairs", r, t
+                        break
         for group in sorted(os.listdir(root)):
             vj = os.path.join(root, group, "validation.json")
             if not os.path.isfile(vj):

@@ -10,7 +10,8 @@ machine without a GPU: each stored run's eager traces are priced by the new bina
         [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8] [--out ERRORS.json]
 
 `--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
-and the walks' eager traces, `.json` or `.json.gz`). `--show P` lists the walks whose error
+and the walks' eager traces, `.json` or `.json.gz`), or one holding a `pairs.jsonl` of
+validation records beside their traces (the kernel-pair probes). `--show P` lists the walks whose error
 moved by more than P points between the binaries (or, without a baseline, whose error is
 beyond P%).
 """
