@@ -96,13 +96,13 @@ impl BesideCosts {
     }
 
     /// The share of the GPU held, while it runs, by a kernel that fills the SMs in one round
-    /// of blocks and is held by memory or latency rather than by its math, as the pair at the
-    /// highest load says: those GEMMs (4096 square at 16 tokens, one round of blocks that each
-    /// take a whole SM) ran `1 + stretch` times as long side by side as alone, and two kernels
-    /// that each hold `h` of the GPU and share it take `2h` of their time together, so
-    /// `h = (1 + stretch) / 2`, at most 1. Such a kernel's blocks retire at different times and
-    /// the other kernel's blocks take the SMs they leave, which its resident blocks alone do not
-    /// say. `None` without a measured point.
+    /// of fat blocks and is held by memory or latency rather than by its math, as the pair at
+    /// the highest load measured it: those GEMMs (4096 square at 16 tokens: 96 blocks that
+    /// each take a whole SM) ran `1 + stretch` times as long side by side as alone, as two
+    /// kernels that each hold `h = (1 + stretch) / 2` of the GPU and share it would (at most
+    /// 1). A decode GEMV of 128 such blocks holds 0.97 of the SMs by its blocks, yet two side
+    /// by side overlap about as the measured pair does: their blocks retire at different times
+    /// and the other's take the SMs they leave. `None` without a measured point.
     pub fn one_round_hold(&self) -> Option<f64> {
         self.points
             .iter()
