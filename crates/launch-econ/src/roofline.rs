@@ -53,15 +53,8 @@ impl Roofline {
     /// the type it runs with ([`Roofline::as_run`]), is longer than its memory floor; `false`
     /// for every other kernel and for element types not measured.
     pub fn math_bound(&self, op: &Op) -> bool {
-        let Some(g) = self.as_run(op) else {
-            return false;
-        };
-        let Some(&peak) = self.flops_per_ns.get(&g.dtype) else {
-            return false;
-        };
-        let math_ns = flops(&g) / peak;
-        let memory_ns = operand_bytes(&g) as f64 / self.bytes_per_ns;
-        peak > 0.0 && self.bytes_per_ns > 0.0 && math_ns > memory_ns
+        self.floors_ns(op)
+            .is_some_and(|(math_ns, memory_ns)| math_ns > memory_ns)
     }
 
     /// Whether `op` is the first kernel of a recorded GEMM far from being held by its math:
@@ -70,15 +63,22 @@ impl Roofline {
     /// tensor cores busy for all of its blocks' time as one above it does. `false` for
     /// every other kernel and for element types not measured.
     pub fn far_below_ridge(&self, op: &Op) -> bool {
-        let Some(g) = self.as_run(op) else {
-            return false;
-        };
-        let Some(&peak) = self.flops_per_ns.get(&g.dtype) else {
-            return false;
-        };
-        let math_ns = flops(&g) / peak;
-        let memory_ns = operand_bytes(&g) as f64 / self.bytes_per_ns;
-        peak > 0.0 && self.bytes_per_ns > 0.0 && 2.0 * math_ns < memory_ns
+        self.floors_ns(op)
+            .is_some_and(|(math_ns, memory_ns)| 2.0 * math_ns < memory_ns)
+    }
+
+    /// The (math, memory) floors of `op`'s recorded GEMM as the engine runs it, ns: its flops
+    /// at its type's peak, its operand bytes at the bandwidth. `None` for every other kernel,
+    /// for element types not measured and without a positive peak and bandwidth.
+    fn floors_ns(&self, op: &Op) -> Option<(f64, f64)> {
+        let g = self.as_run(op)?;
+        let peak = *self.flops_per_ns.get(&g.dtype)?;
+        (peak > 0.0 && self.bytes_per_ns > 0.0).then(|| {
+            (
+                flops(&g) / peak,
+                operand_bytes(&g) as f64 / self.bytes_per_ns,
+            )
+        })
     }
 
     /// The recorded GEMM of `op` (its first kernel) as the engine runs it: as recorded, but
