@@ -210,16 +210,12 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
 }
 
 /// What the shipped profile's widest GEMM pair says a kernel of one round of fat blocks
-/// holds of the GPU: (1 + its stretch) / 2, at most 1.
+/// holds of the GPU.
 fn one_round_hold() -> f64 {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../profiles/h200.json");
-    let profile: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let points = profile["result"]["model_inputs"]["graph_node_beside"]["points"]
-        .as_array()
-        .unwrap();
-    let stretch = points.last().unwrap()["stretch"].as_f64().unwrap();
-    ((1.0 + stretch) / 2.0).min(1.0)
+    launch_econ::document::ModelProfile::shipped_for("NVIDIA H200")
+        .and_then(|p| p.model_inputs.graph_node_beside)
+        .and_then(|c| c.one_round_hold())
+        .expect("the shipped profile measured GEMM pairs")
 }
 
 /// Two side branches whose kernels each fill the GPU with one round of fat blocks (132
