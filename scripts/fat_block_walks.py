@@ -69,49 +69,15 @@ def attention_beside_prefill():
 def gated_pair_b4():
     """Two fp16 gated-MLP branches at batch 4 (hidden 2560 -> 6912, gate and up in one GEMM,
     SiLU, 3 layers) on two streams."""
-    import torch
-    f = torch.nn.functional
-    d, h, layers, batch = 2560, 6912, 3, 4
-    with torch.device("cuda"):
-        branches = [[(torch.randn(2 * h, d, dtype=torch.float16) * 0.02,
-                      torch.randn(d, h, dtype=torch.float16) * 0.02) for _ in range(layers)]
-                    for _ in range(2)]
-        x = torch.randn(batch, d, dtype=torch.float16)
-
-    def branch(ws):
-        def run():
-            y = x
-            for gate_up, down in ws:
-                g, u = f.linear(y, gate_up).chunk(2, dim=-1)
-                y = y + f.linear(f.silu(g) * u, down)
-            return y
-        return run
-    return fork_join_n([branch(ws) for ws in branches])
+    from unseen_walks import gated_mlp_experts
+    return fork_join_n(gated_mlp_experts(2, 2560, 6912, 3, 4))
 
 
 def attention_pair_32_heads():
     """Two bf16 chains of decode attention on two streams, 32 heads of 128 over 4096 cached
     positions, 4 layers each, with a 4096 x 4096 output projection between layers."""
-    import torch
-    f = torch.nn.functional
-    heads, hd, n, positions = 32, 128, 4, 4096
-    d = heads * hd
-    with torch.device("cuda"):
-        branches = [([(torch.randn(1, heads, positions, hd, dtype=torch.bfloat16),
-                       torch.randn(1, heads, positions, hd, dtype=torch.bfloat16))
-                      for _ in range(n)],
-                     torch.randn(d, d, dtype=torch.bfloat16) * 0.02) for _ in range(2)]
-        q0 = torch.randn(1, heads, 1, hd, dtype=torch.bfloat16)
-
-    def chain(kv, w):
-        def run():
-            q = q0
-            for k, v in kv:
-                a = f.scaled_dot_product_attention(q, k, v)
-                q = f.linear(a.reshape(1, d), w).reshape(1, heads, 1, hd)
-            return q.reshape(-1)
-        return run
-    return fork_join_n([chain(kv, w) for kv, w in branches])
+    from paced_walks import attention_pair
+    return attention_pair(32, 128, 4, 4096)
 
 
 def build(name):

@@ -53,19 +53,19 @@ def two_requests_decode():
                         decoder(2048, 16, 4, 5632, 6144, torch.float16)])
 
 
-def attention_pair_8192():
-    """Two bf16 chains of decode attention on two streams, 8 heads of 128 over 8192 cached
-    positions, 5 layers each, with a small projection between layers: two memory-bound
-    chains side by side."""
+def attention_pair(heads, hd, n, positions):
+    """Two bf16 chains of decode attention on two streams, `heads` heads of `hd` over
+    `positions` cached positions, `n` layers each, with a `heads * hd` square output
+    projection between layers."""
     import torch
     f = torch.nn.functional
-    heads, hd, n = 8, 128, 5
     d = heads * hd
     with torch.device("cuda"):
         branches = []
         for _ in range(2):
-            kv = [(torch.randn(1, heads, 8192, hd, dtype=torch.bfloat16),
-                   torch.randn(1, heads, 8192, hd, dtype=torch.bfloat16)) for _ in range(n)]
+            kv = [(torch.randn(1, heads, positions, hd, dtype=torch.bfloat16),
+                   torch.randn(1, heads, positions, hd, dtype=torch.bfloat16))
+                  for _ in range(n)]
             w = torch.randn(d, d, dtype=torch.bfloat16) * 0.02
             branches.append((kv, w))
         q0 = torch.randn(1, heads, 1, hd, dtype=torch.bfloat16)
@@ -79,6 +79,13 @@ def attention_pair_8192():
             return q.reshape(-1)
         return run
     return fork_join_n([chain(kv, w) for kv, w in branches])
+
+
+def attention_pair_8192():
+    """Two bf16 chains of decode attention on two streams, 8 heads of 128 over 8192 cached
+    positions, 5 layers each, with a small projection between layers: two memory-bound
+    chains side by side."""
+    return attention_pair(8, 128, 5, 8192)
 
 
 def prefill_beside_decode():
