@@ -47,13 +47,16 @@ def price(binary, trace, eager_ms, profile):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", action="append", required=True)
-    ap.add_argument("--launch-econ", required=True)
-    ap.add_argument("--baseline")
-    ap.add_argument("--profile")
-    ap.add_argument("--show", type=float, default=None)
+    ap.add_argument("--runs", action="append", required=True,
+                    help="a stored validation run (or a folder of pairs.jsonl); repeat for more")
+    ap.add_argument("--launch-econ", required=True, help="the launch-econ binary to price with")
+    ap.add_argument("--baseline", help="a second binary, priced beside it")
+    ap.add_argument("--profile", help="a device profile instead of the shipped one")
+    ap.add_argument("--show", type=float, default=None,
+                    help="list the walks whose error moved more than this many points between the binaries "
+                         "(without --baseline: whose error is beyond this many %%)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--out", help="also write every walk's errors, %, as JSON here")
+    ap.add_argument("--out", help="also write every walk's errors, %%, as JSON here")
     args = ap.parse_args()
     binaries = [("new", args.launch_econ)] + ([("base", args.baseline)] if args.baseline else [])
     jobs = [(root, *w) for root in args.runs for w in stored_walks(root)]
