@@ -9,7 +9,7 @@ use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType, HostStaging, LaunchShap
 use crate::calibration::calibrate;
 use crate::node_gap::NodeGap;
 use crate::stand_in::{
-    self, Choice, SpinFit, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
+    self, Choice, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
 };
 use crate::streaming;
 use crate::trace::matmul::MatmulRole;
@@ -313,9 +313,8 @@ impl Prepared {
             sub_floor,
             node_targets,
         };
-        let fit_spins = plan.spin_fit == SpinFit::Graph;
-        if streams || fit_spins {
-            streaming::size(e, &mut prep, plan.gap_us * 1e3, fit_spins)?;
+        if streams || plan.spin_fit.fits(false) {
+            streaming::size(e, &mut prep, plan.gap_us * 1e3, plan.spin_fit)?;
         }
         if streams {
             streaming::fit_paced(e, &mut prep)?;

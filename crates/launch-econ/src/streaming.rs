@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use memra_engine::{DeviceBuffer, Engine, LaunchShape};
 
 use crate::prepared::{spin_step, Prepared, Step};
-use crate::stand_in::ShapeKey;
+use crate::stand_in::{ShapeKey, SpinFit};
 use crate::stats::median;
 
 /// Bytes of the arena streaming stand-ins read from, one read after another where the last
@@ -131,14 +131,15 @@ fn measure_shape(
 /// Sizes every streaming step of `prep` on `e` (see the module docs). `gap_ns`: the front-end
 /// gap every graph node is planned with ([`crate::stand_in::StandInPlan::gap_us`]). `prep` is
 /// one stream's part of a walk: its steps are sized in a graph of that part alone, so a walk
-/// on several streams keeps what its streams do to each other in the replay. With
-/// `fit_spins`, each graph round also shifts the timed spins ([`fit_spins`]), in rounds of
-/// their own where nothing streams.
+/// on several streams keeps what its streams do to each other in the replay. Where `fit`
+/// fits this part's spins (`SpinFit::Streamed`: where streaming stand-ins are left once
+/// those that cannot stream have reverted to spins), each graph round also shifts the timed
+/// spins ([`fit_spins`]), in rounds of their own where nothing streams.
 pub(crate) fn size(
     e: &Engine,
     prep: &mut Prepared,
     gap_ns: f64,
-    fit_spins: bool,
+    fit: SpinFit,
 ) -> anyhow::Result<()> {
     let shapes: Vec<LaunchShape> = prep
         .steps
@@ -148,7 +149,7 @@ pub(crate) fn size(
             _ => None,
         })
         .collect();
-    if shapes.is_empty() && !fit_spins {
+    if shapes.is_empty() && !fit.fits(false) {
         // Nothing to size (a lane of paced stand-ins only): no lone launches, no graph rounds.
         return Ok(());
     }
@@ -188,6 +189,11 @@ pub(crate) fn size(
             .collect();
         correct(&mut prep.steps, &lone, zero_of);
     }
+    let fit_spins = fit.fits(
+        prep.steps
+            .iter()
+            .any(|st| matches!(st, Step::Stream { .. })),
+    );
     for _ in 0..GRAPH_ROUNDS {
         let graph = in_graph(e, prep)?;
         if streams {

@@ -1,11 +1,12 @@
-//! `replay --spin-fit graph`: timed spins shifted in the walk's own graph (experimental).
+//! `replay --spin-fit`: timed spins shifted in the walk's own graph, by default on streams
+//! that keep streaming stand-ins (`streamed`), on every stream with `graph` (experimental).
 
 mod common;
 use common::{assert_usage_error, fixture, json_of, replay, succeeds};
 
 /// With `--spin-fit graph` a walk of spins only (no streaming stand-in to size) still runs its
 /// graph rounds, the replay says the spins were fitted, and the JSON records the setting; the
-/// default records `off` and says nothing.
+/// default (`streamed`) fits nothing on such a walk and says nothing.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn spins_fitted_in_the_graph_say_so() {
@@ -23,14 +24,41 @@ fn spins_fitted_in_the_graph_say_so() {
     let plain = succeeds(&replay(&fx, "--trials 2 --reps 3 --export-json -"));
     assert!(!String::from_utf8(plain.stderr.clone())
         .unwrap()
-        .contains("--spin-fit graph"));
+        .contains("--spin-fit"));
     assert_eq!(
         json_of(&plain)["result"]["replay"]["config"]["spin_fit"],
+        "streamed"
+    );
+}
+
+/// On a walk with a streaming stand-in the default fits its stream's spins and says so;
+/// `--spin-fit off` does not.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_default_fits_spins_where_a_stand_in_streams() {
+    let fx = fixture("kineto_step.json");
+    let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --export-json -"));
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    let v = json_of(&out);
+    let r = &v["result"]["replay"];
+    assert!(r["fidelity"]["streaming_stand_ins"].as_u64().unwrap() >= 1);
+    assert!(stderr.contains("(--spin-fit streamed)"), "{stderr}");
+    assert_eq!(r["config"]["spin_fit"], "streamed", "{}", r["config"]);
+    let off = succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --spin-fit off --export-json -",
+    ));
+    assert!(!String::from_utf8(off.stderr.clone())
+        .unwrap()
+        .contains("--spin-fit"));
+    assert_eq!(
+        json_of(&off)["result"]["replay"]["config"]["spin_fit"],
         "off"
     );
 }
 
-/// A `--spin-fit` value other than `off` or `graph` is a usage error naming the option.
+/// A `--spin-fit` value other than `off`, `streamed` or `graph` is a usage error naming the
+/// option.
 #[test]
 fn an_unknown_spin_fit_is_a_usage_error() {
     let fx = fixture("nsys_wide_short_kernels.csv");

@@ -219,7 +219,10 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         crate::stand_in::SpinFit::Graph => {
             "; timed spins shifted in the walk's graph to cost that (--spin-fit graph)"
         }
-        crate::stand_in::SpinFit::Off => "",
+        crate::stand_in::SpinFit::Streamed if r.fidelity.streaming_stand_ins > 0 => {
+            "; timed spins of streams that stream shifted in the walk's graph to cost that (--spin-fit streamed)"
+        }
+        crate::stand_in::SpinFit::Streamed | crate::stand_in::SpinFit::Off => "",
     };
     let _ = writeln!(
         out,

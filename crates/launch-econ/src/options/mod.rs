@@ -336,10 +336,12 @@ pub struct ReplayArgs {
     pub element_wise: crate::stand_in::ElementWise,
 
     /// Whether timed spin stand-ins are fitted in the walk's own graph: `off`, each asks for
-    /// its planned time less the spin's calibrated ramp; `graph` (experimental, not yet the
-    /// default), every spin of a stream is shifted by the median of what its spins' graph nodes
-    /// cost over their planned recorded duration + gap, as streaming stand-ins are sized.
-    #[arg(long, value_enum, default_value_t = crate::stand_in::SpinFit::Off)]
+    /// its planned time less the spin's calibrated ramp; `streamed`, on a stream that keeps
+    /// streaming stand-ins (a decode's), every spin is shifted by the median of what its spins'
+    /// graph nodes cost over their planned recorded duration + gap, in the graph rounds that
+    /// size the streaming stand-ins; `graph` (experimental), so on every stream, in rounds of
+    /// their own where nothing streams.
+    #[arg(long, value_enum, default_value_t = crate::stand_in::SpinFit::Streamed)]
     pub spin_fit: crate::stand_in::SpinFit,
 
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a

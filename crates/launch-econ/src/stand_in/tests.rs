@@ -427,3 +427,12 @@ fn a_flat_probe_still_gives_a_request() {
     let p = plan_with(2.0);
     assert_eq!(p.choose(2400.0, WIDE), Choice::Spin(2500));
 }
+
+#[test]
+fn streamed_fits_only_the_spins_of_streams_that_stream() {
+    assert!(!SpinFit::Off.fits(true));
+    assert!(SpinFit::Streamed.fits(true));
+    assert!(!SpinFit::Streamed.fits(false));
+    // `graph` fits spins alone too, in graph rounds of their own.
+    assert!(SpinFit::Graph.fits(false));
+}
