@@ -10,7 +10,9 @@ another's in the L2). Results: docs/validation-h200.md, "Kernels two at a time".
         --walk-module scripts/kernel_pair_walks.py \
         --walks $(python3 scripts/kernel_pair_walks.py | tr ' ' ,)
 
-(`kernel_pair_walks.py experts` names the walks of the gated-MLP expert's kernels instead.)
+(`kernel_pair_walks.py experts` names the walks of the gated-MLP expert's kernels instead,
+`kernel_pair_walks.py confine` the LayerNorms of 4 to 128 rows beside the 1024 GEMV and beside
+themselves.)
 """
 import os
 import sys
@@ -55,8 +57,9 @@ def chain(kind):
             xs = [(torch.randn(1 << 24, dtype=bf), torch.randn(1 << 24, dtype=bf))
                   for _ in range(COUNT)]
             return lambda: [a + b for a, b in xs][-1][:1]
-        if kind == "norm_b32":  # small-grid normalisation, batch 32 x 4096
-            xs = [torch.randn(32, 4096, dtype=bf) for _ in range(COUNT)]
+        if kind.startswith("norm_b"):  # small-grid normalisation, N rows x 4096: N blocks
+            rows = int(kind[len("norm_b"):])
+            xs = [torch.randn(rows, 4096, dtype=bf) for _ in range(COUNT)]
             return lambda: [f.layer_norm(x, (4096,)) for x in xs][-1].reshape(-1)[:1]
         # The kernels of a gated-MLP expert (`unseen_walks.gated_mlp_experts`, fp16, batch 8,
         # hidden 1536 -> 4096): the fused gate-and-up GEMM, the down GEMM (split-K) and the
@@ -88,6 +91,23 @@ KINDS = ["gemv_4096", "gemv_1024", "sdpa_8192", "gemm_256", "gemm_b32", "add_16m
 EXPERT_KINDS = ["up_b8", "down_b8", "silu_b8", "gemv_4096"]
 
 
+# A third set: LayerNorms of 4 to 128 rows (one block a row) beside the 1024 GEMV, whose 128
+# blocks each fill an SM's register file (168 registers x 384 threads) and leave the others
+# 4 SMs of an H200, and beside themselves: how much longer a small kernel runs when it finds
+# few SMs free, by how many of its blocks share each.
+CONFINE_ROWS = [4, 8, 16, 32, 64, 128]
+
+
+def confine_names():
+    """The confinement set: the GEMV and each LayerNorm alone, each LayerNorm beside the
+    GEMV and beside itself."""
+    norms = [f"norm_b{r}" for r in CONFINE_ROWS]
+    out = ["alone:gemv_1024"] + [f"alone:{n}" for n in norms]
+    out += [f"pair:gemv_1024+{n}" for n in norms]
+    out += [f"pair:{n}+{n}" for n in norms]
+    return out
+
+
 def names(kinds=KINDS):
     """Every walk of `kinds`: each kind alone, then every pair (a kind with itself
     included)."""
@@ -109,7 +129,11 @@ def build(name):
 
 
 if __name__ == "__main__":
-    # `python3 scripts/kernel_pair_walks.py [experts | KIND,KIND,...]`: the walks' names.
+    # `python3 scripts/kernel_pair_walks.py [experts | confine | KIND,KIND,...]`: the walks'
+    # names.
     arg = sys.argv[1] if len(sys.argv) > 1 else ""
-    kinds = EXPERT_KINDS if arg == "experts" else (arg.split(",") if arg else KINDS)
-    print(" ".join(names(kinds)))
+    if arg == "confine":
+        print(" ".join(confine_names()))
+    else:
+        kinds = EXPERT_KINDS if arg == "experts" else (arg.split(",") if arg else KINDS)
+        print(" ".join(names(kinds)))
