@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Replays stored multi-stream traces (through the launch_econ package, `gpu=True`) in fresh
+processes that did different work first, to see what in a process's history moves a graph
+with branches. Each (condition, walk) runs in a process of its own: the condition's work,
+then the walk replayed `--times` times in a row (each replay a new engine), each priced
+against the real graph the stored run timed (its upper level).
+
+    PYTHONPATH=DIR_WITH_launch_econ python3 scripts/stream_history_probe.py \
+        --runs OUT_OF_VALIDATE_ALL --walks val/two_streams,stream/three_streams \
+        --conditions none,k_4,n_8,e_8,m_64 [--times 2] [--out FILE.json]
+
+Conditions (CuPy, before the replay's engine exists):
+  none      nothing
+  ctx       CuPy's context and one kernel on its default stream
+  k_N       N new streams, each running cp.ones(16).sum(), dropped
+  kkeep_N   the same, kept alive through the replay
+  n_N       N new streams, each running one empty kernel, kept
+  e_N       N new streams created, nothing run on them
+  ekeep_N   the same, kept
+  m_N       8 device buffers of N MiB allocated and kept, no new streams
+  replay_W  a replay of the stored walk W (group/walk) first
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def trace_of(runs, gw):
+    group, walk = gw.split("/")
+    real = [r for r in json.load(open(os.path.join(runs, group, "validation.json")))
+            if r["walk"] == walk][0]
+    path = os.path.join(tempfile.mkdtemp(), walk + ".json")
+    with gzip.open(os.path.join(runs, group, walk + ".eager.json.gz")) as f, open(path, "wb") as o:
+        shutil.copyfileobj(f, o)
+    return path, real
+
+
+def before(cond, runs):
+    """Runs `cond`'s work; returns what must stay alive through the replay."""
+    if cond == "none":
+        return None
+    if cond.startswith("replay_"):
+        from launch_econ import _native
+        path, real = trace_of(runs, cond[len("replay_"):])
+        _native.price_trace(path, real["eager_step_ms"], True, 0, None, None, 3, False, "join",
+                            "auto", "last")
+        return None
+    import cupy as cp
+    cp.zeros(1).sum()
+    cp.cuda.Device().synchronize()
+    kind, _, n = cond.partition("_")
+    n = int(n or 0)
+    keep = []
+    if kind == "m":
+        keep = [cp.empty(n << 20, dtype=cp.uint8) for _ in range(8)]
+    elif kind == "n":
+        noop = cp.RawKernel(r'extern "C" __global__ void noop() {}', "noop")
+        for _ in range(n):
+            s = cp.cuda.Stream(non_blocking=True)
+            noop((1,), (1,), (), stream=s)
+            s.synchronize()
+            keep.append(s)
+    elif kind in ("k", "kkeep", "e", "ekeep"):
+        for _ in range(n):
+            s = cp.cuda.Stream(non_blocking=True)
+            if kind.startswith("k"):
+                with s:
+                    cp.ones(16).sum()
+                s.synchronize()
+            if kind.endswith("keep"):
+                keep.append(s)
+    elif kind != "ctx":
+        raise SystemExit(f"unknown condition {cond!r}")
+    cp.cuda.Device().synchronize()
+    return keep
+
+
+def child(cond, gw, runs, times):
+    kept = before(cond, runs)
+    from launch_econ import _native
+    path, real = trace_of(runs, gw)
+    errs = []
+    for _ in range(times):
+        doc = json.loads(_native.price_trace(path, real["eager_step_ms"], True, 0, None, None,
+                                             None, False, "join", "auto", "last"))
+        ms = doc["result"]["prediction"]["graph_step_ms"]
+        errs.append(round(100 * (ms / real["graph_step_other_stream_ms"] - 1), 1))
+    del kept
+    print(json.dumps({"condition": cond, "walk": gw, "error_pct": errs}))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", required=True)
+    ap.add_argument("--walks", required=True)
+    ap.add_argument("--conditions", default="none")
+    ap.add_argument("--times", type=int, default=1)
+    ap.add_argument("--out")
+    ap.add_argument("--child", nargs=2, metavar=("CONDITION", "WALK"))
+    a = ap.parse_args()
+    if a.child:
+        child(a.child[0], a.child[1], a.runs, a.times)
+        return
+    rows = []
+    for cond in a.conditions.split(","):
+        for gw in a.walks.split(","):
+            p = subprocess.run([sys.executable, __file__, "--runs", a.runs, "--walks", gw,
+                                "--times", str(a.times), "--child", cond, gw],
+                               capture_output=True, text=True)
+            line = p.stdout.strip().splitlines()[-1:] if p.returncode == 0 else []
+            row = json.loads(line[0]) if line else {"condition": cond, "walk": gw,
+                                                    "error": p.stderr[-1000:]}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    if a.out:
+        json.dump(rows, open(a.out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
