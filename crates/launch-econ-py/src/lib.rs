@@ -140,6 +140,7 @@ fn price_trace(
         concurrent_spins: Default::default(),
         element_wise: Default::default(),
         spin_fit: Default::default(),
+        prior_streams: 0,
         grid_nodes: None,
         node_gap: None,
         profile: None,

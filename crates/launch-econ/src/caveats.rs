@@ -39,6 +39,18 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
     }
 }
 
+/// The process state a replayed graph with branches depends on and a trace does not record
+/// (see [`crate::prior_streams`]): how many other streams had run work first.
+pub(crate) fn process_history(prior_streams: u32) -> String {
+    let state = match prior_streams {
+        0 => "in a fresh process (no other stream had run work)".to_string(),
+        n => format!("after {n} other streams each ran a kernel (--prior-streams)"),
+    };
+    format!(
+        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the multi-stream validation walks replayed 0-9.5% shorter after 8 such streams than in a fresh process, so read this graph step as +/-5-6% (--prior-streams N prices a process that ran N streams first)"
+    )
+}
+
 /// What pricing `walk` does not reproduce, as warnings for the user; `on_lanes`: a GPU replay
 /// (which runs recorded streams concurrently where the trace says how), not the offline model.
 pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
@@ -176,6 +188,19 @@ pub fn estimated_gap_above_shipped(
 mod tests {
     use super::*;
     use crate::trace::Op;
+
+    #[test]
+    fn the_process_history_names_the_state_the_replay_ran_in() {
+        let fresh = process_history(0);
+        assert!(fresh.contains("in a fresh process"), "{fresh}");
+        assert!(fresh.contains("--prior-streams N"), "{fresh}");
+        let warmed = process_history(8);
+        assert!(
+            warmed.contains("after 8 other streams each ran a kernel"),
+            "{warmed}"
+        );
+        assert!(!warmed.contains("fresh process ("), "{warmed}");
+    }
 
     #[test]
     fn what_is_not_reproduced_is_said() {

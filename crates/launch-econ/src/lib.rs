@@ -32,6 +32,7 @@ pub mod plot;
 mod prepared;
 pub mod price;
 pub mod pricing;
+pub mod prior_streams;
 pub mod replay;
 pub mod report;
 pub mod roofline;

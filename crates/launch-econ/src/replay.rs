@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibration::{calibrate, Calibration};
 pub use crate::caveats::unreproduced;
-use crate::caveats::{concurrent_kernels, streaming_off_on_lanes};
+use crate::caveats::{concurrent_kernels, process_history, streaming_off_on_lanes};
 use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
@@ -143,6 +143,10 @@ pub struct ReplayConfig {
     /// Whether timed spins are fitted in the walk's graph.
     #[serde(default)]
     pub spin_fit: SpinFit,
+    /// Streams that ran a kernel before the replay's own were created (see
+    /// [`crate::prior_streams`]); the caller runs them.
+    #[serde(default)]
+    pub prior_streams: u32,
     /// The grid table wide kernels' nodes are planned by (see [`crate::wide_grids`]); `None`:
     /// every node at its recorded duration + the one-block gap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -431,6 +435,7 @@ pub fn replay(
             schedule.side_by_side_share(walk),
             Some((real_gemm_kernels, walk.kernels().count())),
         ));
+        warnings.push(process_history(cfg.prior_streams));
     }
     warnings.extend(reads_less_warning(
         e,

@@ -441,6 +441,26 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
     }
 }
 
+/// `--prior-streams N` runs a kernel on N streams before the replay makes its own: the report
+/// says so and the JSON records N.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn prior_streams_run_first_and_are_recorded() {
+    let fx = fixture("kineto_two_streams.json");
+    let v = replay_json(&fx, "--trials 2 --reps 3 --prior-streams 4 --export-json -");
+    assert_eq!(v["result"]["replay"]["config"]["prior_streams"], 4);
+    let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --prior-streams 2"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("prior streams: 2 ran a kernel each"),
+        "{text}"
+    );
+    let plain = succeeds(&replay(&fx, "--trials 2 --reps 3"));
+    assert!(!String::from_utf8(plain.stdout)
+        .unwrap()
+        .contains("prior streams"));
+}
+
 /// `--concurrent-stand-ins chase` stands a concurrent walk's kernels in by chases and the
 /// report says so; by default only kernels named element-wise chase (none in this fixture),
 /// `spin` spins them all, and a walk on one stream never chases.
@@ -517,6 +537,7 @@ fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
     assert!(all_warnings.contains("an upper bound where streams fork one after another"));
     assert_usage_error(replay(&fx, "--summary --waits some"), "--waits");
     assert_usage_error(replay(&fx, "--summary --gemms some"), "--gemms");
+    assert_usage_error(replay(&fx, "--prior-streams 300"), "--prior-streams");
     assert_usage_error(replay(&fx, "--summary --sub-floor some"), "--sub-floor");
     assert_usage_error(
         replay(&fx, "--summary --concurrent-stand-ins some"),

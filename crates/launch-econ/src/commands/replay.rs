@@ -85,6 +85,8 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(p) => Some(load_profile(Some(p)).map_err(usage)?),
         None => None,
     };
+    // Before the engine: the replay's streams must come after them to see their effect.
+    let _prior = crate::prior_streams::run(args.device, args.prior_streams)?;
     let e = start_engine(args.device, args.pdl)?;
     let node_gap = args
         .node_gap
@@ -110,6 +112,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         concurrent_spins: args.concurrent_spins,
         element_wise: args.element_wise,
         spin_fit: args.spin_fit,
+        prior_streams: args.prior_streams,
         grid_nodes: grid_table(args, &e.device_info().name)?,
         node_gap,
         profile,
@@ -205,6 +208,13 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
         if c.pdl { ", programmatic dependent launch" } else { "" }
     );
     let _ = writeln!(out, "streams: {}", r.streams);
+    if c.prior_streams > 0 {
+        let _ = writeln!(
+            out,
+            "prior streams: {} ran a kernel each before the replay's own were created (--prior-streams)",
+            c.prior_streams
+        );
+    }
     let cal = &r.calibration;
     let _ = writeln!(
         out,
