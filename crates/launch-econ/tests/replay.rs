@@ -441,26 +441,6 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
     }
 }
 
-/// `--prior-streams N` runs a kernel on N streams before the replay makes its own: the report
-/// says so and the JSON records N.
-#[test]
-#[ignore = "needs a CUDA device"]
-fn prior_streams_run_first_and_are_recorded() {
-    let fx = fixture("kineto_two_streams.json");
-    let v = replay_json(&fx, "--trials 2 --reps 3 --prior-streams 4 --export-json -");
-    assert_eq!(v["result"]["replay"]["config"]["prior_streams"], 4);
-    let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --prior-streams 2"));
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("prior streams: 2 ran a kernel each"),
-        "{text}"
-    );
-    let plain = succeeds(&replay(&fx, "--trials 2 --reps 3"));
-    assert!(!String::from_utf8(plain.stdout)
-        .unwrap()
-        .contains("prior streams"));
-}
-
 /// `--concurrent-stand-ins chase` stands a concurrent walk's kernels in by chases and the
 /// report says so; by default only kernels named element-wise chase (none in this fixture),
 /// `spin` spins them all, and a walk on one stream never chases.

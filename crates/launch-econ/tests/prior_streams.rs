@@ -1,0 +1,31 @@
+//! `launch-econ replay --prior-streams`: streams that run work before the replay's own, the
+//! process state a graph with branches depends on (see `launch_econ::prior_streams`).
+
+mod common;
+use common::{fixture, replay, replay_json, succeeds};
+
+/// `--prior-streams N` runs a kernel on N streams before the replay makes its own: the report
+/// says so, the JSON records N, and the warning on the process the graph runs in names it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn prior_streams_run_first_and_are_recorded() {
+    let fx = fixture("kineto_two_streams.json");
+    let v = replay_json(&fx, "--trials 2 --reps 3 --prior-streams 4 --export-json -");
+    assert_eq!(v["result"]["replay"]["config"]["prior_streams"], 4);
+    // The walk's streams overlap: the warning names the state the replay ran in.
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("after 4 other streams each ran a kernel"),
+        "{warnings}"
+    );
+    let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --prior-streams 2"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("prior streams: 2 ran a kernel each"),
+        "{text}"
+    );
+    let plain = succeeds(&replay(&fx, "--trials 2 --reps 3"));
+    assert!(!String::from_utf8(plain.stdout)
+        .unwrap()
+        .contains("prior streams"));
+}
