@@ -15,6 +15,7 @@ Conditions (CuPy, before the replay's engine exists):
   k_N       N new streams, each running cp.ones(16).sum(), dropped
   kkeep_N   the same, kept alive through the replay
   n_N       N new streams, each running one empty kernel, kept
+  l_N       one new stream running N empty kernels, kept (launches without more streams)
   e_N       N new streams created, nothing run on them
   ekeep_N   the same, kept
   m_N       8 device buffers of N MiB allocated and kept, no new streams
@@ -58,10 +59,11 @@ def before(cond, runs):
     keep = []
     if kind == "m":
         keep = [cp.empty(n << 20, dtype=cp.uint8) for _ in range(8)]
-    elif kind == "n":
+    elif kind in ("n", "l"):
         noop = cp.RawKernel(r'extern "C" __global__ void noop() {}', "noop")
+        one = cp.cuda.Stream(non_blocking=True)
         for _ in range(n):
-            s = cp.cuda.Stream(non_blocking=True)
+            s = cp.cuda.Stream(non_blocking=True) if kind == "n" else one
             noop((1,), (1,), (), stream=s)
             s.synchronize()
             keep.append(s)
