@@ -43,7 +43,8 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
 /// (see [`crate::prior_streams`]): how many other streams had run work first.
 pub(crate) fn process_history(prior_streams: u32) -> String {
     let state = match prior_streams {
-        0 => "in a fresh process (no other stream had run work)".to_string(),
+        // The package replays in its caller's process, whose own streams may have run.
+        0 => "with no streams run first by the replay (in a fresh process when run from the CLI; from Python, after what the process had run)".to_string(),
         n => format!("after {n} other streams each ran a kernel (--prior-streams)"),
     };
     format!(
