@@ -1,12 +1,13 @@
-//! Streams that ran work in the replaying process before the replay's own: process history a
-//! trace does not record, and one that moves a graph with branches. On the H200, replays of
-//! recorded multi-stream walks ran 2–10% shorter (on six of eight walks tried; two did not
-//! move) when eight other streams had each run a kernel before the replay's first stream was
-//! created; streams created without running anything, device memory allocated first, or
-//! the same streams made after the replay's first one moved nothing
-//! (docs/validation-h200.md, "Graphs with branches and the process's stream history"). A
-//! framework process has usually run work on several streams (PyTorch's side streams and
-//! capture stream, NCCL's) before it captures; `--prior-streams N` reproduces that state.
+//! Work the replaying process ran before the replay's own streams: process history a trace
+//! does not record, and one that moves a graph with branches. On the H200, replays of the 26
+//! recorded multi-stream walks ran a median 1.9 points (up to 10) shorter when eight kernels
+//! had run, each waited for, before the replay made its streams. It counts launches, not
+//! streams: seven or more empty kernels on one stream did it, four to six did not; streams
+//! created without running anything, device memory allocated first, or launches after the
+//! replay's first stream moved nothing (docs/validation-h200.md, "Graphs with branches and the
+//! process's stream history"). A framework process has run far more before it makes its
+//! capture stream; `--prior-streams N` reproduces that state with N launches, one on each of
+//! N streams.
 
 use memra_engine::{Engine, EngineOptions};
 
