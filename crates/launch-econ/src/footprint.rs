@@ -142,6 +142,17 @@ impl LevelStep {
 
 const MIB: f64 = 1024.0 * 1024.0;
 
+/// What a replay whose stand-ins read less than a shapeless walk may have read leaves open
+/// (see [`replay_reads_less`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadsLess {
+    pub warning: String,
+    /// Added to the replayed graph step, ms: half of what the larger step to the upper level
+    /// would add to every node; 0 where that step is not known or the walk's streams run
+    /// side by side (their nodes do not all add up).
+    pub added_ms: f64,
+}
+
 /// A replay's warning where its stand-ins touch less memory than the walk's kernels may have:
 /// `estimate` from durations (no shapes recorded) beyond 2/3 of an L2 of `l2_bytes`, while
 /// the replay reads `replayed_bytes` a replay, within it. Such a replay takes the smaller
@@ -153,14 +164,17 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// Which it is a trace without shapes does not say: on the H200 a CuPy chain reading 100 MiB
 /// of weights a step ran at the larger step, a CUDA C++ walk of kernels just as wide and long
 /// over 4 MiB of buffers at the smaller, and both replayed at the smaller (their kernels of
-/// 2048–4096 blocks cannot stream in their recorded time and spin instead).
+/// 2048–4096 blocks cannot stream in their recorded time and spin instead). With the answer
+/// unknown and both ends bounded, a walk on one stream (`one_stream`: every node adds up) is
+/// priced halfway, which halves the most it can be off either way.
 pub fn replay_reads_less(
     estimate: Footprint,
     replayed_bytes: f64,
     l2_bytes: f64,
     nodes: usize,
     extra_step_us: Option<f64>,
-) -> Option<String> {
+    one_stream: bool,
+) -> Option<ReadsLess> {
     let replayed = Footprint {
         bytes: replayed_bytes,
         source: FootprintSource::Recorded,
@@ -171,22 +185,35 @@ pub fn replay_reads_less(
     {
         return None;
     }
-    let cost = extra_step_us
-        .filter(|d| *d > 0.0)
+    let step = extra_step_us.filter(|d| *d > 0.0);
+    let up_to_ms = step.map_or(0.0, |d| d * nodes as f64 / 1e3);
+    let added_ms = if one_stream { up_to_ms / 2.0 } else { 0.0 };
+    let cost = step
         .map(|d| {
+            let how = if one_stream {
+                format!(
+                    "; which the trace does not say, so the graph step is priced halfway, +{} ms, and may be that much off either way",
+                    crate::output::num(added_ms, 3)
+                )
+            } else {
+                String::new()
+            };
             format!(
-                ", every node of its graph steps ~{} us further to the upper level than the replay's: up to +{} ms a step",
+                ", every node of its graph steps ~{} us further to the upper level than the replay's: up to +{} ms a step{how}",
                 crate::output::num(d, 2),
-                crate::output::num(d * nodes as f64 / 1e3, 3)
+                crate::output::num(up_to_ms, 3)
             )
         })
         .unwrap_or_default();
-    Some(format!(
-        "no shapes recorded: the stand-ins read ~{:.0} MiB a replay, within 2/3 of the {:.0} MiB L2, while the kernels could have read up to ~{:.0} MiB in their recorded time; if the real step reads more than 2/3 of the L2{cost} (record PyTorch steps with record_shapes=True; --summary prices the upper bound)",
-        replayed_bytes / MIB,
-        l2_bytes / MIB,
-        estimate.bytes / MIB
-    ))
+    Some(ReadsLess {
+        warning: format!(
+            "no shapes recorded: the stand-ins read ~{:.0} MiB a replay, within 2/3 of the {:.0} MiB L2, while the kernels could have read up to ~{:.0} MiB in their recorded time; if the real step reads more than 2/3 of the L2{cost} (record PyTorch steps with record_shapes=True; --summary prices the upper bound)",
+            replayed_bytes / MIB,
+            l2_bytes / MIB,
+            estimate.bytes / MIB
+        ),
+        added_ms,
+    })
 }
 
 /// Device memory a copy or memset touches: both ends of a device-to-device copy.
@@ -283,29 +310,49 @@ mod tests {
             bytes: 2890.0 * MIB,
             source: FootprintSource::Durations,
         };
-        let w = replay_reads_less(bound, 0.0, l2, 300, Some(0.17)).expect("warns");
+        let r = replay_reads_less(bound, 0.0, l2, 320, Some(0.17), true).expect("warns");
+        let w = &r.warning;
         assert!(w.contains("~0 MiB a replay"), "{w}");
         assert!(w.contains("up to ~2890 MiB"), "{w}");
-        assert!(w.contains("up to +0.051 ms a step"), "{w}");
-        // No step known: the warning without an amount.
-        let plain = replay_reads_less(bound, 0.0, l2, 300, None).expect("warns");
-        assert!(!plain.contains("ms a step"), "{plain}");
+        assert!(w.contains("up to +0.054 ms a step"), "{w}");
+        // On one stream the price takes half the step, and says so.
+        assert!((r.added_ms - 0.0272).abs() < 1e-12, "{}", r.added_ms);
+        assert!(w.contains("priced halfway, +0.027 ms"), "{w}");
+        // Streams side by side: the nodes do not all add up; warned, nothing added.
+        let lanes = replay_reads_less(bound, 0.0, l2, 320, Some(0.17), false).expect("warns");
+        assert_eq!(lanes.added_ms, 0.0);
+        assert!(
+            lanes.warning.contains("up to +0.054 ms a step"),
+            "{}",
+            lanes.warning
+        );
+        assert!(!lanes.warning.contains("halfway"), "{}", lanes.warning);
+        // No step known: the warning without an amount, nothing added.
+        let plain = replay_reads_less(bound, 0.0, l2, 320, None, true).expect("warns");
+        assert!(!plain.warning.contains("ms a step"), "{}", plain.warning);
+        assert_eq!(plain.added_ms, 0.0);
         // Nothing to say: the replay reads beyond the line too, shapes were recorded, or the
         // bound itself is within the L2.
         assert_eq!(
-            replay_reads_less(bound, 128.0 * MIB, l2, 300, Some(0.17)),
+            replay_reads_less(bound, 128.0 * MIB, l2, 320, Some(0.17), true),
             None
         );
         let recorded = Footprint {
             source: FootprintSource::Recorded,
             ..bound
         };
-        assert_eq!(replay_reads_less(recorded, 0.0, l2, 300, Some(0.17)), None);
+        assert_eq!(
+            replay_reads_less(recorded, 0.0, l2, 320, Some(0.17), true),
+            None
+        );
         let small = Footprint {
             bytes: 8.0 * MIB,
             ..bound
         };
-        assert_eq!(replay_reads_less(small, 0.0, l2, 300, Some(0.17)), None);
+        assert_eq!(
+            replay_reads_less(small, 0.0, l2, 320, Some(0.17), true),
+            None
+        );
     }
 
     #[test]

@@ -98,6 +98,11 @@ pub struct StepPrice {
     /// `None` where the model did not share the GPU (one stream, or SM limits unknown).
     #[serde(default)]
     pub graph_step_unshared_ms: Option<f64>,
+    /// The part of the graph step, ms, added for memory a trace without shapes does not rule
+    /// in or out (see [`crate::footprint::replay_reads_less`]): half the larger step to the
+    /// upper level; the step may be that much off either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_step_unknown_memory_ms: Option<f64>,
 }
 
 impl StepPrice {
@@ -116,6 +121,15 @@ impl StepPrice {
             saving_quiet_ms: None,
             graph_step_serial_ms: None,
             graph_step_unshared_ms: None,
+            graph_step_unknown_memory_ms: None,
+        }
+    }
+
+    /// The same price marked as holding `ms` for memory the trace does not say.
+    pub fn with_unknown_memory(self, ms: f64) -> StepPrice {
+        StepPrice {
+            graph_step_unknown_memory_ms: Some(ms),
+            ..self
         }
     }
 
@@ -199,8 +213,14 @@ impl StepPrice {
             ),
             _ => String::new(),
         };
+        let unknown = self.graph_step_unknown_memory_ms.map_or(String::new(), |ms| {
+            format!(
+                "              (+{} ms of it for memory the trace does not say: half the larger per-node step of a step reading past the L2; may be that much off either way)\n",
+                num(ms, 4)
+            )
+        });
         format!(
-            "\nprediction:\n  graph step  {} ms   from {graph_from}\n{quiet}{serial}  eager step  {} ms   from {}\n  saving      {saving}\n",
+            "\nprediction:\n  graph step  {} ms   from {graph_from}\n{unknown}{quiet}{serial}  eager step  {} ms   from {}\n  saving      {saving}\n",
             num(self.graph_step_ms, 4),
             num(self.eager_step_ms, 4),
             self.eager_source.describe()
@@ -306,6 +326,26 @@ mod tests {
         );
         assert_eq!(p.break_even_steps, Some(5.0));
         assert!(p.text().contains("LOWER BOUND"));
+    }
+
+    #[test]
+    fn memory_the_trace_does_not_say_is_shown_in_the_graph_step() {
+        let p = StepPrice::new((0.76, GraphSource::Replay), (4.0, EagerSource::User), 1.0);
+        assert!(!p.text().contains("memory the trace does not say"));
+        let json = serde_json::to_value(p).unwrap();
+        assert!(json.get("graph_step_unknown_memory_ms").is_none());
+        let u = p.with_unknown_memory(0.022);
+        assert_eq!(u.graph_step_ms, 0.76);
+        assert!(
+            u.text()
+                .contains("(+0.0220 ms of it for memory the trace does not say"),
+            "{}",
+            u.text()
+        );
+        assert_eq!(
+            serde_json::to_value(u).unwrap()["graph_step_unknown_memory_ms"],
+            0.022
+        );
     }
 
     #[test]

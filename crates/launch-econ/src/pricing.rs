@@ -157,13 +157,20 @@ pub fn price_replayed(
         .graph_wall_other_stream_ms
         .as_ref()
         .map_or(quiet, |s| s.median);
+    // Memory a trace without shapes leaves open moves the upper level only.
+    let unknown = r
+        .unknown_memory_ms
+        .filter(|_| r.graph_wall_other_stream_ms.is_some());
     let mut prediction = StepPrice::new(
-        (graph, GraphSource::Replay),
+        (graph + unknown.unwrap_or(0.0), GraphSource::Replay),
         eager,
         r.median(ReplayFigure::BuildMs),
     );
     if r.graph_wall_other_stream_ms.is_some() {
         prediction = prediction.with_quiet(quiet);
+    }
+    if let Some(ms) = unknown {
+        prediction = prediction.with_unknown_memory(ms);
     }
     Ok(ReplayReport {
         trace: info,

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibration::{calibrate, Calibration};
 pub use crate::caveats::unreproduced;
-use crate::caveats::{concurrent_kernels, process_history, streaming_off_on_lanes};
+use crate::caveats::{
+    concurrent_kernels, prior_streams_on_one_stream, process_history, streaming_off_on_lanes,
+};
 use crate::figures::{headline_warnings, Summaries};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
@@ -218,6 +220,11 @@ pub struct ReplayResult {
     /// GPU time per replay (events) in the same state, ms.
     #[serde(default)]
     pub graph_gpu_other_stream_ms: Option<Summary>,
+    /// Added to the graph step, ms, for memory a trace without shapes does not rule in or out:
+    /// half the larger step to the upper level, which the stand-ins' reads did not take
+    /// ([`crate::footprint::replay_reads_less`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_memory_ms: Option<f64>,
     /// The replayed walks on the GPU clock, when asked for (`--export-trace`); not part of the
     /// JSON document (it has its own file).
     #[serde(skip)]
@@ -436,13 +443,21 @@ pub fn replay(
             Some((real_gemm_kernels, walk.kernels().count())),
         ));
         warnings.push(process_history(cfg.prior_streams));
+    } else {
+        warnings.extend(prior_streams_on_one_stream(cfg.prior_streams));
     }
-    warnings.extend(reads_less_warning(
+    let reads_less = reads_less(
         e,
         walk,
         laned.touched_bytes(),
         cfg.profile.as_ref(),
-    )?);
+        !overlapping,
+    )?;
+    let unknown_memory_ms = reads_less
+        .as_ref()
+        .map(|r| r.added_ms)
+        .filter(|ms| *ms > 0.0);
+    warnings.extend(reads_less.map(|r| r.warning));
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
@@ -478,6 +493,7 @@ pub fn replay(
         interrupted: out.interrupted,
         graph_wall_other_stream_ms: wall_other,
         graph_gpu_other_stream_ms: gpu_other,
+        unknown_memory_ms,
         timeline,
     })
 }
@@ -485,13 +501,15 @@ pub fn replay(
 /// [`crate::footprint::replay_reads_less`] for `walk` replayed on `e`, the stand-ins touching
 /// `touched` bytes a replay: the bound at the bandwidth and the step it may miss from
 /// `profile` (as `--summary` prices them), the bandwidth measured on `e` where no profile
-/// describes this GPU. Nothing is measured for a walk with recorded shapes.
-fn reads_less_warning(
+/// describes this GPU; `one_stream`: the walk's nodes all add up. Nothing is measured for a
+/// walk with recorded shapes.
+fn reads_less(
     e: &Engine,
     walk: &Walk,
     touched: f64,
     profile: Option<&crate::model::ModelInputs>,
-) -> anyhow::Result<Option<String>> {
+    one_stream: bool,
+) -> anyhow::Result<Option<crate::footprint::ReadsLess>> {
     use crate::footprint::{Footprint, FootprintSource};
     if Footprint::of(walk, 0.0, None).source == FootprintSource::Recorded {
         return Ok(None);
@@ -511,6 +529,7 @@ fn reads_less_warning(
         info.l2_bytes.max(0) as f64,
         walk.ops.len(),
         extra,
+        one_stream,
     ))
 }
 

@@ -29,3 +29,19 @@ fn prior_streams_run_first_and_are_recorded() {
         .unwrap()
         .contains("prior streams"));
 }
+
+/// On a walk of one stream, launches first keep the replay's graphs below the level real ones
+/// ran at: asking for them is warned against, and not asking is not.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn prior_streams_on_one_stream_are_warned_against() {
+    let fx = fixture("kineto_step.json");
+    let v = replay_json(&fx, "--trials 2 --reps 3 --prior-streams 8 --export-json -");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("--prior-streams 8 on a walk whose streams do not run side by side"),
+        "{warnings}"
+    );
+    let plain = replay_json(&fx, "--trials 2 --reps 3 --export-json -");
+    assert!(!plain["warnings"].to_string().contains("--prior-streams"));
+}

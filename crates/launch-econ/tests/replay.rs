@@ -357,7 +357,7 @@ fn the_node_gap_can_be_given_or_measured() {
 
 /// Kernels of many blocks just under the streaming threshold all spin and read nothing, while
 /// a trace without shapes says they could have read 300 MiB: the replay warns that the real
-/// step may take the larger level step, and by how much at most.
+/// step may take the larger level step, by how much at most, and prices half of it.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
@@ -369,6 +369,16 @@ fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
         "{warnings}"
     );
     assert!(warnings.contains("ms a step"), "{warnings}");
+    // One stream: the price holds half the larger step, on top of the replayed graph.
+    assert!(warnings.contains("priced halfway"), "{warnings}");
+    let p = &v["result"]["prediction"];
+    let added = p["graph_step_unknown_memory_ms"].as_f64().expect("added");
+    assert!(added > 0.0, "{p}");
+    let upper = v["result"]["replay"]["graph_wall_other_stream_ms"]["median"]
+        .as_f64()
+        .unwrap();
+    let graph = p["graph_step_ms"].as_f64().unwrap();
+    assert!((graph - (upper + added)).abs() < 1e-9, "{p}");
 }
 
 /// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in

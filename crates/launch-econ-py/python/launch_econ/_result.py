@@ -14,7 +14,9 @@ class Price:
     offline model with the step's streams one after another, for a step whose streams it runs
     side by side: the real step lies between; ``None`` otherwise), ``graph_unshared_ms`` (the
     offline model with every kernel at its recorded duration, where it let kernels side by side
-    share the SMs: perfect overlap; ``None`` otherwise), ``saving_ms`` (not positive:
+    share the SMs: perfect overlap; ``None`` otherwise), ``graph_unknown_memory_ms`` (the part
+    of ``graph_ms`` added for memory a trace without shapes does not say, half the larger
+    per-node step; ``None`` where nothing was added), ``saving_ms`` (not positive:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
     measured), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off: 5%
@@ -39,6 +41,7 @@ class Price:
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.graph_serial_ms = p.get("graph_step_serial_ms")
         self.graph_unshared_ms = p.get("graph_step_unshared_ms")
+        self.graph_unknown_memory_ms = p.get("graph_step_unknown_memory_ms")
         self.saving_ms = p["saving_ms"]
         self.saving_quiet_ms = p.get("saving_quiet_ms")
         self.graph_error_ms = p.get("graph_step_error_ms")
@@ -66,10 +69,10 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "graph_serial_ms", "graph_unshared_ms", "saving_ms", "saving_quiet_ms",
-                "build_ms", "break_even_steps", "graph_error_ms", "kernels", "copies", "memsets",
-                "recorded_gpu_ms", "step", "warnings", "partial", "device", "real_eager_ms",
-                "real_graph_ms", "real_saving_ms"]
+                "graph_serial_ms", "graph_unshared_ms", "graph_unknown_memory_ms", "saving_ms",
+                "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms", "kernels",
+                "copies", "memsets", "recorded_gpu_ms", "step", "warnings", "partial", "device",
+                "real_eager_ms", "real_graph_ms", "real_saving_ms"]
         return {k: getattr(self, k) for k in keys}
 
     def _rows(self):

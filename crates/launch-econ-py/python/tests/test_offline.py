@@ -48,6 +48,8 @@ def test_result_object_shows_itself():
     d = r.to_dict()
     assert d["graph_ms"] == r.graph_ms and d["kernels"] == r.kernels
     assert d["real_graph_ms"] is None and d["real_saving_ms"] is None
+    # Offline, nothing is added for memory the trace does not say (the model prices it).
+    assert d["graph_unknown_memory_ms"] is None
     # The shipped profile holds the step between the two levels of graph node cost: the
     # lower level is reported beside the price, and below it.
     assert d["graph_quiet_ms"] is not None and d["graph_quiet_ms"] < r.graph_ms
