@@ -405,6 +405,7 @@ mod tests {
                     },
                     l2_bytes: Some(62914560.0),
                     step_us: 0.33,
+                    halfway: false,
                 }),
                 prediction: crate::price::StepPrice::new(
                     (1.0, crate::price::GraphSource::Model),

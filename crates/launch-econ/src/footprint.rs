@@ -113,6 +113,10 @@ pub struct LevelStep {
     pub l2_bytes: Option<f64>,
     /// µs a node.
     pub step_us: f64,
+    /// The step is halfway between the smaller and the larger: a walk on one stream without
+    /// shapes that may read past the line (see [`crate::offline::OfflineDevice::level_step`]).
+    #[serde(default)]
+    pub halfway: bool,
 }
 
 impl LevelStep {
@@ -126,6 +130,12 @@ impl LevelStep {
             }
         };
         let against = match self.l2_bytes {
+            Some(l2) if self.halfway => {
+                format!(
+                    "more than 2/3 of the {} L2 at most, so halfway between the two steps",
+                    mib(l2)
+                )
+            }
             Some(l2) if self.footprint.beyond_l2(l2) => {
                 format!("more than 2/3 of the {} L2", mib(l2))
             }
@@ -207,7 +217,7 @@ pub fn replay_reads_less(
         .unwrap_or_default();
     Some(ReadsLess {
         warning: format!(
-            "no shapes recorded: the stand-ins read ~{:.0} MiB a replay, within 2/3 of the {:.0} MiB L2, while the kernels could have read up to ~{:.0} MiB in their recorded time; if the real step reads more than 2/3 of the L2{cost} (record PyTorch steps with record_shapes=True; --summary prices the upper bound)",
+            "no shapes recorded: the stand-ins read ~{:.0} MiB a replay, within 2/3 of the {:.0} MiB L2, while the kernels could have read up to ~{:.0} MiB in their recorded time; if the real step reads more than 2/3 of the L2{cost} (record PyTorch steps with record_shapes=True)",
             replayed_bytes / MIB,
             l2_bytes / MIB,
             estimate.bytes / MIB

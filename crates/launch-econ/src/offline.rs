@@ -5,7 +5,7 @@
 //! replay touches, and one graph launch. `replay --summary` and `predict` price with it; the
 //! GPU replay (`crate::replay`) measures what this estimates.
 
-use crate::footprint::{Footprint, LevelStep};
+use crate::footprint::{Footprint, FootprintSource, LevelStep};
 use crate::lanes::Schedule;
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
@@ -58,6 +58,11 @@ impl<'a> OfflineDevice<'a> {
     /// GPU time every node of `walk`'s graph costs at the upper level beyond the lower, µs:
     /// the profile's larger step where the walk touches more than the L2 holds and the
     /// profile measured it, else its step for a graph of empty kernels (0 without either).
+    /// A walk on one stream without shapes whose kernels could have read past the line (an
+    /// upper bound), while its copies and memsets alone do not, takes the middle of the two: which it is the trace does not say (see
+    /// [`crate::footprint::replay_reads_less`], which the replay prices the same way). On
+    /// several streams such a walk keeps the larger step: without shapes the model prices no
+    /// memory load between its streams, which already leaves it low.
     pub fn level_step_us(&self, walk: &Walk) -> f64 {
         self.level_step(walk).step_us
     }
@@ -66,16 +71,34 @@ impl<'a> OfflineDevice<'a> {
     pub fn level_step(&self, walk: &Walk) -> LevelStep {
         let m = self.inputs;
         let footprint = self.footprint(walk);
-        let step = match (m.graph_node_other_stream_beyond_l2_us, self.l2_bytes) {
-            (Some(beyond), Some(l2)) if footprint.beyond_l2(l2) => beyond,
-            _ => m.graph_node_other_stream_us.unwrap_or(0.0),
+        let small = m.graph_node_other_stream_us.unwrap_or(0.0);
+        let (step, halfway) = match (m.graph_node_other_stream_beyond_l2_us, self.l2_bytes) {
+            (Some(beyond), Some(l2)) if footprint.beyond_l2(l2) => {
+                // What the trace does say (copies, memsets) may already be past the line.
+                let known = Footprint::of(walk, 0.0, None);
+                if footprint.source == FootprintSource::Durations
+                    && !known.beyond_l2(l2)
+                    && on_one_stream(walk)
+                {
+                    ((small + beyond) / 2.0, true)
+                } else {
+                    (beyond, false)
+                }
+            }
+            _ => (small, false),
         };
         LevelStep {
             footprint,
             l2_bytes: self.l2_bytes,
             step_us: step.max(0.0),
+            halfway,
         }
     }
+}
+
+/// Whether `walk`'s streams do not run side by side (one stream, or no recorded waits).
+fn on_one_stream(walk: &Walk) -> bool {
+    Schedule::of(walk).lanes() <= 1
 }
 
 /// The graph step predicted without a GPU, ms: each node occupies its stream for its recorded
@@ -408,6 +431,27 @@ pub(crate) mod tests {
         };
         assert_eq!(dev.level_step_us(&one_block), 0.25);
         assert_eq!(dev.without_sharing().level_step_us(&one_block), 0.25);
+        // Kernels that could have read past the line (264 blocks for 4 ms: 16 GB), copies
+        // within it: which step, the trace does not say, so halfway on one stream, and the
+        // report's line says so; with 128 MiB of copies the trace says it is past: the larger.
+        let mut wide = walk(&[4e6, 4000.0], None);
+        for o in &mut wide.ops {
+            o.kind = OpKind::Kernel {
+                grid: (264, 1, 1),
+                block: (128, 1, 1),
+            };
+        }
+        let half = dev.level_step(&wide);
+        assert!(half.halfway);
+        assert_eq!(half.step_us, 0.375);
+        assert!(
+            half.line().contains("halfway between the two steps"),
+            "{}",
+            half.line()
+        );
+        wide.ops.push(copy(128));
+        let known = dev.level_step(&wide);
+        assert_eq!((known.halfway, known.step_us), (false, 0.5));
     }
 
     #[test]
