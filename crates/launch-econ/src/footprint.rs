@@ -13,7 +13,10 @@
 //! once a step in an inference step), the bytes every copy and memset touches, and the
 //! largest input of any other operator (element-wise operators mostly reread what the step
 //! wrote, so theirs are not added up). Without shapes: what each kernel could have read in
-//! its recorded time at the memory's bandwidth, its grid's share of it — an upper bound.
+//! its recorded time at the memory's bandwidth, its grid's share of it — an upper bound. Where
+//! only that bound is past the line, which step the real graph takes is not known, and a walk
+//! on one stream is priced halfway between the two, by `replay` ([`replay_reads_less`]) and
+//! `--summary` ([`crate::offline::OfflineDevice::level_step`]) alike.
 
 use serde::{Deserialize, Serialize};
 
