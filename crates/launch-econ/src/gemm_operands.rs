@@ -20,7 +20,7 @@ use memra_engine::GemmType;
 const PERIOD_BYTES: usize = 4 << 20;
 
 /// `bytes` of GEMM operand of element type `dtype`: pseudo-random finite values of magnitude
-/// in [1/16, 1) with random signs, repeating every [`PERIOD_BYTES`], the same for the same
+/// in [1/16, 1) with random signs, repeating every `PERIOD_BYTES`, the same for the same
 /// arguments (a fixed seed). A trailing part smaller than one element is zero.
 pub fn operand_bytes(dtype: GemmType, bytes: usize) -> Vec<u8> {
     let size = dtype.bytes();

@@ -207,7 +207,7 @@ pub enum ElementWise {
 }
 
 /// Whether timed spins are fitted in the walk's own graph, as streaming stand-ins are
-/// ([`crate::streaming::size`]). A spin's graph node costs its span + what the spin
+/// (`crate::streaming::size`). A spin's graph node costs its span + what the spin
 /// calibration's ramp and the profile's front-end gap say only where nothing evicted its
 /// slots: in decode walks on an H200 the spins' nodes ran a median 0.06–0.16 µs over their
 /// planned recorded duration + gap, a chain of adds' whole graph 0–0.03. Fitted on the

@@ -1,7 +1,7 @@
 //! The host side of a recorded walk: the CPU operators and runtime calls around its GPU work,
 //! from which the eager step is estimated when the user gives none.
 //!
-//! The reader keeps each CPU event as a [`HostEvent`] and sums them over an interval at the
+//! The reader keeps each CPU event as a `HostEvent` and sums them over an interval at the
 //! end, so that the whole trace and each step the profiler marked (see [`super::steps`]) get
 //! a host side of their own.
 //!
