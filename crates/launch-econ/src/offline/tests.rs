@@ -1,0 +1,325 @@
+use super::*;
+use crate::trace::HostSide;
+
+pub(crate) fn walk(durs: &[f64], host: Option<HostSide>) -> Walk {
+    let mut t = 0.0;
+    let ops = durs
+        .iter()
+        .map(|&d| {
+            let o = Op::kernel("k", t, d);
+            t += d + 5000.0;
+            o
+        })
+        .collect();
+    Walk {
+        ops,
+        host,
+        ..Walk::default()
+    }
+}
+
+fn inputs() -> ModelInputs {
+    ModelInputs::core(1.0, 2.0, 0.0, 5.0, 3.0)
+}
+
+#[test]
+fn short_nodes_cost_the_floor_in_the_model() {
+    let w = walk(&[500.0, 4000.0], None);
+    // max(0.5, 1.0) + 4.0 µs + 2 µs launch = 7 µs
+    assert!((graph_step_model(&w, &OfflineDevice::of(&inputs())) - 0.007).abs() < 1e-12);
+    assert!((build_model(&w, &inputs()) - 0.010).abs() < 1e-12);
+    assert!((engine_floor_model(&w, &inputs()) - 0.006).abs() < 1e-12);
+}
+
+#[test]
+fn a_device_copy_node_has_no_kernel_floor() {
+    // A 0.5 µs kernel costs the 1 µs floor; a 0.5 µs device-to-device copy its recorded
+    // time (the walk's 4 µs kernel + 2 µs launch around both).
+    let mut w = walk(&[500.0, 4000.0], None);
+    let kernel = graph_step_model(&w, &OfflineDevice::of(&inputs()));
+    w.ops[0].kind = OpKind::Memcpy {
+        bytes: 1536,
+        direction: "DtoD".into(),
+        pageable: false,
+    };
+    let copy = graph_step_model(&w, &OfflineDevice::of(&inputs()));
+    assert!((kernel - 0.007).abs() < 1e-12, "{kernel}");
+    assert!((copy - 0.0065).abs() < 1e-12, "{copy}");
+}
+
+#[test]
+fn wide_kernels_cost_the_grid_tables_shift_less_in_the_model() {
+    let mut w = walk(&[4000.0, 4000.0], None);
+    w.ops[1].kind = OpKind::Kernel {
+        grid: (2048, 1, 1),
+        block: (128, 1, 1),
+    };
+    let case = |blocks, d| crate::wide_grids::GridCase::memory(128, blocks, d);
+    let grids = WideGrids {
+        device: "GPU".into(),
+        cases: vec![case(8, 0.3), case(2048, -0.2)],
+    };
+    // 4 + 4 µs + 2 µs launch; the 2048-block kernel's node 0.5 µs shorter.
+    assert!((graph_step_model(&w, &OfflineDevice::of(&inputs())) - 0.010).abs() < 1e-12);
+    let m = inputs();
+    let dev = OfflineDevice {
+        grids: Some(&grids),
+        ..OfflineDevice::of(&m)
+    };
+    let priced = graph_step_model(&w, &dev);
+    assert!((priced - 0.0095).abs() < 1e-12, "{priced}");
+}
+
+#[test]
+fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
+    let copy = |mib: u64| Op {
+        kind: OpKind::Memcpy {
+            bytes: mib << 20,
+            direction: "HtoD".into(),
+            pageable: false,
+        },
+        ..Op::kernel("Memcpy", 0.0, 4000.0)
+    };
+    let m = ModelInputs {
+        graph_launch_fixed_us: 0.0,
+        graph_node_other_stream_us: Some(0.25),
+        graph_node_other_stream_beyond_l2_us: Some(0.5),
+        ..inputs()
+    };
+    let dev = OfflineDevice {
+        l2_bytes: Some(60.0 * 1024.0 * 1024.0),
+        ..OfflineDevice::of(&m)
+    };
+    let mut w = walk(&[4000.0, 4000.0], None);
+    w.ops.push(copy(1));
+    // 3 MiB a step: well within the L2. Three 4 µs nodes + 0.25 µs each.
+    assert_eq!(dev.level_step_us(&w), 0.25);
+    assert!((graph_step_model(&w, &dev) - 0.01275).abs() < 1e-12);
+    // 128 MiB: every node, not only the copy's, takes the larger step.
+    w.ops[2] = copy(128);
+    assert_eq!(dev.level_step_us(&w), 0.5);
+    assert!((graph_step_model(&w, &dev) - 0.0135).abs() < 1e-12);
+    // The lower level is the same either way; without the L2 or the larger step measured,
+    // the smaller step.
+    assert!((graph_step_model_quiet(&w, &dev) - 0.012).abs() < 1e-12);
+    assert_eq!(OfflineDevice::of(&m).level_step_us(&w), 0.25);
+    let older = ModelInputs {
+        graph_node_other_stream_beyond_l2_us: None,
+        ..m
+    };
+    let dev_older = OfflineDevice {
+        inputs: &older,
+        ..dev
+    };
+    assert_eq!(dev_older.level_step_us(&w), 0.25);
+    // Without shapes the footprint is what the kernels' grids could read: one block of 132
+    // SMs for 4 µs at 4000 GB/s reads ~0.1 MiB; the whole GPU 16 MB. Turning sharing off
+    // (the unshared and serial figures) leaves the SMs, and so the step, as they were.
+    let sms = SmLimits::of("9.0", 132).unwrap();
+    let beside = crate::beside::BesideCosts {
+        points: [crate::beside::BesidePoint {
+            load_gb_s: 0.0,
+            stretch: 0.0,
+            gemm_us: 0.0,
+        }; 3],
+        bandwidth_gb_s: 4000.0,
+    };
+    let m = ModelInputs {
+        graph_node_beside: Some(beside),
+        ..m
+    };
+    let one_block = walk(&[4000.0; 8], None);
+    let dev = OfflineDevice {
+        sms: Some(&sms),
+        ..OfflineDevice { inputs: &m, ..dev }
+    };
+    assert_eq!(dev.level_step_us(&one_block), 0.25);
+    assert_eq!(dev.without_sharing().level_step_us(&one_block), 0.25);
+    // Kernels that could have read past the line (264 blocks for 4 ms: 16 GB), copies
+    // within it: which step, the trace does not say, so halfway on one stream, and the
+    // report's line says so; with 128 MiB of copies the trace says it is past: the larger.
+    let mut wide = walk(&[4e6, 4000.0], None);
+    for o in &mut wide.ops {
+        o.kind = OpKind::Kernel {
+            grid: (264, 1, 1),
+            block: (128, 1, 1),
+        };
+    }
+    let half = dev.level_step(&wide);
+    assert!(half.halfway);
+    assert_eq!(half.step_us, 0.375);
+    assert!(
+        half.line().contains("halfway between the two steps"),
+        "{}",
+        half.line()
+    );
+    wide.ops.push(copy(128));
+    let known = dev.level_step(&wide);
+    assert_eq!((known.halfway, known.step_us), (false, 0.5));
+}
+
+#[test]
+fn streams_with_recorded_waits_overlap_in_the_model() {
+    use crate::trace::StreamWait;
+    // main: 10 us; s1 and s2 fork from it, 30 us and 20 us; main joins both, 10 us.
+    let k = |stream: u64, corr: u64, us: f64| Op {
+        stream: Some(stream),
+        correlation: Some(corr),
+        ..Op::kernel("k", corr as f64, us * 1e3)
+    };
+    let wait = |stream, correlation| StreamWait {
+        stream,
+        correlation,
+        step: None,
+    };
+    let mut w = Walk {
+        ops: vec![k(7, 1, 10.0), k(13, 4, 30.0), k(17, 6, 20.0), k(7, 9, 10.0)],
+        waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+        ..Walk::default()
+    };
+    let m = ModelInputs {
+        graph_launch_fixed_us: 0.0,
+        ..inputs()
+    };
+    // 10 + max(30, 20) + 10.
+    assert!((graph_step_model(&w, &OfflineDevice::of(&m)) - 0.050).abs() < 1e-12);
+    // A measured node gap is added to every node on the chain.
+    let with_gap = ModelInputs {
+        graph_node_gap_us: Some(0.5),
+        ..m
+    };
+    assert!((graph_step_model(&w, &OfflineDevice::of(&with_gap)) - 0.0515).abs() < 1e-12);
+    // The step to the upper level is added to every node on the chain; the quiet step
+    // leaves it out.
+    let shared = ModelInputs {
+        graph_node_other_stream_us: Some(0.25),
+        ..with_gap
+    };
+    assert!((graph_step_model(&w, &OfflineDevice::of(&shared)) - 0.05225).abs() < 1e-12);
+    assert!((graph_step_model_quiet(&w, &OfflineDevice::of(&shared)) - 0.0515).abs() < 1e-12);
+    // Without the waits the streams add up.
+    w.waits.clear();
+    assert!((graph_step_model(&w, &OfflineDevice::of(&m)) - 0.070).abs() < 1e-12);
+}
+
+#[test]
+fn host_device_copies_cost_what_the_profile_measured() {
+    use crate::copy_nodes::{CopyCost, CopyNodeCosts};
+    let copy = |direction: &str, us: f64| Op {
+        kind: OpKind::Memcpy {
+            bytes: 1 << 20,
+            direction: direction.into(),
+            pageable: false,
+        },
+        ..Op::kernel("Memcpy", 0.0, us * 1e3)
+    };
+    let mut w = walk(&[4000.0], None);
+    w.ops.push(copy("HtoD", 10.0));
+    w.ops.push(copy("DtoH", 30.0));
+    w.ops.push(copy("DtoD", 2.0));
+    let m = ModelInputs {
+        graph_launch_fixed_us: 0.0,
+        ..inputs()
+    };
+    // Without copy-node costs: every op its duration (at least the 1 µs floor).
+    assert!((graph_step_model(&w, &OfflineDevice::of(&m)) - 0.046).abs() < 1e-12);
+    let line = |fixed_us, us_per_mib| CopyCost {
+        fixed_us,
+        us_per_mib,
+    };
+    let with = ModelInputs {
+        copy_nodes: Some(CopyNodeCosts {
+            host_to_device: line(5.0, 10.0),
+            device_to_host: line(5.0, 10.0),
+        }),
+        ..m
+    };
+    // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
+    assert!((graph_step_model(&w, &OfflineDevice::of(&with)) - 0.051).abs() < 1e-12);
+}
+
+#[test]
+fn element_wise_and_normalisation_kernels_load_memory_with_their_recorded_bytes() {
+    let with_inputs = |name: &str, read: f64, largest: f64| Op {
+        input_bytes: Some(read),
+        largest_input_bytes: Some(largest),
+        ..Op::kernel(name, 0.0, 2000.0)
+    };
+    // An add of two 1 MB inputs writes 1 MB more: 3 MB in 2 us.
+    let add = with_inputs("vectorized_elementwise_kernel<add>", 2e6, 1e6);
+    assert!((known_gb_s(&add, 4000.0) - 1500.0).abs() < 1e-9);
+    let norm = with_inputs("vectorized_layer_norm_kernel<c10::Half>", 1e6, 1e6);
+    assert!((known_gb_s(&norm, 4000.0) - 1000.0).abs() < 1e-9);
+    // More than the device gives: it did not read all it was given.
+    let gather = with_inputs("triton_poi_fused_embedding_0", 1e9, 1e9);
+    assert_eq!(known_gb_s(&gather, 4000.0), 4000.0);
+    assert_eq!(known_gb_s(&gather, 0.0), 1e6);
+    // Attention's time is not only its bytes; kernels without recorded inputs have none.
+    let attention = with_inputs("flash_fwd_kernel", 8e6, 4e6);
+    assert_eq!(known_gb_s(&attention, 4000.0), 0.0);
+    let bare = Op::kernel("vectorized_elementwise_kernel<add>", 0.0, 2000.0);
+    assert_eq!(known_gb_s(&bare, 4000.0), 0.0);
+}
+
+#[test]
+fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
+    use crate::beside::{BesideCosts, BesidePoint};
+    use crate::occupancy::BlockResources;
+    use crate::roofline::GemmPeaks;
+    use memra_engine::{Gemm, GemmType};
+    let l = SmLimits::of("9.0", 132).unwrap();
+    let point = |load_gb_s, stretch| BesidePoint {
+        load_gb_s,
+        stretch,
+        gemm_us: 10.0,
+    };
+    // The widest pair ran 1.5 times one alone: such a kernel holds 0.75.
+    let m = ModelInputs {
+        graph_node_beside: Some(BesideCosts {
+            points: [point(1000.0, 0.1), point(2000.0, 0.2), point(5000.0, 0.5)],
+            bandwidth_gb_s: 4000.0,
+        }),
+        ..inputs()
+    };
+    let peaks = GemmPeaks {
+        f16_tflop_s: 800.0,
+        bf16_tflop_s: 800.0,
+        tf32_tflop_s: 400.0,
+        f32_tflop_s: 50.0,
+    };
+    let r = peaks.roofline(4000.0);
+    let fat = BlockResources {
+        registers_per_thread: 168,
+        shared_bytes: 164_308,
+    };
+    let kernel = |name: &str, blocks: u32, threads: u32, res, matmul| Op {
+        kind: OpKind::Kernel {
+            grid: (blocks, 1, 1),
+            block: (threads, 1, 1),
+        },
+        resources: res,
+        matmul,
+        ..Op::kernel(name, 0.0, 10_000.0)
+    };
+    let gemm = |n| Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, 4096, n, 4096)));
+    // A decode GEMM (one token) in 128 fat blocks: 0.97 by its blocks, 0.75 as the pair.
+    let gemv = kernel("nvjet_gemv", 128, 384, Some(fat), gemm(1));
+    assert!((held_share(&gemv, &l, &m, Some(&r)) - 0.75).abs() < 1e-12);
+    // The same kernel as a 1024-token GEMM, held by its math, and as one the profile
+    // cannot judge (no peaks, or no shapes): its blocks' share.
+    let prefill = kernel("nvjet_prefill", 128, 384, Some(fat), gemm(1024));
+    assert!((held_share(&prefill, &l, &m, Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
+    assert!((held_share(&gemv, &l, &m, None) - 128.0 / 132.0).abs() < 1e-12);
+    let unjudged = kernel("nvjet_gemv", 128, 384, Some(fat), None);
+    assert!((held_share(&unjudged, &l, &m, Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
+    // Attention (not cuBLAS) in fat blocks: 0.75; in two rounds of them: all of the GPU.
+    let attention = kernel("flash_fwd", 128, 384, Some(fat), None);
+    assert!((held_share(&attention, &l, &m, Some(&r)) - 0.75).abs() < 1e-12);
+    let two_rounds = kernel("flash_fwd", 264, 384, Some(fat), None);
+    assert_eq!(held_share(&two_rounds, &l, &m, Some(&r)), 1.0);
+    // An element-wise kernel of 2048 small blocks (16 an SM) is not of that kind.
+    let adds = kernel("add", 2048, 128, None, None);
+    assert!((held_share(&adds, &l, &m, Some(&r)) - 2048.0 / 2112.0).abs() < 1e-12);
+    // A profile without the pair: the blocks' share.
+    assert!((held_share(&gemv, &l, &inputs(), Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
+}
