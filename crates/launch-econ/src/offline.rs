@@ -59,10 +59,11 @@ impl<'a> OfflineDevice<'a> {
     /// the profile's larger step where the walk touches more than the L2 holds and the
     /// profile measured it, else its step for a graph of empty kernels (0 without either).
     /// A walk on one stream without shapes whose kernels could have read past the line (an
-    /// upper bound), while its copies and memsets alone do not, takes the middle of the two: which it is the trace does not say (see
-    /// [`crate::footprint::replay_reads_less`], which the replay prices the same way). On
-    /// several streams such a walk keeps the larger step: without shapes the model prices no
-    /// memory load between its streams, which already leaves it low.
+    /// upper bound), while its copies and memsets alone do not, takes the middle of the two:
+    /// which it is the trace does not say (see [`crate::footprint::replay_reads_less`], which
+    /// the replay prices the same way). On several streams such a walk keeps the larger step:
+    /// without shapes the model prices no memory load between its streams, which already
+    /// leaves it low.
     pub fn level_step_us(&self, walk: &Walk) -> f64 {
         self.level_step(walk).step_us
     }
