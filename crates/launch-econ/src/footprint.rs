@@ -23,6 +23,11 @@ use serde::{Deserialize, Serialize};
 use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
 
+/// Where only a shapeless walk's upper bound is past the line, the share of what the larger
+/// step adds over the smaller that it is priced at: which step it takes is not known and both
+/// are bounded, so the middle, whose error either way is at most half the difference.
+pub const UNKNOWN_SHARE: f64 = 0.5;
+
 /// A replay touching more than this share of the L2 takes the larger step: between the
 /// 32 MiB (0.53 of the H200's L2: the smaller step) and 48 MiB (0.8: the larger) the probe
 /// measured.
@@ -99,6 +104,12 @@ impl Footprint {
             bytes: moved + read,
             source: FootprintSource::Durations,
         }
+    }
+
+    /// What `walk`'s trace itself says it touches: recorded shapes, copies and memsets, with
+    /// nothing estimated from durations.
+    pub fn stated(walk: &Walk) -> Footprint {
+        Footprint::of(walk, 0.0, None)
     }
 
     /// Whether the replay touches more than [`L2_SHARE`] of an L2 of `l2_bytes`.
@@ -200,7 +211,11 @@ pub fn replay_reads_less(
     }
     let step = extra_step_us.filter(|d| *d > 0.0);
     let up_to_ms = step.map_or(0.0, |d| d * nodes as f64 / 1e3);
-    let added_ms = if one_stream { up_to_ms / 2.0 } else { 0.0 };
+    let added_ms = if one_stream {
+        UNKNOWN_SHARE * up_to_ms
+    } else {
+        0.0
+    };
     let cost = step
         .map(|d| {
             let how = if one_stream {

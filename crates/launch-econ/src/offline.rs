@@ -5,7 +5,7 @@
 //! replay touches, and one graph launch. `replay --summary` and `predict` price with it; the
 //! GPU replay (`crate::replay`) measures what this estimates.
 
-use crate::footprint::{Footprint, FootprintSource, LevelStep};
+use crate::footprint::{Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
 use crate::lanes::Schedule;
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
@@ -76,12 +76,11 @@ impl<'a> OfflineDevice<'a> {
         let (step, halfway) = match (m.graph_node_other_stream_beyond_l2_us, self.l2_bytes) {
             (Some(beyond), Some(l2)) if footprint.beyond_l2(l2) => {
                 // What the trace does say (copies, memsets) may already be past the line.
-                let known = Footprint::of(walk, 0.0, None);
                 if footprint.source == FootprintSource::Durations
-                    && !known.beyond_l2(l2)
+                    && !Footprint::stated(walk).beyond_l2(l2)
                     && on_one_stream(walk)
                 {
-                    ((small + beyond) / 2.0, true)
+                    (small + UNKNOWN_SHARE * (beyond - small), true)
                 } else {
                     (beyond, false)
                 }

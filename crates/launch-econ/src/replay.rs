@@ -511,7 +511,7 @@ fn reads_less(
     one_stream: bool,
 ) -> anyhow::Result<Option<crate::footprint::ReadsLess>> {
     use crate::footprint::{Footprint, FootprintSource};
-    if Footprint::of(walk, 0.0, None).source == FootprintSource::Recorded {
+    if Footprint::stated(walk).source == FootprintSource::Recorded {
         return Ok(None);
     }
     let info = e.device_info();

@@ -38,8 +38,9 @@
 //! all of it), and stretches where the memory cannot keep that pace. An element-wise kernel
 //! paces its result's bytes too, and a grid of several rounds of blocks is cut to one
 //! ([`StandInPlan::paced_shape`]). Otherwise an element-wise kernel stands in by a chase
-//! instead ([`memra_engine::Engine::chase_grid`], `--concurrent-stand-ins`): dependent reads through a ring in the L2 for as many whole steps
-//! as fit its target, then a spin for the rest, measured shape by shape like the spin. Alone
+//! instead ([`memra_engine::Engine::chase_grid`], `--concurrent-stand-ins`): dependent reads
+//! through a ring in the L2 for as many whole steps as fit its target, then a spin for the
+//! rest, measured shape by shape like the spin. Alone
 //! it costs what the spin does; beside another stream's GEMMs each step takes as long as a
 //! memory round trip takes there, so it stretches as a short element-wise kernel does and a
 //! clock spin does not — and more than a reduction does, which keeps its spin.
