@@ -83,10 +83,13 @@ impl Roofline {
 
     /// The recorded GEMM of `op` (its first kernel) as the engine runs it: as recorded, but
     /// an `f32` GEMM on TF32 tensor cores ([`GemmType::Tf32`], where its peak was measured)
-    /// where it ran on them: recorded in less time than its flops take at the measured `f32`
-    /// peak, or by a kernel whose name says TF32 (cuBLAS's and CUTLASS's name their math,
-    /// `…_f32f32_tf32f32_…`, which also catches TF32 GEMMs too small to beat the `f32` peak).
-    /// `None` for every other kernel.
+    /// where it ran on them. A kernel whose name says its math decides
+    /// ([`named_math_is_tf32`]: cuBLAS's and CUTLASS's say it, `…_f32f32_tf32f32_…` against
+    /// `…_ffma_…` or `…sgemm…`); the name catches TF32 GEMMs too small to beat the `f32` peak,
+    /// and f32 FMA kernels that beat it (the peak is one 4096-cubed GEMM's, and an H200 ran a
+    /// batched attention GEMM in IEEE f32 3% faster than that). A name that does not say
+    /// (`nvjet…`, a CUTLASS kernel of a framework's own) is judged by time: recorded in less
+    /// time than its flops take at the measured `f32` peak. `None` for every other kernel.
     pub fn as_run(&self, op: &Op) -> Option<Gemm> {
         let Some(MatmulRole::Call(g)) = op.matmul else {
             return None;
@@ -95,7 +98,7 @@ impl Roofline {
         let faster_than_f32 = f32_peak.is_some_and(|p| p > 0.0 && op.duration_ns < flops(&g) / p);
         let on_tf32 = g.dtype == GemmType::F32
             && self.flops_per_ns.contains_key(&GemmType::Tf32)
-            && (faster_than_f32 || op.name.contains("tf32"));
+            && named_math_is_tf32(&op.name).unwrap_or(faster_than_f32);
         Some(if on_tf32 {
             Gemm {
                 dtype: GemmType::Tf32,
@@ -104,6 +107,20 @@ impl Roofline {
         } else {
             g
         })
+    }
+}
+
+/// What an `f32` GEMM kernel's name says of its math: `Some(true)` for TF32 tensor cores
+/// (`tf32` in it), `Some(false)` for IEEE f32 on the FMA units (cuBLAS's `…_ffma_…` and
+/// `…sgemm…` kernels, CUTLASS's `…simt…`), `None` where it says neither.
+pub fn named_math_is_tf32(name: &str) -> Option<bool> {
+    let n = name.to_ascii_lowercase();
+    if n.contains("tf32") {
+        Some(true)
+    } else if ["ffma", "sgemm", "simt"].iter().any(|k| n.contains(k)) {
+        Some(false)
+    } else {
+        None
     }
 }
 
@@ -287,8 +304,39 @@ mod tests {
             ..at(90_000.0, GemmType::F32)
         };
         assert_eq!(run_type(&r, &named), Some(GemmType::Tf32));
+        // Faster than the f32 peak, but its kernel's name says f32 FMA: it ran in IEEE f32.
+        let simt = Op {
+            name:
+                "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma"
+                    .into(),
+            ..at(20_000.0, GemmType::F32)
+        };
+        assert_eq!(run_type(&r, &simt), Some(GemmType::F32));
         // Held by its math at the TF32 peak, which decides: 17 us against 6.3 us of memory.
         assert!(r.math_bound(&tf32_fast));
+    }
+
+    #[test]
+    fn a_kernel_name_says_its_math_where_it_can() {
+        let says = named_math_is_tf32;
+        assert_eq!(
+            says("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x128x32"),
+            Some(true)
+        );
+        assert_eq!(
+            says("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_ffma"),
+            Some(false)
+        );
+        assert_eq!(says("ampere_sgemm_128x64_tn"), Some(false));
+        assert_eq!(
+            says("cutlass_80_simt_sgemm_256x128_8x4_nn_align1"),
+            Some(false)
+        );
+        assert_eq!(says("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"), None);
+        assert_eq!(
+            says("void gemmSN_TN_kernel<float, 128, 16, 2, 4, 4, 4, true>"),
+            None
+        );
     }
 
     #[test]
