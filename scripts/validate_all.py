@@ -1,6 +1,7 @@
 """Every walk of the repository through `scripts/validate.py`, group by group, and one table of
-all of them with how many are within the targets (docs/validation-h200.md, "All 56 walks"; the
-earlier "All 41 walks" and "All 46 walks" ran the groups that existed then).
+all of them with how many are within the targets (docs/validation-h200.md, "All 60 walks at
+…"; earlier runs ran the groups that existed then, and group `later` was first run on its own:
+"Walks written after the 890f16b run").
 
     python3 scripts/validate_all.py --out DIR --launch-econ target/release/launch-econ
     python3 scripts/validate_all.py --out DIR --groups paced,bandwidth    # some groups
@@ -43,6 +44,8 @@ GROUPS = [
                                   "attention_pair_32_heads"),
     ("copies", "copy_node_walks.py", "adds_only,adds_small_copies,adds_large_copies"),
     ("short", "short_kernel_walks.py", "adds_768,adds_64k,adds_1m,mixed_768,adds_768_f32"),
+    ("later", "later_walks.py", "starcoder2_decode_b4,gru_cell_32,embedding_bags_b512,"
+                                "sdpa_prefill_4096,draft_and_verify"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
