@@ -1,8 +1,7 @@
 //! `launch-econ update` (and `buckets`) as a user meets them: argument errors without a GPU,
 //! and real runs (ignored without a device) that check their own results on the device.
 
-mod common;
-use common::{assert_usage_error, json_of, succeeds, words};
+use crate::common::{assert_usage_error, json_of, succeeds, words};
 
 #[test]
 fn update_arguments_are_validated() {

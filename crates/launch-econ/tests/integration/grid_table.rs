@@ -1,8 +1,7 @@
 //! `replay --summary --grid-nodes FILE`: a grid table written by `scripts/grid_node_probe.py`
 //! prices wide kernels by the rows of their own family.
 
-mod common;
-use common::{assert_usage_error, json_of, replay, succeeds};
+use crate::common::{assert_usage_error, json_of, replay, succeeds};
 
 /// A grid table of the probe's JSON prices element-wise kernels by the add of their element
 /// size, others by the memory kernel's rows.

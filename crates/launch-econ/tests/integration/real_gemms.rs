@@ -1,8 +1,7 @@
 //! `launch-econ replay` and the GEMMs a trace recorded with their shapes: which run for real
 //! (cuBLAS) on a GPU, on several streams and on one, and as what.
 
-mod common;
-use common::{fixture, json_of, replay, stand_ins, succeeds};
+use crate::common::{fixture, json_of, replay, stand_ins, succeeds};
 
 /// Two streams of GEMMs whose shapes the trace recorded: the GEMMs run for real (cuBLAS) and
 /// the report says so; `--gemms stand-in` stands them in like every other kernel.

@@ -2,8 +2,7 @@
 
 use predicates::prelude::*;
 
-mod common;
-use common::{assert_usage_error, cmd, json_of, stdout_without_gpu, succeeds, words};
+use crate::common::{assert_usage_error, cmd, json_of, stdout_without_gpu, succeeds, words};
 
 /// Each bad launch count gets a usage error (exit 2) that names the problem, and no panic.
 #[test]

@@ -1,8 +1,7 @@
 //! `replay --spin-fit`: timed spins shifted in the walk's own graph, by default on streams
 //! that keep streaming stand-ins (`streamed`), on every stream with `graph` (experimental).
 
-mod common;
-use common::{assert_usage_error, fixture, json_of, replay, succeeds};
+use crate::common::{assert_usage_error, fixture, json_of, replay, succeeds};
 
 /// With `--spin-fit graph` a walk of spins only (no streaming stand-in to size) still runs its
 /// graph rounds, the replay says the spins were fitted, and the JSON records the setting; the

@@ -1,8 +1,7 @@
 //! `launch-econ replay --prior-streams`: streams that run work before the replay's own, the
 //! process state a graph with branches depends on (see `launch_econ::prior_streams`).
 
-mod common;
-use common::{fixture, replay, replay_json, succeeds};
+use crate::common::{fixture, replay, replay_json, succeeds};
 
 /// `--prior-streams N` runs a kernel on N streams before the replay makes its own: the report
 /// says so, the JSON records N, and the warning on the process the graph runs in names it.

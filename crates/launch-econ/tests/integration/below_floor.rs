@@ -1,8 +1,7 @@
 //! `launch-econ loop` and `--pdl` as a user meets them: argument errors without a GPU, and
 //! real runs (ignored without a device) whose results the tool itself checks on the device.
 
-mod common;
-use common::{assert_usage_error, json_of, succeeds, words};
+use crate::common::{assert_usage_error, json_of, succeeds, words};
 
 /// Bad loop arguments exit 2 with the reason, before any GPU work.
 #[test]

@@ -1,4 +1,4 @@
-//! What the CLI tests share: the binary, and the check every bad input gets.
+//! What the test modules share: the binary, and the check every bad input gets.
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -14,13 +14,11 @@ pub fn words(line: &str) -> Vec<&str> {
 }
 
 /// The path of a test fixture (`tests/fixtures/NAME`).
-#[allow(dead_code)] // not every test crate reads fixtures
 pub fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `replay TRACE` followed by `flags` (words without spaces).
-#[allow(dead_code)] // not every test crate replays
 pub fn replay<'a>(trace: &'a str, flags: &'a str) -> Vec<&'a str> {
     let mut v = vec!["replay", trace];
     v.extend(words(flags));
@@ -33,7 +31,6 @@ pub fn succeeds(args: &[&str]) -> std::process::Output {
 }
 
 /// `launch-econ ARGS` with no GPU visible, which must exit 0: its standard output.
-#[allow(dead_code)] // each test crate compiles this module; not all of them run offline commands
 pub fn stdout_without_gpu(args: &[&str]) -> String {
     let out = cmd()
         .args(args)
@@ -52,14 +49,12 @@ pub fn json_of(out: &std::process::Output) -> serde_json::Value {
 
 /// The JSON document of `replay TRACE FLAGS`, which must exit 0 (FLAGS include
 /// `--export-json -`).
-#[allow(dead_code)] // only the replaying test crates read it
 pub fn replay_json(trace: &str, flags: &str) -> serde_json::Value {
     json_of(&succeeds(&replay(trace, flags)))
 }
 
 /// How many of `trace`'s kernels stood in as `what` (a `fidelity` count of the replay's JSON)
 /// in `replay TRACE FLAGS`, where FLAGS include `--export-json -`.
-#[allow(dead_code)] // only the replaying test crates count stand-ins
 pub fn stand_ins(trace: &str, flags: &str, what: &str) -> u64 {
     replay_json(trace, flags)["result"]["replay"]["fidelity"][what]
         .as_u64()
@@ -67,7 +62,6 @@ pub fn stand_ins(trace: &str, flags: &str, what: &str) -> u64 {
 }
 
 /// `launch-econ ARGS` with no GPU visible exits 2 (bad input) with `msg` on stderr, no panic.
-#[allow(dead_code)] // not every test crate checks bad input
 pub fn assert_usage_error<I, S>(args: I, msg: &str)
 where
     I: IntoIterator<Item = S>,

@@ -1,0 +1,16 @@
+//! The CLI and the library as users meet them, in one test executable (each module was a test
+//! crate of its own; one executable links the dependencies once). `tests/large_trace.rs`
+//! stays apart: it measures its own process's peak memory.
+
+mod below_floor;
+mod changing_steps;
+mod cli;
+mod common;
+mod grid_table;
+mod prior_streams;
+mod real_gemms;
+mod replay;
+mod replay_gpu;
+mod spin_fit;
+mod summary_model;
+mod traces;

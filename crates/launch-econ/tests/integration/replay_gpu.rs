@@ -1,0 +1,232 @@
+//! `launch-econ replay` on a GPU: eager and graph replays, copies in their direction,
+//! several streams on lanes and the exported trace, the node gap, and the stand-ins a walk
+//! on several streams gets (chases, paced reads).
+
+use crate::common::{cmd, fixture, json_of, replay, replay_json, stand_ins, succeeds};
+
+/// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_on_a_gpu() {
+    let fx = fixture("kineto_step.json");
+    let out = succeeds(&replay(&fx, "--trials 3 --reps 5 --export-json -"));
+    let v = json_of(&out);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("spans, kernels >= 2 us (2)"), "{stderr}");
+    assert!(
+        stderr.contains("stand-ins: each graph node planned"),
+        "{stderr}"
+    );
+    let r = &v["result"]["replay"];
+    assert_eq!(r["kernels"], 2);
+    assert_eq!(r["trials"].as_array().unwrap().len(), 3);
+    assert_eq!(r["fidelity"]["kernels"].as_array().unwrap().len(), 2);
+    // The 12.75 µs kernel stands in by streaming memory, sized in the walk's graph, and its
+    // replayed duration is read back.
+    let streaming = r["fidelity"]["streaming_stand_ins"].as_u64().unwrap();
+    assert!((1..=2).contains(&streaming), "{streaming}");
+    assert!(
+        r["fidelity"]["kernels"][0][1].as_f64().is_some(),
+        "{}",
+        r["fidelity"]
+    );
+    assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+    assert!(r["planned_nodes_ms"].as_f64().unwrap() > 0.0);
+    // The graph step is priced at the upper level of node cost, measured after the trials;
+    // the trials' single-stream figure is reported beside it as the lower level.
+    let upper = r["graph_wall_other_stream_ms"]["median"].as_f64().unwrap();
+    let p = &v["result"]["prediction"];
+    assert_eq!(p["graph_step_ms"].as_f64().unwrap(), upper);
+    assert_eq!(
+        p["graph_step_quiet_ms"].as_f64().unwrap(),
+        r["summary"]["graph_wall_ms"]["median"].as_f64().unwrap()
+    );
+    assert!(r["graph_gpu_other_stream_ms"]["median"].as_f64().unwrap() > 0.0);
+    // The step's host-to-device copy was recorded from pageable memory; it replays through
+    // page-locked memory, and the report says so.
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("1 host<->device copies were recorded from or into pageable"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("device-to-device"), "{warnings}");
+    // The front-end gap comes from the profile of this kind of GPU where one holds it (the
+    // shipped H200 profile), else the engine estimates it; the report says which.
+    let device = v["device"]["name"].as_str().unwrap();
+    let source = r["node_gap_source"]["kind"].as_str().unwrap();
+    if device.contains("H200") {
+        assert_eq!(source, "profile", "{}", r["node_gap_source"]);
+        assert!(
+            stderr.contains("front-end gap, from the shipped profile"),
+            "{stderr}"
+        );
+    } else {
+        assert_eq!(source, "measured", "{}", r["node_gap_source"]);
+    }
+}
+
+/// `--node-gap` sets the gap every node is planned with, or has the engine estimate it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_node_gap_can_be_given_or_measured() {
+    let fx = fixture("kineto_step.json");
+    let given = replay_json(&fx, "--trials 2 --reps 3 --node-gap 0.25 --export-json -");
+    let r = &given["result"]["replay"];
+    assert_eq!(r["node_gap_us"].as_f64().unwrap(), 0.25);
+    assert_eq!(r["node_gap_source"]["kind"], "user");
+    let measured = replay_json(
+        &fx,
+        "--trials 2 --reps 3 --node-gap measure --export-json -",
+    );
+    let r = &measured["result"]["replay"];
+    assert_eq!(r["node_gap_source"]["kind"], "measured");
+    assert!(r["node_gap_us"].as_f64().unwrap() >= 0.0);
+}
+
+/// Kernels of many blocks just under the streaming threshold all spin and read nothing, while
+/// a trace without shapes says they could have read 300 MiB: the replay warns that the real
+/// step may take the larger level step, by how much at most, and prices half of it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
+    let fx = fixture("nsys_wide_short_kernels.csv");
+    let v = replay_json(&fx, "--trials 2 --reps 3 --export-json -");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("no shapes recorded: the stand-ins read ~0 MiB a replay"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("ms a step"), "{warnings}");
+    // One stream: the price holds half the larger step, on top of the replayed graph.
+    assert!(warnings.contains("priced halfway"), "{warnings}");
+    let p = &v["result"]["prediction"];
+    let added = p["graph_step_unknown_memory_ms"].as_f64().expect("added");
+    assert!(added > 0.0, "{p}");
+    let upper = v["result"]["replay"]["graph_wall_other_stream_ms"]["median"]
+        .as_f64()
+        .unwrap();
+    let graph = p["graph_step_ms"].as_f64().unwrap();
+    assert!((graph - (upper + added)).abs() < 1e-9, "{p}");
+}
+
+/// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in
+/// the graph, and the report warns that such a copy changes what a framework captures.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_copies_to_the_host() {
+    let fx = fixture("nsys_2023.csv");
+    let out = succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --warmup 0 --export-json -",
+    ));
+    let v = json_of(&out);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("copies device to host 1 time"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("device-to-device"), "{warnings}");
+    let r = &v["result"]["replay"];
+    assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
+    assert!(r["summary"]["eager_wall_ms"]["median"].as_f64().unwrap() > 0.0);
+}
+
+/// A two-stream walk with recorded waits replays on two lanes, and `--export-trace` writes
+/// both replayed walks with GPU stamps.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_streams_on_lanes_and_exports_a_trace() {
+    let fx = fixture("kineto_two_streams.json");
+    let dir = std::env::temp_dir().join(format!("le-lanes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("replay.json");
+    let out = cmd()
+        .args(replay(&fx, "--trials 3 --reps 5 --export-trace"))
+        .arg(&trace)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("streams: 3 streams on 3 lanes, ordered by 4 recorded cross-stream waits"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("wrote the replay trace"), "{stderr}");
+    // The lanes overlap: the price says concurrent kernels would slow each other down.
+    assert!(stderr.contains("slow each other down"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    for pid in [1, 2] {
+        let stamped: Vec<&serde_json::Value> = ev
+            .iter()
+            .filter(|e| e["pid"] == pid && e["ph"] == "X")
+            .collect();
+        assert_eq!(stamped.len(), 4, "pid {pid}: {stamped:?}");
+        assert!(stamped.iter().all(|e| e["args"]["timing"] == "stamped"));
+        // The epilogue starts after both branches ended (the join held).
+        let end = |name: &str| {
+            let e = stamped.iter().find(|e| e["name"] == name).unwrap();
+            e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap()
+        };
+        let epi = stamped.iter().find(|e| e["name"] == "epilogue").unwrap();
+        let start = epi["ts"].as_f64().unwrap();
+        assert!(
+            start >= end("branch_a") && start >= end("branch_b"),
+            "pid {pid}: {stamped:?}"
+        );
+    }
+}
+
+/// `--concurrent-stand-ins chase` stands a concurrent walk's kernels in by chases and the
+/// report says so; by default only kernels named element-wise chase (none in this fixture),
+/// `spin` spins them all, and a walk on one stream never chases.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
+    let fx = fixture("kineto_two_streams.json");
+    let chases = |flags: &str| stand_ins(&fx, flags, "chase_stand_ins");
+    let quick = "--trials 2 --reps 3 --warmup 0 --export-json -";
+    assert_eq!(chases(&format!("{quick} --concurrent-stand-ins chase")), 4);
+    assert_eq!(chases(quick), 0);
+    assert_eq!(chases(&format!("{quick} --concurrent-stand-ins spin")), 0);
+    assert_eq!(
+        chases(&format!("{quick} --concurrent-stand-ins chase --stream 13")),
+        0
+    );
+    let out = succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --warmup 0 --concurrent-stand-ins chase",
+    ));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("4 kernels stand in by a chase"), "{text}");
+}
+
+/// Decode attention on two streams whose operator inputs the trace recorded (33.6 MB in
+/// 18 µs each, 86 KB of shared memory a block): both stand in by paced reads, holding the
+/// SMs as the recorded kernels did (above the 48 KiB a launch gets without opting in), and
+/// the report says so; the prologue's 4 KB of inputs do not pace, nor does anything with
+/// `--stream-from-us off` or on one stream.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn long_kernels_with_recorded_inputs_read_them_paced_beside_other_streams() {
+    let fx = fixture("kineto_two_streams_attention.json");
+    let quick = "--trials 2 --reps 3 --warmup 0";
+    let out = succeeds(&replay(&fx, quick));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("2 kernels (recorded >= 2 us, their operator's inputs recorded) stand in by reading those inputs"),
+        "{text}"
+    );
+    let paced = |flags: &str| {
+        stand_ins(
+            &fx,
+            &format!("{quick} --export-json - {flags}"),
+            "paced_stand_ins",
+        )
+    };
+    assert_eq!(paced(""), 2);
+    assert_eq!(paced("--stream-from-us off"), 0);
+    assert_eq!(paced("--stream 13"), 0);
+}
