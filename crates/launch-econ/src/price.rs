@@ -190,8 +190,22 @@ impl StepPrice {
                 num(self.break_even_steps.unwrap_or(f64::NAN), 1)
             )
         } else {
+            // A graph step not shorter by this price may still be shorter by less than its
+            // validated error: say how much the real step might save.
+            let longer_ms = -self.saving_ms;
+            let off_ms = self.graph_step_error_ms;
+            let within = if off_ms > longer_ms {
+                format!(
+                    "\n              (within the graph step's error on the H200 validation walks, up to {:.0}% or {} ms here: a graph may save up to {} ms)",
+                    100.0 * self.graph_source.validated_error(),
+                    num(off_ms, 4),
+                    num(off_ms - longer_ms, 4)
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "no saving (the graph step is not shorter); build {} ms",
+                "no saving (the graph step is not shorter); build {} ms{within}",
                 num(self.build_ms, 3)
             )
         };
@@ -312,6 +326,26 @@ mod tests {
         // 8 ms saved on a 0.8 ms graph: nothing to flag.
         let p = StepPrice::new((0.8, GraphSource::Replay), (8.8, EagerSource::User), 1.0);
         assert!(!p.text().contains("a small saving"));
+    }
+
+    #[test]
+    fn no_saving_within_the_graph_steps_error_says_what_a_graph_may_save() {
+        // A 27.96 ms graph against a 27.645 ms eager step: 0.3162 ms longer, and 5% of the
+        // graph step (1.398 ms) is more than that, so a graph may save up to 1.0819 ms.
+        let p = StepPrice::new(
+            (27.9612, GraphSource::Replay),
+            (27.645, EagerSource::User),
+            1.0,
+        );
+        let t = p.text();
+        assert!(t.contains("no saving"), "{t}");
+        assert!(
+            t.contains("up to 5% or 1.3981 ms here: a graph may save up to 1.0819 ms"),
+            "{t}"
+        );
+        // 0.5 ms longer on a 2 ms graph: beyond its 0.1 ms error, nothing more to say.
+        let p = StepPrice::new((2.0, GraphSource::Replay), (1.5, EagerSource::User), 1.0);
+        assert!(!p.text().contains("may save"), "{}", p.text());
     }
 
     #[test]
