@@ -99,6 +99,10 @@ class Price:
             rows.append(("  small saving", f"±{err:.4f} ms",
                          f"the graph step's validated error: {100 * err / self.saving_ms:.0f}%"
                          " of the saving"))
+        # As the CLI does: a graph step longer by less than its error may still save.
+        if err and self.saving_ms <= 0 and err > -self.saving_ms:
+            rows.append(("  may save", f"up to {err + self.saving_ms:.4f} ms",
+                         "the graph step is longer by less than its validated error"))
         q = self.saving_quiet_ms
         # As the CLI does: only where it differs from the priced saving by 5% or more.
         if q is not None and q > 0 and abs(q - self.saving_ms) >= 0.05 * abs(self.saving_ms):

@@ -170,6 +170,14 @@ def test_a_saving_within_the_graph_steps_error_says_so():
     # Ten times the graph step: the error is a hundredth of the saving, nothing said.
     r = launch_econ.price_trace(STEP, eager_step_ms=graph * 10)
     assert "  small saving" not in dict((row[0], row[1]) for row in r._rows())
+    # An eager step 2% under the graph step: no saving, but within the error one may remain.
+    r = launch_econ.price_trace(STEP, eager_step_ms=graph * 0.98)
+    rows = dict((row[0], row[1]) for row in r._rows())
+    assert rows["saving"] == "no saving"
+    assert rows["  may save"] == f"up to {r.graph_error_ms + r.saving_ms:.4f} ms"
+    # Half the graph step: beyond its error, nothing more said.
+    r = launch_econ.price_trace(STEP, eager_step_ms=graph * 0.5)
+    assert "  may save" not in dict((row[0], row[1]) for row in r._rows())
 
 
 def test_kernels_that_fill_the_gpu_share_it_side_by_side(tmp_path):
