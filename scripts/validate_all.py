@@ -46,6 +46,8 @@ GROUPS = [
     ("short", "short_kernel_walks.py", "adds_768,adds_64k,adds_1m,mixed_768,adds_768_f32"),
     ("later", "later_walks.py", "starcoder2_decode_b4,gru_cell_32,embedding_bags_b512,"
                                 "sdpa_prefill_4096,draft_and_verify"),
+    ("fresh", "fresh_walks.py", "qwen3_decode_b8,groupnorm_conv_b2,lora_beside_base,"
+                                "cupy_raw_kernels,kv_cache_attention_b4"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
