@@ -18,6 +18,7 @@ use crate::caveats::{
     concurrent_kernels, prior_streams_on_one_stream, process_history, streaming_off_on_lanes,
 };
 use crate::figures::{headline_warnings, Summaries};
+use crate::footprint::{replay_reads_less, streams_within_l2, Footprint, ReadsLess};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::node_gap::{GapSource, NodeGap};
@@ -458,6 +459,9 @@ pub fn replay(
         .map(|r| r.added_ms)
         .filter(|ms| *ms > 0.0);
     warnings.extend(reads_less.map(|r| r.warning));
+    let l2 = e.device_info().l2_bytes.max(0) as f64;
+    let stated = Footprint::stated(walk);
+    warnings.extend(streams_within_l2(stated, laned.streaming_stand_ins(), l2));
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
@@ -509,8 +513,8 @@ fn reads_less(
     touched: f64,
     profile: Option<&crate::model::ModelInputs>,
     one_stream: bool,
-) -> anyhow::Result<Option<crate::footprint::ReadsLess>> {
-    use crate::footprint::{Footprint, FootprintSource};
+) -> anyhow::Result<Option<ReadsLess>> {
+    use crate::footprint::FootprintSource;
     if Footprint::stated(walk).source == FootprintSource::Recorded {
         return Ok(None);
     }
@@ -523,7 +527,7 @@ fn reads_less(
     let extra = profile.and_then(|m| {
         Some(m.graph_node_other_stream_beyond_l2_us? - m.graph_node_other_stream_us?)
     });
-    Ok(crate::footprint::replay_reads_less(
+    Ok(replay_reads_less(
         estimate,
         touched,
         info.l2_bytes.max(0) as f64,
