@@ -139,6 +139,7 @@ fn price_trace(
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),
         element_wise: Default::default(),
+        l2_resident: Default::default(),
         spin_fit: Default::default(),
         prior_streams: 0,
         grid_nodes: None,

@@ -244,28 +244,61 @@ pub fn replay_reads_less(
     })
 }
 
-/// A replay's warning where `streaming` kernels stand in by streaming fresh device memory
-/// (as a decode step's weight reads do) while the recorded shapes put the step's data,
-/// `stated`, within 2/3 of an L2 of `l2_bytes`: data that small stays in the L2 from one
-/// replay to the next, and real kernels that reread it there (convolution weights, a
-/// recurrent cell's) run shorter than stand-ins that read device memory. On the H200 a stack
-/// of GroupNorm and 3 × 3 convolutions over ~2 MiB a step replayed +5.6% so and +0.0% with
-/// spins, while a ResNet-style stack at batch 1 came out about the same either way. Which the
-/// real kernels did the trace does not say, so the replay keeps its choice and says how to
-/// price the other. `None` without streaming stand-ins, without recorded shapes (see
-/// [`replay_reads_less`]), or for data past the line.
-pub fn streams_within_l2(stated: Footprint, streaming: usize, l2_bytes: f64) -> Option<String> {
-    (streaming > 0
-        && stated.source == FootprintSource::Recorded
-        && l2_bytes > 0.0
-        && !stated.beyond_l2(l2_bytes))
-    .then(|| {
-        format!(
-            "{streaming} kernel(s) stand in by streaming fresh device memory, as a decode step's weight reads do, while the recorded shapes put the step's data at ~{:.0} MiB, within 2/3 of the {:.0} MiB L2; if the real kernels reread their data from the L2 (convolution weights, a recurrent cell's), the replayed graph step is high: --stream-from-us off prices them as spins",
-            stated.bytes / MIB,
-            l2_bytes / MIB
-        )
-    })
+/// What long kernels (recorded at `--stream-from-us` or longer) stand in by where the recorded
+/// shapes put a walk's data within 2/3 of the L2.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum L2Resident {
+    /// Timed spins. Data that small stays in the L2 from one replay to the next, so the real
+    /// kernels reread it there (convolution weights, a recurrent cell's) and their graph keeps
+    /// the lower level of per-node cost; stand-ins streaming fresh device memory take the
+    /// upper one. On the H200 a stack of GroupNorm and 3 × 3 convolutions over ~11 MiB of
+    /// weights and activations replayed +6.5% streaming and +0.7% spinning, a ResNet-style stack at batch 1 +1.2% and
+    /// −0.3% (`scripts/validate.py`, medians of three replays beside one real graph step).
+    #[default]
+    Spin,
+    /// Streaming device memory, as past the line (the replay before this choice existed).
+    Stream,
+}
+
+/// Whether the trace's own shapes, `stated`, put a walk's data within 2/3 of an L2 of
+/// `l2_bytes`. A footprint from durations is only an upper bound, so it never says so.
+pub fn within_l2(stated: Footprint, l2_bytes: f64) -> bool {
+    stated.source == FootprintSource::Recorded && l2_bytes > 0.0 && !stated.beyond_l2(l2_bytes)
+}
+
+/// A replay's note where the recorded shapes put the step's data, `stated`, within 2/3 of an
+/// L2 of `l2_bytes` and kernels recorded at `from_us` or longer, which past the line stream
+/// device memory, stand in as `choice` says; `streaming`: how many do stream. The trace does
+/// not say whether the real kernels reread their data from the L2, so the note names the
+/// other price. `None` where the data is past the line or unknown, or no long kernel streams
+/// or would.
+pub fn within_l2_note(
+    stated: Footprint,
+    l2_bytes: f64,
+    choice: L2Resident,
+    from_us: f64,
+    streaming: usize,
+) -> Option<String> {
+    if !within_l2(stated, l2_bytes) {
+        return None;
+    }
+    let data = format!(
+        "the recorded shapes put the step's data at ~{:.0} MiB, within 2/3 of the {:.0} MiB L2",
+        stated.bytes / MIB,
+        l2_bytes / MIB
+    );
+    match choice {
+        L2Resident::Spin => Some(format!(
+            "{data}, where it stays from one replay to the next: kernels recorded at {} us or longer spin instead of streaming fresh device memory as a decode step's weight reads do; if the real kernels read device memory, the replayed graph step is low: --l2-resident stream streams them",
+            crate::output::num(from_us, 1)
+        )),
+        L2Resident::Stream => (streaming > 0).then(|| {
+            format!(
+                "{streaming} kernel(s) stand in by streaming fresh device memory, as a decode step's weight reads do, while {data}; if the real kernels reread their data from the L2 (convolution weights, a recurrent cell's), the replayed graph step is high: --l2-resident spin prices them as spins"
+            )
+        }),
+    }
 }
 
 /// Device memory a copy or memset touches: both ends of a device-to-device copy.
@@ -426,24 +459,42 @@ mod tests {
     }
 
     #[test]
-    fn streaming_over_data_within_the_l2_says_how_to_price_spins() {
+    fn data_within_the_l2_spins_and_the_note_names_the_other_price() {
         let l2 = 60.0 * MIB;
         let recorded = |mib: f64| Footprint {
             bytes: mib * MIB,
             source: FootprintSource::Recorded,
         };
-        let w = streams_within_l2(recorded(2.0), 16, l2).expect("2 MiB is within the L2");
-        assert!(w.starts_with("16 kernel(s) stand in by streaming"), "{w}");
-        assert!(w.contains("~2 MiB, within 2/3 of the 60 MiB L2"), "{w}");
-        assert!(w.contains("--stream-from-us off"), "{w}");
-        // Past the line (a decode step's weights), nothing streams, or no shapes: nothing.
-        assert_eq!(streams_within_l2(recorded(41.0), 16, l2), None);
-        assert_eq!(streams_within_l2(recorded(2.0), 0, l2), None);
+        assert!(within_l2(recorded(2.0), l2));
+        let spin = within_l2_note(recorded(2.0), l2, L2Resident::Spin, 3.0, 0).expect("within");
+        assert!(
+            spin.contains("~2 MiB, within 2/3 of the 60 MiB L2"),
+            "{spin}"
+        );
+        assert!(spin.contains("recorded at 3.0 us or longer spin"), "{spin}");
+        assert!(spin.contains("--l2-resident stream"), "{spin}");
+        let stream = within_l2_note(recorded(2.0), l2, L2Resident::Stream, 3.0, 16).expect("16");
+        assert!(
+            stream.starts_with("16 kernel(s) stand in by streaming"),
+            "{stream}"
+        );
+        assert!(stream.contains("--l2-resident spin"), "{stream}");
+        // Streaming chosen but nothing streams: nothing to say.
+        assert_eq!(
+            within_l2_note(recorded(2.0), l2, L2Resident::Stream, 3.0, 0),
+            None
+        );
+        // Past the line (a decode step's weights), no shapes, or no L2 known: not within.
+        assert!(!within_l2(recorded(41.0), l2));
+        assert_eq!(
+            within_l2_note(recorded(41.0), l2, L2Resident::Spin, 3.0, 0),
+            None
+        );
         let durations = Footprint {
             source: FootprintSource::Durations,
             ..recorded(2.0)
         };
-        assert_eq!(streams_within_l2(durations, 16, l2), None);
-        assert_eq!(streams_within_l2(recorded(2.0), 16, 0.0), None);
+        assert!(!within_l2(durations, l2));
+        assert!(!within_l2(recorded(2.0), 0.0));
     }
 }

@@ -13,6 +13,7 @@ pub mod copy_nodes;
 pub mod device_loop;
 pub mod document;
 pub mod export;
+pub mod fidelity;
 pub mod figures;
 pub mod footprint;
 pub mod gemm_operands;

@@ -17,66 +17,24 @@ pub use crate::caveats::unreproduced;
 use crate::caveats::{
     concurrent_kernels, prior_streams_on_one_stream, process_history, streaming_off_on_lanes,
 };
+use crate::fidelity::{fidelity, per_kernel_median};
+pub use crate::fidelity::{Fidelity, FIDELITY_MIN_NS};
 use crate::figures::{headline_warnings, Summaries};
-use crate::footprint::{replay_reads_less, streams_within_l2, Footprint, ReadsLess};
+use crate::footprint::{
+    replay_reads_less, within_l2, within_l2_note, Footprint, L2Resident, ReadsLess,
+};
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::node_gap::{GapSource, NodeGap};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
-use crate::stats::{median, Summary};
+use crate::stats::Summary;
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
 use crate::trace::Walk;
 
 /// Replayed GEMMs whose operands together take more than this are stood in instead, bytes.
 const REAL_GEMM_MAX_BYTES: u64 = 8 << 30;
-
-/// Kernels at least this long (recorded) are held to the fidelity goal.
-pub const FIDELITY_MIN_NS: f64 = 2_000.0;
-
-/// Replayed against recorded duration, kernel by kernel.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Fidelity {
-    /// (recorded ns, replayed ns) per kernel, in walk order; replayed = own span + ramp, the
-    /// median over the measured trials' graph replays; `None` for kernels replayed by the
-    /// empty kernel of their shape (they are shorter than any timed spin of that shape).
-    pub kernels: Vec<(f64, Option<f64>)>,
-    /// |replayed − recorded| / recorded over kernels ≥ 2 µs.
-    pub rel_error_long: Option<Summary>,
-    /// 90th percentile of that error.
-    pub p90_rel_error_long: Option<f64>,
-    /// Share of kernels ≥ 2 µs within 5% of their recorded duration.
-    pub within_5pct_long: Option<f64>,
-    /// Kernels shorter than the spin kernel can go (replayed longer than recorded).
-    pub too_short_to_match: usize,
-    /// Kernels replayed by the empty kernel of their shape.
-    #[serde(default)]
-    pub empty_stand_ins: usize,
-    /// Kernels replayed by a stand-in that streams memory.
-    #[serde(default)]
-    pub streaming_stand_ins: usize,
-    /// Kernels replayed by a chase (walks whose streams run side by side).
-    #[serde(default)]
-    pub chase_stand_ins: usize,
-    /// Kernels replayed by a spin timed per block (walks whose streams run side by side).
-    #[serde(default)]
-    pub block_spin_stand_ins: usize,
-    /// Kernels replayed by a paced read of their operator's recorded inputs (walks whose
-    /// streams run side by side).
-    #[serde(default)]
-    pub paced_stand_ins: usize,
-    /// Kernels below their shape's floor (the spin asked for nothing), stood in by the empty
-    /// kernel or the empty spin (see [`crate::stand_in::SubFloor`]).
-    #[serde(default)]
-    pub sub_floor_kernels: usize,
-    /// How far those stand-ins' planned nodes sum over their targets (recorded + gap), µs.
-    #[serde(default)]
-    pub sub_floor_over_us: f64,
-    /// Kernels of recorded GEMMs run for real (cuBLAS; not in the per-kernel comparison).
-    #[serde(default)]
-    pub real_gemm_kernels: usize,
-}
 
 /// One trial of the replay, in ms per walk.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -143,6 +101,10 @@ pub struct ReplayConfig {
     /// one stream.
     #[serde(default)]
     pub element_wise: ElementWise,
+    /// What long kernels stand in by where the recorded shapes put the walk's data within 2/3
+    /// of the L2.
+    #[serde(default)]
+    pub l2_resident: L2Resident,
     /// Whether timed spins are fitted in the walk's graph.
     #[serde(default)]
     pub spin_fit: SpinFit,
@@ -249,55 +211,6 @@ fn operand_bytes_of<'a>(kernels: impl Iterator<Item = &'a crate::trace::Op>) -> 
         .fold(0u64, u64::saturating_add)
 }
 
-/// Each kernel's median over the measured trials' replays.
-fn per_kernel_median(per_trial: &[Vec<f64>]) -> Vec<f64> {
-    let n = per_trial.first().map_or(0, |v| v.len());
-    (0..n)
-        .map(|k| median(&per_trial.iter().map(|v| v[k]).collect::<Vec<_>>()))
-        .collect()
-}
-
-fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
-    let kernels: Vec<(f64, Option<f64>)> = walk
-        .kernels()
-        .map(|o| o.duration_ns)
-        .zip(spans.iter().map(|&p| p.is_finite().then_some(p)))
-        .collect();
-    let errs: Vec<f64> = kernels
-        .iter()
-        .filter_map(|&(r, p)| Some((r, p?)))
-        .filter(|(r, _)| *r >= FIDELITY_MIN_NS)
-        .map(|(r, p)| (p - r).abs() / r)
-        .collect();
-    let (summary, p90, within) = if errs.is_empty() {
-        (None, None, None)
-    } else {
-        let mut sorted = errs.clone();
-        sorted.sort_by(|a, b| a.total_cmp(b));
-        let p90 = sorted[((sorted.len() as f64 * 0.9).ceil() as usize).clamp(1, sorted.len()) - 1];
-        let within = errs.iter().filter(|&&e| e <= 0.05).count() as f64 / errs.len() as f64;
-        (Some(Summary::of(&errs)), Some(p90), Some(within))
-    };
-    Fidelity {
-        too_short_to_match: kernels
-            .iter()
-            .filter(|(r, p)| p.is_some_and(|p| p > *r) && *r < FIDELITY_MIN_NS)
-            .count(),
-        empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
-        streaming_stand_ins: 0,
-        chase_stand_ins: 0,
-        block_spin_stand_ins: 0,
-        paced_stand_ins: 0,
-        sub_floor_kernels: 0,
-        sub_floor_over_us: 0.0,
-        real_gemm_kernels: 0,
-        kernels,
-        rel_error_long: summary,
-        p90_rel_error_long: p90,
-        within_5pct_long: within,
-    }
-}
-
 /// Replays `walk` eagerly and as a graph with the trial runner; each trial rebuilds the graph
 /// (so build time is sampled too), then runs the eager and graph paths in rotating order.
 pub fn replay(
@@ -309,7 +222,13 @@ pub fn replay(
     let cal = calibrate(e, cfg.spin_ramp_ns)?;
     let schedule = Schedule::of(walk);
     let overlapping = schedule.lanes() > 1;
-    let stream_from_ns = match cfg.stream_from_ns {
+    let l2 = e.device_info().l2_bytes.max(0) as f64;
+    let stated = Footprint::stated(walk);
+    // Long kernels stream (or read paced) unless the walk's data stays in the L2.
+    let streams_from = cfg
+        .stream_from_ns
+        .filter(|_| !(cfg.l2_resident == L2Resident::Spin && within_l2(stated, l2)));
+    let stream_from_ns = match streams_from {
         Some(ns) if !overlapping => ns,
         _ => f64::INFINITY,
     };
@@ -344,7 +263,7 @@ pub fn replay(
         plan.hold_sms = crate::occupancy::SmLimits::of_device(e.device_info());
         plan.spin_per_block = cfg.concurrent_spins == ConcurrentSpins::Blocks;
     }
-    if let (true, Some(ns)) = (overlapping, cfg.stream_from_ns) {
+    if let (true, Some(ns)) = (overlapping, streams_from) {
         if walk
             .kernels()
             .any(|o| o.input_bytes.is_some() && o.duration_ns >= ns)
@@ -436,7 +355,7 @@ pub fn replay(
         ));
     }
     if overlapping {
-        if cfg.stream_from_ns.is_some() {
+        if streams_from.is_some() {
             warnings.push(streaming_off_on_lanes(cfg.concurrent));
         }
         warnings.push(concurrent_kernels(
@@ -459,9 +378,18 @@ pub fn replay(
         .map(|r| r.added_ms)
         .filter(|ms| *ms > 0.0);
     warnings.extend(reads_less.map(|r| r.warning));
-    let l2 = e.device_info().l2_bytes.max(0) as f64;
-    let stated = Footprint::stated(walk);
-    warnings.extend(streams_within_l2(stated, laned.streaming_stand_ins(), l2));
+    if let Some(ns) = cfg.stream_from_ns {
+        if walk.kernels().any(|o| o.duration_ns >= ns) {
+            let streaming = laned.streaming_stand_ins();
+            warnings.extend(within_l2_note(
+                stated,
+                l2,
+                cfg.l2_resident,
+                ns / 1e3,
+                streaming,
+            ));
+        }
+    }
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
@@ -565,36 +493,4 @@ fn replay_after_other_stream(
         gpu.push(a.elapsed_ms(&b)? as f64 / reps as f64);
     }
     Ok((wall, gpu))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::trace::Op;
-
-    #[test]
-    fn per_kernel_medians_over_trials() {
-        let m = per_kernel_median(&[vec![1.0, 10.0], vec![3.0, 30.0], vec![2.0, 20.0]]);
-        assert_eq!(m, vec![2.0, 20.0]);
-        assert!(per_kernel_median(&[]).is_empty());
-    }
-
-    #[test]
-    fn fidelity_counts_long_kernels_only() {
-        let k = |d: f64| Op::kernel("k", 0.0, d);
-        let w = Walk {
-            ops: vec![k(1000.0), k(2000.0), k(10000.0), k(4000.0)],
-            ..Walk::default()
-        };
-        let f = fidelity(&w, &[1800.0, 2050.0, 10100.0, 4400.0]);
-        assert_eq!(f.empty_stand_ins, 0);
-        let g = fidelity(&w, &[f64::NAN, 2050.0, 10100.0, 4400.0]);
-        assert_eq!((g.empty_stand_ins, g.kernels[0].1), (1, None));
-        let s = f.rel_error_long.unwrap();
-        assert_eq!(s.n, 3);
-        assert!((s.median - 0.025).abs() < 1e-12);
-        assert!((f.within_5pct_long.unwrap() - 2.0 / 3.0).abs() < 1e-12);
-        assert!((f.p90_rel_error_long.unwrap() - 0.1).abs() < 1e-12);
-        assert_eq!(f.too_short_to_match, 1);
-    }
 }

@@ -111,6 +111,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         concurrent: args.concurrent_stand_ins,
         concurrent_spins: args.concurrent_spins,
         element_wise: args.element_wise,
+        l2_resident: args.l2_resident,
         spin_fit: args.spin_fit,
         prior_streams: args.prior_streams,
         grid_nodes: grid_table(args, &e.device_info().name)?,

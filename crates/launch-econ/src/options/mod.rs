@@ -335,6 +335,13 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::stand_in::ElementWise::Spin)]
     pub element_wise: crate::stand_in::ElementWise,
 
+    /// What kernels recorded at --stream-from-us or longer stand in by where the recorded
+    /// shapes put the walk's data within 2/3 of the L2: `spin`, as kernels that reread data
+    /// the L2 keeps from one step to the next (convolution weights, a recurrent cell's);
+    /// `stream`, by reading fresh device memory as past the line (a decode step's weights).
+    #[arg(long, value_enum, default_value_t = crate::footprint::L2Resident::Spin)]
+    pub l2_resident: crate::footprint::L2Resident,
+
     /// Whether timed spin stand-ins are fitted in the walk's own graph: `off`, each asks for
     /// its planned time less the spin's calibrated ramp; `streamed`, on a stream that keeps
     /// streaming stand-ins (a decode's), every spin is shifted by the median of what its spins'
