@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::trace::matmul::MatmulRole;
-use crate::trace::{CopyDirection, Op, OpKind, Walk};
+use crate::trace::{is_element_wise, CopyDirection, Op, OpKind, Walk};
 
 /// Where only a shapeless walk's upper bound is past the line, the share of what the larger
 /// step adds over the smaller that it is priced at: which step it takes is not known and both
@@ -72,12 +72,7 @@ impl Footprint {
                     _ => None,
                 })
                 .sum();
-            let largest_other = walk
-                .ops
-                .iter()
-                .filter(|o| o.matmul.is_none())
-                .filter_map(|o| o.input_bytes)
-                .fold(0.0, f64::max);
+            let largest_other = largest_other_input(walk);
             return Footprint {
                 bytes: moved + gemms + largest_other,
                 source: FootprintSource::Recorded,
@@ -110,6 +105,31 @@ impl Footprint {
     /// nothing estimated from durations.
     pub fn stated(walk: &Walk) -> Footprint {
         Footprint::of(walk, 0.0, None)
+    }
+
+    /// [`Footprint::stated`] with every recorded operator's inputs added up, not only the
+    /// largest (element-wise operators, which reread what the step wrote, left out; never
+    /// less than the stated): an
+    /// attention's caches, a convolution's weights and activations, a norm's input, each
+    /// counted where it is read. Larger than what one replay touches where operators share
+    /// inputs, so a walk this puts within the L2 has its data there; `Durations` for a trace
+    /// without shapes, as [`Footprint::stated`].
+    pub fn inputs_added(walk: &Walk) -> Footprint {
+        let stated = Footprint::stated(walk);
+        if stated.source != FootprintSource::Recorded {
+            return stated;
+        }
+        let largest = largest_other_input(walk);
+        let others: f64 = walk
+            .ops
+            .iter()
+            .filter(|o| o.matmul.is_none() && !is_element_wise(&o.name))
+            .filter_map(|o| o.input_bytes)
+            .sum();
+        Footprint {
+            bytes: stated.bytes - largest + others.max(largest),
+            ..stated
+        }
     }
 
     /// Whether the replay touches more than [`L2_SHARE`] of an L2 of `l2_bytes`.
@@ -267,7 +287,8 @@ pub fn within_l2(stated: Footprint, l2_bytes: f64) -> bool {
     stated.source == FootprintSource::Recorded && l2_bytes > 0.0 && !stated.beyond_l2(l2_bytes)
 }
 
-/// A replay's note where the recorded shapes put the step's data, `stated`, within 2/3 of an
+/// A replay's note where the recorded shapes put the step's data, `stated` (see
+/// [`Footprint::inputs_added`]), within 2/3 of an
 /// L2 of `l2_bytes` and kernels recorded at `from_us` or longer, which past the line stream
 /// device memory, stand in as `choice` says; `streaming`: how many do stream. The trace does
 /// not say whether the real kernels reread their data from the L2, so the note names the
@@ -284,7 +305,7 @@ pub fn within_l2_note(
         return None;
     }
     let data = format!(
-        "the recorded shapes put the step's data at ~{:.0} MiB, within 2/3 of the {:.0} MiB L2",
+        "the recorded shapes put the step's data at ~{:.0} MiB (every operator's inputs added up), within 2/3 of the {:.0} MiB L2",
         stated.bytes / MIB,
         l2_bytes / MIB
     );
@@ -299,6 +320,15 @@ pub fn within_l2_note(
             )
         }),
     }
+}
+
+/// The largest recorded input of any operator but a GEMM, bytes (0 without one).
+fn largest_other_input(walk: &Walk) -> f64 {
+    walk.ops
+        .iter()
+        .filter(|o| o.matmul.is_none())
+        .filter_map(|o| o.input_bytes)
+        .fold(0.0, f64::max)
 }
 
 /// Device memory a copy or memset touches: both ends of a device-to-device copy.
@@ -362,6 +392,32 @@ mod tests {
         let chain = Footprint::of(&walk(vec![add(2.0); 500]), 4000.0, Some(132));
         assert_eq!(chain.bytes, 2.0 * MIB);
         assert!(!chain.beyond_l2(60.0 * MIB));
+    }
+
+    #[test]
+    fn added_up_inputs_count_every_operator_but_element_wise_ones() {
+        let op = |name: &str, mib: f64| Op {
+            input_bytes: Some(mib * MIB),
+            ..Op::kernel(name, 0.0, 5000.0)
+        };
+        // Two attention kernels over caches of their own, a norm, an add over an activation.
+        let w = walk(vec![
+            op("flash_fwd_kernel", 32.0),
+            op("flash_fwd_kernel", 32.0),
+            op("RowwiseMomentsCUDAKernel", 1.0),
+            op("vectorized_elementwise_kernel<4, add>", 9.0),
+        ]);
+        assert_eq!(Footprint::stated(&w).bytes, 32.0 * MIB);
+        let added = Footprint::inputs_added(&w);
+        assert_eq!(added.source, FootprintSource::Recorded);
+        assert_eq!(added.bytes, 65.0 * MIB);
+        assert!(!within_l2(added, 60.0 * MIB) && within_l2(Footprint::stated(&w), 60.0 * MIB));
+        // Without shapes: the stated footprint's source, never within the L2.
+        let shapeless = walk(vec![kernel(4, 5.0)]);
+        assert_eq!(
+            Footprint::inputs_added(&shapeless).source,
+            FootprintSource::Durations
+        );
     }
 
     #[test]
@@ -468,7 +524,7 @@ mod tests {
         assert!(within_l2(recorded(2.0), l2));
         let spin = within_l2_note(recorded(2.0), l2, L2Resident::Spin, 3.0, 0).expect("within");
         assert!(
-            spin.contains("~2 MiB, within 2/3 of the 60 MiB L2"),
+            spin.contains("~2 MiB (every operator's inputs added up), within 2/3 of the 60 MiB L2"),
             "{spin}"
         );
         assert!(spin.contains("recorded at 3.0 us or longer spin"), "{spin}");

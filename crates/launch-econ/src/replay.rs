@@ -223,15 +223,17 @@ pub fn replay(
     let schedule = Schedule::of(walk);
     let overlapping = schedule.lanes() > 1;
     let l2 = e.device_info().l2_bytes.max(0) as f64;
-    let stated = Footprint::stated(walk);
+    let resident = Footprint::inputs_added(walk);
     // Long kernels stream (or read paced) unless the walk's data stays in the L2.
     let streams_from = cfg
         .stream_from_ns
-        .filter(|_| !(cfg.l2_resident == L2Resident::Spin && within_l2(stated, l2)));
+        .filter(|_| !(cfg.l2_resident == L2Resident::Spin && within_l2(resident, l2)));
     let stream_from_ns = match streams_from {
         Some(ns) if !overlapping => ns,
         _ => f64::INFINITY,
     };
+    // Spins only (`--stream-from-us off`) also stands in for GEMMs held by their math.
+    let long_kernels_as_recorded = cfg.stream_from_ns.is_some() && !overlapping;
     let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
     let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
     let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase)?;
@@ -250,10 +252,10 @@ pub fn replay(
     let f32_gemms = walk
         .kernels()
         .any(|o| matches!(o.matmul, Some(MatmulRole::Call(g)) if g.dtype == GemmType::F32));
-    if stream_from_ns.is_finite() || (plan.real_gemms && f32_gemms) {
+    if long_kernels_as_recorded || (plan.real_gemms && f32_gemms) {
         plan.roofline = crate::roofline::measure(e, walk.kernels())?;
     }
-    if stream_from_ns.is_finite() && !plan.real_gemms && cfg.gemms == GemmReplay::Auto {
+    if long_kernels_as_recorded && !plan.real_gemms && cfg.gemms == GemmReplay::Auto {
         let math_bytes = operand_bytes_of(walk.kernels().filter(|o| plan.math_gemm_as_recorded(o)));
         plan.real_math_gemms = math_bytes <= REAL_GEMM_MAX_BYTES;
     }
@@ -382,7 +384,7 @@ pub fn replay(
         if walk.kernels().any(|o| o.duration_ns >= ns) {
             let streaming = laned.streaming_stand_ins();
             warnings.extend(within_l2_note(
-                stated,
+                resident,
                 l2,
                 cfg.l2_resident,
                 ns / 1e3,
