@@ -273,8 +273,9 @@ pub enum L2Resident {
     /// kernels reread it there (convolution weights, a recurrent cell's) and their graph keeps
     /// the lower level of per-node cost; stand-ins streaming fresh device memory take the
     /// upper one. On the H200 a stack of GroupNorm and 3 × 3 convolutions over ~11 MiB of
-    /// weights and activations replayed +6.5% streaming and +0.7% spinning, a ResNet-style stack at batch 1 +1.2% and
-    /// −0.3% (`scripts/validate.py`, medians of three replays beside one real graph step).
+    /// weights and activations replayed +6.5% streaming and +0.7% spinning, a ResNet-style
+    /// stack at batch 1 +1.1% and −0.3% (medians of three replays beside one real graph step,
+    /// `docs/validation-l2-resident-h200.json`).
     #[default]
     Spin,
     /// Streaming device memory, as past the line (the replay before this choice existed).
