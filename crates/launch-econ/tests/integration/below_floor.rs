@@ -1,7 +1,7 @@
 //! `launch-econ loop` and `--pdl` as a user meets them: argument errors without a GPU, and
 //! real runs (ignored without a device) whose results the tool itself checks on the device.
 
-use crate::common::{assert_usage_error, json_of, succeeds, words};
+use crate::common::{assert_usage_error, json_of, stderr_of, succeeds, words};
 
 /// Bad loop arguments exit 2 with the reason, before any GPU work.
 #[test]
@@ -46,7 +46,7 @@ fn loop_runs_and_checks_its_step_counts() {
     ] {
         assert!(r["summary"][f]["median"].as_f64().unwrap() > 0.0, "{f}");
     }
-    let report = String::from_utf8(out.stderr).unwrap();
+    let report = stderr_of(&out);
     assert!(report.contains("one WHILE launch: host issue"), "{report}");
 }
 
@@ -57,7 +57,7 @@ fn pdl_run_is_recorded_as_such() {
     let out = succeeds(&["200", "--pdl", "--trials", "2", "--export-json", "-"]);
     let doc = json_of(&out);
     assert_eq!(doc["result"]["point"]["config"]["pdl"], true);
-    let report = String::from_utf8(out.stderr).unwrap();
+    let report = stderr_of(&out);
     assert!(
         report.contains("with programmatic dependent launch"),
         "{report}"

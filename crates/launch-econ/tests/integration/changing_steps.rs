@@ -1,7 +1,7 @@
 //! `launch-econ update` (and `buckets`) as a user meets them: argument errors without a GPU,
 //! and real runs (ignored without a device) that check their own results on the device.
 
-use crate::common::{assert_usage_error, json_of, succeeds, words};
+use crate::common::{assert_usage_error, json_of, stderr_of, succeeds, words};
 
 #[test]
 fn update_arguments_are_validated() {
@@ -59,7 +59,7 @@ fn update_prices_every_way_and_checks_them() {
     ] {
         assert!(r["summary"][f]["median"].as_f64().unwrap() > 0.0, "{f}");
     }
-    let report = String::from_utf8(out.stderr).unwrap();
+    let report = stderr_of(&out);
     assert!(report.contains("winner:"), "{report}");
 }
 
@@ -91,7 +91,7 @@ fn update_on_a_recorded_walk() {
     assert_eq!(r["config"]["changed"], 3);
     assert_eq!(r["config"]["elems"], 0);
     assert_eq!(r["checked_paths"], 10);
-    let report = String::from_utf8(out.stderr).unwrap();
+    let report = stderr_of(&out);
     assert!(report.contains("replayed by stand-ins"), "{report}");
 }
 
@@ -129,6 +129,6 @@ fn buckets_build_check_and_switch() {
     assert_eq!(b.len(), 3);
     assert_eq!(b[2]["elems"], 4096);
     assert_eq!(b[0]["switch_us"]["n"], 3);
-    let report = String::from_utf8(out.stderr).unwrap();
+    let report = stderr_of(&out);
     assert!(report.contains("bucket set: 3 graphs"), "{report}");
 }

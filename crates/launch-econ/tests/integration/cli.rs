@@ -2,7 +2,9 @@
 
 use predicates::prelude::*;
 
-use crate::common::{assert_usage_error, cmd, json_of, stdout_without_gpu, succeeds, words};
+use crate::common::{
+    assert_usage_error, cmd, json_of, stderr_of, stdout_of, stdout_without_gpu, succeeds, words,
+};
 
 /// Each bad launch count gets a usage error (exit 2) that names the problem, and no panic.
 #[test]
@@ -49,7 +51,7 @@ fn no_gpu_is_one_clear_line_and_exit_1() {
         .code(1)
         .get_output()
         .clone();
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = stderr_of(&out);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.starts_with("launch-econ: error: starting the engine on GPU 0: "),
@@ -82,7 +84,7 @@ fn help_and_version_exit_0() {
 #[ignore = "needs a CUDA device"]
 fn prints_the_seed_lines_on_a_gpu() {
     let out = cmd().arg("64").assert().success().get_output().clone();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = stdout_of(&out);
     let mut lines = stdout.lines();
     let first = lines.next().unwrap();
     let second = lines.next().unwrap();
@@ -115,7 +117,7 @@ fn prints_the_seed_lines_on_a_gpu() {
 fn the_default_run_measures_copy_nodes() {
     let out = succeeds(&["64", "--export-json", "-"]);
     let v = json_of(&out);
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = stderr_of(&out);
     assert!(
         stderr.contains("a page-locked copy node adds to a graph: host to device "),
         "{stderr}"
@@ -287,13 +289,13 @@ fn predict_works_without_a_gpu() {
     assert!((p["graph_ms"].as_f64().unwrap() - quiet - 1346.0 * upper_ms).abs() < 1e-9);
     assert_eq!(r["kind"], "predict");
     assert_eq!(v["schema_version"], 2);
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = stderr_of(&out);
     assert!(stderr.contains("your round"), "{stderr}");
     // A one-kernel round the graph's launch makes longer: "no saving", never "-0.00".
     let out = succeeds(&words(
         "predict --round-launches 1 --round-host-issue-ms 0.001 --round-gpu-ms 0.001",
     ));
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = stdout_of(&out);
     assert!(stdout.contains("): no saving"), "{stdout}");
     assert!(!stdout.contains("-0.00"), "{stdout}");
 }
@@ -390,7 +392,7 @@ fn odd_arguments_never_panic() {
         serde_json::from_str(&std::fs::read_to_string(&name).unwrap()).unwrap();
     assert!(v["argv"][3].as_str().unwrap().ends_with("\u{fffd}.json"));
     let out = succeeds(&["predict", "--round-host-issue-ms", "1e300"]);
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = stdout_of(&out);
     assert!(stdout.contains("1.000e300 ms"), "{stdout}");
     assert!(stdout.lines().all(|l| l.len() < 200), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -500,13 +502,13 @@ fn pipeline_runs_and_checks_its_result() {
     let out = succeeds(&words(
         "pipeline --devices 0 --stages 2 --stage-launches 8 --trials 2 --reps 3 --warmup 0",
     ));
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = stdout_of(&out);
     assert!(stdout.contains("all equal"), "{stdout}");
     assert!(stdout.contains("0->0: SameDevice"), "{stdout}");
     assert!(stdout.contains("2 trials x 3 rounds"), "{stdout}");
     // Four micro-batches in flight: every one checked against its own reference.
     let out = succeeds(&words("pipeline --devices 0 --stages 3 --stage-launches 4 --microbatches 4 --trials 2 --reps 3 --warmup 0"));
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = stdout_of(&out);
     assert!(stdout.contains("4 micro-batch(es) per round"), "{stdout}");
     assert!(stdout.contains("all equal"), "{stdout}");
     cmd()

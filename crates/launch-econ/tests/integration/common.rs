@@ -42,6 +42,16 @@ pub fn stdout_without_gpu(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 on stdout")
 }
 
+/// What a run wrote on standard output, as text.
+pub fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 on stdout")
+}
+
+/// What a run wrote on standard error (its report and warnings), as text.
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8(out.stderr.clone()).expect("UTF-8 on stderr")
+}
+
 /// The JSON document a run with `--export-json -` wrote on stdout.
 pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("the JSON export on stdout")

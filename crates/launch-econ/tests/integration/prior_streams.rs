@@ -1,7 +1,7 @@
 //! `launch-econ replay --prior-streams`: streams that run work before the replay's own, the
 //! process state a graph with branches depends on (see `launch_econ::prior_streams`).
 
-use crate::common::{fixture, replay, replay_json, succeeds};
+use crate::common::{fixture, replay, replay_json, stdout_of, succeeds};
 
 /// `--prior-streams N` runs a kernel on N streams before the replay makes its own: the report
 /// says so, the JSON records N, and the warning on the process the graph runs in names it.
@@ -18,15 +18,13 @@ fn prior_streams_run_first_and_are_recorded() {
         "{warnings}"
     );
     let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --prior-streams 2"));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(&out);
     assert!(
         text.contains("prior streams: 2 ran a kernel each"),
         "{text}"
     );
     let plain = succeeds(&replay(&fx, "--trials 2 --reps 3"));
-    assert!(!String::from_utf8(plain.stdout)
-        .unwrap()
-        .contains("prior streams"));
+    assert!(!stdout_of(&plain).contains("prior streams"));
 }
 
 /// On a walk of one stream, launches first keep the replay's graphs below the level real ones

@@ -1,7 +1,9 @@
 //! `launch-econ replay` as a user meets it without a GPU: traces read offline (`--summary`),
 //! bad traces and filters, streams and marked steps (the replays on a GPU: `replay_gpu`).
 
-use crate::common::{assert_usage_error, fixture, json_of, replay, stdout_without_gpu, succeeds};
+use crate::common::{
+    assert_usage_error, fixture, json_of, replay, stdout_of, stdout_without_gpu, succeeds,
+};
 
 /// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
 #[test]
@@ -245,7 +247,7 @@ fn replay_summary_shares_the_gpu_between_kernels_that_fill_it() {
         (extra - (0.080 * h - 0.040)).abs() < 0.001,
         "graph {graph} unshared {unshared} hold {h}"
     );
-    let text = String::from_utf8(succeeds(&replay(&fx, "--summary")).stdout).unwrap();
+    let text = stdout_of(&succeeds(&replay(&fx, "--summary")));
     assert!(text.contains("sharing them"), "{text}");
 
     let dir = std::env::temp_dir().join(format!("le-full-gpu-{}", std::process::id()));

@@ -2,7 +2,9 @@
 //! several streams on lanes and the exported trace, the node gap, and the stand-ins a walk
 //! on several streams gets (chases, paced reads).
 
-use crate::common::{cmd, fixture, json_of, replay, replay_json, stand_ins, succeeds};
+use crate::common::{
+    cmd, fixture, json_of, replay, replay_json, stand_ins, stderr_of, stdout_of, succeeds,
+};
 
 /// Replay of a fixture walk on a GPU: a report with fidelity and a saving.
 #[test]
@@ -11,7 +13,7 @@ fn replay_runs_on_a_gpu() {
     let fx = fixture("kineto_step.json");
     let out = succeeds(&replay(&fx, "--trials 3 --reps 5 --export-json -"));
     let v = json_of(&out);
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = stderr_of(&out);
     assert!(stderr.contains("spans, kernels >= 2 us (2)"), "{stderr}");
     assert!(
         stderr.contains("stand-ins: each graph node planned"),
@@ -147,8 +149,8 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
         .success()
         .get_output()
         .clone();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = stderr_of(&out);
+    let stdout = stdout_of(&out);
     assert!(
         stdout.contains("streams: 3 streams on 3 lanes, ordered by 4 recorded cross-stream waits"),
         "{stdout}"
@@ -199,7 +201,7 @@ fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
         &fx,
         "--trials 2 --reps 3 --warmup 0 --concurrent-stand-ins chase",
     ));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(&out);
     assert!(text.contains("4 kernels stand in by a chase"), "{text}");
 }
 
@@ -214,7 +216,7 @@ fn long_kernels_with_recorded_inputs_read_them_paced_beside_other_streams() {
     let fx = fixture("kineto_two_streams_attention.json");
     let quick = "--trials 2 --reps 3 --warmup 0";
     let out = succeeds(&replay(&fx, quick));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(&out);
     assert!(
         text.contains("2 kernels (recorded >= 2 us, their operator's inputs recorded) stand in by reading those inputs"),
         "{text}"

@@ -1,7 +1,7 @@
 //! `replay --spin-fit`: timed spins shifted in the walk's own graph, by default on streams
 //! that keep streaming stand-ins (`streamed`), on every stream with `graph` (experimental).
 
-use crate::common::{assert_usage_error, fixture, json_of, replay, succeeds};
+use crate::common::{assert_usage_error, fixture, json_of, replay, stderr_of, succeeds};
 
 /// With `--spin-fit graph` a walk of spins only (no streaming stand-in to size) still runs its
 /// graph rounds, the replay says the spins were fitted, and the JSON records the setting; the
@@ -14,16 +14,14 @@ fn spins_fitted_in_the_graph_say_so() {
         &fx,
         "--trials 2 --reps 3 --spin-fit graph --export-json -",
     ));
-    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     assert!(stderr.contains("(--spin-fit graph)"), "{stderr}");
     let v = json_of(&out);
     let r = &v["result"]["replay"];
     assert_eq!(r["config"]["spin_fit"], "graph", "{}", r["config"]);
     assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
     let plain = succeeds(&replay(&fx, "--trials 2 --reps 3 --export-json -"));
-    assert!(!String::from_utf8(plain.stderr.clone())
-        .unwrap()
-        .contains("--spin-fit"));
+    assert!(!stderr_of(&plain).contains("--spin-fit"));
     assert_eq!(
         json_of(&plain)["result"]["replay"]["config"]["spin_fit"],
         "streamed"
@@ -37,7 +35,7 @@ fn spins_fitted_in_the_graph_say_so() {
 fn the_default_fits_spins_where_a_stand_in_streams() {
     let fx = fixture("kineto_step.json");
     let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --export-json -"));
-    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    let stderr = stderr_of(&out);
     let v = json_of(&out);
     let r = &v["result"]["replay"];
     assert!(r["fidelity"]["streaming_stand_ins"].as_u64().unwrap() >= 1);
@@ -47,9 +45,7 @@ fn the_default_fits_spins_where_a_stand_in_streams() {
         &fx,
         "--trials 2 --reps 3 --spin-fit off --export-json -",
     ));
-    assert!(!String::from_utf8(off.stderr.clone())
-        .unwrap()
-        .contains("--spin-fit"));
+    assert!(!stderr_of(&off).contains("--spin-fit"));
     assert_eq!(
         json_of(&off)["result"]["replay"]["config"]["spin_fit"],
         "off"
