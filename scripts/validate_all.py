@@ -48,6 +48,7 @@ GROUPS = [
                                 "sdpa_prefill_4096,draft_and_verify"),
     ("fresh", "fresh_walks.py", "qwen3_decode_b8,groupnorm_conv_b2,lora_beside_base,"
                                 "cupy_raw_kernels,kv_cache_attention_b4"),
+    ("l2", "l2_walks.py", "tiny_gpt2_decode_b1,small_mlp_decode_b1,mobilenet_blocks_b1"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
