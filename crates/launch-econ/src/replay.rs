@@ -224,10 +224,7 @@ pub fn replay(
     let overlapping = schedule.lanes() > 1;
     let l2 = e.device_info().l2_bytes.max(0) as f64;
     let resident = Footprint::inputs_added(walk);
-    // Long kernels stream (or read paced) unless the walk's data stays in the L2.
-    let streams_from = cfg
-        .stream_from_ns
-        .filter(|_| !(cfg.l2_resident == L2Resident::Spin && within_l2(resident, l2)));
+    let streams_from = streams_from(cfg.stream_from_ns, cfg.l2_resident, resident, l2);
     let stream_from_ns = match streams_from {
         Some(ns) if !overlapping => ns,
         _ => f64::INFINITY,
@@ -432,6 +429,18 @@ pub fn replay(
     })
 }
 
+/// From what recorded duration long kernels stream device memory (or, beside other streams,
+/// read their inputs paced), ns: `stream_from_ns` as asked, unless `choice` spins them where
+/// the walk's data, `resident`, stays in an L2 of `l2_bytes` (see [`L2Resident`]).
+fn streams_from(
+    stream_from_ns: Option<f64>,
+    choice: L2Resident,
+    resident: Footprint,
+    l2_bytes: f64,
+) -> Option<f64> {
+    stream_from_ns.filter(|_| !(choice == L2Resident::Spin && within_l2(resident, l2_bytes)))
+}
+
 /// [`crate::footprint::replay_reads_less`] for `walk` replayed on `e`, the stand-ins touching
 /// `touched` bytes a replay: the bound at the bandwidth and the step it may miss from
 /// `profile` (as `--summary` prices them), the bandwidth measured on `e` where no profile
@@ -495,4 +504,32 @@ fn replay_after_other_stream(
         gpu.push(a.elapsed_ms(&b)? as f64 / reps as f64);
     }
     Ok((wall, gpu))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::footprint::FootprintSource;
+
+    #[test]
+    fn long_kernels_spin_only_where_the_data_stays_in_the_l2_and_spinning_is_chosen() {
+        let mib = (1u64 << 20) as f64;
+        let l2 = 60.0 * mib;
+        let data = |mib_: f64, source| Footprint {
+            bytes: mib_ * mib,
+            source,
+        };
+        let small = data(8.0, FootprintSource::Recorded);
+        let large = data(400.0, FootprintSource::Recorded);
+        let shapeless = data(8.0, FootprintSource::Durations);
+        let asked = Some(2000.0);
+        assert_eq!(streams_from(asked, L2Resident::Spin, small, l2), None);
+        assert_eq!(streams_from(asked, L2Resident::Stream, small, l2), asked);
+        assert_eq!(streams_from(asked, L2Resident::Spin, large, l2), asked);
+        // Without shapes the data is not known to fit; with no L2 known, nothing fits.
+        assert_eq!(streams_from(asked, L2Resident::Spin, shapeless, l2), asked);
+        assert_eq!(streams_from(asked, L2Resident::Spin, small, 0.0), asked);
+        // Streaming turned off stays off.
+        assert_eq!(streams_from(None, L2Resident::Stream, large, l2), None);
+    }
 }
