@@ -289,12 +289,12 @@ pub fn within_l2(stated: Footprint, l2_bytes: f64) -> bool {
 }
 
 /// A replay's note where the recorded shapes put the step's data, `stated` (see
-/// [`Footprint::inputs_added`]), within 2/3 of an
-/// L2 of `l2_bytes` and kernels recorded at `from_us` or longer, which past the line stream
-/// device memory, stand in as `choice` says; `streaming`: how many do stream. The trace does
-/// not say whether the real kernels reread their data from the L2, so the note names the
-/// other price. `None` where the data is past the line or unknown, or no long kernel streams
-/// or would.
+/// [`Footprint::inputs_added`]), within 2/3 of an L2 of `l2_bytes` and kernels recorded at
+/// `from_us` or longer, which past the line read device memory, stand in as `choice` says;
+/// `streaming`: how many do read it (streaming, or paced beside other streams). The trace
+/// does not say whether the real kernels reread their data from the L2, so the note names
+/// the other price. `None` where the data is past the line or unknown, or, reading chosen,
+/// where no kernel reads.
 pub fn within_l2_note(
     stated: Footprint,
     l2_bytes: f64,
@@ -312,12 +312,12 @@ pub fn within_l2_note(
     );
     match choice {
         L2Resident::Spin => Some(format!(
-            "{data}, where it stays from one replay to the next: kernels recorded at {} us or longer spin instead of streaming fresh device memory as a decode step's weight reads do; if the real kernels read device memory, the replayed graph step is low: --l2-resident stream streams them",
+            "{data}, where it stays from one replay to the next: kernels recorded at {} us or longer stand in without reading device memory instead of streaming it as a decode step's weight reads do; if the real kernels read device memory, the replayed graph step is low: --l2-resident stream streams them",
             crate::output::num(from_us, 1)
         )),
         L2Resident::Stream => (streaming > 0).then(|| {
             format!(
-                "{streaming} kernel(s) stand in by streaming fresh device memory, as a decode step's weight reads do, while {data}; if the real kernels reread their data from the L2 (convolution weights, a recurrent cell's), the replayed graph step is high: --l2-resident spin prices them as spins"
+                "{streaming} kernel(s) stand in by reading fresh device memory (streaming it, or paced beside other streams), as a decode step's weight reads do, while {data}; if the real kernels reread their data from the L2 (convolution weights, a recurrent cell's), the replayed graph step is high: --l2-resident spin stands them in without reading it"
             )
         }),
     }
@@ -528,11 +528,14 @@ mod tests {
             spin.contains("~2 MiB (every operator's inputs added up), within 2/3 of the 60 MiB L2"),
             "{spin}"
         );
-        assert!(spin.contains("recorded at 3.0 us or longer spin"), "{spin}");
+        assert!(
+            spin.contains("recorded at 3.0 us or longer stand in without"),
+            "{spin}"
+        );
         assert!(spin.contains("--l2-resident stream"), "{spin}");
         let stream = within_l2_note(recorded(2.0), l2, L2Resident::Stream, 3.0, 16).expect("16");
         assert!(
-            stream.starts_with("16 kernel(s) stand in by streaming"),
+            stream.starts_with("16 kernel(s) stand in by reading fresh"),
             "{stream}"
         );
         assert!(stream.contains("--l2-resident spin"), "{stream}");

@@ -31,7 +31,7 @@ use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, ElementWise, Spi
 use crate::stats::Summary;
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
-use crate::trace::Walk;
+use crate::trace::{is_element_wise, Walk};
 
 /// Replayed GEMMs whose operands together take more than this are stood in instead, bytes.
 const REAL_GEMM_MAX_BYTES: u64 = 8 << 30;
@@ -378,8 +378,11 @@ pub fn replay(
         .filter(|ms| *ms > 0.0);
     warnings.extend(reads_less.map(|r| r.warning));
     if let Some(ns) = cfg.stream_from_ns {
-        if walk.kernels().any(|o| o.duration_ns >= ns) {
-            let streaming = laned.streaming_stand_ins();
+        if walk
+            .kernels()
+            .any(|o| reads_past_the_line(o, ns, overlapping, cfg.element_wise))
+        {
+            let streaming = laned.streaming_stand_ins() + laned.paced_stand_ins();
             warnings.extend(within_l2_note(
                 resident,
                 l2,
@@ -439,6 +442,24 @@ fn streams_from(
     l2_bytes: f64,
 ) -> Option<f64> {
     stream_from_ns.filter(|_| !(choice == L2Resident::Spin && within_l2(resident, l2_bytes)))
+}
+
+/// Whether `op` stands in by streaming device memory (or, on a walk whose streams overlap,
+/// reading its recorded inputs paced) where its walk's data is past the L2's line and long
+/// kernels stream from `ns`: on one stream long element-wise kernels spin unless `element_wise`
+/// streams them; beside other streams only kernels with recorded inputs read paced.
+fn reads_past_the_line(
+    op: &crate::trace::Op,
+    ns: f64,
+    overlapping: bool,
+    element_wise: ElementWise,
+) -> bool {
+    op.duration_ns >= ns
+        && if overlapping {
+            op.input_bytes.is_some()
+        } else {
+            element_wise == ElementWise::Stream || !is_element_wise(&op.name)
+        }
 }
 
 /// [`crate::footprint::replay_reads_less`] for `walk` replayed on `e`, the stand-ins touching
@@ -531,5 +552,40 @@ mod tests {
         assert_eq!(streams_from(asked, L2Resident::Spin, small, 0.0), asked);
         // Streaming turned off stays off.
         assert_eq!(streams_from(None, L2Resident::Stream, large, l2), None);
+    }
+
+    #[test]
+    fn the_l2_note_counts_only_kernels_that_would_read_past_the_line() {
+        use crate::trace::Op;
+        let add = Op::kernel("vectorized_elementwise_kernel<4, add>", 0.0, 5000.0);
+        let conv = Op::kernel("sm90_xmma_fprop_implicit_gemm", 0.0, 5000.0);
+        let short = Op::kernel("sm90_xmma_fprop_implicit_gemm", 0.0, 1000.0);
+        let with_inputs = Op {
+            input_bytes: Some(1e6),
+            ..add.clone()
+        };
+        // One stream: long kernels but element-wise ones (unless those stream too).
+        assert!(reads_past_the_line(&conv, 2000.0, false, ElementWise::Spin));
+        assert!(!reads_past_the_line(&add, 2000.0, false, ElementWise::Spin));
+        assert!(reads_past_the_line(
+            &add,
+            2000.0,
+            false,
+            ElementWise::Stream
+        ));
+        assert!(!reads_past_the_line(
+            &short,
+            2000.0,
+            false,
+            ElementWise::Spin
+        ));
+        // Streams side by side: long kernels with recorded inputs, element-wise or not.
+        assert!(!reads_past_the_line(&conv, 2000.0, true, ElementWise::Spin));
+        assert!(reads_past_the_line(
+            &with_inputs,
+            2000.0,
+            true,
+            ElementWise::Spin
+        ));
     }
 }
