@@ -28,6 +28,8 @@
 //! on an H200 a graph of kernels that stream from HBM costs more per node than one of spins of
 //! the same profiled durations. Shorter kernels spend most of their time launching and
 //! retiring blocks; a streaming stand-in cannot be that short and still read, so they spin.
+//! Where the recorded shapes put the walk's data within the L2, long kernels spin too (the
+//! replay then plans with no streaming at all; see [`crate::footprint::L2Resident`]).
 //! Walks on several concurrent streams do not stream (see `crate::replay`): a stand-in that
 //! reads as fast as its grid can overstates what a real kernel asks of shared bandwidth.
 //! There a long kernel whose operator's inputs the trace recorded, and which read them at a
