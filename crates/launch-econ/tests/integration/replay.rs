@@ -311,6 +311,7 @@ fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
         replay(&fx, "--summary --element-wise some"),
         "--element-wise",
     );
+    assert_usage_error(replay(&fx, "--summary --l2-resident some"), "--l2-resident");
 }
 
 /// A trace of several steps marked by the profiler (`prof.step()`; a one-layer decode step
