@@ -55,29 +55,10 @@ impl Footprint {
     /// kernels' durations at `bandwidth_gb_s` (bytes/ns), each kernel's blocks' share of
     /// `sms` (all of it without `sms`); copies and memsets by their bytes either way.
     pub fn of(walk: &Walk, bandwidth_gb_s: f64, sms: Option<u32>) -> Footprint {
-        let moved: f64 = walk.ops.iter().map(moved_bytes).sum();
-        let shapes = walk
-            .ops
-            .iter()
-            .any(|o| o.matmul.is_some() || o.input_bytes.is_some());
-        if shapes {
-            let gemms: f64 = walk
-                .ops
-                .iter()
-                .filter_map(|o| match o.matmul {
-                    Some(MatmulRole::Call(g)) => {
-                        let (a, b, _) = g.bytes();
-                        Some(a.max(b) as f64)
-                    }
-                    _ => None,
-                })
-                .sum();
-            let largest_other = largest_other_input(walk);
-            return Footprint {
-                bytes: moved + gemms + largest_other,
-                source: FootprintSource::Recorded,
-            };
+        if has_shapes(walk) {
+            return recorded(walk, largest_other_input(walk));
         }
+        let moved: f64 = walk.ops.iter().map(moved_bytes).sum();
         let bw = if bandwidth_gb_s.is_finite() {
             bandwidth_gb_s.max(0.0)
         } else {
@@ -115,21 +96,16 @@ impl Footprint {
     /// inputs, so a walk this puts within the L2 has its data there; `Durations` for a trace
     /// without shapes, as [`Footprint::stated`].
     pub fn inputs_added(walk: &Walk) -> Footprint {
-        let stated = Footprint::stated(walk);
-        if stated.source != FootprintSource::Recorded {
-            return stated;
+        if !has_shapes(walk) {
+            return Footprint::stated(walk);
         }
-        let largest = largest_other_input(walk);
         let others: f64 = walk
             .ops
             .iter()
             .filter(|o| o.matmul.is_none() && !is_element_wise(&o.name))
             .filter_map(|o| o.input_bytes)
             .sum();
-        Footprint {
-            bytes: stated.bytes - largest + others.max(largest),
-            ..stated
-        }
+        recorded(walk, others.max(largest_other_input(walk)))
     }
 
     /// Whether the replay touches more than [`L2_SHARE`] of an L2 of `l2_bytes`.
@@ -288,7 +264,7 @@ pub fn within_l2(stated: Footprint, l2_bytes: f64) -> bool {
     stated.source == FootprintSource::Recorded && l2_bytes > 0.0 && !stated.beyond_l2(l2_bytes)
 }
 
-/// A replay's note where the recorded shapes put the step's data, `stated` (see
+/// A replay's note where the recorded shapes put the step's data, `data` (see
 /// [`Footprint::inputs_added`]), within 2/3 of an L2 of `l2_bytes` and kernels recorded at
 /// `from_us` or longer, which past the line read device memory, stand in as `choice` says;
 /// `streaming`: how many do read it (streaming, or paced beside other streams). The trace
@@ -296,30 +272,58 @@ pub fn within_l2(stated: Footprint, l2_bytes: f64) -> bool {
 /// the other price. `None` where the data is past the line or unknown, or, reading chosen,
 /// where no kernel reads.
 pub fn within_l2_note(
-    stated: Footprint,
+    data: Footprint,
     l2_bytes: f64,
     choice: L2Resident,
     from_us: f64,
     streaming: usize,
 ) -> Option<String> {
-    if !within_l2(stated, l2_bytes) {
+    if !within_l2(data, l2_bytes) {
         return None;
     }
-    let data = format!(
+    let fits = format!(
         "the recorded shapes put the step's data at ~{:.0} MiB (every operator's inputs added up), within 2/3 of the {:.0} MiB L2",
-        stated.bytes / MIB,
+        data.bytes / MIB,
         l2_bytes / MIB
     );
     match choice {
         L2Resident::Spin => Some(format!(
-            "{data}, where it stays from one replay to the next: kernels recorded at {} us or longer stand in without reading device memory instead of streaming it as a decode step's weight reads do; if the real kernels read device memory, the replayed graph step is low: --l2-resident stream streams them",
+            "{fits}, where it stays from one replay to the next: kernels recorded at {} us or longer stand in without reading device memory instead of streaming it as a decode step's weight reads do; if the real kernels read device memory, the replayed graph step is low: --l2-resident stream streams them",
             crate::output::num(from_us, 1)
         )),
         L2Resident::Stream => (streaming > 0).then(|| {
             format!(
-                "{streaming} kernel(s) stand in by reading fresh device memory (streaming it, or paced beside other streams), as a decode step's weight reads do, while {data}; if the real kernels reread their data from the L2 (convolution weights, a recurrent cell's), the replayed graph step is high: --l2-resident spin stands them in without reading it"
+                "{streaming} kernel(s) stand in by reading fresh device memory (streaming it, or paced beside other streams), as a decode step's weight reads do, while {fits}; if the real kernels reread their data from the L2 (convolution weights, a recurrent cell's), the replayed graph step is high: --l2-resident spin stands them in without reading it"
             )
         }),
+    }
+}
+
+/// Whether `walk`'s trace recorded shapes (a GEMM's or any operator's inputs).
+fn has_shapes(walk: &Walk) -> bool {
+    walk.ops
+        .iter()
+        .any(|o| o.matmul.is_some() || o.input_bytes.is_some())
+}
+
+/// A footprint from recorded shapes: copies and memsets, every GEMM's larger operand, and
+/// `other_inputs` bytes of the other operators' inputs.
+fn recorded(walk: &Walk, other_inputs: f64) -> Footprint {
+    let moved: f64 = walk.ops.iter().map(moved_bytes).sum();
+    let gemms: f64 = walk
+        .ops
+        .iter()
+        .filter_map(|o| match o.matmul {
+            Some(MatmulRole::Call(g)) => {
+                let (a, b, _) = g.bytes();
+                Some(a.max(b) as f64)
+            }
+            _ => None,
+        })
+        .sum();
+    Footprint {
+        bytes: moved + gemms + other_inputs,
+        source: FootprintSource::Recorded,
     }
 }
 

@@ -42,10 +42,10 @@
 //! ([`StandInPlan::paced_shape`]). Otherwise an element-wise kernel stands in by a chase
 //! instead ([`memra_engine::Engine::chase_grid`], `--concurrent-stand-ins`): dependent reads
 //! through a ring in the L2 for as many whole steps as fit its target, then a spin for the
-//! rest, measured shape by shape like the spin. Alone
-//! it costs what the spin does; beside another stream's GEMMs each step takes as long as a
-//! memory round trip takes there, so it stretches as a short element-wise kernel does and a
-//! clock spin does not — and more than a reduction does, which keeps its spin.
+//! rest, measured shape by shape like the spin. Alone it costs what the spin does; beside
+//! another stream's GEMMs each step takes as long as a memory round trip takes there, so it
+//! stretches as a short element-wise kernel does and a clock spin does not — and more than a
+//! reduction does, which keeps its spin.
 
 use std::collections::HashMap;
 
@@ -326,9 +326,9 @@ impl StandInPlan {
     }
 
     /// What `op` plays in a GEMM that runs for real: its first kernel, with the GEMM as the
-    /// engine runs it ([`crate::roofline::Roofline::as_run`]: TF32 for an `f32` GEMM that ran on
-    /// TF32 by its kernel's name or its recorded time), or a further kernel (a split-K reduction, left to cuBLAS)
-    /// of a GEMM whose first kernel runs; `None` where it stands in. `call_real` carries,
+    /// engine runs it ([`crate::roofline::Roofline::as_run`]: TF32 for an `f32` GEMM that ran
+    /// on TF32 by its kernel's name or its recorded time), or a further kernel (a split-K
+    /// reduction, left to cuBLAS) of a GEMM whose first kernel runs; `None` where it stands in. `call_real` carries,
     /// along one stream, whether the last GEMM's first kernel runs.
     pub fn real_role(
         &self,
