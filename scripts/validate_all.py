@@ -1,7 +1,8 @@
 """Every walk of the repository through `scripts/validate.py`, group by group, and one table of
-all of them with how many are within the targets (docs/validation-h200.md, "All 60 walks at
-…"; earlier runs ran the groups that existed then, and group `later` was first run on its own:
-"Walks written after the 890f16b run").
+all of them with how many are within the targets (docs/validation-h200.md, "All 73 walks at
+03cdeeb"; earlier runs ran the groups that existed then, and groups `later`, `fresh` and `l2`
+were first run on their own: "Walks written after the 890f16b run", "… after the caee65a run",
+"Walks whose data fits the L2").
 
     python3 scripts/validate_all.py --out DIR --launch-econ target/release/launch-econ
     python3 scripts/validate_all.py --out DIR --groups paced,bandwidth    # some groups
