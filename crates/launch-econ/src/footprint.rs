@@ -10,9 +10,10 @@
 //!
 //! A trace does not record addresses, so the footprint is estimated. With recorded shapes
 //! (PyTorch, `record_shapes=True`): the larger operand of every GEMM (a weight or a cache, read
-//! once a step in an inference step), the bytes every copy and memset touches, and the
-//! largest input of any other operator (element-wise operators mostly reread what the step
-//! wrote, so theirs are not added up). Without shapes: what each kernel could have read in
+//! once a step in an inference step), the rows every gather (an embedding lookup or bag) reads
+//! of its table, the bytes every copy and memset touches, and the largest input of any other
+//! operator (element-wise operators mostly reread what the step wrote, so theirs are not added
+//! up). Without shapes: what each kernel could have read in
 //! its recorded time at the memory's bandwidth, its grid's share of it — an upper bound. Where
 //! only that bound is past the line, which step the real graph takes is not known, and a walk
 //! on one stream is priced halfway between the two, by `replay` ([`replay_reads_less`]) and
@@ -102,7 +103,7 @@ impl Footprint {
         let others: f64 = walk
             .ops
             .iter()
-            .filter(|o| o.matmul.is_none() && !is_element_wise(&o.name))
+            .filter(|o| is_other(o) && !is_element_wise(&o.name))
             .filter_map(|o| o.input_bytes)
             .sum();
         recorded(walk, others.max(largest_other_input(walk)))
@@ -134,7 +135,7 @@ impl LevelStep {
     pub fn line(&self) -> String {
         let mib = |b: f64| format!("{:.0} MiB", b / MIB);
         let from = match self.footprint.source {
-            FootprintSource::Recorded => "GEMM operands, copies and the largest other input",
+            FootprintSource::Recorded => "GEMM operands, gathered rows, copies and the largest other input",
             FootprintSource::Durations => {
                 "no shapes recorded: what the kernels could read in their recorded time, an upper bound"
             }
@@ -306,10 +307,12 @@ fn has_shapes(walk: &Walk) -> bool {
         .any(|o| o.matmul.is_some() || o.input_bytes.is_some())
 }
 
-/// A footprint from recorded shapes: copies and memsets, every GEMM's larger operand, and
+/// A footprint from recorded shapes: copies and memsets, every GEMM's larger operand, the rows
+/// every gather read of its table (tables, like weights, are not what the step wrote), and
 /// `other_inputs` bytes of the other operators' inputs.
 fn recorded(walk: &Walk, other_inputs: f64) -> Footprint {
     let moved: f64 = walk.ops.iter().map(moved_bytes).sum();
+    let gathered: f64 = walk.ops.iter().filter_map(|o| o.gathered_bytes).sum();
     let gemms: f64 = walk
         .ops
         .iter()
@@ -322,18 +325,24 @@ fn recorded(walk: &Walk, other_inputs: f64) -> Footprint {
         })
         .sum();
     Footprint {
-        bytes: moved + gemms + other_inputs,
+        bytes: moved + gemms + gathered + other_inputs,
         source: FootprintSource::Recorded,
     }
 }
 
-/// The largest recorded input of any operator but a GEMM, bytes (0 without one).
+/// The largest recorded input of any operator but a GEMM or a gather, bytes (0 without one).
 fn largest_other_input(walk: &Walk) -> f64 {
     walk.ops
         .iter()
-        .filter(|o| o.matmul.is_none())
+        .filter(|o| is_other(o))
         .filter_map(|o| o.input_bytes)
         .fold(0.0, f64::max)
+}
+
+/// Whether `o`'s recorded inputs count as an "other" operator's: neither a GEMM's (counted by
+/// its larger operand) nor a gather's (counted by its rows).
+fn is_other(o: &Op) -> bool {
+    o.matmul.is_none() && o.gathered_bytes.is_none()
 }
 
 /// Device memory a copy or memset touches: both ends of a device-to-device copy.
@@ -397,6 +406,35 @@ mod tests {
         let chain = Footprint::of(&walk(vec![add(2.0); 500]), 4000.0, Some(132));
         assert_eq!(chain.bytes, 2.0 * MIB);
         assert!(!chain.beyond_l2(60.0 * MIB));
+    }
+
+    #[test]
+    fn gathers_count_the_rows_they_read_added_up_not_their_tables() {
+        // A language model's token embedding (32 MiB table, 4 KiB gathered) beside a 30 MiB
+        // weight: the table does not stand as the largest other input.
+        let g = Gemm::plain(GemmType::Bf16, 4096, 1, 4096);
+        let gemm = Op {
+            matmul: Some(MatmulRole::Call(g)),
+            ..kernel(128, 10.0)
+        };
+        let gather = |rows_mib: f64| Op {
+            input_bytes: Some(rows_mib * MIB + 8.0),
+            largest_input_bytes: Some(rows_mib * MIB),
+            gathered_bytes: Some(rows_mib * MIB),
+            ..kernel(4, 2.0)
+        };
+        let add = Op {
+            input_bytes: Some(MIB),
+            ..kernel(1024, 2.0)
+        };
+        let lookup = walk(vec![gather(4096.0 / MIB), gemm, add.clone()]);
+        assert_eq!(Footprint::stated(&lookup).bytes, 32.0 * MIB + 4096.0 + MIB);
+        // Eight bags over tables of their own read 5 MiB of rows each: 40 MiB together.
+        let bags = walk([vec![gather(5.0); 8], vec![add]].concat());
+        assert_eq!(Footprint::stated(&bags).bytes, 41.0 * MIB);
+        assert!(Footprint::stated(&bags).beyond_l2(60.0 * MIB));
+        // Added up, a gather's index is not counted again beside its rows.
+        assert_eq!(Footprint::inputs_added(&bags).bytes, 41.0 * MIB);
     }
 
     #[test]

@@ -6,9 +6,12 @@
 //! beside other streams' kernels that is what decides how much they slow each other. The
 //! profiler records an operator's inputs (dims, element types, strides), not its outputs, so
 //! the bytes here are what its inputs span: a lower bound on a kernel that reads them all and
-//! writes something, an upper bound on one that gathers a few rows of a large table (which a
-//! replay tells apart by what the device could have read in the recorded time, see
-//! `crate::stand_in`).
+//! writes something. An operator that gathers rows of a table by an index tensor (an
+//! embedding lookup, an embedding bag, `index_select` along the rows) reads the rows its index
+//! picks, not the table: its table counts as those rows (a language model's 8–400 MiB token
+//! embedding, read a few rows a decode step, would otherwise count as read whole). Other
+//! gathers (`gather`, `index`) count their whole inputs, an upper bound, which a replay tells
+//! apart by what the device could have read in the recorded time (see `crate::stand_in`).
 
 /// Bytes of one element of the type PyTorch's profiler names; `None` for types it does not
 /// size here (scalars, lists, types this table does not know).
@@ -51,6 +54,9 @@ pub struct InputSizes {
     /// The largest one: an element-wise operator writes a result at least that large (its
     /// inputs' broadcast shape), which the profiler does not record.
     pub largest: u64,
+    /// Of the total, the rows a gather read from its table (see [`operator_sizes`]); 0 for
+    /// other operators.
+    pub gathered: u64,
 }
 
 /// Bytes of an operator's input tensors from its recorded dims, types and (if recorded)
@@ -71,23 +77,101 @@ pub fn input_sizes(
     types: &[String],
     strides: Option<&[Vec<i64>]>,
 ) -> Option<InputSizes> {
-    let mut total = 0u64;
-    let mut largest = 0u64;
-    let mut tensors = 0;
-    for (i, d) in dims.iter().enumerate() {
-        let ty = types.get(i).map_or("", String::as_str);
-        let Some(size) = element_bytes(ty) else {
-            if d.is_empty() && !ty.ends_with("List") {
-                continue; // a scalar argument
-            }
-            return None;
-        };
-        let bytes = elements(d, strides.and_then(|s| s.get(i)))?.checked_mul(size)?;
-        total = total.checked_add(bytes)?;
-        largest = largest.max(bytes);
-        tensors += 1;
+    sizes_of(&argument_bytes(dims, types, strides)?, 0)
+}
+
+/// What the operator `name` read of its inputs: [`input_sizes`], but for an operator that
+/// gathers rows of a table by an index tensor, the rows its index picks in place of the
+/// table (never more than the table). `concrete`: the operator's recorded `Concrete Inputs`,
+/// which say along which dimension `index_select` gathers; without them it counts the whole
+/// table.
+pub fn operator_sizes(
+    name: &str,
+    dims: &[Vec<i64>],
+    types: &[String],
+    strides: Option<&[Vec<i64>]>,
+    concrete: Option<&[String]>,
+) -> Option<InputSizes> {
+    let mut bytes = argument_bytes(dims, types, strides)?;
+    let mut gathered = 0;
+    if let Some((table, index)) = gathered_arguments(name, concrete) {
+        let rows = gathered_rows_bytes(dims, types, table, index);
+        if let (Some(rows), Some(Some(whole))) = (rows, bytes.get(table).copied()) {
+            gathered = rows.min(whole);
+            bytes[table] = Some(gathered);
+        }
     }
-    (tensors > 0 && total > 0).then_some(InputSizes { total, largest })
+    sizes_of(&bytes, gathered)
+}
+
+/// Each argument's bytes, `None` for a scalar; `None` where a tensor argument cannot be sized
+/// (a list of tensors, an element type not known here, a negative dim, past 64 bits).
+fn argument_bytes(
+    dims: &[Vec<i64>],
+    types: &[String],
+    strides: Option<&[Vec<i64>]>,
+) -> Option<Vec<Option<u64>>> {
+    dims.iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let ty = types.get(i).map_or("", String::as_str);
+            match element_bytes(ty) {
+                Some(size) => Some(Some(
+                    elements(d, strides.and_then(|s| s.get(i)))?.checked_mul(size)?,
+                )),
+                // A scalar argument.
+                None if d.is_empty() && !ty.ends_with("List") => Some(None),
+                None => None,
+            }
+        })
+        .collect()
+}
+
+/// The total and largest of the tensor arguments' bytes, `gathered` of them rows a gather
+/// read; `None` without a tensor or bytes.
+fn sizes_of(bytes: &[Option<u64>], gathered: u64) -> Option<InputSizes> {
+    let tensors: Vec<u64> = bytes.iter().flatten().copied().collect();
+    let total = tensors.iter().try_fold(0u64, |t, &b| t.checked_add(b))?;
+    let largest = tensors.iter().copied().max()?;
+    (total > 0).then_some(InputSizes {
+        total,
+        largest,
+        gathered,
+    })
+}
+
+/// The (table, index) arguments of an operator that gathers whole rows of its table by an
+/// index tensor: PyTorch's embedding lookups and bags, and `index_select` where its recorded
+/// `dim` is 0 (along the rows).
+fn gathered_arguments(name: &str, concrete: Option<&[String]>) -> Option<(usize, usize)> {
+    match name {
+        "aten::embedding"
+        | "aten::embedding_bag"
+        | "aten::_embedding_bag"
+        | "aten::_embedding_bag_forward_only" => Some((0, 1)),
+        "aten::index_select" => {
+            let dim = concrete?.get(1)?.trim().parse::<i64>().ok()?;
+            (dim == 0).then_some((0, 2))
+        }
+        _ => None,
+    }
+}
+
+/// Bytes of the rows of `dims[table]` that `dims[index]` picks: the index's elements times a
+/// row (the table's elements past its first dimension); `None` where either is not sized.
+fn gathered_rows_bytes(
+    dims: &[Vec<i64>],
+    types: &[String],
+    table: usize,
+    index: usize,
+) -> Option<u64> {
+    let t = dims.get(table)?;
+    let (&rows, row) = t.split_first()?;
+    if rows <= 0 {
+        return None;
+    }
+    let row_bytes = elements(row, None)?.checked_mul(element_bytes(types.get(table)?)?)?;
+    elements(dims.get(index)?, None)?.checked_mul(row_bytes)
 }
 
 #[cfg(test)]
@@ -137,6 +221,42 @@ mod tests {
         // Strides of another rank are not used.
         let s = dims(&[&[1], &[1]]);
         assert_eq!(input_bytes(&d, &t, Some(&s)), Some(4 * 2 * 8 * 4096));
+    }
+
+    #[test]
+    fn gathers_read_the_rows_their_index_picks() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        // aten::embedding of one token from an 8192 x 512 fp16 table: one 1 KiB row and the
+        // 8-byte index, as recorded by PyTorch's profiler (with its trailing scalars).
+        let d = dims(&[&[8192, 512], &[1, 1], &[], &[], &[]]);
+        let t = types(&["c10::Half", "long int", "Scalar", "Scalar", "Scalar"]);
+        let c = s(&["", "", "-1", "False", "False"]);
+        let e = operator_sizes("aten::embedding", &d, &t, None, Some(&c)).unwrap();
+        assert_eq!((e.total, e.largest, e.gathered), (1024 + 8, 1024, 1024));
+        // The same inputs to an operator that is not a gather count the whole table.
+        let whole = operator_sizes("aten::gather", &d, &t, None, Some(&c)).unwrap();
+        assert_eq!((whole.total, whole.gathered), (8192 * 1024 + 8, 0));
+        assert_eq!(input_sizes(&d, &t, None), Some(whole));
+        // index_select reads rows only where it selects along dim 0.
+        let d = dims(&[&[8192, 512], &[], &[16]]);
+        let t = types(&["c10::Half", "Scalar", "long int"]);
+        let rows = operator_sizes("aten::index_select", &d, &t, None, Some(&s(&["", "0", ""])));
+        assert_eq!(rows.map(|r| r.gathered), Some(16 * 1024));
+        let cols = operator_sizes("aten::index_select", &d, &t, None, Some(&s(&["", "1", ""])));
+        assert_eq!(cols.map(|r| r.total), Some(8192 * 1024 + 16 * 8));
+        let unknown = operator_sizes("aten::index_select", &d, &t, None, None);
+        assert_eq!(unknown.map(|r| r.gathered), Some(0));
+        // An embedding bag over 10240 indices of a 200000 x 128 f32 table, in 512 bags.
+        let d = dims(&[&[200000, 128], &[10240], &[512], &[]]);
+        let t = types(&["float", "long int", "long int", "Scalar"]);
+        let bag = operator_sizes("aten::_embedding_bag", &d, &t, None, None).unwrap();
+        assert_eq!(bag.gathered, 10240 * 512);
+        assert_eq!(bag.total, 10240 * 512 + 8 * (10240 + 512));
+        // More indices than rows never read more than the table.
+        let d = dims(&[&[4, 8], &[100]]);
+        let t = types(&["float", "long int"]);
+        let small = operator_sizes("aten::embedding", &d, &t, None, None).unwrap();
+        assert_eq!(small.gathered, 4 * 8 * 4);
     }
 
     #[test]

@@ -108,6 +108,10 @@ pub struct Op {
     /// [`inputs::InputSizes::largest`]).
     #[serde(skip)]
     pub largest_input_bytes: Option<f64>,
+    /// Of those, the rows the operator gathered from a table by an index (an embedding
+    /// lookup; see [`inputs::operator_sizes`]), on the same kernel; `None` for other operators.
+    #[serde(skip)]
+    pub gathered_bytes: Option<f64>,
 }
 
 impl Op {
@@ -130,6 +134,7 @@ impl Op {
             from_graph: false,
             input_bytes: None,
             largest_input_bytes: None,
+            gathered_bytes: None,
             resources: None,
         }
     }

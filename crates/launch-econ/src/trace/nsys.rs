@@ -243,6 +243,7 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         from_graph: false,
         input_bytes: None,
         largest_input_bytes: None,
+        gathered_bytes: None,
         resources,
     })
 }

@@ -80,6 +80,9 @@ struct Args {
     input_type: Option<Value>,
     #[serde(default, rename = "Input Strides")]
     input_strides: Option<Value>,
+    /// The values of a CPU operator's scalar arguments, as strings ("" for tensors).
+    #[serde(default, rename = "Concrete Inputs")]
+    concrete_inputs: Option<Value>,
     /// A kernel's registers per thread and shared memory per block (static and dynamic).
     #[serde(default, rename = "registers per thread")]
     registers: Option<Value>,
@@ -329,6 +332,7 @@ fn convert(ev: Event) -> Result<Converted, String> {
             from_graph: false,
             input_bytes: None,
             largest_input_bytes: None,
+            gathered_bytes: None,
             resources: (cat == "kernel").then_some(resources).flatten(),
         },
         external,
@@ -514,6 +518,7 @@ fn assign_inputs(sink: &mut Sink) {
         let sizes = sink.inputs[&id];
         ops[i].input_bytes = Some(sizes.total as f64);
         ops[i].largest_input_bytes = Some(sizes.largest as f64);
+        ops[i].gathered_bytes = (sizes.gathered > 0).then_some(sizes.gathered as f64);
     }
 }
 

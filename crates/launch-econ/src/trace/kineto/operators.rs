@@ -23,32 +23,42 @@ fn int_lists(v: &Value) -> Option<Vec<Vec<i64>>> {
     )
 }
 
+/// A recorded list of strings (`Input type`, `Concrete Inputs`); entries that are not strings
+/// become empty.
+fn strings(v: &Value) -> Option<Vec<String>> {
+    let Value::Array(items) = v else { return None };
+    Some(
+        items
+            .iter()
+            .map(|t| t.as_str().unwrap_or("").to_string())
+            .collect(),
+    )
+}
+
 /// A CPU operator's recorded inputs: `External id`, dims, element types and (if recorded)
-/// strides; `None` without an id, dims or types.
+/// strides and the values of its scalar arguments (`Concrete Inputs`); `None` without an id,
+/// dims or types.
 struct RecordedInputs {
     id: u64,
     dims: Vec<Vec<i64>>,
     types: Vec<String>,
     strides: Option<Vec<Vec<i64>>>,
+    concrete: Option<Vec<String>>,
 }
 
 fn recorded_inputs(ev: &Event) -> Option<RecordedInputs> {
     let args = ev.args.as_ref()?;
     let id = as_uint(&args.external_id, "External id").ok().flatten()?;
     let dims = int_lists(args.input_dims.as_ref()?)?;
-    let Value::Array(types) = args.input_type.as_ref()? else {
-        return None;
-    };
-    let types = types
-        .iter()
-        .map(|t| t.as_str().unwrap_or("").to_string())
-        .collect();
+    let types = strings(args.input_type.as_ref()?)?;
     let strides = args.input_strides.as_ref().and_then(int_lists);
+    let concrete = args.concrete_inputs.as_ref().and_then(strings);
     Some(RecordedInputs {
         id,
         dims,
         types,
         strides,
+        concrete,
     })
 }
 
@@ -62,11 +72,19 @@ pub(super) fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
     ))
 }
 
-/// A CPU operator's `External id` and the bytes of its input tensors, where recorded.
+/// A CPU operator's `External id` and the bytes it read of its input tensors, where recorded
+/// (a gather of rows: the rows, see [`inputs::operator_sizes`]).
 pub(super) fn operator_inputs(ev: &Event) -> Option<(u64, inputs::InputSizes)> {
+    let name = ev.name.as_ref().and_then(Value::as_str).unwrap_or("");
     let r = recorded_inputs(ev)?;
     Some((
         r.id,
-        inputs::input_sizes(&r.dims, &r.types, r.strides.as_deref())?,
+        inputs::operator_sizes(
+            name,
+            &r.dims,
+            &r.types,
+            r.strides.as_deref(),
+            r.concrete.as_deref(),
+        )?,
     ))
 }

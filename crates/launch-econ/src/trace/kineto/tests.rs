@@ -113,6 +113,29 @@ fn an_operators_input_bytes_go_to_its_longest_kernel() {
 }
 
 #[test]
+fn a_gather_carries_the_rows_it_read() {
+    // transformers' token embedding: aten::embedding calls aten::index_select (dim 0, from
+    // `Concrete Inputs`), which launches the kernel.
+    let w = read_str(
+        r#"[
+        {"ph":"X","cat":"cpu_op","name":"aten::embedding","ts":100,"dur":9,"args":{"External id":7,
+         "Input Dims":[[8192,512],[1,1],[],[],[]],"Input type":["c10::Half","long int","Scalar","Scalar","Scalar"],
+         "Concrete Inputs":["","","-1","False","False"]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::index_select","ts":101,"dur":7,"args":{"External id":7,
+         "Input Dims":[[8192,512],[],[1]],"Input type":["c10::Half","Scalar","long int"],
+         "Concrete Inputs":["","0",""]}},
+        {"ph":"X","cat":"kernel","name":"indexSelectSmallIndex","ts":200,"dur":2,"args":{"External id":7,"grid":[1,1,1],"block":[128,1,1]}}
+    ]"#,
+    )
+    .unwrap();
+    let o = &w.ops[0];
+    assert_eq!(
+        (o.input_bytes, o.gathered_bytes),
+        (Some(1024.0 + 8.0), Some(1024.0))
+    );
+}
+
+#[test]
 fn stream_waits_come_from_cuda_sync_events() {
     let w = read_str(
         r#"{"traceEvents":[
