@@ -115,16 +115,16 @@ fn an_operators_input_bytes_go_to_its_longest_kernel() {
 #[test]
 fn a_gather_carries_the_rows_it_read() {
     // transformers' token embedding: aten::embedding calls aten::index_select (dim 0, from
-    // `Concrete Inputs`), which launches the kernel.
+    // `Concrete Inputs`), which launches the kernel under its own `External id`.
     let w = read_str(
         r#"[
-        {"ph":"X","cat":"cpu_op","name":"aten::embedding","ts":100,"dur":9,"args":{"External id":7,
+        {"ph":"X","cat":"cpu_op","name":"aten::embedding","ts":100,"dur":9,"args":{"External id":2,
          "Input Dims":[[8192,512],[1,1],[],[],[]],"Input type":["c10::Half","long int","Scalar","Scalar","Scalar"],
          "Concrete Inputs":["","","-1","False","False"]}},
-        {"ph":"X","cat":"cpu_op","name":"aten::index_select","ts":101,"dur":7,"args":{"External id":7,
+        {"ph":"X","cat":"cpu_op","name":"aten::index_select","ts":101,"dur":7,"args":{"External id":5,
          "Input Dims":[[8192,512],[],[1]],"Input type":["c10::Half","Scalar","long int"],
          "Concrete Inputs":["","0",""]}},
-        {"ph":"X","cat":"kernel","name":"indexSelectSmallIndex","ts":200,"dur":2,"args":{"External id":7,"grid":[1,1,1],"block":[128,1,1]}}
+        {"ph":"X","cat":"kernel","name":"indexSelectSmallIndex","ts":200,"dur":2,"args":{"External id":5,"grid":[1,1,1],"block":[128,1,1]}}
     ]"#,
     )
     .unwrap();
