@@ -564,28 +564,14 @@ mod tests {
             input_bytes: Some(1e6),
             ..add.clone()
         };
+        let reads = |op: &Op, overlapping, ew| reads_past_the_line(op, 2000.0, overlapping, ew);
         // One stream: long kernels but element-wise ones (unless those stream too).
-        assert!(reads_past_the_line(&conv, 2000.0, false, ElementWise::Spin));
-        assert!(!reads_past_the_line(&add, 2000.0, false, ElementWise::Spin));
-        assert!(reads_past_the_line(
-            &add,
-            2000.0,
-            false,
-            ElementWise::Stream
-        ));
-        assert!(!reads_past_the_line(
-            &short,
-            2000.0,
-            false,
-            ElementWise::Spin
-        ));
+        assert!(reads(&conv, false, ElementWise::Spin));
+        assert!(!reads(&add, false, ElementWise::Spin));
+        assert!(reads(&add, false, ElementWise::Stream));
+        assert!(!reads(&short, false, ElementWise::Spin));
         // Streams side by side: long kernels with recorded inputs, element-wise or not.
-        assert!(!reads_past_the_line(&conv, 2000.0, true, ElementWise::Spin));
-        assert!(reads_past_the_line(
-            &with_inputs,
-            2000.0,
-            true,
-            ElementWise::Spin
-        ));
+        assert!(!reads(&conv, true, ElementWise::Spin));
+        assert!(reads(&with_inputs, true, ElementWise::Spin));
     }
 }
