@@ -13,11 +13,11 @@
 //! once a step in an inference step), the rows every gather (an embedding lookup or bag) reads
 //! of its table, the bytes every copy and memset touches, and the largest input of any other
 //! operator (element-wise operators mostly reread what the step wrote, so theirs are not added
-//! up). Without shapes: what each kernel could have read in
-//! its recorded time at the memory's bandwidth, its grid's share of it — an upper bound. Where
-//! only that bound is past the line, which step the real graph takes is not known, and a walk
-//! on one stream is priced halfway between the two, by `replay` ([`replay_reads_less`]) and
-//! `--summary` ([`crate::offline::OfflineDevice::level_step`]) alike.
+//! up). Without shapes: what each kernel could have read in its recorded time at the memory's
+//! bandwidth, its grid's share of it — an upper bound. Where only that bound is past the
+//! line, which step the real graph takes is not known, and a walk on one stream is priced
+//! halfway between the two, by `replay` ([`replay_reads_less`]) and `--summary`
+//! ([`crate::offline::OfflineDevice::level_step`]) alike.
 
 use serde::{Deserialize, Serialize};
 
@@ -90,10 +90,9 @@ impl Footprint {
     }
 
     /// [`Footprint::stated`] with every recorded operator's inputs added up, not only the
-    /// largest (element-wise operators, which reread what the step wrote, left out; never
-    /// less than the stated): an
-    /// attention's caches, a convolution's weights and activations, a norm's input, each
-    /// counted where it is read. Larger than what one replay touches where operators share
+    /// largest (element-wise operators, which reread what the step wrote, left out; never less
+    /// than the stated): an attention's caches, a convolution's weights and activations, a
+    /// norm's input, each counted where it is read. Larger than what one replay touches where operators share
     /// inputs, so a walk this puts within the L2 has its data there; `Durations` for a trace
     /// without shapes, as [`Footprint::stated`].
     pub fn inputs_added(walk: &Walk) -> Footprint {
@@ -410,8 +409,8 @@ mod tests {
 
     #[test]
     fn gathers_count_the_rows_they_read_added_up_not_their_tables() {
-        // A language model's token embedding (32 MiB table, 4 KiB gathered) beside a 30 MiB
-        // weight: the table does not stand as the largest other input.
+        // One 4 KiB row gathered from a token embedding table beside a 32 MiB weight and an add
+        // over 1 MiB: the gather counts its row, and the add stays the largest other input.
         let g = Gemm::plain(GemmType::Bf16, 4096, 1, 4096);
         let gemm = Op {
             matmul: Some(MatmulRole::Call(g)),
