@@ -328,8 +328,8 @@ impl StandInPlan {
     /// What `op` plays in a GEMM that runs for real: its first kernel, with the GEMM as the
     /// engine runs it ([`crate::roofline::Roofline::as_run`]: TF32 for an `f32` GEMM that ran
     /// on TF32 by its kernel's name or its recorded time), or a further kernel (a split-K
-    /// reduction, left to cuBLAS) of a GEMM whose first kernel runs; `None` where it stands in. `call_real` carries,
-    /// along one stream, whether the last GEMM's first kernel runs.
+    /// reduction, left to cuBLAS) of a GEMM whose first kernel runs; `None` where it stands in.
+    /// `call_real` carries, along one stream, whether the last GEMM's first kernel runs.
     pub fn real_role(
         &self,
         op: &crate::trace::Op,

@@ -39,7 +39,7 @@ pub fn stdout_without_gpu(args: &[&str]) -> String {
         .success()
         .get_output()
         .clone();
-    String::from_utf8(out.stdout).expect("UTF-8 on stdout")
+    stdout_of(&out)
 }
 
 /// What a run wrote on standard output, as text.
