@@ -26,6 +26,7 @@ random weights.
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -365,11 +366,36 @@ def kernels_of(path):
     return sorted(ks, key=lambda k: k[1])
 
 
+def work_of(path):
+    """(what, start us) of every kernel, copy and memset in a Kineto trace, in start order:
+    a kernel by its name, a copy as "copy" and a memset as "memset" whichever way it ran. A
+    graph's copy and memset nodes can run as kernels of the driver's (`memcpy32_post`,
+    `memcpy128`, `memset32`) where the eager step's ran on the copy engine."""
+    with open(path) as f:
+        ev = json.load(f).get("traceEvents", [])
+    out = []
+    for e in ev:
+        cat, name = e.get("cat"), e.get("name", "")
+        if e.get("ph") != "X":
+            continue
+        if cat == "gpu_memcpy" or (cat == "kernel" and re.fullmatch(r"memcpy\d*(_post)?", name)):
+            what = "copy"
+        elif cat == "gpu_memset" or (cat == "kernel" and re.fullmatch(r"memset\d*", name)):
+            what = "memset"
+        elif cat == "kernel":
+            what = name
+        else:
+            continue
+        out.append((what, float(e["ts"]), e.get("args", {}).get("stream")))
+    return sorted(out, key=lambda k: k[1])
+
+
 def same_walk(eager, graph):
-    """Do two recordings run the same kernels? In order where the eager step ran on one stream;
-    as a multiset where it ran on several, whose kernels interleave differently in a graph,
-    and whose join lands on one of the graph's branch streams, not the one it was issued on."""
-    if len({k[3] for k in eager}) == 1:
+    """Do two recordings ([`work_of`]) run the same kernels, copies and memsets? In order where
+    the eager step ran on one stream; as a multiset where it ran on several, whose work
+    interleaves differently in a graph, and whose join lands on one of the graph's branch
+    streams, not the one it was issued on."""
+    if len({k[2] for k in eager}) == 1:
         return [k[0] for k in eager] == [k[0] for k in graph]
     return sorted(k[0] for k in eager) == sorted(k[0] for k in graph)
 
@@ -380,7 +406,7 @@ def graph_facts(eager_path, graph_path):
     gaps = [b[1] - (a[1] + a[2]) for a, b in zip(gk, gk[1:])]
     return {
         "graph_kernels": len(gk),
-        "same_walk": same_walk(ek, gk),
+        "same_walk": same_walk(work_of(eager_path), work_of(graph_path)),
         "eager_kernel_sum_ms": sum(k[2] for k in ek) / 1e3,
         "graph_kernel_sum_ms": sum(k[2] for k in gk) / 1e3,
         "graph_gap_median_us": statistics.median(gaps) if gaps else None,
