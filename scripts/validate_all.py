@@ -1,8 +1,8 @@
 """Every walk of the repository through `scripts/validate.py`, group by group, and one table of
 all of them with how many are within the targets (docs/validation-h200.md, "All 73 walks at
-03cdeeb"; earlier runs ran the groups that existed then, and groups `later`, `fresh` and `l2`
-were first run on their own: "Walks written after the 890f16b run", "… after the caee65a run",
-"Walks whose data fits the L2").
+03cdeeb"; earlier runs ran the groups that existed then, and groups `later`, `fresh`, `l2` and
+`untried` were first run on their own: "Walks written after the 890f16b run", "… after the
+caee65a run", "Walks whose data fits the L2", "Walks of kinds not met before, after 03690f0").
 
     python3 scripts/validate_all.py --out DIR --launch-econ target/release/launch-econ
     python3 scripts/validate_all.py --out DIR --groups paced,bandwidth    # some groups
@@ -50,6 +50,9 @@ GROUPS = [
     ("fresh", "fresh_walks.py", "qwen3_decode_b8,groupnorm_conv_b2,lora_beside_base,"
                                 "cupy_raw_kernels,kv_cache_attention_b4"),
     ("l2", "l2_walks.py", "tiny_gpt2_decode_b1,small_mlp_decode_b1,mobilenet_blocks_b1"),
+    ("untried", "untried_walks.py", "fp8_gemm_chain_b64,dense_moe_b8,vit_b16_b1,"
+                                    "sampling_b32_v128k,h2d_beside_gemms,"
+                                    "cross_attention_decode_b4,ssm_decode_b1"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
