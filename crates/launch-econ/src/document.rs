@@ -39,6 +39,9 @@ pub struct Document {
     #[serde(default)]
     pub placement: Option<String>,
     pub warnings: Vec<String>,
+    /// `replay --captured`: the recorded walk against a profiled replay of its graph.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured: Option<crate::captured::CapturedWalk>,
     pub result: CommandResult,
 }
 
@@ -236,6 +239,7 @@ impl Document {
             host: Host::current(),
             placement: None,
             warnings: Vec::new(),
+            captured: None,
             result,
         }
     }

@@ -7,6 +7,7 @@ pub mod affinity;
 pub mod beside;
 pub mod buckets;
 pub mod calibration;
+pub mod captured;
 pub mod caveats;
 pub mod commands;
 pub mod copy_nodes;

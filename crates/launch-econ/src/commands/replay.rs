@@ -65,7 +65,14 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let (mut walk, info) =
         read_walk(&args.trace, &filter, args.top).map_err(|e| UsageError(e.to_string()))?;
     walk.wait_rule = args.waits;
+    let captured = match &args.captured {
+        Some(path) => Some(captured_walk(&walk, path, args.trace_device)?),
+        None => None,
+    };
     let mut report = summary_text(&info);
+    if let Some(c) = &captured {
+        report.push_str(&c.line());
+    }
     if args.summary {
         let profile = load_profile(args.profile.as_deref()).map_err(usage)?;
         let device = profile.0.device.clone();
@@ -79,6 +86,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         report.push_str(&priced.prediction.text());
         let mut doc = Document::new(argv, device, CommandResult::ReplaySummary(priced));
         doc.warnings = crate::replay::unreproduced(&walk, false);
+        with_captured(&mut doc, captured);
         return deliver(&doc, &report, &args.export);
     }
     let user_profile = match &args.profile {
@@ -138,6 +146,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     );
     doc.partial = partial;
     doc.warnings = warnings;
+    with_captured(&mut doc, captured);
     doc.placement = Some(placement.to_string());
     let delivered = deliver(&doc, &report, &args.export);
     let traced = match (&args.export_trace, &doc.result) {
@@ -157,6 +166,36 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         _ => Ok(()),
     };
     crate::commands::with_extra_output(delivered, traced)
+}
+
+/// `--captured`: the recorded walk against the graph replay's trace at `path` (on the device
+/// `--trace-device` keeps; every stream and the whole trace, whatever else the filters keep
+/// of the recording: a graph's branches run on streams of its own).
+fn captured_walk(
+    walk: &crate::trace::Walk,
+    path: &std::path::Path,
+    device: Option<u32>,
+) -> anyhow::Result<crate::captured::CapturedWalk> {
+    let filter = Filter {
+        device,
+        step: crate::trace::StepChoice::All,
+        ..Filter::default()
+    };
+    let (graph, _) =
+        read_walk(path, &filter, 0).map_err(|e| UsageError(format!("--captured: {}", e.0)))?;
+    Ok(crate::captured::compare(
+        walk,
+        &graph,
+        &path.display().to_string(),
+    ))
+}
+
+/// Puts `captured` in `doc`, with its warning where the graph runs another walk.
+fn with_captured(doc: &mut Document, captured: Option<crate::captured::CapturedWalk>) {
+    if let Some(w) = captured.as_ref().and_then(|c| c.warning()) {
+        doc.warnings.push(w);
+    }
+    doc.captured = captured;
 }
 
 /// The `--summary` block.

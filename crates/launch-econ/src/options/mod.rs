@@ -365,6 +365,12 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FILE.json")]
     pub export_trace: Option<PathBuf>,
 
+    /// A trace of one profiled replay of the graph you captured: says whether it runs the
+    /// recorded walk (its kernels, copies and memsets), and warns where the framework
+    /// captured another one, which this price does not describe.
+    #[arg(long, value_name = "GRAPH_TRACE")]
+    pub captured: Option<PathBuf>,
+
     #[command(flatten)]
     pub export: ExportArgs,
 }

@@ -389,3 +389,46 @@ fn a_trace_of_several_marked_steps_prices_one() {
         "marks no profiler steps",
     );
 }
+
+/// `--captured GRAPH_TRACE` says whether a profiled graph replay runs the recorded walk: the
+/// graph's copy and memset nodes, run as driver kernels, are the step's copy and memset;
+/// another walk is a warning in the report and the JSON; a missing trace is exit 2.
+#[test]
+fn captured_graph_is_checked_against_the_recording() {
+    let step = fixture("kineto_step.json");
+    let graph = fixture("kineto_step_graph.json");
+    let flags = format!("--summary --captured {graph}");
+    let text = stdout_without_gpu(&replay(&step, &flags));
+    assert!(
+        text.contains("runs the recorded walk (4 kernels, copies and memsets)"),
+        "{text}"
+    );
+    let other = fixture("kineto_one_stream_gemms.json");
+    let flags = format!("--summary --captured {other} --export-json -");
+    let out = succeeds(&replay(&step, &flags));
+    let v = json_of(&out);
+    assert_eq!(v["captured"]["same"], false, "{v}");
+    assert_eq!(v["captured"]["recorded"], 4);
+    assert_eq!(v["captured"]["captured"], 5);
+    let warnings = v["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap_or("").contains("runs another walk")),
+        "{warnings:?}"
+    );
+    // Without --captured the document holds no such field.
+    let plain = json_of(&succeeds(&replay(&step, "--summary --export-json -")));
+    assert!(plain.get("captured").is_none(), "{plain}");
+    let missing = fixture("missing_graph.json");
+    assert_usage_error(
+        [
+            "replay",
+            step.as_str(),
+            "--summary",
+            "--captured",
+            missing.as_str(),
+        ],
+        "--captured",
+    );
+}
