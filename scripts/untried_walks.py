@@ -9,7 +9,11 @@ scatter), pinned host-to-device copies on one stream beside GEMMs on another, a 
 cross-attention over 1500 encoder states (Whisper-shaped) at decode batch 4, and the decode
 step of a state-space model (Mamba-shaped: a causal depthwise convolution and a selective
 state update per layer, made of many small element-wise kernels)
-(results: docs/validation-h200.md, "Walks of kinds not met before, after 03690f0").
+(results: docs/validation-h200.md, "Walks of kinds not met before, after 03690f0"). Two more
+were written after that run: the ViT with flash attention named, so that its graph runs the
+recorded walk, and decoder layers whose attention and MLP run on two streams side by side,
+forked and joined in every layer (`vit_b16_b1_flash`, `parallel_block_decode_b8`; not yet
+run: no device could be had for the rest of that session).
 
     python3 scripts/validate.py --out DIR --walk-module scripts/untried_walks.py \
         --walks fp8_gemm_chain_b64,dense_moe_b8,vit_b16_b1,sampling_b32_v128k,\
@@ -254,6 +258,73 @@ def ssm_decode_step():
     return step
 
 
+def vit_flash_step():
+    """`vit_b16_b1` with flash attention named (`torch.nn.attention.sdpa_kernel`) around the
+    step: left to choose, PyTorch ran cuDNN's attention in the eager step and its math path
+    under capture (377 kernels against 152), a graph of another walk. Written after the
+    group's first run."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    plain = vit_step()
+
+    def step():
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return plain()
+    return step
+
+
+def parallel_block_step():
+    """Twelve bf16 decoder layers at decode batch 8 (hidden 2048, 16 heads of 128, a
+    1024-token KV cache per layer) whose attention and MLP run side by side, as GPT-J's and
+    Falcon's parallel blocks can: each layer's LayerNorm on the main stream, then attention
+    (QKV projection, the cache written, `scaled_dot_product_attention`, output projection) on
+    one side stream beside the GELU MLP (2048 -> 8192 -> 2048) on another, joined back on the
+    main stream for the residual add: a fork and a join in every layer. Written after the
+    group's first run."""
+    import torch
+    f = torch.nn.functional
+    d, heads, batch, ctx = 2048, 16, 8, 1024
+    hd = d // heads
+    dt = torch.bfloat16
+    with torch.device("cuda"):
+        layers = [dict(
+            norm=torch.nn.LayerNorm(d, dtype=dt),
+            qkv=torch.randn(3 * d, d, dtype=dt) * 0.02,
+            out=torch.randn(d, d, dtype=dt) * 0.02,
+            up=torch.randn(4 * d, d, dtype=dt) * 0.02,
+            down=torch.randn(d, 4 * d, dtype=dt) * 0.02,
+            k=torch.randn(batch, heads, ctx, hd, dtype=dt),
+            v=torch.randn(batch, heads, ctx, hd, dtype=dt)) for _ in range(12)]
+        x = torch.randn(batch, 1, d, dtype=dt)
+    attn_stream, mlp_stream = torch.cuda.Stream(), torch.cuda.Stream()
+
+    def attention(p, h):
+        q, k, v = (t.view(batch, 1, heads, hd).transpose(1, 2)
+                   for t in f.linear(h, p["qkv"]).chunk(3, dim=-1))
+        p["k"][:, :, ctx - 1] = k[:, :, 0]
+        p["v"][:, :, ctx - 1] = v[:, :, 0]
+        a = f.scaled_dot_product_attention(q, p["k"], p["v"])
+        return f.linear(a.transpose(1, 2).reshape(batch, 1, d), p["out"])
+
+    def step():
+        with torch.no_grad():
+            main = torch.cuda.current_stream()
+            y = x
+            for p in layers:
+                h = p["norm"](y)
+                attn_stream.wait_stream(main)
+                mlp_stream.wait_stream(main)
+                with torch.cuda.stream(attn_stream):
+                    a = attention(p, h)
+                with torch.cuda.stream(mlp_stream):
+                    m = f.linear(f.gelu(f.linear(h, p["up"])), p["down"])
+                main.wait_stream(attn_stream)
+                main.wait_stream(mlp_stream)
+                y = y + a + m
+            return y
+    return step
+
+
 def build(name):
     import torch
     torch.manual_seed(31)
@@ -263,7 +334,9 @@ def build(name):
              "sampling_b32_v128k": sampling_step,
              "h2d_beside_gemms": h2d_beside_gemms_step,
              "cross_attention_decode_b4": cross_attention_step,
-             "ssm_decode_b1": ssm_decode_step}
+             "ssm_decode_b1": ssm_decode_step,
+             "vit_b16_b1_flash": vit_flash_step,
+             "parallel_block_decode_b8": parallel_block_step}
     if name not in steps:
         raise KeyError(name)
     return steps[name](), "torch"

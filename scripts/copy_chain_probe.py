@@ -1,0 +1,103 @@
+"""What a host-to-device copy adds to a graph when it follows another copy on its stream,
+against when it sits between kernels, as the device profile measures it
+(`crates/launch-econ/src/copy_nodes.rs`: graphs of (empty kernel, copy) pairs less graphs of
+the empty kernels alone). The offline model prices every host copy at the profile's line, so
+a chain of copies pays the kernel-to-copy hand-over once a copy; the untried walk of eight
+8 MiB copies back to back came out +8.1% (docs/validation-h200.md, "Walks of kinds not met
+before, after 03690f0").
+
+For each size, graphs captured with PyTorch from page-locked host memory, each replayed in
+interleaved batches (medians of per-replay wall time):
+  chain N   N copies back to back on one stream;
+  pairs N   N times (one tiny kernel, one copy);
+  kernels N the N tiny kernels alone.
+Per copy in a chain: (chain 8 - chain 1) / 7; between kernels: (pairs 8 - kernels 8) / 8.
+
+    python3 scripts/copy_chain_probe.py OUT.json
+
+Not yet run: written when no device could be had.
+"""
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+SIZES = [64 << 10, 512 << 10, 4 << 20, 8 << 20]
+N = 8
+
+
+def graph_of(fn):
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return g
+
+
+def per_replay_us(g, reps=50):
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(reps):
+        g.replay()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) * 1e6 / reps
+
+
+def main(out):
+    flag = torch.zeros(1, device="cuda")
+    res = {"device": torch.cuda.get_device_name(), "sizes": {}}
+    for size in SIZES:
+        host = [torch.empty(size // 4, dtype=torch.float32).pin_memory() for _ in range(N)]
+        dev = [torch.empty(size // 4, dtype=torch.float32, device="cuda") for _ in range(N)]
+
+        def chain(n):
+            def f():
+                for i in range(n):
+                    dev[i].copy_(host[i], non_blocking=True)
+            return f
+
+        def pairs(n):
+            def f():
+                for i in range(n):
+                    flag.add_(1)
+                    dev[i].copy_(host[i], non_blocking=True)
+            return f
+
+        def kernels(n):
+            def f():
+                for _ in range(n):
+                    flag.add_(1)
+            return f
+
+        graphs = {"chain1": graph_of(chain(1)), "chain8": graph_of(chain(N)),
+                  "pairs8": graph_of(pairs(N)), "kernels8": graph_of(kernels(N))}
+        times = {k: [] for k in graphs}
+        for _ in range(3):
+            for g in graphs.values():
+                per_replay_us(g, 5)
+        for b in range(15):
+            order = list(graphs) if b % 2 == 0 else list(reversed(list(graphs)))
+            for k in order:
+                times[k].append(per_replay_us(graphs[k]))
+        med = {k: statistics.median(v) for k, v in times.items()}
+        res["sizes"][str(size)] = {
+            "median_us": med,
+            "spread_us": {k: [min(v), max(v)] for k, v in times.items()},
+            "per_copy_in_chain_us": (med["chain8"] - med["chain1"]) / (N - 1),
+            "per_copy_between_kernels_us": (med["pairs8"] - med["kernels8"]) / N,
+        }
+        r = res["sizes"][str(size)]
+        print(f"{size >> 10:6d} KiB: chain {r['per_copy_in_chain_us']:.2f} us a copy, "
+              f"between kernels {r['per_copy_between_kernels_us']:.2f} us", flush=True)
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
