@@ -56,27 +56,18 @@ def main(out):
         host = [torch.empty(size // 4, dtype=torch.float32).pin_memory() for _ in range(N)]
         dev = [torch.empty(size // 4, dtype=torch.float32, device="cuda") for _ in range(N)]
 
-        def chain(n):
+        def walk(n, kernels=False, copies=True):
             def f():
                 for i in range(n):
-                    dev[i].copy_(host[i], non_blocking=True)
+                    if kernels:
+                        flag.add_(1)
+                    if copies:
+                        dev[i].copy_(host[i], non_blocking=True)
             return f
 
-        def pairs(n):
-            def f():
-                for i in range(n):
-                    flag.add_(1)
-                    dev[i].copy_(host[i], non_blocking=True)
-            return f
-
-        def kernels(n):
-            def f():
-                for _ in range(n):
-                    flag.add_(1)
-            return f
-
-        graphs = {"chain1": graph_of(chain(1)), "chain8": graph_of(chain(N)),
-                  "pairs8": graph_of(pairs(N)), "kernels8": graph_of(kernels(N))}
+        graphs = {"chain1": graph_of(walk(1)), "chain8": graph_of(walk(N)),
+                  "pairs8": graph_of(walk(N, kernels=True)),
+                  "kernels8": graph_of(walk(N, kernels=True, copies=False))}
         times = {k: [] for k in graphs}
         for _ in range(3):
             for g in graphs.values():

@@ -357,24 +357,27 @@ def run_json(cmd):
     return json.loads(p.stdout)
 
 
-def kernels_of(path):
-    """(name, start us, duration us, stream) of every kernel in a Kineto trace, in start order."""
+def trace_events(path):
+    """The events of a Kineto trace."""
     with open(path) as f:
-        ev = json.load(f).get("traceEvents", [])
+        return json.load(f).get("traceEvents", [])
+
+
+def kernels_of(events):
+    """(name, start us, duration us, stream) of every kernel of a trace's events, in start
+    order."""
     ks = [(e["name"], float(e["ts"]), float(e.get("dur", 0)), e.get("args", {}).get("stream"))
-          for e in ev if e.get("cat") == "kernel" and e.get("ph") == "X"]
+          for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
     return sorted(ks, key=lambda k: k[1])
 
 
-def work_of(path):
-    """(what, start us) of every kernel, copy and memset in a Kineto trace, in start order:
+def work_of(events):
+    """(what, start us) of every kernel, copy and memset of a trace's events, in start order:
     a kernel by its name, a copy as "copy" and a memset as "memset" whichever way it ran. A
     graph's copy and memset nodes can run as kernels of the driver's (`memcpy32_post`,
     `memcpy128`, `memset32`) where the eager step's ran on the copy engine."""
-    with open(path) as f:
-        ev = json.load(f).get("traceEvents", [])
     out = []
-    for e in ev:
+    for e in events:
         cat, name = e.get("cat"), e.get("name", "")
         if e.get("ph") != "X":
             continue
@@ -402,11 +405,12 @@ def same_walk(eager, graph):
 
 def graph_facts(eager_path, graph_path):
     """Does the graph replay run the recorded kernels, and how are its nodes spaced?"""
-    ek, gk = kernels_of(eager_path), kernels_of(graph_path)
+    ee, ge = trace_events(eager_path), trace_events(graph_path)
+    ek, gk = kernels_of(ee), kernels_of(ge)
     gaps = [b[1] - (a[1] + a[2]) for a, b in zip(gk, gk[1:])]
     return {
         "graph_kernels": len(gk),
-        "same_walk": same_walk(work_of(eager_path), work_of(graph_path)),
+        "same_walk": same_walk(work_of(ee), work_of(ge)),
         "eager_kernel_sum_ms": sum(k[2] for k in ek) / 1e3,
         "graph_kernel_sum_ms": sum(k[2] for k in gk) / 1e3,
         "graph_gap_median_us": statistics.median(gaps) if gaps else None,

@@ -25,6 +25,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import validate  # noqa: E402 - the harness's own checks, beside this script
 
 # (group, walk module ("" for validate.py's own), walks)
 GROUPS = [
@@ -91,12 +93,10 @@ def ran_recorded_walk(r, group_dir):
     """Whether the walk's graph ran the recorded kernels, copies and memsets, from its two
     traces in `group_dir` where they are there (validate.py's check as it is now: runs before
     b0f9ffd stored a check of kernels alone), else as the run stored it."""
-    sys.path.insert(0, HERE)
-    import validate
     traces = [os.path.join(group_dir, os.path.basename(r.get(k) or ""))
               for k in ("eager_trace", "graph_trace")]
     if all(os.path.isfile(t) for t in traces):
-        return validate.same_walk(*(validate.work_of(t) for t in traces))
+        return validate.same_walk(*(validate.work_of(validate.trace_events(t)) for t in traces))
     return r.get("same_walk", True)
 
 
