@@ -8,9 +8,10 @@
 //! bytes a second the GEMMs stream together. A trace gives bytes only for kernels whose
 //! operator's shapes it holds: GEMMs (their operands, see [`crate::trace::matmul`]), and
 //! element-wise and normalisation kernels, which read their inputs once and write a result
-//! as large (see [`crate::trace::inputs`]); the offline model takes the load of the kernels
-//! running at one moment as those bytes over their recorded durations. Other kernels' time
-//! is not only their bytes (attention, reductions, gathers): they have no load.
+//! as large (see [`crate::trace::inputs`]), and fused attention, which reads its keys and
+//! values; the offline model takes the load of the kernels running at one moment as those
+//! bytes over their recorded durations. Other kernels' time is not only their bytes
+//! (reductions, gathers): they have no load.
 //! [`crate::sharing`] shares device memory between the kernels running together where that
 //! load is more than its bandwidth (and the SMs where they hold more than the GPU), and
 //! stretches a kernel that starts beside a kernel of another lane by what the measured stretch

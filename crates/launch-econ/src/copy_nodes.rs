@@ -10,6 +10,13 @@
 //! given size to a graph of kernels costs: graphs of `(empty kernel, copy)` pairs against
 //! graphs of empty kernels alone, at a few sizes, fitted as fixed + per MiB. Host ends are
 //! page-locked, as replays use.
+//!
+//! A copy that follows a copy of its direction on its stream has no kernel to hand over
+//! from: on the H200, eight 8 MiB host-to-device copies back to back ran at 154 µs each,
+//! eager and in a graph, where the line above says 168 (`scripts/copy_chain_probe.py`: a
+//! copy in a chain 3.8, 12.2, 78.5, 154.4 µs at 64 KiB, 512 KiB, 4 MiB, 8 MiB; between
+//! kernels 6.8, 19.6, 87.1, 162.6). So the profile also stores, per direction, what a copy
+//! adds to a graph of copies alone: its line after a copy.
 
 use memra_engine::Engine;
 use serde::{Deserialize, Serialize};
@@ -58,6 +65,30 @@ impl CopyCost {
 pub struct CopyNodeCosts {
     pub host_to_device: CopyCost,
     pub device_to_host: CopyCost,
+    /// A host-to-device copy right after another on its stream (graphs of copies alone);
+    /// `None` in profiles written before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_to_device_after_copy: Option<CopyCost>,
+    /// The same for device to host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_to_host_after_copy: Option<CopyCost>,
+}
+
+impl CopyNodeCosts {
+    /// What a host-to-device (`to_device`) or device-to-host copy of `bytes` adds to a graph,
+    /// µs: after a copy of its direction on its stream (`after_copy`), the line measured
+    /// between copies where the profile has it, else the line between kernels.
+    pub fn node_us(&self, to_device: bool, bytes: f64, after_copy: bool) -> f64 {
+        let (between_kernels, chained) = if to_device {
+            (self.host_to_device, self.host_to_device_after_copy)
+        } else {
+            (self.device_to_host, self.device_to_host_after_copy)
+        };
+        chained
+            .filter(|_| after_copy)
+            .unwrap_or(between_kernels)
+            .node_us(bytes)
+    }
 }
 
 /// Measures [`CopyNodeCosts`] on `e` (at the process's current level of graph node cost:
@@ -75,17 +106,22 @@ pub fn measure(e: &Engine) -> anyhow::Result<CopyNodeCosts> {
         };
     let kernel = median_of(&mut |eng| eng.noop())?;
     let (mut h2d, mut d2h) = (Vec::new(), Vec::new());
+    let (mut h2d_chained, mut d2h_chained) = (Vec::new(), Vec::new());
     for bytes in SIZES {
         let with = median_of(&mut |eng| {
             eng.noop()?;
             eng.copy_from_host(&host, &mut dev, bytes)
         })?;
         h2d.push((bytes as f64, with - kernel));
+        let alone = median_of(&mut |eng| eng.copy_from_host(&host, &mut dev, bytes))?;
+        h2d_chained.push((bytes as f64, alone));
         let with = median_of(&mut |eng| {
             eng.noop()?;
             eng.copy_to_host(&dev, &mut host, bytes)
         })?;
         d2h.push((bytes as f64, with - kernel));
+        let alone = median_of(&mut |eng| eng.copy_to_host(&dev, &mut host, bytes))?;
+        d2h_chained.push((bytes as f64, alone));
     }
     let fit = |points: &[(f64, f64)], what: &str| {
         CopyCost::fit(points).ok_or_else(|| anyhow::anyhow!("no fit for {what} copy nodes"))
@@ -93,6 +129,8 @@ pub fn measure(e: &Engine) -> anyhow::Result<CopyNodeCosts> {
     Ok(CopyNodeCosts {
         host_to_device: fit(&h2d, "host-to-device")?,
         device_to_host: fit(&d2h, "device-to-host")?,
+        host_to_device_after_copy: Some(fit(&h2d_chained, "chained host-to-device")?),
+        device_to_host_after_copy: Some(fit(&d2h_chained, "chained device-to-host")?),
     })
 }
 
@@ -109,6 +147,37 @@ mod tests {
         // Noisy points: least squares, not the end points.
         let c = CopyCost::fit(&[(0.0, 5.0), (MIB, 8.0), (2.0 * MIB, 9.0)]).unwrap();
         assert!((c.us_per_mib - 2.0).abs() < 1e-9 && (c.fixed_us - 5.333_333_333).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_copy_after_a_copy_takes_the_chained_line_where_the_profile_has_one() {
+        let line = |fixed_us, us_per_mib| CopyCost {
+            fixed_us,
+            us_per_mib,
+        };
+        let mut c = CopyNodeCosts {
+            host_to_device: line(8.0, 20.0),
+            device_to_host: line(9.0, 21.0),
+            host_to_device_after_copy: Some(line(2.5, 19.0)),
+            device_to_host_after_copy: None,
+        };
+        assert!((c.node_us(true, MIB, false) - 28.0).abs() < 1e-9);
+        assert!((c.node_us(true, MIB, true) - 21.5).abs() < 1e-9);
+        // No chained line measured: the line between kernels.
+        assert!((c.node_us(false, MIB, true) - 30.0).abs() < 1e-9);
+        c.device_to_host_after_copy = Some(line(3.0, 20.0));
+        assert!((c.node_us(false, MIB, true) - 23.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn profiles_without_the_chained_lines_still_load() {
+        let c: CopyNodeCosts = serde_json::from_str(
+            r#"{"host_to_device":{"fixed_us":8.0,"us_per_mib":20.0},
+                "device_to_host":{"fixed_us":9.0,"us_per_mib":21.0}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.host_to_device_after_copy, None);
+        assert_eq!(c.device_to_host_after_copy, None);
     }
 
     #[test]

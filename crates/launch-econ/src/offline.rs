@@ -5,6 +5,8 @@
 //! replay touches, and one graph launch. `replay --summary` and `predict` price with it; the
 //! GPU replay (`crate::replay`) measures what this estimates.
 
+use std::collections::HashMap;
+
 use crate::footprint::{Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
 use crate::lanes::Schedule;
 use crate::model::ModelInputs;
@@ -12,7 +14,9 @@ use crate::occupancy::SmLimits;
 use crate::roofline::Roofline;
 use crate::sharing::{lay_out_sharing, NodeCost};
 use crate::trace::matmul::{is_blas_kernel, MatmulRole};
-use crate::trace::{is_element_wise, is_normalisation, CopyDirection, Op, OpKind, Walk};
+use crate::trace::{
+    is_attention, is_element_wise, is_normalisation, CopyDirection, Op, OpKind, Walk,
+};
 use crate::wide_grids::WideGrids;
 
 /// What the offline model knows of the device: the profile's inputs and, where known, its
@@ -138,10 +142,12 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
     let (m, grids) = (dev.inputs, dev.grids);
     let sms = dev.sms.filter(|_| dev.sharing);
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
-    let node_ns = |o: &Op| {
+    let after_copy = after_a_copy(walk);
+    let node_ns = |i: usize| {
+        let o = &walk.ops[i];
         (o.duration_ns + gap_ns + grids.map_or(0.0, |g| g.op_shift_ns(o)))
             .max(node_floor_ns(o, m))
-            .max(copy_node_ns(o, m))
+            .max(copy_node_ns(o, m, after_copy[i]))
             + shared_us * 1e3
     };
     let bandwidth = m.bandwidth_gb_s();
@@ -154,7 +160,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
             schedule,
             |op| {
                 let o = &walk.ops[op];
-                let total = node_ns(o);
+                let total = node_ns(op);
                 // The kernel's recorded time is what other kernels can slow; the rest of the
                 // node is the graph's own cost.
                 let work_ns = if o.is_kernel() {
@@ -175,7 +181,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
             },
             bandwidth,
         ),
-        _ => schedule.lay_out(|op| node_ns(&walk.ops[op])),
+        _ => schedule.lay_out(node_ns),
     };
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
@@ -221,15 +227,26 @@ fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>
 /// it was given). 0 for other kernels, whose time is not only their bytes.
 fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     let gemm = gemm_gb_s(o);
-    if gemm > 0.0
-        || o.duration_ns <= 0.0
-        || !(is_element_wise(&o.name) || is_normalisation(&o.name))
-    {
+    if gemm > 0.0 || o.duration_ns <= 0.0 {
         return gemm;
     }
     let (Some(read), Some(largest)) = (o.input_bytes, o.largest_input_bytes) else {
         return 0.0;
     };
+    if is_attention(&o.name) {
+        // Keys and values read, the output (a query's size) left out. More than the device
+        // could read in the recorded time: the operator was given more than the kernel read
+        // (a paged cache's whole pool), and what it read is not known.
+        let gb_s = read / o.duration_ns;
+        return if bandwidth_gb_s > 0.0 && gb_s > bandwidth_gb_s {
+            0.0
+        } else {
+            gb_s
+        };
+    }
+    if !(is_element_wise(&o.name) || is_normalisation(&o.name)) {
+        return 0.0;
+    }
     let gb_s = (read + largest) / o.duration_ns;
     if bandwidth_gb_s > 0.0 {
         gb_s.min(bandwidth_gb_s)
@@ -261,23 +278,44 @@ fn node_floor_ns(o: &Op, m: &ModelInputs) -> f64 {
     }
 }
 
-/// What the profile says a copy `o` adds to a graph, ns; 0 for other ops, copies of other
-/// directions, or profiles without copy-node costs.
-fn copy_node_ns(o: &Op, m: &ModelInputs) -> f64 {
-    let (
-        OpKind::Memcpy {
-            bytes, direction, ..
-        },
-        Some(c),
-    ) = (&o.kind, m.copy_nodes)
-    else {
+/// What the profile says a copy `o` adds to a graph, ns, right after a copy of its direction
+/// on its stream (`after_copy`) or not (see [`crate::copy_nodes`]); 0 for other ops, copies
+/// of other directions, or profiles without copy-node costs.
+fn copy_node_ns(o: &Op, m: &ModelInputs, after_copy: bool) -> f64 {
+    let (OpKind::Memcpy { bytes, .. }, Some(c)) = (&o.kind, m.copy_nodes) else {
         return 0.0;
     };
-    match CopyDirection::of(direction) {
-        CopyDirection::HostToDevice => c.host_to_device.node_us(*bytes as f64) * 1e3,
-        CopyDirection::DeviceToHost => c.device_to_host.node_us(*bytes as f64) * 1e3,
-        CopyDirection::DeviceToDevice | CopyDirection::Other => 0.0,
+    match host_copy_direction(o) {
+        Some(to_device) => c.node_us(to_device, *bytes as f64, after_copy) * 1e3,
+        None => 0.0,
     }
+}
+
+/// `Some(true)` for a host-to-device copy, `Some(false)` for device to host, `None` for
+/// every other op.
+fn host_copy_direction(o: &Op) -> Option<bool> {
+    match &o.kind {
+        OpKind::Memcpy { direction, .. } => match CopyDirection::of(direction) {
+            CopyDirection::HostToDevice => Some(true),
+            CopyDirection::DeviceToHost => Some(false),
+            CopyDirection::DeviceToDevice | CopyDirection::Other => None,
+        },
+        _ => None,
+    }
+}
+
+/// For each op of `walk`, whether it is a host copy whose stream's op before it (in the
+/// walk's order) was a host copy of the same direction: no kernel hands over to it.
+fn after_a_copy(walk: &Walk) -> Vec<bool> {
+    let mut last: HashMap<(Option<u32>, Option<u64>), Option<bool>> = HashMap::new();
+    walk.ops
+        .iter()
+        .map(|o| {
+            let direction = host_copy_direction(o);
+            let before = last.insert((o.device, o.stream), direction).flatten();
+            direction.is_some() && before == direction
+        })
+        .collect()
 }
 
 /// Build cost of a graph of the walk's size, ms, from the profile's per-node build cost.

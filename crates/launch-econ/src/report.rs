@@ -288,13 +288,26 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         );
     }
     if let Some(c) = m.copy_nodes {
+        let line = |l: crate::copy_nodes::CopyCost| {
+            format!(
+                "{} us + {} us/MiB",
+                num(l.fixed_us, 2),
+                num(l.us_per_mib, 2)
+            )
+        };
+        let chained = match (c.host_to_device_after_copy, c.device_to_host_after_copy) {
+            (Some(h), Some(d)) => format!(
+                "; right after a copy: host to device {}, device to host {}",
+                line(h),
+                line(d)
+            ),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  (a page-locked copy node adds to a graph: host to device {} us + {} us/MiB, device to host {} us + {} us/MiB; replay --summary prices a trace's copies with it)",
-            num(c.host_to_device.fixed_us, 2),
-            num(c.host_to_device.us_per_mib, 2),
-            num(c.device_to_host.fixed_us, 2),
-            num(c.device_to_host.us_per_mib, 2)
+            "  (a page-locked copy node adds to a graph: host to device {}, device to host {}{chained}; replay --summary prices a trace's copies with it)",
+            line(c.host_to_device),
+            line(c.device_to_host),
         );
     }
     if let Some(c) = m.graph_node_beside {

@@ -28,6 +28,12 @@ impl CommandResult {
                 let (h2d, d2h) = m
                     .copy_nodes
                     .map_or((unknown, unknown), |c| (c.host_to_device, c.device_to_host));
+                let (h2d_chained, d2h_chained) = m.copy_nodes.map_or((unknown, unknown), |c| {
+                    (
+                        c.host_to_device_after_copy.unwrap_or(unknown),
+                        c.device_to_host_after_copy.unwrap_or(unknown),
+                    )
+                });
                 values(
                     "predict",
                     &[
@@ -77,6 +83,18 @@ impl CommandResult {
                         ("copy_h2d_us_per_mib", h2d.us_per_mib, "us/MiB"),
                         ("copy_d2h_fixed_us", d2h.fixed_us, "us"),
                         ("copy_d2h_us_per_mib", d2h.us_per_mib, "us/MiB"),
+                        ("copy_h2d_after_copy_fixed_us", h2d_chained.fixed_us, "us"),
+                        (
+                            "copy_h2d_after_copy_us_per_mib",
+                            h2d_chained.us_per_mib,
+                            "us/MiB",
+                        ),
+                        ("copy_d2h_after_copy_fixed_us", d2h_chained.fixed_us, "us"),
+                        (
+                            "copy_d2h_after_copy_us_per_mib",
+                            d2h_chained.us_per_mib,
+                            "us/MiB",
+                        ),
                     ],
                 )
             }

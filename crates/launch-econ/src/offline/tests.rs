@@ -231,15 +231,23 @@ fn host_device_copies_cost_what_the_profile_measured() {
         copy_nodes: Some(CopyNodeCosts {
             host_to_device: line(5.0, 10.0),
             device_to_host: line(5.0, 10.0),
+            host_to_device_after_copy: Some(line(1.0, 9.0)),
+            device_to_host_after_copy: None,
         }),
         ..m
     };
     // HtoD 1 MiB costs 15 µs (more than its 10); DtoH keeps its longer 30; DtoD its 2.
     assert!((graph_step_model(&w, &OfflineDevice::of(&with)) - 0.051).abs() < 1e-12);
+    // A second HtoD right after the first (same stream) pays the chained line, 10 µs; one
+    // after the DtoD pays the line between kernels again, 15.
+    w.ops.insert(2, copy("HtoD", 10.0));
+    assert!((graph_step_model(&w, &OfflineDevice::of(&with)) - 0.061).abs() < 1e-12);
+    w.ops.push(copy("HtoD", 10.0));
+    assert!((graph_step_model(&w, &OfflineDevice::of(&with)) - 0.076).abs() < 1e-12);
 }
 
 #[test]
-fn element_wise_and_normalisation_kernels_load_memory_with_their_recorded_bytes() {
+fn element_wise_normalisation_and_attention_kernels_load_memory_with_their_recorded_bytes() {
     let with_inputs = |name: &str, read: f64, largest: f64| Op {
         input_bytes: Some(read),
         largest_input_bytes: Some(largest),
@@ -254,9 +262,15 @@ fn element_wise_and_normalisation_kernels_load_memory_with_their_recorded_bytes(
     let gather = with_inputs("triton_poi_fused_embedding_0", 1e9, 1e9);
     assert_eq!(known_gb_s(&gather, 4000.0), 4000.0);
     assert_eq!(known_gb_s(&gather, 0.0), 1e6);
-    // Attention's time is not only its bytes; kernels without recorded inputs have none.
+    // Attention reads its keys and values (8 MB in 2 us); its output is not counted.
     let attention = with_inputs("flash_fwd_kernel", 8e6, 4e6);
-    assert_eq!(known_gb_s(&attention, 4000.0), 0.0);
+    assert!((known_gb_s(&attention, 4000.0) - 4000.0).abs() < 1e-9);
+    // A paged pool given whole: more than the device reads in the time, so nothing is known.
+    let paged = with_inputs("cudnn_generated_fort_native_sdpa_sm90", 1e9, 9e8);
+    assert_eq!(known_gb_s(&paged, 4000.0), 0.0);
+    // Other kernels' time is not only their bytes; kernels without recorded inputs have none.
+    let softmax = with_inputs("softmax_warp_forward", 8e6, 4e6);
+    assert_eq!(known_gb_s(&softmax, 4000.0), 0.0);
     let bare = Op::kernel("vectorized_elementwise_kernel<add>", 0.0, 2000.0);
     assert_eq!(known_gb_s(&bare, 4000.0), 0.0);
 }

@@ -174,6 +174,25 @@ pub fn is_normalisation(name: &str) -> bool {
     .any(|k| n.contains(k))
 }
 
+/// Whether a kernel's name says it is a fused attention (cuDNN's SDPA, FlashAttention,
+/// PyTorch's memory-efficient `fmha` / `attention_kernel` kernels): at decode its time is reading
+/// the keys and values its operator was given, so those recorded inputs say what it asks of
+/// device memory (at prefill its math takes longer than they need, and the bytes over its
+/// duration come out low, as they should).
+pub fn is_attention(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "attention",
+        "sdpa",
+        "fmha",
+        "flash_fwd",
+        "flashattn",
+        "flash_attn",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
+}
+
 /// Which stream a recorded cross-stream wait is taken to wait on (the trace does not say which
 /// stream recorded the event; see `crate::lanes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]

@@ -21,6 +21,25 @@ fn normalisations_are_told_by_name_and_random_normals_are_not() {
 }
 
 #[test]
+fn fused_attention_is_told_by_name() {
+    for n in [
+        "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_35",
+        "void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64>>",
+        "fmha_cutlassF_bf16_aligned_64x128_rf_sm80",
+        "void attention_kernel_batched_impl<AttentionKernel<cutlass::half_t>>",
+    ] {
+        assert!(is_attention(n), "{n}");
+    }
+    for n in [
+        "softmax_warp_forward",
+        "nvjet_sm90_tst_64x8",
+        "vectorized_layer_norm_kernel",
+    ] {
+        assert!(!is_attention(n), "{n}");
+    }
+}
+
+#[test]
 fn copy_directions_from_both_profilers() {
     use CopyDirection::*;
     for (name, want) in [
