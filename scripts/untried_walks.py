@@ -10,10 +10,10 @@ cross-attention over 1500 encoder states (Whisper-shaped) at decode batch 4, and
 step of a state-space model (Mamba-shaped: a causal depthwise convolution and a selective
 state update per layer, made of many small element-wise kernels)
 (results: docs/validation-h200.md, "Walks of kinds not met before, after 03690f0"). Two more
-were written after that run: the ViT with PyTorch's memory-efficient attention named, so that
-its graph runs the recorded walk (flash attention named was refused for this model: "No
-available kernel"), and decoder layers whose attention and MLP run on two streams side by
-side, forked and joined in every layer (`vit_b16_b1_efficient`, `parallel_block_decode_b8`).
+were written after that run: the ViT with transformers' own attention, so that its graph runs
+the recorded walk (under capture transformers' attention mask makes every fused kernel refuse
+the step), and decoder layers whose attention and MLP run on two streams side by side, forked
+and joined in every layer (`vit_b16_b1_eager_attention`, `parallel_block_decode_b8`).
 
     python3 scripts/validate.py --out DIR --walk-module scripts/untried_walks.py \
         --walks fp8_gemm_chain_b64,dense_moe_b8,vit_b16_b1,sampling_b32_v128k,\
@@ -258,18 +258,29 @@ def ssm_decode_step():
     return step
 
 
-def vit_efficient_step():
-    """`vit_b16_b1` with PyTorch's memory-efficient attention named
-    (`torch.nn.attention.sdpa_kernel`) around the step: left to choose, PyTorch ran cuDNN's
-    attention in the eager step and its math path under capture (377 kernels against 152), a
-    graph of another walk. Written after the group's first run."""
+def vit_eager_attention_step():
+    """`vit_b16_b1` with transformers' own attention (`attn_implementation="eager"`: two
+    batched GEMMs and a softmax a layer), so that its graph runs the recorded walk. Left to
+    choose, PyTorch ran cuDNN's attention in the eager step and its f32 math path under capture
+    (377 kernels against 152): under capture transformers passes a materialised attention mask
+    whose last dimension has stride 0, which every fused kernel refuses ("All fused kernels
+    require the last dimension of the input to have stride 1"), so cuDNN, flash and
+    memory-efficient attention named each fail to capture. Written after the group's first
+    run."""
     import torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    plain = vit_step()
+    import transformers
+    with torch.device("cuda"):
+        cfg = transformers.ViTConfig(hidden_size=768, num_hidden_layers=12,
+                                     num_attention_heads=12, intermediate_size=3072,
+                                     image_size=224, patch_size=16,
+                                     attn_implementation="eager")
+        model = transformers.ViTModel(cfg, add_pooling_layer=False).to(torch.float16)
+        pixels = torch.randn(1, 3, 224, 224, dtype=torch.float16)
+    model.eval()
 
     def step():
-        with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
-            return plain()
+        with torch.no_grad():
+            return model(pixel_values=pixels).last_hidden_state
     return step
 
 
@@ -335,7 +346,7 @@ def build(name):
              "h2d_beside_gemms": h2d_beside_gemms_step,
              "cross_attention_decode_b4": cross_attention_step,
              "ssm_decode_b1": ssm_decode_step,
-             "vit_b16_b1_efficient": vit_efficient_step,
+             "vit_b16_b1_eager_attention": vit_eager_attention_step,
              "parallel_block_decode_b8": parallel_block_step}
     if name not in steps:
         raise KeyError(name)
