@@ -9,11 +9,15 @@ scatter), pinned host-to-device copies on one stream beside GEMMs on another, a 
 cross-attention over 1500 encoder states (Whisper-shaped) at decode batch 4, and the decode
 step of a state-space model (Mamba-shaped: a causal depthwise convolution and a selective
 state update per layer, made of many small element-wise kernels)
-(results: docs/validation-h200.md, "Walks of kinds not met before, after 03690f0"). Two more
-were written after that run: the ViT with transformers' own attention, so that its graph runs
-the recorded walk (under capture transformers' attention mask makes every fused kernel refuse
-the step), and decoder layers whose attention and MLP run on two streams side by side, forked
-and joined in every layer (`vit_b16_b1_eager_attention`, `parallel_block_decode_b8`).
+(results: docs/validation-h200.md, "Walks of kinds not met before, after 03690f0"). One more
+was written after that run: decoder layers whose attention and MLP run on two streams side by
+side, forked and joined in every layer (`parallel_block_decode_b8`). No ViT from transformers
+could be written whose graph runs its recorded walk: under capture transformers materialises
+the bidirectional attention mask it leaves out eagerly (it cannot look at the mask's values
+there), so with SDPA every fused kernel refuses the mask's stride-0 last dimension and the
+graph runs PyTorch's f32 math path (cuDNN, flash or memory-efficient attention named: "No
+available kernel"), and with transformers' own attention the mask's creation copies from the
+host and the capture fails.
 
     python3 scripts/validate.py --out DIR --walk-module scripts/untried_walks.py \
         --walks fp8_gemm_chain_b64,dense_moe_b8,vit_b16_b1,sampling_b32_v128k,\
@@ -258,32 +262,6 @@ def ssm_decode_step():
     return step
 
 
-def vit_eager_attention_step():
-    """`vit_b16_b1` with transformers' own attention (`attn_implementation="eager"`: two
-    batched GEMMs and a softmax a layer), so that its graph runs the recorded walk. Left to
-    choose, PyTorch ran cuDNN's attention in the eager step and its f32 math path under capture
-    (377 kernels against 152): under capture transformers passes a materialised attention mask
-    whose last dimension has stride 0, which every fused kernel refuses ("All fused kernels
-    require the last dimension of the input to have stride 1"), so cuDNN, flash and
-    memory-efficient attention named each fail to capture. Written after the group's first
-    run."""
-    import torch
-    import transformers
-    with torch.device("cuda"):
-        cfg = transformers.ViTConfig(hidden_size=768, num_hidden_layers=12,
-                                     num_attention_heads=12, intermediate_size=3072,
-                                     image_size=224, patch_size=16,
-                                     attn_implementation="eager")
-        model = transformers.ViTModel(cfg, add_pooling_layer=False).to(torch.float16)
-        pixels = torch.randn(1, 3, 224, 224, dtype=torch.float16)
-    model.eval()
-
-    def step():
-        with torch.no_grad():
-            return model(pixel_values=pixels).last_hidden_state
-    return step
-
-
 def parallel_block_step():
     """Twelve bf16 decoder layers at decode batch 8 (hidden 2048, 16 heads of 128, a
     1024-token KV cache per layer) whose attention and MLP run side by side, as GPT-J's and
@@ -346,8 +324,7 @@ def build(name):
              "h2d_beside_gemms": h2d_beside_gemms_step,
              "cross_attention_decode_b4": cross_attention_step,
              "ssm_decode_b1": ssm_decode_step,
-             "vit_b16_b1_eager_attention": vit_eager_attention_step,
-             "parallel_block_decode_b8": parallel_block_step}
+              "parallel_block_decode_b8": parallel_block_step}
     if name not in steps:
         raise KeyError(name)
     return steps[name](), "torch"

@@ -56,7 +56,7 @@ GROUPS = [
     ("l2", "l2_walks.py", "tiny_gpt2_decode_b1,small_mlp_decode_b1,mobilenet_blocks_b1"),
     ("untried", "untried_walks.py", "fp8_gemm_chain_b64,dense_moe_b8,vit_b16_b1,"
                                     "sampling_b32_v128k,h2d_beside_gemms,"
-                                    "cross_attention_decode_b4,ssm_decode_b1,vit_b16_b1_eager_attention,"
+                                    "cross_attention_decode_b4,ssm_decode_b1,"
                                     "parallel_block_decode_b8"),
 ]
 

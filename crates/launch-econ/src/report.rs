@@ -295,20 +295,20 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
                 num(l.us_per_mib, 2)
             )
         };
-        let chained = match (c.host_to_device_after_copy, c.device_to_host_after_copy) {
-            (Some(h), Some(d)) => format!(
-                "; right after a copy: host to device {}, device to host {}",
-                line(h),
-                line(d)
-            ),
-            _ => String::new(),
-        };
         let _ = writeln!(
             out,
-            "  (a page-locked copy node adds to a graph: host to device {}, device to host {}{chained}; replay --summary prices a trace's copies with it)",
+            "  (a page-locked copy node adds to a graph: host to device {}, device to host {}; replay --summary prices a trace's copies with it)",
             line(c.host_to_device),
             line(c.device_to_host),
         );
+        if let (Some(h), Some(d)) = (c.host_to_device_after_copy, c.device_to_host_after_copy) {
+            let _ = writeln!(
+                out,
+                "  (right after a copy on its stream: host to device {}, device to host {})",
+                line(h),
+                line(d)
+            );
+        }
     }
     if let Some(c) = m.graph_node_beside {
         let points: Vec<String> = c
