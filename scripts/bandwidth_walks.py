@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
 from concurrent_walks import fork_join_n  # noqa: E402
 
 
@@ -83,13 +84,8 @@ def gemm_beside_long_attention():
     return fork_join_n([gemms, attention])
 
 
-def build(name):
-    import torch
-    torch.manual_seed(11)
-    if name == "four_gemv_chains":
-        return four_gemv_chains(), "torch"
-    if name == "mlp_pair_b32":
-        return mlp_pair(), "torch"
-    if name == "gemm_beside_long_attention":
-        return gemm_beside_long_attention(), "torch"
-    raise KeyError(name)
+build = builder(11, {
+    "four_gemv_chains": four_gemv_chains,
+    "mlp_pair_b32": mlp_pair,
+    "gemm_beside_long_attention": gemm_beside_long_attention,
+})

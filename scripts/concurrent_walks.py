@@ -11,6 +11,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
+
 
 def fork_join_n(branches):
     """A step running each of `branches` on a side stream of its own, forked from the current
@@ -95,13 +97,8 @@ def norm_branches():
     return fork_join_n([branch(ws) for ws in branches])
 
 
-def build(name):
-    import torch
-    torch.manual_seed(4)
-    if name == "four_experts_b4":
-        return four_experts(), "torch"
-    if name == "decode_and_sample":
-        return decode_and_sample(), "torch"
-    if name == "norm_branches_b32":
-        return norm_branches(), "torch"
-    raise KeyError(name)
+build = builder(4, {
+    "four_experts_b4": four_experts,
+    "decode_and_sample": decode_and_sample,
+    "norm_branches_b32": norm_branches,
+})

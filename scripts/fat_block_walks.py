@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
 from concurrent_walks import fork_join_n  # noqa: E402
 
 
@@ -80,15 +81,9 @@ def attention_pair_32_heads():
     return attention_pair(32, 128, 4, 4096)
 
 
-def build(name):
-    import torch
-    torch.manual_seed(17)
-    walks = {
-        "gemv_trio_mixed": gemv_trio_mixed,
-        "attention_beside_prefill": attention_beside_prefill,
-        "gated_pair_b4": gated_pair_b4,
-        "attention_pair_32_heads": attention_pair_32_heads,
-    }
-    if name not in walks:
-        raise KeyError(name)
-    return walks[name](), "torch"
+build = builder(17, {
+    "gemv_trio_mixed": gemv_trio_mixed,
+    "attention_beside_prefill": attention_beside_prefill,
+    "gated_pair_b4": gated_pair_b4,
+    "attention_pair_32_heads": attention_pair_32_heads,
+})

@@ -17,6 +17,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
+
 
 def qwen3_step():
     """A Qwen3-shaped decoder (hidden 2048, 20 layers, GQA 16/8 heads of 128, q/k RMSNorm)
@@ -177,15 +179,10 @@ def kv_cache_attention_step():
     return step
 
 
-def build(name):
-    import torch
-    torch.manual_seed(23)
-    steps = {"qwen3_decode_b8": (qwen3_step, "torch"),
-             "groupnorm_conv_b2": (groupnorm_conv_step, "torch"),
-             "lora_beside_base": (lora_beside_base_step, "torch"),
-             "cupy_raw_kernels": (cupy_raw_kernels_step, "cupy"),
-             "kv_cache_attention_b4": (kv_cache_attention_step, "torch")}
-    if name not in steps:
-        raise KeyError(name)
-    make, kind = steps[name]
-    return make(), kind
+build = builder(23, {
+    "qwen3_decode_b8": (qwen3_step, "torch"),
+    "groupnorm_conv_b2": (groupnorm_conv_step, "torch"),
+    "lora_beside_base": (lora_beside_base_step, "torch"),
+    "cupy_raw_kernels": (cupy_raw_kernels_step, "cupy"),
+    "kv_cache_attention_b4": (kv_cache_attention_step, "torch"),
+})

@@ -13,6 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
+
 
 def tiny_gpt2_step():
     """A GPT-2-shaped decoder, 512 wide, 4 layers, 8 heads, an 8192-token vocabulary, fp16,
@@ -68,13 +70,8 @@ def mobilenet_step():
     return step
 
 
-def build(name):
-    import torch
-    torch.manual_seed(29)
-    steps = {"tiny_gpt2_decode_b1": (tiny_gpt2_step, "torch"),
-             "small_mlp_decode_b1": (small_mlp_step, "torch"),
-             "mobilenet_blocks_b1": (mobilenet_step, "torch")}
-    if name not in steps:
-        raise KeyError(name)
-    make, kind = steps[name]
-    return make(), kind
+build = builder(29, {
+    "tiny_gpt2_decode_b1": (tiny_gpt2_step, "torch"),
+    "small_mlp_decode_b1": (small_mlp_step, "torch"),
+    "mobilenet_blocks_b1": (mobilenet_step, "torch"),
+})

@@ -20,6 +20,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
+
 
 def starcoder2_step():
     """A StarCoder2-shaped decoder (hidden 2048, 16 layers, GQA 16/4 heads) at decode batch 4,
@@ -133,12 +135,10 @@ def draft_and_verify_step():
     return fork_join(draft, verify)
 
 
-def build(name):
-    import torch
-    torch.manual_seed(21)
-    steps = {"starcoder2_decode_b4": starcoder2_step, "gru_cell_32": gru_step,
-             "embedding_bags_b512": embedding_bags_step, "sdpa_prefill_4096": sdpa_prefill_step,
-             "draft_and_verify": draft_and_verify_step}
-    if name not in steps:
-        raise KeyError(name)
-    return steps[name](), "torch"
+build = builder(21, {
+    "starcoder2_decode_b4": starcoder2_step,
+    "gru_cell_32": gru_step,
+    "embedding_bags_b512": embedding_bags_step,
+    "sdpa_prefill_4096": sdpa_prefill_step,
+    "draft_and_verify": draft_and_verify_step,
+})

@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
 from concurrent_walks import fork_join_n  # noqa: E402
 
 
@@ -83,13 +84,8 @@ def gemm_beside_norms():
     return fork_join_n([gemms, norms])
 
 
-def build(name):
-    import torch
-    torch.manual_seed(7)
-    if name == "kv_projections_b4":
-        return kv_projections(), "torch"
-    if name == "wide_pair_bf16":
-        return wide_pair(), "torch"
-    if name == "gemm_beside_norms":
-        return gemm_beside_norms(), "torch"
-    raise KeyError(name)
+build = builder(7, {
+    "kv_projections_b4": kv_projections,
+    "wide_pair_bf16": wide_pair,
+    "gemm_beside_norms": gemm_beside_norms,
+})

@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
 from concurrent_walks import fork_join_n  # noqa: E402
 
 
@@ -109,13 +110,8 @@ def prefill_beside_decode():
     return fork_join_n([prefill, decoder(d, 16, 4, 5632, 4096, torch.bfloat16)])
 
 
-def build(name):
-    import torch
-    torch.manual_seed(13)
-    if name == "two_requests_decode":
-        return two_requests_decode(), "torch"
-    if name == "attention_pair_8192":
-        return attention_pair_8192(), "torch"
-    if name == "prefill_beside_decode":
-        return prefill_beside_decode(), "torch"
-    raise KeyError(name)
+build = builder(13, {
+    "two_requests_decode": two_requests_decode,
+    "attention_pair_8192": attention_pair_8192,
+    "prefill_beside_decode": prefill_beside_decode,
+})

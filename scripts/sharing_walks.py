@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
 from concurrent_walks import fork_join_n  # noqa: E402
 
 
@@ -91,13 +92,8 @@ def gemv_beside_attention():
     return fork_join_n([chain, attention])
 
 
-def build(name):
-    import torch
-    torch.manual_seed(5)
-    if name == "three_experts_bf16_b16":
-        return three_experts(), "torch"
-    if name == "prefill_branches_256":
-        return prefill_branches(), "torch"
-    if name == "gemv_beside_attention":
-        return gemv_beside_attention(), "torch"
-    raise KeyError(name)
+build = builder(5, {
+    "three_experts_bf16_b16": three_experts,
+    "prefill_branches_256": prefill_branches,
+    "gemv_beside_attention": gemv_beside_attention,
+})

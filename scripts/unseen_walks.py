@@ -10,10 +10,13 @@ and two gated-MLP experts on two streams
         --walks phi3_decode_b1,gemma_decode_b2,bert_b32_s128,compiled_decoder,fp32_mlp_b4,cupy_fft,\
 two_streams_experts
 """
+import functools
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_registry import builder  # noqa: E402
 
 
 def transformers_walk(name):
@@ -160,19 +163,12 @@ def experts_step():
     return fork_join(*gated_mlp_experts(2, 1536, 4096, 6, 8))
 
 
-def build(name):
-    import torch
-    torch.manual_seed(3)
-    if name == "two_streams_experts":
-        return experts_step(), "torch"
-    if name in ("phi3_decode_b1", "gemma_decode_b2"):
-        return transformers_walk(name), "torch"
-    if name == "bert_b32_s128":
-        return bert_step(), "torch"
-    if name == "compiled_decoder":
-        return compiled_decoder_step(), "torch"
-    if name == "fp32_mlp_b4":
-        return fp32_mlp_step(), "torch"
-    if name == "cupy_fft":
-        return cupy_fft_step(), "cupy"
-    raise KeyError(name)
+build = builder(3, {
+    "phi3_decode_b1": functools.partial(transformers_walk, "phi3_decode_b1"),
+    "gemma_decode_b2": functools.partial(transformers_walk, "gemma_decode_b2"),
+    "bert_b32_s128": bert_step,
+    "compiled_decoder": compiled_decoder_step,
+    "fp32_mlp_b4": fp32_mlp_step,
+    "cupy_fft": (cupy_fft_step, "cupy"),
+    "two_streams_experts": experts_step,
+})

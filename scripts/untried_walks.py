@@ -28,6 +28,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_registry import builder  # noqa: E402
+
 
 def fp8_gemm_chain_step():
     """Sixteen 4096 x 4096 fp8 (e4m3) GEMMs at 64 tokens through `torch._scaled_mm` with
@@ -314,17 +316,13 @@ def parallel_block_step():
     return step
 
 
-def build(name):
-    import torch
-    torch.manual_seed(31)
-    steps = {"fp8_gemm_chain_b64": fp8_gemm_chain_step,
-             "dense_moe_b8": dense_moe_step,
-             "vit_b16_b1": vit_step,
-             "sampling_b32_v128k": sampling_step,
-             "h2d_beside_gemms": h2d_beside_gemms_step,
-             "cross_attention_decode_b4": cross_attention_step,
-             "ssm_decode_b1": ssm_decode_step,
-              "parallel_block_decode_b8": parallel_block_step}
-    if name not in steps:
-        raise KeyError(name)
-    return steps[name](), "torch"
+build = builder(31, {
+    "fp8_gemm_chain_b64": fp8_gemm_chain_step,
+    "dense_moe_b8": dense_moe_step,
+    "vit_b16_b1": vit_step,
+    "sampling_b32_v128k": sampling_step,
+    "h2d_beside_gemms": h2d_beside_gemms_step,
+    "cross_attention_decode_b4": cross_attention_step,
+    "ssm_decode_b1": ssm_decode_step,
+    "parallel_block_decode_b8": parallel_block_step,
+})
