@@ -233,7 +233,7 @@ fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     let (Some(read), Some(largest)) = (o.input_bytes, o.largest_input_bytes) else {
         return 0.0;
     };
-    if is_attention(&o.name) {
+    if is_attention(&o.name) && !is_element_wise(&o.name) {
         // Keys and values read, the output (a query's size) left out. More than the device
         // could read in the recorded time: the operator was given more than the kernel read
         // (a paged cache's whole pool), and what it read is not known.

@@ -268,6 +268,10 @@ fn element_wise_normalisation_and_attention_kernels_load_memory_with_their_recor
     // A paged pool given whole: more than the device reads in the time, so nothing is known.
     let paged = with_inputs("cudnn_generated_fort_native_sdpa_sm90", 1e9, 9e8);
     assert_eq!(known_gb_s(&paged, 4000.0), 0.0);
+    // A Triton pointwise kernel named after the attention operator it was fused from is
+    // element-wise: its inputs and its result.
+    let pointwise = with_inputs("triton_poi_fused__scaled_dot_product_attention_0", 2e6, 1e6);
+    assert!((known_gb_s(&pointwise, 4000.0) - 1500.0).abs() < 1e-9);
     // Other kernels' time is not only their bytes; kernels without recorded inputs have none.
     let softmax = with_inputs("softmax_warp_forward", 8e6, 4e6);
     assert_eq!(known_gb_s(&softmax, 4000.0), 0.0);
