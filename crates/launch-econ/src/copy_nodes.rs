@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::stand_in::node_us;
 use crate::stats::median;
+use crate::trace::CopyDirection;
 
 const MIB: f64 = (1u64 << 20) as f64;
 /// Copy sizes measured, bytes.
@@ -75,19 +76,22 @@ pub struct CopyNodeCosts {
 }
 
 impl CopyNodeCosts {
-    /// What a host-to-device (`to_device`) or device-to-host copy of `bytes` adds to a graph,
-    /// µs: after a copy of its direction on its stream (`after_copy`), the line measured
-    /// between copies where the profile has it, else the line between kernels.
-    pub fn node_us(&self, to_device: bool, bytes: f64, after_copy: bool) -> f64 {
-        let (between_kernels, chained) = if to_device {
-            (self.host_to_device, self.host_to_device_after_copy)
-        } else {
-            (self.device_to_host, self.device_to_host_after_copy)
+    /// What a copy of `bytes` in `direction` adds to a graph, µs: after a copy of its
+    /// direction on its stream (`after_copy`), the line measured between copies where the
+    /// profile has it, else the line between kernels. `None` for a copy that is not between
+    /// host and device.
+    pub fn node_us(&self, direction: CopyDirection, bytes: f64, after_copy: bool) -> Option<f64> {
+        let (between_kernels, chained) = match direction {
+            CopyDirection::HostToDevice => (self.host_to_device, self.host_to_device_after_copy),
+            CopyDirection::DeviceToHost => (self.device_to_host, self.device_to_host_after_copy),
+            CopyDirection::DeviceToDevice | CopyDirection::Other => return None,
         };
-        chained
-            .filter(|_| after_copy)
-            .unwrap_or(between_kernels)
-            .node_us(bytes)
+        Some(
+            chained
+                .filter(|_| after_copy)
+                .unwrap_or(between_kernels)
+                .node_us(bytes),
+        )
     }
 }
 
@@ -161,12 +165,16 @@ mod tests {
             host_to_device_after_copy: Some(line(2.5, 19.0)),
             device_to_host_after_copy: None,
         };
-        assert!((c.node_us(true, MIB, false) - 28.0).abs() < 1e-9);
-        assert!((c.node_us(true, MIB, true) - 21.5).abs() < 1e-9);
+        let us = |c: &CopyNodeCosts, d, after| c.node_us(d, MIB, after).unwrap();
+        use CopyDirection::*;
+        assert!((us(&c, HostToDevice, false) - 28.0).abs() < 1e-9);
+        assert!((us(&c, HostToDevice, true) - 21.5).abs() < 1e-9);
         // No chained line measured: the line between kernels.
-        assert!((c.node_us(false, MIB, true) - 30.0).abs() < 1e-9);
+        assert!((us(&c, DeviceToHost, true) - 30.0).abs() < 1e-9);
         c.device_to_host_after_copy = Some(line(3.0, 20.0));
-        assert!((c.node_us(false, MIB, true) - 23.0).abs() < 1e-9);
+        assert!((us(&c, DeviceToHost, true) - 23.0).abs() < 1e-9);
+        // Not a host copy: no line.
+        assert_eq!(c.node_us(DeviceToDevice, MIB, true), None);
     }
 
     #[test]

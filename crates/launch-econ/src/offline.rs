@@ -280,34 +280,34 @@ fn node_floor_ns(o: &Op, m: &ModelInputs) -> f64 {
 
 /// What the profile says a copy `o` adds to a graph, ns, right after a copy of its direction
 /// on its stream (`after_copy`) or not (see [`crate::copy_nodes`]); 0 for other ops, copies
-/// of other directions, or profiles without copy-node costs.
+/// between devices, or profiles without copy-node costs.
 fn copy_node_ns(o: &Op, m: &ModelInputs, after_copy: bool) -> f64 {
-    let (OpKind::Memcpy { bytes, .. }, Some(c)) = (&o.kind, m.copy_nodes) else {
+    let (
+        OpKind::Memcpy {
+            bytes, direction, ..
+        },
+        Some(c),
+    ) = (&o.kind, m.copy_nodes)
+    else {
         return 0.0;
     };
-    match host_copy_direction(o) {
-        Some(to_device) => c.node_us(to_device, *bytes as f64, after_copy) * 1e3,
-        None => 0.0,
-    }
+    c.node_us(CopyDirection::of(direction), *bytes as f64, after_copy)
+        .map_or(0.0, |us| us * 1e3)
 }
 
-/// `Some(true)` for a host-to-device copy, `Some(false)` for device to host, `None` for
-/// every other op.
-fn host_copy_direction(o: &Op) -> Option<bool> {
-    match &o.kind {
-        OpKind::Memcpy { direction, .. } => match CopyDirection::of(direction) {
-            CopyDirection::HostToDevice => Some(true),
-            CopyDirection::DeviceToHost => Some(false),
-            CopyDirection::DeviceToDevice | CopyDirection::Other => None,
-        },
-        _ => None,
-    }
+/// The direction of a copy between host and device; `None` for every other op.
+fn host_copy_direction(o: &Op) -> Option<CopyDirection> {
+    let OpKind::Memcpy { direction, .. } = &o.kind else {
+        return None;
+    };
+    Some(CopyDirection::of(direction))
+        .filter(|d| matches!(d, CopyDirection::HostToDevice | CopyDirection::DeviceToHost))
 }
 
 /// For each op of `walk`, whether it is a host copy whose stream's op before it (in the
 /// walk's order) was a host copy of the same direction: no kernel hands over to it.
 fn after_a_copy(walk: &Walk) -> Vec<bool> {
-    let mut last: HashMap<(Option<u32>, Option<u64>), Option<bool>> = HashMap::new();
+    let mut last: HashMap<(Option<u32>, Option<u64>), Option<CopyDirection>> = HashMap::new();
     walk.ops
         .iter()
         .map(|o| {
