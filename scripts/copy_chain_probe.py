@@ -21,26 +21,23 @@ about 2.6 us, one between kernels about 5-11 us more. The device profile now mea
 chained line itself (`crates/launch-econ/src/copy_nodes.rs`).
 """
 import json
+import os
 import statistics
 import sys
 import time
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from validate import capture_torch  # noqa: E402
+
 SIZES = [64 << 10, 512 << 10, 4 << 20, 8 << 20]
 N = 8
 
 
 def graph_of(fn):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
-    return g
+    """`fn` warmed up and captured on a side stream (validate.py's way)."""
+    return capture_torch(fn, torch.cuda.Stream())
 
 
 def per_replay_us(g, reps=50):
