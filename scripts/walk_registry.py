@@ -19,5 +19,4 @@ def builder(seed, steps):
         entry = steps[name]
         make, kind = entry if isinstance(entry, tuple) else (entry, "torch")
         return make(), kind
-    build.walks = list(steps)
     return build
