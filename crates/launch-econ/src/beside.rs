@@ -13,9 +13,9 @@
 //! bytes over their recorded durations. Other kernels' time is not only their bytes
 //! (reductions, gathers): they have no load.
 //! [`crate::sharing`] shares device memory between the kernels running together where that
-//! load is more than its bandwidth (and the SMs where they hold more than the GPU), and
-//! stretches a kernel that starts beside a kernel of another lane by what the measured stretch
-//! at that load leaves beyond that sharing ([`BesideCosts::start_stretch`]).
+//! load is more than its bandwidth (and the SMs where they hold more than the GPU), and slows
+//! kernels of different lanes, while they run together, by what the measured stretch at their
+//! load leaves beyond that sharing ([`BesideCosts::beside_stretch`]).
 //!
 //! The stretch is measured here on the device, at the upper level of per-node graph cost:
 //! for each of three GEMM sizes (1024, 2048, 4096 square, fp16), a chain alone, its GEMMs
@@ -112,12 +112,12 @@ impl BesideCosts {
             .map(|p| ((1.0 + p.stretch.max(0.0)) / 2.0).min(1.0))
     }
 
-    /// The stretch a kernel takes when it starts at a load of `gb_s` with kernels that hold
-    /// `held` of the GPU together (its own share included), beyond what sharing the SMs and
-    /// the bandwidth already costs it: the measured pair ran `1 + stretch` times as long, of
+    /// The stretch kernels of different lanes take while they run together at a load of
+    /// `gb_s`, holding `held` of the GPU together, beyond what sharing the SMs and the
+    /// bandwidth already costs them: the measured pair ran `1 + stretch` times as long, of
     /// which the larger of the memory slowdown at that load and the SMs' (`held`, where more
     /// than 1) is the part [`crate::sharing`] prices as it goes.
-    pub fn start_stretch(&self, gb_s: f64, held: f64) -> f64 {
+    pub fn beside_stretch(&self, gb_s: f64, held: f64) -> f64 {
         let shared = self.memory_slowdown(gb_s).max(held).max(1.0);
         ((1.0 + self.stretch(gb_s)) / shared - 1.0).max(0.0)
     }
@@ -293,19 +293,19 @@ mod tests {
             bandwidth_gb_s: 2500.0,
         };
         // Below the bandwidth, with kernels that fit beside each other, all of it is the
-        // start's stretch.
+        // stretch beside.
         assert_eq!(c.memory_slowdown(2000.0), 1.0);
-        assert!((c.start_stretch(2000.0, 0.5) - 0.4).abs() < 1e-12);
+        assert!((c.beside_stretch(2000.0, 0.5) - 0.4).abs() < 1e-12);
         // At 4000 GB/s sharing 2500 costs 1.6x: the measured 1.6x is all of it.
         assert!((c.memory_slowdown(4000.0) - 1.6).abs() < 1e-12);
-        assert!(c.start_stretch(4000.0, 0.5).abs() < 1e-12);
+        assert!(c.beside_stretch(4000.0, 0.5).abs() < 1e-12);
         // Far beyond, never below 0.
-        assert_eq!(c.start_stretch(10_000.0, 0.5), 0.0);
+        assert_eq!(c.beside_stretch(10_000.0, 0.5), 0.0);
         // Kernels that hold 1.2 of the GPU share its SMs at 1 / 1.2: of the 1.4x measured at
         // 2000 GB/s, 1.4 / 1.2 is left to the start.
-        assert!((c.start_stretch(2000.0, 1.2) - (1.4 / 1.2 - 1.0)).abs() < 1e-12);
+        assert!((c.beside_stretch(2000.0, 1.2) - (1.4 / 1.2 - 1.0)).abs() < 1e-12);
         // Holding more than the stretch: nothing left.
-        assert_eq!(c.start_stretch(2000.0, 1.5), 0.0);
+        assert_eq!(c.beside_stretch(2000.0, 1.5), 0.0);
     }
 
     #[test]

@@ -177,7 +177,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
             },
             |gb_s, held| {
                 m.graph_node_beside
-                    .map_or(0.0, |c| c.start_stretch(gb_s, held))
+                    .map_or(0.0, |c| c.beside_stretch(gb_s, held))
             },
             bandwidth,
         ),

@@ -8,10 +8,12 @@
 //! are known, asks for a load on device memory. While the kernels running at one moment hold
 //! more than the whole GPU, or ask for more than the memory's bandwidth, every one of them
 //! advances at the whole over their demand (the larger of the two): work is conserved, as
-//! when blocks that find no room wait for blocks of other kernels to retire. A kernel that
-//! starts beside kernels of other lanes is stretched by what was measured for kernels side by
-//! side at that load beyond what that sharing already costs ([`crate::beside`]), so a pair
-//! like the measured one comes out as measured. One lane alone comes out as
+//! when blocks that find no room wait for blocks of other kernels to retire. While kernels of
+//! two or more lanes run together they also advance slower by what was measured for kernels
+//! side by side at their load beyond what that sharing already costs ([`crate::beside`]), so
+//! a pair like the measured one comes out as measured, and a kernel that overlaps another for
+//! part of its time is slowed for that part: which of two kernels started first, by a hair or
+//! by half their time, does not decide which one pays. One lane alone comes out as
 //! [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
@@ -49,10 +51,10 @@ const DONE_NS: f64 = 1e-6;
 /// Lays `schedule` out with side-by-side kernels sharing the GPU's SMs and, above
 /// `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold more
 /// than the SMs or ask for more than the bandwidth, each advances at the whole over their
-/// demand, the larger of the two. A kernel that starts while kernels of other lanes run has
-/// `stretch(load, held)` times its work added, the load being its own and their GB/s
-/// together, `held` their shares of the GPU together. Returns each op's lane, start and end,
-/// ns, in the order the ops end.
+/// demand, the larger of the two. While kernels of two or more lanes run, each advances
+/// `1 + stretch(load, held)` times slower again, the load being their GB/s together, `held`
+/// their shares of the GPU together. Returns each op's lane, start and end, ns, in the order
+/// the ops end.
 pub fn lay_out_sharing(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
@@ -108,26 +110,31 @@ pub fn lay_out_sharing(
                 }
             }
         }
-        let held: f64 = state
+        // The running kernels' (share, GB/s).
+        let running: Vec<(f64, f64)> = state
             .iter()
-            .map(|s| match *s {
-                State::Kernel { share, .. } => share,
-                _ => 0.0,
+            .filter_map(|s| match *s {
+                State::Kernel { share, gb_s, .. } => Some((share, gb_s)),
+                _ => None,
             })
-            .sum();
+            .collect();
+        let held: f64 = running.iter().map(|r| r.0).sum();
+        let load: f64 = running.iter().map(|r| r.1).sum();
         // A kernel that alone asks for more than the bandwidth measured (its recorded time
         // holds that) is the bandwidth then.
-        let loads = state.iter().filter_map(|s| match *s {
-            State::Kernel { gb_s, .. } => Some(gb_s),
-            _ => None,
-        });
         let memory = if bandwidth_gb_s > 0.0 {
-            let cap = loads.clone().fold(bandwidth_gb_s, f64::max);
-            loads.sum::<f64>() / cap
+            load / running.iter().map(|r| r.1).fold(bandwidth_gb_s, f64::max)
         } else {
             0.0
         };
-        let rate = 1.0 / held.max(memory).max(1.0);
+        // Kernels of two or more lanes running together slow each other by what was measured
+        // side by side at their load beyond the sharing, for as long as they overlap.
+        let beside = if running.len() >= 2 {
+            1.0 + stretch(load, held).max(0.0)
+        } else {
+            1.0
+        };
+        let rate = 1.0 / (held.max(memory).max(1.0) * beside);
         // The next moment a lane's part ends.
         let step = state
             .iter()
@@ -142,18 +149,13 @@ pub fn lay_out_sharing(
         }
         now += step;
         let done_ns = DONE_NS + now * 1e-12;
-        // Lanes whose kernel starts now.
-        let mut starting: Vec<usize> = Vec::new();
         for l in 0..lanes {
             state[l] = match state[l] {
-                State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => {
-                    starting.push(l);
-                    State::Kernel {
-                        left_ns: kernel.work_ns.max(0.0),
-                        share: kernel.share.clamp(0.0, 1.0),
-                        gb_s: kernel.gb_s.max(0.0),
-                    }
-                }
+                State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => State::Kernel {
+                    left_ns: kernel.work_ns.max(0.0),
+                    share: kernel.share.clamp(0.0, 1.0),
+                    gb_s: kernel.gb_s.max(0.0),
+                },
                 State::Fixed { left_ns, kernel } => State::Fixed {
                     left_ns: left_ns - step,
                     kernel,
@@ -174,27 +176,6 @@ pub fn lay_out_sharing(
                 out.push((l, started[l], now));
                 done[l] += 1;
                 state[l] = State::Ready;
-            }
-        }
-        // A kernel that starts while kernels of other lanes run runs longer by what the
-        // stretch measured at the memory load of all of them leaves beyond the sharing of
-        // the SMs they hold and of the memory.
-        let running: Vec<Option<(f64, f64)>> = state
-            .iter()
-            .map(|s| match *s {
-                State::Kernel { share, gb_s, .. } => Some((share, gb_s)),
-                _ => None,
-            })
-            .collect();
-        let held: f64 = running.iter().flatten().map(|r| r.0).sum();
-        let load: f64 = running.iter().flatten().map(|r| r.1).sum();
-        for l in starting {
-            let another = running
-                .iter()
-                .enumerate()
-                .any(|(m, r)| m != l && r.is_some());
-            if let (true, State::Kernel { left_ns, .. }) = (another, &mut state[l]) {
-                *left_ns *= 1.0 + stretch(load, held).max(0.0);
             }
         }
     }
@@ -331,14 +312,14 @@ mod tests {
     }
 
     #[test]
-    fn kernels_that_start_beside_another_lanes_kernel_stretch_by_the_load_of_all() {
+    fn kernels_of_two_lanes_side_by_side_slow_by_the_load_of_all() {
         let s = fork_join();
         let gemm = |gb_s: f64, share: f64| NodeCost {
             gb_s,
             ..node(1.0, 10.0, share)
         };
         // Measured: 10% per 100 GB/s of load, of which the sharing of the SMs prices `held`
-        // where the kernels hold more than the GPU (as `BesideCosts::start_stretch` does).
+        // where the kernels hold more than the GPU (as `BesideCosts::beside_stretch` does).
         let stretch = |gb_s: f64, held: f64| (1.0 + gb_s / 1000.0) / held.max(1.0) - 1.0;
         // Lanes 1 and 2 start their kernels together, beside each other, at a load of 200 +
         // 300 GB/s: each of them runs half as long again.
@@ -346,7 +327,7 @@ mod tests {
         let spans = lay_out_sharing(&s, |op| costs[op.min(2)], stretch, 0.0);
         // Ops 0 and 3 run alone and do not stretch: 11 + (1 + 15) + 11.
         assert!((end(&spans) - 38.0).abs() < 1e-9, "{spans:?}");
-        // Lane 2's kernel starts after lane 1's has ended: alone, it does not stretch.
+        // Lane 2's kernel starts after lane 1's has ended: alone, neither slows.
         let late = [
             node(1.0, 10.0, 1.0),
             gemm(200.0, 0.2),
@@ -359,9 +340,25 @@ mod tests {
         let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
         assert!((lane(1).2 - 22.0).abs() < 1e-9, "{spans:?}");
         assert!((lane(2).2 - 41.0).abs() < 1e-9, "{spans:?}");
+        // Lane 2's kernel starts halfway through lane 1's: lane 1's runs alone for 5 ns of
+        // its work, then both run half as long again while they overlap, whichever came
+        // first. Lane 1 does its last 5 ns in 7.5 (ends at 12 + 5 + 7.5), lane 2 does 5 ns of
+        // work in that time and its other 5 alone (ends at 24.5 + 5).
+        let halfway = [
+            node(1.0, 10.0, 1.0),
+            gemm(200.0, 0.2),
+            NodeCost {
+                fixed_ns: 6.0,
+                ..gemm(300.0, 0.3)
+            },
+        ];
+        let spans = lay_out_sharing(&s, |op| halfway[op.min(2)], stretch, 0.0);
+        let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
+        assert!((lane(1).2 - 24.5).abs() < 1e-9, "{spans:?}");
+        assert!((lane(2).2 - 29.5).abs() < 1e-9, "{spans:?}");
         // Kernels that together hold more than the GPU share it: both at rate 1 / 1.2, and
-        // stretched by what the measured 1.5x leaves beyond that, 1.5 / 1.2: 12.5 ns of work
-        // in 15 ns, as measured.
+        // slowed by what the measured 1.5x leaves beyond that, 1.5 / 1.2: 10 ns of work in
+        // 15 ns, as measured.
         let full = [node(1.0, 10.0, 1.0), gemm(200.0, 0.6), gemm(300.0, 0.6)];
         let spans = lay_out_sharing(&s, |op| full[op.min(2)], stretch, 0.0);
         assert!((end(&spans) - 38.0).abs() < 1e-9, "{spans:?}");
@@ -372,6 +369,38 @@ mod tests {
             (end(&spans) - (11.0 + 19.0 + 11.0)).abs() < 1e-9,
             "{spans:?}"
         );
+    }
+
+    #[test]
+    fn which_kernel_starts_first_by_a_hair_does_not_decide_the_step() {
+        let s = fork_join();
+        let stretch = |gb_s: f64, _: f64| gb_s / 1000.0;
+        let at = |lag_ns: f64| {
+            let costs = [
+                node(1.0, 10.0, 1.0),
+                NodeCost {
+                    gb_s: 250.0,
+                    ..node(1.0, 10.0, 0.2)
+                },
+                NodeCost {
+                    gb_s: 250.0,
+                    ..node(1.0 + lag_ns, 20.0, 0.2)
+                },
+                node(1.0, 10.0, 1.0),
+            ];
+            end(&lay_out_sharing(&s, |op| costs[op], stretch, 0.0))
+        };
+        // Together: both at 1 / 1.5 until lane 1's 10 ns are done (15 ns), then lane 2's
+        // other 10 alone: 11 + (1 + 25) + 11. Had only the later starter paid, starting
+        // lane 2 a hair first would have left it unslowed (11 + 21 + 11).
+        assert!((at(0.0) - 48.0).abs() < 1e-9, "{}", at(0.0));
+        for lag in [1e-6, -1e-6, 1e-3] {
+            assert!(
+                (at(lag) - at(0.0)).abs() <= 2.0 * lag.abs(),
+                "{lag}: {}",
+                at(lag)
+            );
+        }
     }
 
     #[test]
