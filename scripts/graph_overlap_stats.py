@@ -18,6 +18,7 @@ import glob
 import json
 import os
 import statistics
+import sys
 
 
 def kernels(path):
@@ -51,6 +52,8 @@ def main():
     args = ap.parse_args()
     ratios = collections.defaultdict(list)
     for run in args.runs:
+        if not os.path.isdir(run):
+            sys.exit(f"graph_overlap_stats: {run} is not a directory validate_all.py wrote")
         for graph_path in sorted(glob.glob(os.path.join(run, "*", "*.graph.json"))):
             eager_path = graph_path.replace(".graph.json", ".eager.json")
             if not os.path.exists(eager_path):
@@ -62,6 +65,9 @@ def main():
             for cls, fat, ratio in classify(graph, kernels(eager_path)):
                 ratios[("all", cls, fat)].append(ratio)
                 ratios[(walk, cls, fat)].append(ratio)
+    if not ratios:
+        sys.exit("graph_overlap_stats: no multi-stream walk with a profiled graph replay "
+                 "(WALK.graph.json beside WALK.eager.json) under " + ", ".join(args.runs))
     for key in sorted(ratios, key=lambda k: (k[0] != "all", k)):
         if key[0] == "all" or args.per_walk:
             walk, cls, fat = key

@@ -29,7 +29,8 @@ pub struct NodeCost {
     pub share: f64,
     /// The kernel's demand on device memory, GB/s, where the trace gives its bytes (a GEMM
     /// with recorded shapes, an element-wise or normalisation kernel with recorded inputs),
-    /// else 0: what a kernel starting beside it pays depends on it (see [`crate::beside`]).
+    /// else 0: what kernels of other lanes running beside it pay depends on it (see
+    /// [`crate::beside`]).
     pub gb_s: f64,
 }
 
