@@ -58,6 +58,9 @@ GROUPS = [
                                     "sampling_b32_v128k,h2d_beside_gemms,"
                                     "cross_attention_decode_b4,ssm_decode_b1,"
                                     "parallel_block_decode_b8"),
+    ("unmet", "unmet_walks.py", "opt_decode_b4,llama_decode_b64,mlp_train_step_b64,"
+                                "int8_gemm_chain_b32,convnext_blocks_b4,staged_three_streams,"
+                                "cupy_row_softmax"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

@@ -88,6 +88,12 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                     schedule.forks_on_join
                 ));
             }
+            if schedule.waits_again > 0 {
+                out.push(format!(
+                    "{} of the waits wait on an event another wait already waited on, with no event recorded between the two: each is taken to wait for the work the first one did (one stream's output waited on by several)",
+                    schedule.waits_again
+                ));
+            }
             if !on_lanes {
                 out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
             }

@@ -21,6 +21,8 @@ enum Issue {
     Step(usize),
     /// Record each event on its lane, then wait for it on this lane.
     Wait(Vec<(usize, Event)>),
+    /// Wait on this lane for the events the `Wait` at this index of the items recorded.
+    WaitAgain(usize),
 }
 
 struct Lane {
@@ -87,6 +89,7 @@ impl LanedWalk {
                         .collect::<memra_engine::Result<Vec<_>>>()?;
                     (*lane, Issue::Wait(events))
                 }
+                Item::WaitAgain { lane, wait } => (*lane, Issue::WaitAgain(*wait)),
             });
         }
         let (fork, joins) = if n > 1 {
@@ -142,6 +145,13 @@ impl LanedWalk {
                     for (_, ev) in events {
                         ev.record()?;
                         lanes[*lane].engine.wait_event(ev)?;
+                    }
+                }
+                Issue::WaitAgain(wait) => {
+                    if let (_, Issue::Wait(events)) = &items[*wait] {
+                        for (_, ev) in events {
+                            lanes[*lane].engine.wait_event(ev)?;
+                        }
                     }
                 }
             }

@@ -12,8 +12,13 @@
 //! ([`WaitRule::All`]) would queue B behind A (an H200 walk of three such chains: +157%). A
 //! fork that did wait on another side lane (a pipeline between side streams) is read too short;
 //! `WaitRule::All` reads it as an upper bound, and the report counts the forks where the
-//! rules differ. A walk on several streams without recorded waits runs on one lane, in start
-//! order — an upper bound — and the replay says so.
+//! rules differ. Where the trace names the event a wait waits on (Kineto's
+//! `wait_on_cuda_event_id`), a wait on an event that an earlier wait waited on, with no event
+//! recorded between the two calls, waits for the same work as that earlier wait, whatever was
+//! issued between them (one recording waited on by several streams, as a producer's output is
+//! by its consumers); such an event is the program's own, so its first wait is never read as
+//! a fork. A walk on several streams without recorded waits runs on one lane, in
+//! start order — an upper bound — and the replay says so.
 
 use std::collections::HashMap;
 
@@ -26,6 +31,9 @@ pub enum Item {
     Op { lane: usize, op: usize },
     /// `lane` waits for what has been issued so far on each lane of `on`.
     Wait { lane: usize, on: Vec<usize> },
+    /// `lane` waits for what the [`Item::Wait`] at `items[wait]` waited for (a later wait on
+    /// the same recording of an event).
+    WaitAgain { lane: usize, wait: usize },
 }
 
 /// The walk's lanes and issue order.
@@ -39,6 +47,8 @@ pub struct Schedule {
     /// Forks taken to wait on the joining lane alone where other lanes had work issued before
     /// them (where [`WaitRule::All`] would wait longer).
     pub forks_on_join: usize,
+    /// Waits read as waiting again on a recording an earlier wait waited on.
+    pub waits_again: usize,
 }
 
 /// Why the walk has the lanes it has.
@@ -72,6 +82,7 @@ impl Schedule {
                 .collect(),
             basis,
             forks_on_join: 0,
+            waits_again: 0,
         }
     }
 
@@ -119,6 +130,14 @@ impl Schedule {
         let mut items = Vec::with_capacity(events.len());
         let mut waits = 0;
         let mut forks_on_join = 0;
+        let mut waits_again = 0;
+        // How many waits wait on each recording, and the item of the first one's wait
+        // (`None`: it waited on nothing).
+        let mut per_recording: HashMap<u64, usize> = HashMap::new();
+        for r in walk.waits.iter().filter_map(|w| w.recording) {
+            *per_recording.entry(r).or_default() += 1;
+        }
+        let mut first_wait: HashMap<u64, Option<usize>> = HashMap::new();
         for (_, kind, i) in events {
             if kind == 0 {
                 let lane = lane_of_op(i);
@@ -129,11 +148,30 @@ impl Schedule {
             let Some(&lane) = lane_of.get(&walk.waits[i].stream) else {
                 continue; // a stream with no ops in this walk
             };
+            let recording = walk.waits[i].recording;
+            if let Some(&first) = recording.and_then(|r| first_wait.get(&r)) {
+                if let Some(wait) = first {
+                    waits += 1;
+                    waits_again += 1;
+                    items.push(Item::WaitAgain { lane, wait });
+                }
+                continue;
+            }
+            // A recording several streams wait on is an event of the program's own, not a
+            // framework's fork (which records a fresh event per wait): it may have been
+            // recorded on any stream, the waiting one included, so its first wait waits on
+            // all streams' work issued so far.
+            let shared = recording.is_some_and(|r| per_recording[&r] > 1);
             let all: Vec<usize> = (0..streams.len())
-                .filter(|&l| l != lane && issued[l])
+                .filter(|&l| (l != lane || shared) && issued[l])
                 .collect();
             let on = match join {
-                Some(j) if walk.wait_rule == WaitRule::Join && !issued[lane] && lane != j => {
+                Some(j)
+                    if walk.wait_rule == WaitRule::Join
+                        && !shared
+                        && !issued[lane]
+                        && lane != j =>
+                {
                     let on: Vec<usize> = all.iter().copied().filter(|&l| l == j).collect();
                     if on.len() < all.len() {
                         forks_on_join += 1;
@@ -142,7 +180,11 @@ impl Schedule {
                 }
                 _ => all,
             };
-            if !on.is_empty() {
+            let item = (!on.is_empty()).then_some(items.len());
+            if let Some(r) = recording {
+                first_wait.insert(r, item);
+            }
+            if item.is_some() {
                 waits += 1;
                 items.push(Item::Wait { lane, on });
             }
@@ -152,6 +194,7 @@ impl Schedule {
             items,
             basis: Basis::RecordedWaits(waits),
             forks_on_join,
+            waits_again,
         }
     }
 
@@ -160,8 +203,10 @@ impl Schedule {
     /// them. Returns each op's lane, start and end, ns, in issue order.
     pub fn lay_out(&self, mut cost: impl FnMut(usize) -> f64) -> Vec<(usize, f64, f64)> {
         let mut clock = vec![0.0f64; self.lanes()];
+        // What each wait item waited for: when that work ends.
+        let mut until = vec![0.0f64; self.items.len()];
         let mut out = Vec::with_capacity(self.items.len());
-        for item in &self.items {
+        for (k, item) in self.items.iter().enumerate() {
             match item {
                 Item::Op { lane, op } => {
                     let start = clock[*lane];
@@ -169,7 +214,11 @@ impl Schedule {
                     out.push((*lane, start, clock[*lane]));
                 }
                 Item::Wait { lane, on } => {
-                    clock[*lane] = on.iter().map(|&l| clock[l]).fold(clock[*lane], f64::max);
+                    until[k] = on.iter().map(|&l| clock[l]).fold(0.0, f64::max);
+                    clock[*lane] = clock[*lane].max(until[k]);
+                }
+                Item::WaitAgain { lane, wait } => {
+                    clock[*lane] = clock[*lane].max(until[*wait]);
                 }
             }
         }
@@ -243,6 +292,7 @@ mod tests {
             stream,
             correlation,
             step: None,
+            recording: None,
         }
     }
 
@@ -357,6 +407,95 @@ mod tests {
             s.lay_out(|_| 1.0),
             vec![(0, 0.0, 1.0), (1, 1.0, 2.0), (2, 2.0, 3.0)]
         );
+    }
+
+    #[test]
+    fn a_later_wait_on_the_same_recording_waits_for_what_the_first_waited_for() {
+        // A producer lane (13) and a consumer (17) each ran a kernel; the producer runs
+        // another, its event is waited on by a copier (21, after its own first copy) and then,
+        // after the copier's next copy was issued, by the consumer: one recording.
+        let mut ops = vec![
+            op(13, 1),
+            op(17, 2),
+            op(21, 3),
+            op(13, 4),
+            op(21, 6),
+            op(17, 8),
+        ];
+        for (o, d) in ops.iter_mut().zip([1.0, 1.0, 1.0, 1.0, 5.0, 1.0]) {
+            o.duration_ns = d;
+        }
+        let shared = |stream, correlation| StreamWait {
+            recording: Some(5),
+            ..wait(stream, correlation)
+        };
+        let w = Walk {
+            ops,
+            waits: vec![shared(21, 5), shared(17, 7)],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&w);
+        assert_eq!((s.basis, s.waits_again), (Basis::RecordedWaits(2), 1));
+        assert_eq!(
+            s.items[4..],
+            [
+                // What the copier issued itself is in the snapshot: the event may be its own.
+                Item::Wait {
+                    lane: 2,
+                    on: vec![0, 1, 2]
+                },
+                Item::Op { lane: 2, op: 4 },
+                Item::WaitAgain { lane: 1, wait: 4 },
+                Item::Op { lane: 1, op: 5 },
+            ]
+        );
+        // The consumer's kernel follows the producer's second kernel (1..2), not the copy
+        // issued before its wait (2..7).
+        let spans = s.lay_out(|op| w.ops[op].duration_ns);
+        assert_eq!(spans[4], (2, 2.0, 7.0));
+        assert_eq!(spans[5], (1, 2.0, 3.0));
+        // Without the event's id each wait waits on all work issued before it.
+        let unnamed = Walk {
+            waits: vec![wait(21, 5), wait(17, 7)],
+            ..w.clone()
+        };
+        let spans = Schedule::of(&unnamed).lay_out(|op| w.ops[op].duration_ns);
+        assert_eq!(spans[5], (1, 7.0, 8.0));
+    }
+
+    #[test]
+    fn a_recording_several_streams_wait_on_is_not_read_as_a_fork() {
+        // Main (7) runs last, so it is the joining lane. A producer (13) runs a kernel, then a
+        // copier (21) and a consumer (17) that ran nothing yet wait on one recording: they
+        // wait on the producer, where a fork would wait on main alone (nothing issued).
+        let w = Walk {
+            ops: vec![op(13, 1), op(21, 4), op(17, 5), op(7, 6)],
+            waits: vec![
+                StreamWait {
+                    recording: Some(2),
+                    ..wait(21, 2)
+                },
+                StreamWait {
+                    recording: Some(2),
+                    ..wait(17, 3)
+                },
+            ],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&w);
+        assert_eq!((s.forks_on_join, s.waits_again), (0, 1));
+        assert_eq!(
+            s.lay_out(|_| 1.0),
+            vec![(0, 0.0, 1.0), (1, 1.0, 2.0), (2, 1.0, 2.0), (3, 0.0, 1.0)]
+        );
+        // Each on an event of its own, both are forks from main.
+        let forks = Walk {
+            waits: vec![wait(21, 2), wait(17, 3)],
+            ..w
+        };
+        let s = Schedule::of(&forks);
+        assert_eq!(s.forks_on_join, 2);
+        assert_eq!(s.lay_out(|_| 1.0)[1], (1, 0.0, 1.0));
     }
 
     #[test]

@@ -66,14 +66,20 @@ pub fn lay_out_sharing(
     // Each lane's items in issue order, a wait holding the counts of ops it waits for.
     let mut queues: Vec<Vec<Queued>> = vec![Vec::new(); lanes];
     let mut issued = vec![0usize; lanes];
-    for item in &schedule.items {
+    // Each wait item's counts, for the waits that wait on it again.
+    let mut counts: Vec<Vec<(usize, usize)>> = vec![Vec::new(); schedule.items.len()];
+    for (k, item) in schedule.items.iter().enumerate() {
         match item {
             Item::Op { lane, op } => {
                 issued[*lane] += 1;
                 queues[*lane].push(Queued::Op(*op));
             }
             Item::Wait { lane, on } => {
-                queues[*lane].push(Queued::Wait(on.iter().map(|&l| (l, issued[l])).collect()))
+                counts[k] = on.iter().map(|&l| (l, issued[l])).collect();
+                queues[*lane].push(Queued::Wait(counts[k].clone()))
+            }
+            Item::WaitAgain { lane, wait } => {
+                queues[*lane].push(Queued::Wait(counts[*wait].clone()))
             }
         }
     }
@@ -220,6 +226,7 @@ mod tests {
             ],
             basis: Basis::RecordedWaits(3),
             forks_on_join: 0,
+            waits_again: 0,
         }
     }
 
@@ -234,6 +241,39 @@ mod tests {
             share,
             gb_s: 0.0,
         }
+    }
+
+    #[test]
+    fn a_wait_again_waits_for_the_work_of_the_wait_it_repeats() {
+        // Lane 0 runs op 0; lane 2 waits on it (and its own nothing), runs a long op 1; lane 1
+        // waits on the same recording after op 1 was issued, then runs op 2: it follows op 0,
+        // not op 1, as the plain lay-out has it.
+        let s = Schedule {
+            streams: vec![Some(1), Some(2), Some(3)],
+            items: vec![
+                Item::Op { lane: 0, op: 0 },
+                Item::Wait {
+                    lane: 2,
+                    on: vec![0, 2],
+                },
+                Item::Op { lane: 2, op: 1 },
+                Item::WaitAgain { lane: 1, wait: 1 },
+                Item::Op { lane: 1, op: 2 },
+            ],
+            basis: Basis::RecordedWaits(2),
+            forks_on_join: 0,
+            waits_again: 1,
+        };
+        let costs = [
+            node(0.0, 1.0, 0.1),
+            node(0.0, 5.0, 0.1),
+            node(0.0, 1.0, 0.1),
+        ];
+        let mut spans = lay_out_sharing(&s, |op| costs[op], |_, _| 0.0, 0.0);
+        spans.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        assert_eq!(spans, vec![(0, 0.0, 1.0), (1, 1.0, 2.0), (2, 1.0, 6.0)]);
+        let plain = s.lay_out(|op| costs[op].work_ns);
+        assert_eq!(plain[2], (1, 1.0, 2.0));
     }
 
     #[test]
@@ -299,6 +339,7 @@ mod tests {
             items: (0..5).map(|op| Item::Op { lane: 0, op }).collect(),
             basis: Basis::OneStream,
             forks_on_join: 0,
+            waits_again: 0,
         };
         let c = |op: usize| node(0.5 * op as f64, 3.0 + op as f64, 1.0);
         let spans = lay_out_sharing(&s, c, |_, _| 0.0, 0.0);

@@ -171,6 +171,7 @@ fn streams_with_recorded_waits_overlap_in_the_model() {
         stream,
         correlation,
         step: None,
+        recording: None,
     };
     let mut w = Walk {
         ops: vec![k(7, 1, 10.0), k(13, 4, 30.0), k(17, 6, 20.0), k(7, 9, 10.0)],

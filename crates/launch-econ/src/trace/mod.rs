@@ -236,6 +236,11 @@ pub struct StreamWait {
     /// The marked step it was issued in (see [`Op::step`]).
     #[serde(skip)]
     pub step: Option<u64>,
+    /// Which recording of an event it waits on, where the trace names the event: waits that
+    /// share it wait for the same work (one event, not recorded again between them; see
+    /// [`crate::lanes`]). The correlation id of the first wait on that recording.
+    #[serde(skip)]
+    pub recording: Option<u64>,
 }
 
 /// Which operations to keep.

@@ -25,6 +25,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
         stream,
         correlation,
         step: None,
+        recording: None,
     };
     let w = Walk {
         ops: vec![

@@ -88,6 +88,9 @@ struct Args {
     registers: Option<Value>,
     #[serde(default, rename = "shared memory")]
     shared_memory: Option<Value>,
+    /// The event a "Stream Wait Event" waits on (CUPTI's id of the CUDA event).
+    #[serde(default)]
+    wait_on_cuda_event_id: Option<Value>,
 }
 
 fn as_f64(v: &Value) -> Option<f64> {
@@ -185,6 +188,7 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         },
         correlation,
         graph_launch: kind == HostKind::Issue && name.contains("GraphLaunch"),
+        event_record: kind == HostKind::OtherCall && name.contains("EventRecord"),
         matmul: (kind == HostKind::Operator)
             .then(|| matmul_op(ev))
             .flatten(),
@@ -205,6 +209,8 @@ enum Converted {
         event: HostEvent,
         correlation: Option<u64>,
         graph_launch: bool,
+        /// A `cudaEventRecord` / `cuEventRecord` call (any flavour).
+        event_record: bool,
         matmul: Option<(u64, Gemm)>,
         inputs: Option<(u64, InputSizes)>,
     },
@@ -213,7 +219,8 @@ enum Converted {
         gpu: bool,
         mark: StepMark,
     },
-    Wait(StreamWait),
+    /// A cross-stream wait and the id of the event it waits on, where the trace names it.
+    Wait(StreamWait, Option<u64>),
     /// The profiler's own work, (start, end) ns.
     Overhead(f64, f64),
     Nothing,
@@ -230,9 +237,10 @@ fn overhead(ev: &Event) -> Option<Converted> {
     Some(Converted::Overhead(ts * 1e3, (ts + dur) * 1e3))
 }
 
-/// A `cuda_sync` "Stream Wait Event" with its waiting stream and correlation id; `None` for
-/// other sync events and for waits without both.
-fn stream_wait(ev: &Event) -> Result<Option<StreamWait>, String> {
+/// A `cuda_sync` "Stream Wait Event" with its waiting stream and correlation id, and the id of
+/// the event it waits on where the trace names it; `None` for other sync events and for waits
+/// without both.
+fn stream_wait(ev: &Event) -> Result<Option<(StreamWait, Option<u64>)>, String> {
     let name = ev.name.as_ref().and_then(|n| n.as_str()).unwrap_or("");
     if name != "Stream Wait Event" {
         return Ok(None);
@@ -246,11 +254,15 @@ fn stream_wait(ev: &Event) -> Result<Option<StreamWait>, String> {
             as_uint(&args.stream, "stream")?,
             as_uint(&args.correlation, "correlation")?,
         ) {
-            (Some(stream), Some(correlation)) => Some(StreamWait {
-                stream,
-                correlation,
-                step: None,
-            }),
+            (Some(stream), Some(correlation)) => Some((
+                StreamWait {
+                    stream,
+                    correlation,
+                    step: None,
+                    recording: None,
+                },
+                as_uint(&args.wait_on_cuda_event_id, "wait_on_cuda_event_id")?,
+            )),
             _ => None,
         },
     )
@@ -263,7 +275,9 @@ fn convert(ev: Event) -> Result<Converted, String> {
         None => return Ok(Converted::Nothing),
     };
     if cat == "cuda_sync" {
-        return Ok(stream_wait(&ev)?.map_or(Converted::Nothing, Converted::Wait));
+        return Ok(
+            stream_wait(&ev)?.map_or(Converted::Nothing, |(w, event)| Converted::Wait(w, event))
+        );
     }
     if cat == "overhead" {
         return Ok(overhead(&ev).unwrap_or(Converted::Nothing));
@@ -370,6 +384,10 @@ struct Sink {
     steps: StepEvidence,
     /// Correlation ids of graph launch calls.
     graph_launches: HashSet<u64>,
+    /// Correlation ids of event record calls, and the event each wait waits on by the wait's
+    /// correlation id: which waits wait on one recording.
+    event_records: Vec<u64>,
+    waited_events: HashMap<u64, u64>,
     index: usize,
     found_events: bool,
 }
@@ -407,6 +425,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     event,
                     correlation,
                     graph_launch,
+                    event_record,
                     matmul,
                     inputs,
                 } => {
@@ -420,6 +439,9 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                         self.0.steps.issued_at.insert(c, event.ts_ns);
                         if graph_launch {
                             self.0.graph_launches.insert(c);
+                        }
+                        if event_record {
+                            self.0.event_records.push(c);
                         }
                     }
                     if let Some((id, m)) = matmul {
@@ -436,7 +458,12 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                         self.0.steps.host.push(mark);
                     }
                 }
-                Converted::Wait(w) => walk.waits.push(w),
+                Converted::Wait(w, event) => {
+                    if let Some(e) = event {
+                        self.0.waited_events.insert(w.correlation, e);
+                    }
+                    walk.waits.push(w);
+                }
                 Converted::Overhead(a, b) => self.0.overhead.push((a, b)),
                 Converted::Nothing => {}
             }
@@ -533,6 +560,8 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         host: Vec::new(),
         steps: StepEvidence::default(),
         graph_launches: HashSet::new(),
+        event_records: Vec::new(),
+        waited_events: HashMap::new(),
         index: 0,
         found_events: false,
     };
@@ -556,6 +585,12 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     }
     sink.walk.sort();
     sink.walk.waits.sort_by_key(|w| w.correlation);
+    sink.event_records.sort_unstable();
+    mark_recordings(
+        &mut sink.walk.waits,
+        &sink.waited_events,
+        &sink.event_records,
+    );
     let end = sink.walk.end_ns();
     let all = (f64::NEG_INFINITY, f64::INFINITY);
     sink.walk.host = host_side(&sink.host, &sink.overhead, all, end);
@@ -566,3 +601,27 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
 mod operators;
 #[cfg(test)]
 mod tests;
+
+/// Sets each wait's [`StreamWait::recording`]: a wait on an event that an earlier wait waited
+/// on, with no event recorded between the two calls, waits on the same recording; every other
+/// wait whose event the trace names on a recording of its own. `waits` and `records` (event
+/// record calls' correlation ids) in host order.
+fn mark_recordings(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records: &[u64]) {
+    // Per event: the correlation and recording of the last wait on it.
+    let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
+    for w in waits {
+        let Some(&event) = events.get(&w.correlation) else {
+            continue;
+        };
+        let recorded_between = |from: u64| {
+            let i = records.partition_point(|&r| r <= from);
+            records.get(i).is_some_and(|&r| r < w.correlation)
+        };
+        let recording = match last.get(&event) {
+            Some(&(at, recording)) if !recorded_between(at) => recording,
+            _ => w.correlation,
+        };
+        w.recording = Some(recording);
+        last.insert(event, (w.correlation, recording));
+    }
+}

@@ -152,13 +152,49 @@ fn stream_waits_come_from_cuda_sync_events() {
             StreamWait {
                 stream: 13,
                 correlation: 16,
-                step: None
+                step: None,
+                recording: None,
             },
             StreamWait {
                 stream: 7,
                 correlation: 36,
-                step: None
+                step: None,
+                recording: Some(36),
             }
+        ]
+    );
+}
+
+#[test]
+fn waits_on_one_event_share_a_recording_until_an_event_is_recorded_again() {
+    // Event 5 recorded (10), waited on by streams 13 (12) and 17 (14); some event recorded
+    // again (20), then 13 waits on event 5 again (22): a recording of its own, as is the wait
+    // on event 6 (24) and the wait that names no event (26).
+    let w = read_str(
+        r#"{"traceEvents":[
+        {"ph":"X","cat":"kernel","name":"k","ts":30,"dur":1,"args":{"stream":13,"correlation":28,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaEventRecordWithFlags","ts":1,"dur":1,"args":{"correlation":10}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":2,"dur":1,"args":{"stream":13,"correlation":12,"wait_on_cuda_event_id":5}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":3,"dur":1,"args":{"stream":17,"correlation":14,"wait_on_cuda_event_id":5}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaEventRecord","ts":4,"dur":1,"args":{"correlation":20}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":5,"dur":1,"args":{"stream":13,"correlation":22,"wait_on_cuda_event_id":5}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":6,"dur":1,"args":{"stream":17,"correlation":24,"wait_on_cuda_event_id":6}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":7,"dur":1,"args":{"stream":17,"correlation":26}}]}"#,
+    )
+    .unwrap();
+    let got: Vec<_> = w
+        .waits
+        .iter()
+        .map(|w| (w.correlation, w.recording))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (12, Some(12)),
+            (14, Some(12)),
+            (22, Some(22)),
+            (24, Some(24)),
+            (26, None)
         ]
     );
 }
