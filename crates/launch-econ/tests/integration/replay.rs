@@ -273,6 +273,46 @@ fn replay_summary_shares_the_gpu_between_kernels_that_fill_it() {
     assert_eq!(p["graph_step_ms"], p["graph_step_unshared_ms"], "{p}");
 }
 
+/// A producer's event waited on by a copier and then a consumer (`kineto_shared_event.json`):
+/// the trace names the event, so the consumer waits for the producer's kernel (10 us) and not
+/// for the copy (40 us) issued before its wait, under either reading of the waits. Without the
+/// event's id the two waits are read apart: as forks from main (skipping the producer) or as
+/// waits on everything issued (the copy too).
+#[test]
+fn waits_on_one_recording_wait_for_the_same_work() {
+    let fx = fixture("kineto_shared_event.json");
+    let graph_ms = |path: &str, flags: &str| {
+        let v = json_of(&succeeds(&replay(path, flags)));
+        v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap()
+    };
+    // 5 + 10 + 40 + 5 us of kernels on the longest chain, plus launch and node costs.
+    for waits in ["join", "all"] {
+        let ms = graph_ms(&fx, &format!("--summary --waits {waits} --export-json -"));
+        assert!((0.058..0.068).contains(&ms), "{waits}: {ms}");
+    }
+    let text = std::fs::read_to_string(&fx).unwrap();
+    let unnamed = std::env::temp_dir().join(format!("le-unnamed-{}.json", std::process::id()));
+    let stripped: String = text
+        .split("\"wait_on_cuda_event_id\": ")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start_matches(", ")
+            }
+        })
+        .collect();
+    std::fs::write(&unnamed, stripped).unwrap();
+    let path = unnamed.to_str().unwrap();
+    let forks = graph_ms(path, "--summary --export-json -");
+    let all = graph_ms(path, "--summary --waits all --export-json -");
+    std::fs::remove_file(&unnamed).ok();
+    assert!(forks < 0.058, "{forks}");
+    assert!(all > 0.068, "{all}");
+}
+
 /// Forks issued one after another (fork A, run A, fork B, run B, join): by default B's fork
 /// waits on the joining stream, so the branches run side by side; `--waits all` queues B
 /// behind A, and the report says which reading it used.

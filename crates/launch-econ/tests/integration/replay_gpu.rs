@@ -181,6 +181,52 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
     }
 }
 
+/// One recording of an event waited on by two streams: the consumer that waits second runs
+/// after the producer's kernel but beside the copy issued on the other stream before its wait,
+/// in the eager and the graph replay alike.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_second_wait_on_one_recording_does_not_wait_for_work_issued_after_it() {
+    let fx = fixture("kineto_shared_event.json");
+    let dir = std::env::temp_dir().join(format!("le-shared-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("replay.json");
+    let out = cmd()
+        .args(replay(&fx, "--trials 2 --reps 3 --export-trace"))
+        .arg(&trace)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("1 of the waits wait on an event another wait already waited on"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    for pid in [1, 2] {
+        let span = |name: &str| {
+            let e = ev
+                .iter()
+                .find(|e| e["pid"] == pid && e["ph"] == "X" && e["name"] == name)
+                .unwrap_or_else(|| panic!("pid {pid}: no {name}"));
+            let ts = e["ts"].as_f64().unwrap();
+            (ts, ts + e["dur"].as_f64().unwrap())
+        };
+        let (produce, copy, consume) = (span("produce"), span("copy_aside"), span("consume"));
+        assert!(consume.0 >= produce.1, "pid {pid}: {produce:?} {consume:?}");
+        assert!(copy.0 >= produce.1, "pid {pid}: {produce:?} {copy:?}");
+        // Waiting for the copy would start it after the copy's end.
+        assert!(consume.0 < copy.1, "pid {pid}: {copy:?} {consume:?}");
+        let epilogue = span("epilogue");
+        assert!(
+            epilogue.0 >= copy.1.max(consume.1),
+            "pid {pid}: {epilogue:?}"
+        );
+    }
+}
+
 /// `--concurrent-stand-ins chase` stands a concurrent walk's kernels in by chases and the
 /// report says so; by default only kernels named element-wise chase (none in this fixture),
 /// `spin` spins them all, and a walk on one stream never chases.
