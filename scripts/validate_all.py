@@ -61,6 +61,8 @@ GROUPS = [
     ("unmet", "unmet_walks.py", "opt_decode_b4,llama_decode_b64,mlp_train_step_b64,"
                                 "int8_gemm_chain_b32,convnext_blocks_b4,staged_three_streams,"
                                 "cupy_row_softmax"),
+    ("events", "event_walks.py", "broadcast_three_consumers,reused_event_pipeline,"
+                                 "prefetch_next_weights,ping_pong_streams"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

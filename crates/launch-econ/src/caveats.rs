@@ -88,6 +88,12 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                     schedule.forks_on_join
                 ));
             }
+            if schedule.waits_at_record > 0 {
+                out.push(format!(
+                    "{} of the waits are taken to wait for the work issued before their event's record call: the trace's event ids number the record calls in order (a fresh event each), so a wait on an event recorded earlier does not wait for work issued after it",
+                    schedule.waits_at_record
+                ));
+            }
             if schedule.waits_again > 0 {
                 out.push(format!(
                     "{} of the waits wait on an event another wait already waited on, with no event recorded between the two: each is taken to wait for the work the first one did (one stream's output waited on by several)",

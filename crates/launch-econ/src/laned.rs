@@ -21,8 +21,10 @@ enum Issue {
     Step(usize),
     /// Record each event on its lane, then wait for it on this lane.
     Wait(Vec<(usize, Event)>),
-    /// Wait on this lane for the events the `Wait` at this index of the items recorded.
-    WaitAgain(usize),
+    /// Record each event on its lane (an event record call later waits wait on).
+    Record(Vec<(usize, Event)>),
+    /// Wait on this lane for the events the `Wait` or `Record` at this index recorded.
+    WaitOn(usize),
 }
 
 struct Lane {
@@ -89,7 +91,14 @@ impl LanedWalk {
                         .collect::<memra_engine::Result<Vec<_>>>()?;
                     (*lane, Issue::Wait(events))
                 }
-                Item::WaitAgain { lane, wait } => (*lane, Issue::WaitAgain(*wait)),
+                Item::Record { on } => {
+                    let events = on
+                        .iter()
+                        .map(|&l| Ok((l, lanes[l].engine.event()?)))
+                        .collect::<memra_engine::Result<Vec<_>>>()?;
+                    (0, Issue::Record(events))
+                }
+                Item::WaitOn { lane, at } => (*lane, Issue::WaitOn(*at)),
             });
         }
         let (fork, joins) = if n > 1 {
@@ -147,8 +156,13 @@ impl LanedWalk {
                         lanes[*lane].engine.wait_event(ev)?;
                     }
                 }
-                Issue::WaitAgain(wait) => {
-                    if let (_, Issue::Wait(events)) = &items[*wait] {
+                Issue::Record(events) => {
+                    for (_, ev) in events {
+                        ev.record()?;
+                    }
+                }
+                Issue::WaitOn(at) => {
+                    if let (_, Issue::Wait(events) | Issue::Record(events)) = &items[*at] {
                         for (_, ev) in events {
                             lanes[*lane].engine.wait_event(ev)?;
                         }

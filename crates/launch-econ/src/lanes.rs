@@ -31,9 +31,12 @@ pub enum Item {
     Op { lane: usize, op: usize },
     /// `lane` waits for what has been issued so far on each lane of `on`.
     Wait { lane: usize, on: Vec<usize> },
-    /// `lane` waits for what the [`Item::Wait`] at `items[wait]` waited for (a later wait on
-    /// the same recording of an event).
-    WaitAgain { lane: usize, wait: usize },
+    /// An event record call that later waits wait on: the work issued so far on each lane of
+    /// `on` (any of them may have recorded it).
+    Record { on: Vec<usize> },
+    /// `lane` waits for what the [`Item::Wait`] or [`Item::Record`] at `items[at]` covered (a
+    /// wait on a recording an earlier wait waited on, or on a known record call).
+    WaitOn { lane: usize, at: usize },
 }
 
 /// The walk's lanes and issue order.
@@ -49,6 +52,8 @@ pub struct Schedule {
     pub forks_on_join: usize,
     /// Waits read as waiting again on a recording an earlier wait waited on.
     pub waits_again: usize,
+    /// Waits read as waiting for the work issued before their event's record call.
+    pub waits_at_record: usize,
 }
 
 /// Why the walk has the lanes it has.
@@ -83,6 +88,7 @@ impl Schedule {
             basis,
             forks_on_join: 0,
             waits_again: 0,
+            waits_at_record: 0,
         }
     }
 
@@ -106,82 +112,121 @@ impl Schedule {
         }
         let lane_of: HashMap<u64, usize> =
             streams.iter().enumerate().map(|(i, &s)| (s, i)).collect();
-        // Host issue order: ops and waits by correlation id (ties: the op first).
-        let mut events: Vec<(u64, u8, usize)> = walk
-            .ops
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.correlation.unwrap_or(0), 0, i))
-            .chain(
-                walk.waits
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| (w.correlation, 1, i)),
-            )
-            .collect();
-        events.sort_unstable();
         let lane_of_op = |i: usize| lane_of[&walk.ops[i].stream.unwrap_or(0)];
-        let join = events
-            .iter()
-            .rev()
-            .find(|e| e.1 == 0)
-            .map(|e| lane_of_op(e.2));
+        let corr = |i: usize| walk.ops[i].correlation.unwrap_or(0);
+        // Each lane's first op: a wait before it starts the lane's work.
+        let mut first_op = vec![u64::MAX; streams.len()];
+        for i in 0..walk.ops.len() {
+            let l = lane_of_op(i);
+            first_op[l] = first_op[l].min(corr(i));
+        }
+        let join = (0..walk.ops.len()).max_by_key(|&i| corr(i)).map(lane_of_op);
+        // How many waits wait on each recording.
+        let mut per_recording: HashMap<u64, usize> = HashMap::new();
+        for r in walk.waits.iter().filter_map(|w| w.recording) {
+            *per_recording.entry(r).or_default() += 1;
+        }
+        // A recording several streams wait on is an event of the program's own, not a
+        // framework's fork (which records a fresh event per wait): it may have been recorded
+        // on any stream, the waiting one included.
+        let shared = |i: usize| {
+            walk.waits[i]
+                .recording
+                .is_some_and(|r| per_recording[&r] > 1)
+        };
+        let fork = |i: usize, lane: usize| {
+            walk.wait_rule == WaitRule::Join
+                && !shared(i)
+                && Some(lane) != join
+                && walk.waits[i].correlation < first_op[lane]
+        };
+        // Host issue order by correlation id: ops, waits, and the record calls that waits
+        // other than forks are known to wait on.
+        let mut events: Vec<(u64, u8, usize)> =
+            (0..walk.ops.len()).map(|i| (corr(i), 0, i)).collect();
+        for (i, w) in walk.waits.iter().enumerate() {
+            let Some(&lane) = lane_of.get(&w.stream) else {
+                continue; // a stream with no ops in this walk
+            };
+            events.push((w.correlation, 1, i));
+            let inferred = walk.wait_rule != WaitRule::All;
+            if let Some(r) = w.recorded_at.filter(|_| inferred && !fork(i, lane)) {
+                events.push((r, 2, 0));
+            }
+        }
+        events.sort_unstable();
+        events.dedup();
         let mut issued = vec![false; streams.len()];
         let mut items = Vec::with_capacity(events.len());
         let mut waits = 0;
         let mut forks_on_join = 0;
         let mut waits_again = 0;
-        // How many waits wait on each recording, and the item of the first one's wait
-        // (`None`: it waited on nothing).
-        let mut per_recording: HashMap<u64, usize> = HashMap::new();
-        for r in walk.waits.iter().filter_map(|w| w.recording) {
-            *per_recording.entry(r).or_default() += 1;
-        }
+        let mut waits_at_record = 0;
+        // The item that marked each record call, and the first wait's item on each recording
+        // (`None`: nothing to wait for).
+        let mut record_item: HashMap<u64, Option<usize>> = HashMap::new();
         let mut first_wait: HashMap<u64, Option<usize>> = HashMap::new();
-        for (_, kind, i) in events {
-            if kind == 0 {
-                let lane = lane_of_op(i);
-                issued[lane] = true;
-                items.push(Item::Op { lane, op: i });
-                continue;
-            }
-            let Some(&lane) = lane_of.get(&walk.waits[i].stream) else {
-                continue; // a stream with no ops in this walk
+        for (c, kind, i) in events {
+            let all = |lane: Option<usize>, issued: &[bool]| -> Vec<usize> {
+                (0..streams.len())
+                    .filter(|&l| Some(l) != lane && issued[l])
+                    .collect()
             };
-            let recording = walk.waits[i].recording;
-            if let Some(&first) = recording.and_then(|r| first_wait.get(&r)) {
-                if let Some(wait) = first {
-                    waits += 1;
+            match kind {
+                0 => {
+                    let lane = lane_of_op(i);
+                    issued[lane] = true;
+                    items.push(Item::Op { lane, op: i });
+                    continue;
+                }
+                2 => {
+                    // Any stream may have recorded it: what each had issued.
+                    let on = all(None, &issued);
+                    record_item.insert(c, (!on.is_empty()).then_some(items.len()));
+                    if !on.is_empty() {
+                        items.push(Item::Record { on });
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let w = &walk.waits[i];
+            let lane = lane_of[&w.stream];
+            let recorded_at = w.recorded_at.filter(|_| walk.wait_rule != WaitRule::All);
+            let again = match (fork(i, lane), recorded_at, w.recording) {
+                (false, Some(r), _) => {
+                    waits_at_record += 1;
+                    Some(record_item[&r])
+                }
+                (_, _, Some(r)) if first_wait.contains_key(&r) => {
                     waits_again += 1;
-                    items.push(Item::WaitAgain { lane, wait });
+                    Some(first_wait[&r])
+                }
+                _ => None,
+            };
+            if let Some(at) = again {
+                if let Some(at) = at {
+                    waits += 1;
+                    items.push(Item::WaitOn { lane, at });
                 }
                 continue;
             }
-            // A recording several streams wait on is an event of the program's own, not a
-            // framework's fork (which records a fresh event per wait): it may have been
-            // recorded on any stream, the waiting one included, so its first wait waits on
-            // all streams' work issued so far.
-            let shared = recording.is_some_and(|r| per_recording[&r] > 1);
-            let all: Vec<usize> = (0..streams.len())
-                .filter(|&l| (l != lane || shared) && issued[l])
-                .collect();
-            let on = match join {
-                Some(j)
-                    if walk.wait_rule == WaitRule::Join
-                        && !shared
-                        && !issued[lane]
-                        && lane != j =>
-                {
-                    let on: Vec<usize> = all.iter().copied().filter(|&l| l == j).collect();
-                    if on.len() < all.len() {
-                        forks_on_join += 1;
-                    }
-                    on
+            let on = if fork(i, lane) {
+                let everything = all(Some(lane), &issued);
+                let on: Vec<usize> = everything
+                    .iter()
+                    .copied()
+                    .filter(|&l| Some(l) == join)
+                    .collect();
+                if on.len() < everything.len() {
+                    forks_on_join += 1;
                 }
-                _ => all,
+                on
+            } else {
+                all((!shared(i)).then_some(lane), &issued)
             };
             let item = (!on.is_empty()).then_some(items.len());
-            if let Some(r) = recording {
+            if let Some(r) = w.recording {
                 first_wait.insert(r, item);
             }
             if item.is_some() {
@@ -195,6 +240,7 @@ impl Schedule {
             basis: Basis::RecordedWaits(waits),
             forks_on_join,
             waits_again,
+            waits_at_record,
         }
     }
 
@@ -217,8 +263,11 @@ impl Schedule {
                     until[k] = on.iter().map(|&l| clock[l]).fold(0.0, f64::max);
                     clock[*lane] = clock[*lane].max(until[k]);
                 }
-                Item::WaitAgain { lane, wait } => {
-                    clock[*lane] = clock[*lane].max(until[*wait]);
+                Item::Record { on } => {
+                    until[k] = on.iter().map(|&l| clock[l]).fold(0.0, f64::max);
+                }
+                Item::WaitOn { lane, at } => {
+                    clock[*lane] = clock[*lane].max(until[*at]);
                 }
             }
         }
@@ -293,6 +342,7 @@ mod tests {
             correlation,
             step: None,
             recording: None,
+            recorded_at: None,
         }
     }
 
@@ -427,6 +477,7 @@ mod tests {
         }
         let shared = |stream, correlation| StreamWait {
             recording: Some(5),
+            recorded_at: None,
             ..wait(stream, correlation)
         };
         let w = Walk {
@@ -445,7 +496,7 @@ mod tests {
                     on: vec![0, 1, 2]
                 },
                 Item::Op { lane: 2, op: 4 },
-                Item::WaitAgain { lane: 1, wait: 4 },
+                Item::WaitOn { lane: 1, at: 4 },
                 Item::Op { lane: 1, op: 5 },
             ]
         );
@@ -473,10 +524,12 @@ mod tests {
             waits: vec![
                 StreamWait {
                     recording: Some(2),
+                    recorded_at: None,
                     ..wait(21, 2)
                 },
                 StreamWait {
                     recording: Some(2),
+                    recorded_at: None,
                     ..wait(17, 3)
                 },
             ],
@@ -496,6 +549,51 @@ mod tests {
         let s = Schedule::of(&forks);
         assert_eq!(s.forks_on_join, 2);
         assert_eq!(s.lay_out(|_| 1.0)[1], (1, 0.0, 1.0));
+    }
+
+    #[test]
+    fn a_wait_whose_record_call_is_known_waits_for_what_was_issued_before_that_call() {
+        // A copier (17) copies weights 0 and 1 (records at 2 and 4); compute (13) waits for
+        // copy 0 and runs layer 0, records (7); the copier waits for that, copies weights 2
+        // (record at 10); compute waits for copy 1, recorded at 4, and runs layer 1.
+        let mut ops = vec![op(17, 1), op(17, 3), op(13, 6), op(17, 9), op(13, 12)];
+        for (o, d) in ops.iter_mut().zip([5.0, 5.0, 3.0, 5.0, 3.0]) {
+            o.duration_ns = d;
+        }
+        let at = |stream, correlation, record| StreamWait {
+            recording: Some(record),
+            recorded_at: Some(record),
+            ..wait(stream, correlation)
+        };
+        let w = Walk {
+            ops,
+            waits: vec![at(13, 5, 2), at(17, 8, 7), at(13, 11, 4)],
+            ..Walk::default()
+        };
+        let s = Schedule::of(&w);
+        assert_eq!(s.waits_at_record, 3);
+        let spans = s.lay_out(|op| w.ops[op].duration_ns);
+        // Layer 0 after copy 0; copy 2 after layer 0 was issued (and copy 1 before it, on its
+        // own stream); layer 1 after copy 1, beside copy 2.
+        assert_eq!(spans[2], (1, 5.0, 8.0));
+        assert_eq!(spans[3], (0, 10.0, 15.0));
+        assert_eq!(spans[4], (1, 10.0, 13.0));
+        // Without the record calls every wait waits for everything issued before it (compute
+        // is the joining stream, so none is a fork): layer 0 for copy 1, layer 1 for copy 2;
+        // `--waits all` reads them so whatever the trace says.
+        let plain = |rule| {
+            let mut v = w.clone();
+            v.wait_rule = rule;
+            if rule == WaitRule::Join {
+                for x in &mut v.waits {
+                    x.recorded_at = None;
+                    x.recording = None;
+                }
+            }
+            Schedule::of(&v).lay_out(|op| w.ops[op].duration_ns)[4]
+        };
+        assert_eq!(plain(WaitRule::Join), (1, 18.0, 21.0));
+        assert_eq!(plain(WaitRule::All), (1, 18.0, 21.0));
     }
 
     #[test]

@@ -161,9 +161,10 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
             |op| {
                 let o = &walk.ops[op];
                 let total = node_ns(op);
-                // The kernel's recorded time is what other kernels can slow; the rest of the
-                // node is the graph's own cost.
-                let work_ns = if o.is_kernel() {
+                // The kernel's (or device-to-device copy's) recorded time is what other
+                // kernels can slow; the rest of the node is the graph's own cost.
+                let copy_gb_s = device_copy_gb_s(o, bandwidth);
+                let work_ns = if o.is_kernel() || copy_gb_s > 0.0 {
                     o.duration_ns.clamp(0.0, total)
                 } else {
                     0.0
@@ -171,8 +172,12 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                 NodeCost {
                     fixed_ns: total - work_ns,
                     work_ns,
-                    share: held_share(o, l, m, roofline.as_ref()),
-                    gb_s: known_gb_s(o, bandwidth),
+                    share: if o.is_kernel() {
+                        held_share(o, l, m, roofline.as_ref())
+                    } else {
+                        0.0
+                    },
+                    gb_s: known_gb_s(o, bandwidth).max(copy_gb_s),
                 }
             },
             |gb_s, held| {
@@ -185,6 +190,30 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
     };
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// What a device-to-device copy asks of device memory, GB/s: it reads and writes its bytes
+/// over its recorded time, at most `bandwidth_gb_s` (where known); 0 for other ops. Beside
+/// another stream's kernels such a copy takes bandwidth as a kernel does (a weight prefetch
+/// beside decode GEMMs runs nearly one after the other on the H200), where copies from or to
+/// the host move at the link's pace.
+fn device_copy_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
+    match &o.kind {
+        OpKind::Memcpy {
+            bytes, direction, ..
+        } if o.duration_ns > 0.0
+            && crate::trace::CopyDirection::of(direction)
+                == crate::trace::CopyDirection::DeviceToDevice =>
+        {
+            let gb_s = 2.0 * *bytes as f64 / o.duration_ns;
+            if bandwidth_gb_s > 0.0 {
+                gb_s.min(bandwidth_gb_s)
+            } else {
+                gb_s
+            }
+        }
+        _ => 0.0,
+    }
 }
 
 /// At most this many of a kernel's blocks fit an SM for it to count as a kernel of fat

@@ -78,9 +78,8 @@ pub fn lay_out_sharing(
                 counts[k] = on.iter().map(|&l| (l, issued[l])).collect();
                 queues[*lane].push(Queued::Wait(counts[k].clone()))
             }
-            Item::WaitAgain { lane, wait } => {
-                queues[*lane].push(Queued::Wait(counts[*wait].clone()))
-            }
+            Item::Record { on } => counts[k] = on.iter().map(|&l| (l, issued[l])).collect(),
+            Item::WaitOn { lane, at } => queues[*lane].push(Queued::Wait(counts[*at].clone())),
         }
     }
     let mut next = vec![0usize; lanes];
@@ -227,6 +226,7 @@ mod tests {
             basis: Basis::RecordedWaits(3),
             forks_on_join: 0,
             waits_again: 0,
+            waits_at_record: 0,
         }
     }
 
@@ -257,12 +257,13 @@ mod tests {
                     on: vec![0, 2],
                 },
                 Item::Op { lane: 2, op: 1 },
-                Item::WaitAgain { lane: 1, wait: 1 },
+                Item::WaitOn { lane: 1, at: 1 },
                 Item::Op { lane: 1, op: 2 },
             ],
             basis: Basis::RecordedWaits(2),
             forks_on_join: 0,
             waits_again: 1,
+            waits_at_record: 0,
         };
         let costs = [
             node(0.0, 1.0, 0.1),
@@ -340,6 +341,7 @@ mod tests {
             basis: Basis::OneStream,
             forks_on_join: 0,
             waits_again: 0,
+            waits_at_record: 0,
         };
         let c = |op: usize| node(0.5 * op as f64, 3.0 + op as f64, 1.0);
         let spans = lay_out_sharing(&s, c, |_, _| 0.0, 0.0);

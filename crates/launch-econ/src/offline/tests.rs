@@ -172,6 +172,7 @@ fn streams_with_recorded_waits_overlap_in_the_model() {
         correlation,
         step: None,
         recording: None,
+        recorded_at: None,
     };
     let mut w = Walk {
         ops: vec![k(7, 1, 10.0), k(13, 4, 30.0), k(17, 6, 20.0), k(7, 9, 10.0)],
@@ -341,4 +342,21 @@ fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
     assert!((held_share(&adds, &l, &m, Some(&r)) - 2048.0 / 2112.0).abs() < 1e-12);
     // A profile without the pair: the blocks' share.
     assert!((held_share(&gemv, &l, &inputs(), Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_device_to_device_copy_asks_for_its_bytes_read_and_written() {
+    let copy = |direction: &str| Op {
+        kind: OpKind::Memcpy {
+            bytes: 8_000_000,
+            direction: direction.into(),
+            pageable: false,
+        },
+        ..Op::kernel("Memcpy", 0.0, 4000.0)
+    };
+    // 16 MB moved in 4 us: 4000 GB/s, capped at the bandwidth where known.
+    assert!((device_copy_gb_s(&copy("DtoD"), 0.0) - 4000.0).abs() < 1e-9);
+    assert!((device_copy_gb_s(&copy("DtoD"), 3000.0) - 3000.0).abs() < 1e-9);
+    assert_eq!(device_copy_gb_s(&copy("HtoD"), 4000.0), 0.0);
+    assert_eq!(device_copy_gb_s(&Op::kernel("k", 0.0, 4000.0), 4000.0), 0.0);
 }

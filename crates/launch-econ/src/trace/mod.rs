@@ -9,6 +9,7 @@ pub mod inputs;
 pub mod kineto;
 pub mod matmul;
 pub mod nsys;
+pub(crate) mod recordings;
 pub mod steps;
 
 use std::collections::HashMap;
@@ -241,6 +242,10 @@ pub struct StreamWait {
     /// [`crate::lanes`]). The correlation id of the first wait on that recording.
     #[serde(skip)]
     pub recording: Option<u64>,
+    /// The correlation id of the event record call that recorded the event, where the trace
+    /// bears that out (see [`recordings`]).
+    #[serde(skip)]
+    pub recorded_at: Option<u64>,
 }
 
 /// Which operations to keep.

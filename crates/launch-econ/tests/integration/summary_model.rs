@@ -26,6 +26,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
         correlation,
         step: None,
         recording: None,
+        recorded_at: None,
     };
     let w = Walk {
         ops: vec![

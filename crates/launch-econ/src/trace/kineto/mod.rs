@@ -260,6 +260,7 @@ fn stream_wait(ev: &Event) -> Result<Option<(StreamWait, Option<u64>)>, String> 
                     correlation,
                     step: None,
                     recording: None,
+                    recorded_at: None,
                 },
                 as_uint(&args.wait_on_cuda_event_id, "wait_on_cuda_event_id")?,
             )),
@@ -586,7 +587,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     sink.walk.sort();
     sink.walk.waits.sort_by_key(|w| w.correlation);
     sink.event_records.sort_unstable();
-    mark_recordings(
+    crate::trace::recordings::mark(
         &mut sink.walk.waits,
         &sink.waited_events,
         &sink.event_records,
@@ -601,27 +602,3 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
 mod operators;
 #[cfg(test)]
 mod tests;
-
-/// Sets each wait's [`StreamWait::recording`]: a wait on an event that an earlier wait waited
-/// on, with no event recorded between the two calls, waits on the same recording; every other
-/// wait whose event the trace names on a recording of its own. `waits` and `records` (event
-/// record calls' correlation ids) in host order.
-fn mark_recordings(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records: &[u64]) {
-    // Per event: the correlation and recording of the last wait on it.
-    let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
-    for w in waits {
-        let Some(&event) = events.get(&w.correlation) else {
-            continue;
-        };
-        let recorded_between = |from: u64| {
-            let i = records.partition_point(|&r| r <= from);
-            records.get(i).is_some_and(|&r| r < w.correlation)
-        };
-        let recording = match last.get(&event) {
-            Some(&(at, recording)) if !recorded_between(at) => recording,
-            _ => w.correlation,
-        };
-        w.recording = Some(recording);
-        last.insert(event, (w.correlation, recording));
-    }
-}

@@ -154,12 +154,14 @@ fn stream_waits_come_from_cuda_sync_events() {
                 correlation: 16,
                 step: None,
                 recording: None,
+                recorded_at: None,
             },
             StreamWait {
                 stream: 7,
                 correlation: 36,
                 step: None,
                 recording: Some(36),
+                recorded_at: None,
             }
         ]
     );
@@ -168,8 +170,10 @@ fn stream_waits_come_from_cuda_sync_events() {
 #[test]
 fn waits_on_one_event_share_a_recording_until_an_event_is_recorded_again() {
     // Event 5 recorded (10), waited on by streams 13 (12) and 17 (14); some event recorded
-    // again (20), then 13 waits on event 5 again (22): a recording of its own, as is the wait
-    // on event 6 (24) and the wait that names no event (26).
+    // (20), then 13 waits on event 5 again (22): a recording of its own, as is the wait on
+    // event 60 (24) and the wait that names no event (26). The event ids do not number the
+    // record calls (60 would leave event 5 without one), so which call recorded which event
+    // is not read from them.
     let w = read_str(
         r#"{"traceEvents":[
         {"ph":"X","cat":"kernel","name":"k","ts":30,"dur":1,"args":{"stream":13,"correlation":28,"grid":[1,1,1],"block":[32,1,1]}},
@@ -178,7 +182,8 @@ fn waits_on_one_event_share_a_recording_until_an_event_is_recorded_again() {
         {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":3,"dur":1,"args":{"stream":17,"correlation":14,"wait_on_cuda_event_id":5}},
         {"ph":"X","cat":"cuda_runtime","name":"cudaEventRecord","ts":4,"dur":1,"args":{"correlation":20}},
         {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":5,"dur":1,"args":{"stream":13,"correlation":22,"wait_on_cuda_event_id":5}},
-        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":6,"dur":1,"args":{"stream":17,"correlation":24,"wait_on_cuda_event_id":6}},
+        {"ph":"X","cat":"cuda_driver","name":"cuEventRecord","ts":5,"dur":1,"args":{"correlation":23}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":6,"dur":1,"args":{"stream":17,"correlation":24,"wait_on_cuda_event_id":60}},
         {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":7,"dur":1,"args":{"stream":17,"correlation":26}}]}"#,
     )
     .unwrap();
