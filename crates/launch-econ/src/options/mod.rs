@@ -292,7 +292,10 @@ pub struct ReplayArgs {
 
     /// Which stream a recorded cross-stream wait waits on (the trace does not say): `join`, a
     /// wait that starts a stream's work waits on the stream that joins the others (forks from
-    /// a main stream); `all`, every wait on all streams' work issued before it (an upper bound).
+    /// a main stream), and where the trace's event ids number the record calls, any other wait
+    /// on the work issued before its event's record call; `all`, every wait on all streams'
+    /// work issued before it (an upper bound). Under both, waits on one event with no record
+    /// call between them wait for the same work.
     #[arg(long, value_enum, default_value_t = crate::trace::WaitRule::Join)]
     pub waits: crate::trace::WaitRule,
 

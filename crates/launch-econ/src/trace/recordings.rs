@@ -22,16 +22,14 @@ use std::collections::HashMap;
 
 use super::StreamWait;
 
-/// Sets each wait's [`StreamWait::recording`] and, where the one-event-a-record reading holds,
-/// [`StreamWait::recorded_at`]. `waits` and `records` (the record calls' correlation ids) in
+/// Sets each wait's [`StreamWait::recording`] (by the second reading, which holds whatever
+/// the first does) and, where the one-event-a-record reading holds, [`StreamWait::recorded_at`]. `waits` and `records` (the record calls' correlation ids) in
 /// host order; `events`: each wait's event id by the wait's correlation id.
 pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records: &[u64]) {
     if let Some(at) = one_event_a_record(waits, events, records) {
         for (w, r) in waits.iter_mut().zip(at) {
             w.recorded_at = r;
-            w.recording = r;
         }
-        return;
     }
     // Per event: the correlation and recording of the last wait on it.
     let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
@@ -131,10 +129,10 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (Some(10), Some(10)),
-                (Some(40), Some(40)),
-                (Some(30), Some(30)),
-                (Some(50), Some(50))
+                (Some(12), Some(10)),
+                (Some(42), Some(40)),
+                (Some(45), Some(30)),
+                (Some(52), Some(50))
             ]
         );
         // A wait on an event recorded long before, after later records (a prefetch's copy
@@ -146,9 +144,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (Some(10), Some(10)),
-                (Some(20), Some(20)),
-                (Some(60), Some(60))
+                (Some(12), Some(10)),
+                (Some(52), Some(20)),
+                (Some(62), Some(60))
             ]
         );
     }
