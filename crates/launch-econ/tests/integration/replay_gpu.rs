@@ -133,22 +133,32 @@ fn replay_copies_to_the_host() {
     assert!(r["summary"]["eager_wall_ms"]["median"].as_f64().unwrap() > 0.0);
 }
 
-/// A two-stream walk with recorded waits replays on two lanes, and `--export-trace` writes
-/// both replayed walks with GPU stamps.
-#[test]
-#[ignore = "needs a CUDA device"]
-fn replay_runs_streams_on_lanes_and_exports_a_trace() {
-    let fx = fixture("kineto_two_streams.json");
-    let dir = std::env::temp_dir().join(format!("le-lanes-{}", std::process::id()));
+/// `replay FIXTURE FLAGS --export-trace FILE`, which must succeed: its output and the trace
+/// it wrote.
+fn replay_exporting_trace(name: &str, flags: &str) -> (std::process::Output, serde_json::Value) {
+    let fx = fixture(name);
+    let dir = std::env::temp_dir().join(format!("le-trace-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("replay.json");
     let out = cmd()
-        .args(replay(&fx, "--trials 3 --reps 5 --export-trace"))
+        .args(replay(&fx, flags))
+        .arg("--export-trace")
         .arg(&trace)
         .assert()
         .success()
         .get_output()
         .clone();
+    let v = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    (out, v)
+}
+
+/// A two-stream walk with recorded waits replays on two lanes, and `--export-trace` writes
+/// both replayed walks with GPU stamps.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replay_runs_streams_on_lanes_and_exports_a_trace() {
+    let (out, v) = replay_exporting_trace("kineto_two_streams.json", "--trials 3 --reps 5");
     let stderr = stderr_of(&out);
     let stdout = stdout_of(&out);
     assert!(
@@ -158,7 +168,6 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
     assert!(stderr.contains("wrote the replay trace"), "{stderr}");
     // The lanes overlap: the price says concurrent kernels would slow each other down.
     assert!(stderr.contains("slow each other down"), "{stderr}");
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     let ev = v["traceEvents"].as_array().unwrap();
     for pid in [1, 2] {
         let stamped: Vec<&serde_json::Value> = ev
@@ -187,23 +196,12 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_second_wait_on_one_recording_does_not_wait_for_work_issued_after_it() {
-    let fx = fixture("kineto_shared_event.json");
-    let dir = std::env::temp_dir().join(format!("le-shared-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("replay.json");
-    let out = cmd()
-        .args(replay(&fx, "--trials 2 --reps 3 --export-trace"))
-        .arg(&trace)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    let (out, v) = replay_exporting_trace("kineto_shared_event.json", "--trials 2 --reps 3");
     let stderr = stderr_of(&out);
     assert!(
         stderr.contains("1 of the waits wait on an event another wait already waited on"),
         "{stderr}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     let ev = v["traceEvents"].as_array().unwrap();
     for pid in [1, 2] {
         let span = |name: &str| {

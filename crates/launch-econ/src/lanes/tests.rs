@@ -1,0 +1,285 @@
+//! The reading of a walk's streams and waits into lanes, on hand-made walks.
+
+use super::*;
+use crate::trace::{Op, StreamWait};
+
+fn op(stream: u64, corr: u64) -> Op {
+    Op {
+        device: Some(0),
+        stream: Some(stream),
+        correlation: Some(corr),
+        ..Op::kernel("k", corr as f64, 1.0)
+    }
+}
+
+fn wait(stream: u64, correlation: u64) -> StreamWait {
+    StreamWait {
+        stream,
+        correlation,
+        step: None,
+        recording: None,
+        recorded_at: None,
+    }
+}
+
+#[test]
+fn fork_and_join_become_waits_on_the_other_lanes() {
+    // main (7) runs k0; s1 (13) and s2 (17) wait on main, each run one kernel; main
+    // waits on both and runs the last kernel.
+    let w = Walk {
+        ops: vec![op(7, 1), op(13, 4), op(17, 6), op(7, 9)],
+        waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!(s.streams, vec![Some(7), Some(13), Some(17)]);
+    assert_eq!(s.basis, Basis::RecordedWaits(4));
+    assert_eq!(
+        s.items,
+        vec![
+            Item::Op { lane: 0, op: 0 },
+            Item::Wait {
+                lane: 1,
+                on: vec![0]
+            },
+            Item::Wait {
+                lane: 2,
+                on: vec![0]
+            },
+            Item::Op { lane: 1, op: 1 },
+            Item::Op { lane: 2, op: 2 },
+            Item::Wait {
+                lane: 0,
+                on: vec![1, 2]
+            },
+            Item::Wait {
+                lane: 0,
+                on: vec![1, 2]
+            },
+            Item::Op { lane: 0, op: 3 },
+        ]
+    );
+}
+
+#[test]
+fn the_side_by_side_share_counts_time_with_two_lanes_busy() {
+    // Fork/join: k0 (1) on main, then 13 runs 4 and 17 runs 2 side by side, then k3 (1).
+    let mut ops = vec![op(7, 1), op(13, 4), op(17, 6), op(7, 9)];
+    for (o, d) in ops.iter_mut().zip([1.0, 4.0, 2.0, 1.0]) {
+        o.duration_ns = d;
+    }
+    let w = Walk {
+        ops,
+        waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!(
+        s.lay_out(|op| w.ops[op].duration_ns),
+        vec![(0, 0.0, 1.0), (1, 1.0, 5.0), (2, 1.0, 3.0), (0, 5.0, 6.0)]
+    );
+    // Two lanes busy from 1 to 3 of 6.
+    assert!((s.side_by_side_share(&w) - 2.0 / 6.0).abs() < 1e-12);
+    let one = Walk {
+        ops: vec![op(7, 1)],
+        ..Walk::default()
+    };
+    assert_eq!(Schedule::of(&one).side_by_side_share(&one), 0.0);
+}
+
+#[test]
+fn without_waits_or_ids_the_walk_is_serialised() {
+    let plain = Walk {
+        ops: vec![op(7, 1), op(13, 2)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&plain);
+    assert_eq!((s.lanes(), s.basis), (1, Basis::Serialised));
+    assert_eq!(s.items.len(), 2);
+    let mut no_ids = plain.clone();
+    no_ids.waits = vec![wait(13, 2)];
+    no_ids.ops[1].correlation = None;
+    assert_eq!(Schedule::of(&no_ids).basis, Basis::Serialised);
+    let one = Walk {
+        ops: vec![op(7, 1), op(7, 2)],
+        waits: vec![wait(7, 3)],
+        ..Walk::default()
+    };
+    assert_eq!(Schedule::of(&one).basis, Basis::OneStream);
+}
+
+#[test]
+fn forks_one_after_another_wait_on_the_joining_lane() {
+    // No work on main (7) before the forks: 13 forks and runs, then 17 forks and runs,
+    // then main joins both and runs the last kernel.
+    let w = Walk {
+        ops: vec![op(13, 2), op(17, 4), op(7, 7)],
+        waits: vec![wait(13, 1), wait(17, 3), wait(7, 5), wait(7, 6)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    // 17's fork does not wait for 13's kernel: both start at 0.
+    let spans = s.lay_out(|_| 1.0);
+    assert_eq!(spans, vec![(0, 0.0, 1.0), (1, 0.0, 1.0), (2, 1.0, 2.0)]);
+    assert_eq!(s.forks_on_join, 1);
+    // Waiting on every lane queues 17 behind 13.
+    let all = Walk {
+        wait_rule: WaitRule::All,
+        ..w
+    };
+    let s = Schedule::of(&all);
+    assert_eq!(s.forks_on_join, 0);
+    assert_eq!(
+        s.lay_out(|_| 1.0),
+        vec![(0, 0.0, 1.0), (1, 1.0, 2.0), (2, 2.0, 3.0)]
+    );
+}
+
+#[test]
+fn a_later_wait_on_the_same_recording_waits_for_what_the_first_waited_for() {
+    // A producer lane (13) and a consumer (17) each ran a kernel; the producer runs
+    // another, its event is waited on by a copier (21, after its own first copy) and then,
+    // after the copier's next copy was issued, by the consumer: one recording.
+    let mut ops = vec![
+        op(13, 1),
+        op(17, 2),
+        op(21, 3),
+        op(13, 4),
+        op(21, 6),
+        op(17, 8),
+    ];
+    for (o, d) in ops.iter_mut().zip([1.0, 1.0, 1.0, 1.0, 5.0, 1.0]) {
+        o.duration_ns = d;
+    }
+    let shared = |stream, correlation| StreamWait {
+        recording: Some(5),
+        recorded_at: None,
+        ..wait(stream, correlation)
+    };
+    let w = Walk {
+        ops,
+        waits: vec![shared(21, 5), shared(17, 7)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!((s.basis, s.waits_again), (Basis::RecordedWaits(2), 1));
+    assert_eq!(
+        s.items[4..],
+        [
+            // What the copier issued itself is in the snapshot: the event may be its own.
+            Item::Wait {
+                lane: 2,
+                on: vec![0, 1, 2]
+            },
+            Item::Op { lane: 2, op: 4 },
+            Item::WaitOn { lane: 1, at: 4 },
+            Item::Op { lane: 1, op: 5 },
+        ]
+    );
+    // The consumer's kernel follows the producer's second kernel (1..2), not the copy
+    // issued before its wait (2..7).
+    let spans = s.lay_out(|op| w.ops[op].duration_ns);
+    assert_eq!(spans[4], (2, 2.0, 7.0));
+    assert_eq!(spans[5], (1, 2.0, 3.0));
+    // Without the event's id each wait waits on all work issued before it.
+    let unnamed = Walk {
+        waits: vec![wait(21, 5), wait(17, 7)],
+        ..w.clone()
+    };
+    let spans = Schedule::of(&unnamed).lay_out(|op| w.ops[op].duration_ns);
+    assert_eq!(spans[5], (1, 7.0, 8.0));
+}
+
+#[test]
+fn a_recording_several_streams_wait_on_is_not_read_as_a_fork() {
+    // Main (7) runs last, so it is the joining lane. A producer (13) runs a kernel, then a
+    // copier (21) and a consumer (17) that ran nothing yet wait on one recording: they
+    // wait on the producer, where a fork would wait on main alone (nothing issued).
+    let w = Walk {
+        ops: vec![op(13, 1), op(21, 4), op(17, 5), op(7, 6)],
+        waits: vec![
+            StreamWait {
+                recording: Some(2),
+                recorded_at: None,
+                ..wait(21, 2)
+            },
+            StreamWait {
+                recording: Some(2),
+                recorded_at: None,
+                ..wait(17, 3)
+            },
+        ],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!((s.forks_on_join, s.waits_again), (0, 1));
+    assert_eq!(
+        s.lay_out(|_| 1.0),
+        vec![(0, 0.0, 1.0), (1, 1.0, 2.0), (2, 1.0, 2.0), (3, 0.0, 1.0)]
+    );
+    // Each on an event of its own, both are forks from main.
+    let forks = Walk {
+        waits: vec![wait(21, 2), wait(17, 3)],
+        ..w
+    };
+    let s = Schedule::of(&forks);
+    assert_eq!(s.forks_on_join, 2);
+    assert_eq!(s.lay_out(|_| 1.0)[1], (1, 0.0, 1.0));
+}
+
+#[test]
+fn a_wait_whose_record_call_is_known_waits_for_what_was_issued_before_that_call() {
+    // A copier (17) copies weights 0 and 1 (records at 2 and 4); compute (13) waits for
+    // copy 0 and runs layer 0, records (7); the copier waits for that, copies weights 2
+    // (record at 10); compute waits for copy 1, recorded at 4, and runs layer 1.
+    let mut ops = vec![op(17, 1), op(17, 3), op(13, 6), op(17, 9), op(13, 12)];
+    for (o, d) in ops.iter_mut().zip([5.0, 5.0, 3.0, 5.0, 3.0]) {
+        o.duration_ns = d;
+    }
+    let at = |stream, correlation, record| StreamWait {
+        recording: Some(record),
+        recorded_at: Some(record),
+        ..wait(stream, correlation)
+    };
+    let w = Walk {
+        ops,
+        waits: vec![at(13, 5, 2), at(17, 8, 7), at(13, 11, 4)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!(s.waits_at_record, 3);
+    let spans = s.lay_out(|op| w.ops[op].duration_ns);
+    // Layer 0 after copy 0; copy 2 after layer 0 was issued (and copy 1 before it, on its
+    // own stream); layer 1 after copy 1, beside copy 2.
+    assert_eq!(spans[2], (1, 5.0, 8.0));
+    assert_eq!(spans[3], (0, 10.0, 15.0));
+    assert_eq!(spans[4], (1, 10.0, 13.0));
+    // Without the record calls every wait waits for everything issued before it (compute
+    // is the joining stream, so none is a fork): layer 0 for copy 1, layer 1 for copy 2;
+    // `--waits all` reads them so whatever the trace says.
+    let plain = |rule| {
+        let mut v = w.clone();
+        v.wait_rule = rule;
+        if rule == WaitRule::Join {
+            for x in &mut v.waits {
+                x.recorded_at = None;
+                x.recording = None;
+            }
+        }
+        Schedule::of(&v).lay_out(|op| w.ops[op].duration_ns)[4]
+    };
+    assert_eq!(plain(WaitRule::Join), (1, 18.0, 21.0));
+    assert_eq!(plain(WaitRule::All), (1, 18.0, 21.0));
+}
+
+#[test]
+fn waits_before_any_other_work_and_on_unknown_streams_are_dropped() {
+    let w = Walk {
+        ops: vec![op(7, 2), op(13, 4)],
+        waits: vec![wait(13, 1), wait(99, 3)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!(s.basis, Basis::RecordedWaits(0));
+    assert!(s.items.iter().all(|i| matches!(i, Item::Op { .. })));
+}
