@@ -244,7 +244,7 @@ pub struct StreamWait {
     #[serde(skip)]
     pub recording: Option<u64>,
     /// The correlation id of the event record call that recorded the event, where the trace
-    /// bears that out (see [`recordings`]).
+    /// bears that out (see `trace::recordings`).
     #[serde(skip)]
     pub recorded_at: Option<u64>,
 }
