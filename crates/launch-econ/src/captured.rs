@@ -164,13 +164,6 @@ mod tests {
         Op::kernel(name, 0.0, 1000.0)
     }
 
-    fn walk(ops: Vec<Op>) -> Walk {
-        Walk {
-            ops,
-            ..Walk::default()
-        }
-    }
-
     #[test]
     fn driver_kernels_are_the_copies_and_memsets_they_run() {
         let copy = op(
@@ -182,8 +175,8 @@ mod tests {
             },
         );
         let memset = op("Memset (Device)", OpKind::Memset { bytes: 64 });
-        let eager = walk(vec![kernel("add"), copy, memset, kernel("add")]);
-        let graph = walk(vec![
+        let eager = Walk::from(vec![kernel("add"), copy, memset, kernel("add")]);
+        let graph = Walk::from(vec![
             kernel("add"),
             kernel("memcpy32_post"),
             kernel("memset32"),
@@ -197,8 +190,8 @@ mod tests {
 
     #[test]
     fn other_kernels_under_capture_are_another_walk() {
-        let eager = walk(vec![kernel("gemm"), kernel("cudnn_sdpa"), kernel("gemm")]);
-        let graph = walk(vec![
+        let eager = Walk::from(vec![kernel("gemm"), kernel("cudnn_sdpa"), kernel("gemm")]);
+        let graph = Walk::from(vec![
             kernel("gemm"),
             kernel("softmax"),
             kernel("f32_gemm"),
@@ -222,11 +215,11 @@ mod tests {
 
     #[test]
     fn order_does_not_matter_but_counts_do() {
-        let eager = walk(vec![kernel("a"), kernel("b")]);
-        assert!(compare(&eager, &walk(vec![kernel("b"), kernel("a")]), "g").same);
+        let eager = Walk::from(vec![kernel("a"), kernel("b")]);
+        assert!(compare(&eager, &Walk::from(vec![kernel("b"), kernel("a")]), "g").same);
         let twice = compare(
             &eager,
-            &walk(vec![kernel("a"), kernel("b"), kernel("b")]),
+            &Walk::from(vec![kernel("a"), kernel("b"), kernel("b")]),
             "g",
         );
         assert_eq!(twice.more, vec![("b".to_string(), 1)]);
@@ -254,12 +247,12 @@ mod tests {
 
     #[test]
     fn long_lists_are_cut() {
-        let eager = walk(vec![]);
-        let graph = walk(
+        let eager = Walk::from(vec![]);
+        let graph = Walk::from(
             ["a", "b", "c", "d", "e", "f"]
                 .iter()
                 .map(|n| kernel(n))
-                .collect(),
+                .collect::<Vec<_>>(),
         );
         let w = compare(&eager, &graph, "g").warning().expect("a warning");
         assert!(w.contains("1 x d, 2 more names"), "{w}");

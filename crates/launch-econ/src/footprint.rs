@@ -373,13 +373,6 @@ mod tests {
         }
     }
 
-    fn walk(ops: Vec<Op>) -> Walk {
-        Walk {
-            ops,
-            ..Walk::default()
-        }
-    }
-
     #[test]
     fn gemms_count_their_larger_operand_other_operators_only_the_largest() {
         // A decode GEMV: 4096 x 4096 bf16 weights (32 MiB), a 4096-wide activation.
@@ -394,7 +387,7 @@ mod tests {
             ..kernel(1024, 2.0)
         };
         let f = Footprint::of(
-            &walk(vec![gemm.clone(), gemm, add(2.0), add(4.0), add(2.0)]),
+            &Walk::from(vec![gemm.clone(), gemm, add(2.0), add(4.0), add(2.0)]),
             4000.0,
             Some(132),
         );
@@ -402,7 +395,7 @@ mod tests {
         assert_eq!(f.bytes, 2.0 * 32.0 * MIB + 4.0 * MIB);
         assert!(f.beyond_l2(60.0 * MIB));
         // A chain of adds over one 2 MiB activation stays within the L2 however long it is.
-        let chain = Footprint::of(&walk(vec![add(2.0); 500]), 4000.0, Some(132));
+        let chain = Footprint::of(&Walk::from(vec![add(2.0); 500]), 4000.0, Some(132));
         assert_eq!(chain.bytes, 2.0 * MIB);
         assert!(!chain.beyond_l2(60.0 * MIB));
     }
@@ -426,10 +419,10 @@ mod tests {
             input_bytes: Some(MIB),
             ..kernel(1024, 2.0)
         };
-        let lookup = walk(vec![gather(4096.0 / MIB), gemm, add.clone()]);
+        let lookup = Walk::from(vec![gather(4096.0 / MIB), gemm, add.clone()]);
         assert_eq!(Footprint::stated(&lookup).bytes, 32.0 * MIB + 4096.0 + MIB);
         // Eight bags over tables of their own read 5 MiB of rows each: 40 MiB together.
-        let bags = walk([vec![gather(5.0); 8], vec![add]].concat());
+        let bags = Walk::from([vec![gather(5.0); 8], vec![add]].concat());
         assert_eq!(Footprint::stated(&bags).bytes, 41.0 * MIB);
         assert!(Footprint::stated(&bags).beyond_l2(60.0 * MIB));
         // Added up, a gather's index is not counted again beside its rows.
@@ -443,7 +436,7 @@ mod tests {
             ..Op::kernel(name, 0.0, 5000.0)
         };
         // Two attention kernels over caches of their own, a norm, an add over an activation.
-        let w = walk(vec![
+        let w = Walk::from(vec![
             op("flash_fwd_kernel", 32.0),
             op("flash_fwd_kernel", 32.0),
             op("RowwiseMomentsCUDAKernel", 1.0),
@@ -455,7 +448,7 @@ mod tests {
         assert_eq!(added.bytes, 65.0 * MIB);
         assert!(!within_l2(added, 60.0 * MIB) && within_l2(Footprint::stated(&w), 60.0 * MIB));
         // Without shapes: the stated footprint's source, never within the L2.
-        let shapeless = walk(vec![kernel(4, 5.0)]);
+        let shapeless = Walk::from(vec![kernel(4, 5.0)]);
         assert_eq!(
             Footprint::inputs_added(&shapeless).source,
             FootprintSource::Durations
@@ -479,7 +472,7 @@ mod tests {
             ..Op::kernel("Memset", 0.0, 1000.0)
         };
         let f = Footprint::of(
-            &walk(vec![copy("HtoD", 1.0), copy("DtoD", 2.0), memset]),
+            &Walk::from(vec![copy("HtoD", 1.0), copy("DtoD", 2.0), memset]),
             0.0,
             None,
         );
@@ -542,7 +535,7 @@ mod tests {
     fn without_shapes_kernels_read_what_their_grids_share_of_the_bandwidth_allows() {
         // 4000 GB/s = 4000 bytes/ns. A full 264-block kernel of 10 µs could read 40 MB; a
         // one-block kernel of 10 µs 1/132 of that.
-        let w = walk(vec![kernel(264, 10.0), kernel(1, 10.0)]);
+        let w = Walk::from(vec![kernel(264, 10.0), kernel(1, 10.0)]);
         let f = Footprint::of(&w, 4000.0, Some(132));
         assert_eq!(f.source, FootprintSource::Durations);
         assert!(

@@ -272,6 +272,16 @@ pub enum TraceError {
     Format { path: String, what: String },
 }
 
+/// A walk of just these ops, in the order given: no host side, waits or marked steps.
+impl From<Vec<Op>> for Walk {
+    fn from(ops: Vec<Op>) -> Walk {
+        Walk {
+            ops,
+            ..Walk::default()
+        }
+    }
+}
+
 impl Walk {
     /// Sorts by start time (profilers do not always write rows in order).
     pub fn sort(&mut self) {
