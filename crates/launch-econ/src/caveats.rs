@@ -75,7 +75,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 "the offline model prices the longest chain"
             };
             let rule = match walk.wait_rule {
-                WaitRule::Join => "a wait that starts a stream's work taken to wait on the stream that joins the others, every other wait on all streams' work issued before it",
+                WaitRule::Join => "a wait that starts a stream's work taken to wait on the stream that joins the others, every other wait on all streams' work issued before it or, where the event ids number the record calls, before its event's record call",
                 WaitRule::All => "each taken to wait for all other streams' work issued before it (an upper bound where streams fork one after another)",
             };
             out.push(format!(
