@@ -17,7 +17,10 @@
 //! recorded between the two calls, waits for the same work as that earlier wait, whatever was
 //! issued between them (one recording waited on by several streams, as a producer's output is
 //! by its consumers); such an event is the program's own, so its first wait is never read as
-//! a fork. A walk on several streams without recorded waits runs on one lane, in
+//! a fork. And where the event ids number the record calls (`crate::trace::recordings`), a
+//! wait that is not a fork waits for what was issued before its event's record call
+//! ([`Item::Record`]), not before the wait ([`WaitRule::All`] leaves that reading out). A walk
+//! on several streams without recorded waits runs on one lane, in
 //! start order — an upper bound — and the replay says so.
 
 use std::collections::HashMap;
@@ -140,6 +143,18 @@ impl Schedule {
                 && Some(lane) != join
                 && walk.waits[i].correlation < first_op[lane]
         };
+        // The record call a wait is read at, where it is read at one.
+        let at_record = |i: usize, lane: usize| {
+            walk.waits[i]
+                .recorded_at
+                .filter(|_| walk.wait_rule != WaitRule::All && !fork(i, lane))
+        };
+        // The lanes other than `except` that have had work issued.
+        let all = |except: Option<usize>, issued: &[bool]| -> Vec<usize> {
+            (0..streams.len())
+                .filter(|&l| Some(l) != except && issued[l])
+                .collect()
+        };
         // Host issue order by correlation id: ops, waits, and the record calls that waits
         // other than forks are known to wait on.
         let mut events: Vec<(u64, u8, usize)> =
@@ -149,8 +164,7 @@ impl Schedule {
                 continue; // a stream with no ops in this walk
             };
             events.push((w.correlation, 1, i));
-            let inferred = walk.wait_rule != WaitRule::All;
-            if let Some(r) = w.recorded_at.filter(|_| inferred && !fork(i, lane)) {
+            if let Some(r) = at_record(i, lane) {
                 events.push((r, 2, 0));
             }
         }
@@ -167,11 +181,6 @@ impl Schedule {
         let mut record_item: HashMap<u64, Option<usize>> = HashMap::new();
         let mut first_wait: HashMap<u64, Option<usize>> = HashMap::new();
         for (c, kind, i) in events {
-            let all = |lane: Option<usize>, issued: &[bool]| -> Vec<usize> {
-                (0..streams.len())
-                    .filter(|&l| Some(l) != lane && issued[l])
-                    .collect()
-            };
             match kind {
                 0 => {
                     let lane = lane_of_op(i);
@@ -192,13 +201,12 @@ impl Schedule {
             }
             let w = &walk.waits[i];
             let lane = lane_of[&w.stream];
-            let recorded_at = w.recorded_at.filter(|_| walk.wait_rule != WaitRule::All);
-            let again = match (fork(i, lane), recorded_at, w.recording) {
-                (false, Some(r), _) => {
+            let again = match (at_record(i, lane), w.recording) {
+                (Some(r), _) => {
                     waits_at_record += 1;
                     Some(record_item[&r])
                 }
-                (_, _, Some(r)) if first_wait.contains_key(&r) => {
+                (_, Some(r)) if first_wait.contains_key(&r) => {
                     waits_again += 1;
                     Some(first_wait[&r])
                 }

@@ -3,7 +3,7 @@
 //! event record calls, but not which call recorded which event (PyTorch 2.11 leaves
 //! `wait_on_cuda_event_record_corr_id` at −1).
 //!
-//! Two readings, the first where the trace bears it out:
+//! Two readings; the first only where the trace bears it out, the second always:
 //! * **One event a record.** CUDA numbers events as they are made, and a framework that makes
 //!   a fresh event for each record (PyTorch's `wait_stream`, `torch.cuda.Event()` per use)
 //!   records them in that order, so the waited events' ids, less one offset, index the record
@@ -15,16 +15,17 @@
 //!   cannot show: a program that records again events it made before the waited ones (a pool
 //!   of events) between them shifts the later ones onto earlier calls, so their waits are read
 //!   as waiting for less (`--waits all` prices the upper bound).
-//! * **Else, one recording until a record call.** A wait on an event that an earlier wait
-//!   waited on, with no event recorded between the two calls, waits on the same recording.
+//! * **One recording until a record call.** A wait on an event that an earlier wait waited
+//!   on, with no event recorded between the two calls, waits on the same recording.
 
 use std::collections::HashMap;
 
 use super::StreamWait;
 
-/// Sets each wait's [`StreamWait::recording`] (by the second reading, which holds whatever
-/// the first does) and, where the one-event-a-record reading holds, [`StreamWait::recorded_at`]. `waits` and `records` (the record calls' correlation ids) in
-/// host order; `events`: each wait's event id by the wait's correlation id.
+/// Sets each wait's [`StreamWait::recording`] (the second reading) and, where the
+/// one-event-a-record reading holds, its [`StreamWait::recorded_at`]. `waits` and `records`
+/// (the record calls' correlation ids) in host order; `events`: each wait's event id by the
+/// wait's correlation id.
 pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records: &[u64]) {
     if let Some(at) = one_event_a_record(waits, events, records) {
         for (w, r) in waits.iter_mut().zip(at) {
