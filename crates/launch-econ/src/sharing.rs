@@ -244,7 +244,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_again_waits_for_the_work_of_the_wait_it_repeats() {
+    fn a_wait_on_an_earlier_wait_waits_for_that_wait_s_work() {
         // Lane 0 runs op 0; lane 2 waits on it (and its own nothing), runs a long op 1; lane 1
         // waits on the same recording after op 1 was issued, then runs op 2: it follows op 0,
         // not op 1, as the plain lay-out has it.
