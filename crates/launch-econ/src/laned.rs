@@ -96,6 +96,7 @@ impl LanedWalk {
                         .iter()
                         .map(|&l| Ok((l, lanes[l].engine.event()?)))
                         .collect::<memra_engine::Result<Vec<_>>>()?;
+                    // Each event records on its own lane; the item's lane is not used.
                     (0, Issue::Record(events))
                 }
                 Item::WaitOn { lane, at } => (*lane, Issue::WaitOn(*at)),

@@ -163,8 +163,8 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                 let total = node_ns(op);
                 // The kernel's (or device-to-device copy's) recorded time is what other
                 // kernels can slow; the rest of the node is the graph's own cost.
-                let copy_gb_s = device_copy_gb_s(o, bandwidth);
-                let work_ns = if o.is_kernel() || copy_gb_s > 0.0 {
+                let gb_s = known_gb_s(o, bandwidth);
+                let work_ns = if o.is_kernel() || gb_s > 0.0 {
                     o.duration_ns.clamp(0.0, total)
                 } else {
                     0.0
@@ -177,7 +177,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                     } else {
                         0.0
                     },
-                    gb_s: known_gb_s(o, bandwidth).max(copy_gb_s),
+                    gb_s,
                 }
             },
             |gb_s, held| {
@@ -202,8 +202,7 @@ fn device_copy_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
         OpKind::Memcpy {
             bytes, direction, ..
         } if o.duration_ns > 0.0
-            && crate::trace::CopyDirection::of(direction)
-                == crate::trace::CopyDirection::DeviceToDevice =>
+            && CopyDirection::of(direction) == CopyDirection::DeviceToDevice =>
         {
             let gb_s = 2.0 * *bytes as f64 / o.duration_ns;
             if bandwidth_gb_s > 0.0 {
@@ -249,12 +248,17 @@ fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>
     }
 }
 
-/// What a kernel asks of device memory, GB/s (bytes / ns), where the trace says its bytes: a
-/// recorded GEMM's operands, or for an element-wise or normalisation kernel (by name) its
-/// operator's recorded inputs and the result it writes (as large as the largest input), at
-/// most `bandwidth_gb_s` (where known: more than the device gives means it did not read all
-/// it was given). 0 for other kernels, whose time is not only their bytes.
+/// What a kernel or a device-to-device copy asks of device memory, GB/s (bytes / ns), where
+/// the trace says its bytes: a copy's ([`device_copy_gb_s`]), a recorded GEMM's operands, or
+/// for an element-wise or normalisation kernel (by name) its operator's recorded inputs and
+/// the result it writes (as large as the largest input), at most `bandwidth_gb_s` (where
+/// known: more than the device gives means it did not read all it was given). 0 for other
+/// kernels, whose time is not only their bytes, and other ops.
 fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
+    let copy = device_copy_gb_s(o, bandwidth_gb_s);
+    if copy > 0.0 {
+        return copy;
+    }
     let gemm = gemm_gb_s(o);
     if gemm > 0.0 || o.duration_ns <= 0.0 {
         return gemm;
