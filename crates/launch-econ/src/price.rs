@@ -29,7 +29,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; off by 0.6-3.6x (73 H200 validation walks at commit 03cdeeb: the PyTorch walks mostly high, 66 of 69 and a median 1.7x, the CuPy walks low, 0.6-1.0x): pass --eager-step-ms"
+                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; off by 0.7-3.5x (91 H200 validation walks at commit 7022f03: the PyTorch and CUDA C++ walks mostly high, 83 of 86 and a median 1.9x, the CuPy walks 0.8-1.4x, a median 0.8x; earlier runs 0.6-3.6x): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
