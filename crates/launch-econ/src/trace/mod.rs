@@ -119,16 +119,24 @@ impl Op {
     /// A kernel of one 32-thread block named `name`, on no recorded device or stream and
     /// linked to nothing: a starting point for walks built in code.
     pub fn kernel(name: &str, start_ns: f64, duration_ns: f64) -> Op {
+        let kind = OpKind::Kernel {
+            grid: (1, 1, 1),
+            block: (32, 1, 1),
+        };
+        Op::recorded(name.into(), start_ns, duration_ns, kind)
+    }
+
+    /// An op as one profiler record gives it, with nothing else known: no device, stream,
+    /// correlation or block resources (the readers set those they find), and none of what
+    /// the walk's host side adds later (its GEMM, step, graph launch, operator inputs).
+    pub fn recorded(name: String, start_ns: f64, duration_ns: f64, kind: OpKind) -> Op {
         Op {
-            name: name.into(),
+            name,
             start_ns,
             duration_ns,
             device: None,
             stream: None,
-            kind: OpKind::Kernel {
-                grid: (1, 1, 1),
-                block: (32, 1, 1),
-            },
+            kind,
             correlation: None,
             matmul: None,
             step: None,

@@ -231,20 +231,11 @@ fn parse_row(c: &Columns, rec: &csv::StringRecord) -> Result<Op, String> {
         None => None,
     };
     Ok(Op {
-        name,
-        start_ns: start,
-        duration_ns: dur,
         device: c.get(rec, "device").and_then(parse_device),
         stream,
-        kind,
         correlation,
-        matmul: None,
-        step: None,
-        from_graph: false,
-        input_bytes: None,
-        largest_input_bytes: None,
-        gathered_bytes: None,
         resources,
+        ..Op::recorded(name, start, dur, kind)
     })
 }
 

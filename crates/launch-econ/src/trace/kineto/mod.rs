@@ -335,20 +335,11 @@ fn convert(ev: Event) -> Result<Converted, String> {
     let resources = block_resources(&args);
     Ok(Converted::Op(
         Op {
-            name,
-            start_ns: ts * 1e3,
-            duration_ns: dur * 1e3,
             device,
             stream: as_uint(&args.stream, "stream")?,
-            kind,
             correlation: as_uint(&args.correlation, "correlation")?,
-            matmul: None,
-            step: None,
-            from_graph: false,
-            input_bytes: None,
-            largest_input_bytes: None,
-            gathered_bytes: None,
             resources: (cat == "kernel").then_some(resources).flatten(),
+            ..Op::recorded(name, ts * 1e3, dur * 1e3, kind)
         },
         external,
     ))
