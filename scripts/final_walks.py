@@ -16,24 +16,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 def build(name):
     import torch
-    import transformers
-    from validate import hf_step
+    from validate import LLAMA, hf_decoder_step
     torch.manual_seed(13)
-    with torch.device("cuda"):
-        if name == "neox_decode_b1":
-            cfg = transformers.GPTNeoXConfig(
-                hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
-                num_attention_heads=16, vocab_size=32000, max_position_embeddings=2048)
-            model = transformers.GPTNeoXForCausalLM(cfg).to(torch.float16)
-            b, s = 1, 1
-        elif name == "llama_prefill_2x256":
-            cfg = transformers.LlamaConfig(
-                hidden_size=2048, intermediate_size=5632, num_hidden_layers=12,
-                num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
-                max_position_embeddings=2048)
-            model = transformers.LlamaForCausalLM(cfg).to(torch.bfloat16)
-            b, s = 2, 256
-        else:
-            raise KeyError(name)
-    model.eval()
-    return hf_step(torch, model, b, s), "torch"
+    if name == "neox_decode_b1":
+        return hf_decoder_step("GPTNeoX", "float16", 1, 1, hidden_size=2048,
+                               intermediate_size=8192, num_hidden_layers=16,
+                               num_attention_heads=16, vocab_size=32000,
+                               max_position_embeddings=2048), "torch"
+    if name == "llama_prefill_2x256":
+        return hf_decoder_step("Llama", "bfloat16", 2, 256,
+                               **dict(LLAMA, num_hidden_layers=12)), "torch"
+    raise KeyError(name)

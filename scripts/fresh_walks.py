@@ -23,17 +23,10 @@ from walk_registry import builder  # noqa: E402
 def qwen3_step():
     """A Qwen3-shaped decoder (hidden 2048, 20 layers, GQA 16/8 heads of 128, q/k RMSNorm)
     at decode batch 8, bf16."""
-    import torch
-    import transformers
-    from validate import hf_step
-    with torch.device("cuda"):
-        cfg = transformers.Qwen3Config(
-            hidden_size=2048, intermediate_size=6144, num_hidden_layers=20,
-            num_attention_heads=16, num_key_value_heads=8, head_dim=128, vocab_size=32000,
-            max_position_embeddings=2048)
-        model = transformers.Qwen3ForCausalLM(cfg).to(torch.bfloat16)
-    model.eval()
-    return hf_step(torch, model, 8, 1)
+    from validate import hf_decoder_step
+    return hf_decoder_step("Qwen3", "bfloat16", 8, 1, hidden_size=2048, intermediate_size=6144,
+                           num_hidden_layers=20, num_attention_heads=16, num_key_value_heads=8,
+                           head_dim=128, vocab_size=32000, max_position_embeddings=2048)
 
 
 def groupnorm_conv_step():

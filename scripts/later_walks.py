@@ -26,17 +26,10 @@ from walk_registry import builder  # noqa: E402
 def starcoder2_step():
     """A StarCoder2-shaped decoder (hidden 2048, 16 layers, GQA 16/4 heads) at decode batch 4,
     fp16."""
-    import torch
-    import transformers
-    from validate import hf_step
-    with torch.device("cuda"):
-        cfg = transformers.Starcoder2Config(
-            hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
-            num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-            max_position_embeddings=2048)
-        model = transformers.Starcoder2ForCausalLM(cfg).to(torch.float16)
-    model.eval()
-    return hf_step(torch, model, 4, 1)
+    from validate import hf_decoder_step
+    return hf_decoder_step("Starcoder2", "float16", 4, 1, hidden_size=2048,
+                           intermediate_size=8192, num_hidden_layers=16, num_attention_heads=16,
+                           num_key_value_heads=4, vocab_size=32000, max_position_embeddings=2048)
 
 
 def gru_step():

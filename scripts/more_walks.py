@@ -20,28 +20,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 def build(name):
     import torch
     torch.manual_seed(1)
-    from validate import fork_join, hf_step
-    if name in ("mistral_decode_b2", "gpt2_small_decode_b8", "qwen2_prefill_128"):
-        import transformers
-        with torch.device("cuda"):
-            if name == "mistral_decode_b2":
-                cfg = transformers.MistralConfig(
-                    hidden_size=1024, intermediate_size=3584, num_hidden_layers=16,
-                    num_attention_heads=16, num_key_value_heads=4, vocab_size=32000)
-                model = transformers.MistralForCausalLM(cfg).to(torch.bfloat16)
-                b, s = 2, 1
-            elif name == "gpt2_small_decode_b8":
-                cfg = transformers.GPT2Config(n_embd=768, n_layer=12, n_head=12)
-                model = transformers.GPT2LMHeadModel(cfg).to(torch.float16)
-                b, s = 8, 1
-            else:
-                cfg = transformers.Qwen2Config(
-                    hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
-                    num_attention_heads=14, num_key_value_heads=2, vocab_size=32000)
-                model = transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16)
-                b, s = 1, 128
-        model.eval()
-        return hf_step(torch, model, b, s), "torch"
+    from validate import fork_join, hf_decoder_step
+    if name == "mistral_decode_b2":
+        return hf_decoder_step("Mistral", "bfloat16", 2, 1, hidden_size=1024,
+                               intermediate_size=3584, num_hidden_layers=16,
+                               num_attention_heads=16, num_key_value_heads=4,
+                               vocab_size=32000), "torch"
+    if name == "gpt2_small_decode_b8":
+        return hf_decoder_step("GPT2", "float16", 8, 1, "LMHeadModel", n_embd=768, n_layer=12,
+                               n_head=12), "torch"
+    if name == "qwen2_prefill_128":
+        return hf_decoder_step("Qwen2", "bfloat16", 1, 128, hidden_size=896,
+                               intermediate_size=4864, num_hidden_layers=24,
+                               num_attention_heads=14, num_key_value_heads=2,
+                               vocab_size=32000), "torch"
     if name == "cnn_b1":
         import torch.nn as nn
         layers = []

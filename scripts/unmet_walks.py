@@ -27,14 +27,12 @@ def opt_step():
     batch 4, fp16. OPT derives positions from a 2-D mask; with the prepared 4-D mask
     `validate.hf_step` gives, the positions are passed too."""
     import torch
-    import transformers
-    with torch.device("cuda"):
-        cfg = transformers.OPTConfig(
-            hidden_size=2048, ffn_dim=8192, num_hidden_layers=16, num_attention_heads=32,
-            vocab_size=32000, max_position_embeddings=2048, word_embed_proj_dim=2048)
-        model = transformers.OPTForCausalLM(cfg).to(torch.float16).eval()
+    from validate import hf_model
+    model = hf_model("OPT", "float16", hidden_size=2048, ffn_dim=8192, num_hidden_layers=16,
+                     num_attention_heads=32, vocab_size=32000, max_position_embeddings=2048,
+                     word_embed_proj_dim=2048)
     b = 4
-    ids = torch.randint(0, cfg.vocab_size, (b, 1), device="cuda")
+    ids = torch.randint(0, model.config.vocab_size, (b, 1), device="cuda")
     mask = torch.ones(b, 1, 1, 1, dtype=torch.bool, device="cuda")
     positions = torch.zeros(b, 1, dtype=torch.long, device="cuda")
 
@@ -48,17 +46,8 @@ def opt_step():
 def llama_b64_step():
     """A Llama-shaped decoder (hidden 2048, 16 layers, GQA 32/4 heads) at decode batch 64,
     bf16."""
-    import torch
-    import transformers
-    from validate import hf_step
-    with torch.device("cuda"):
-        cfg = transformers.LlamaConfig(
-            hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
-            num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
-            max_position_embeddings=2048)
-        model = transformers.LlamaForCausalLM(cfg).to(torch.bfloat16)
-    model.eval()
-    return hf_step(torch, model, 64, 1)
+    from validate import LLAMA, hf_decoder_step
+    return hf_decoder_step("Llama", "bfloat16", 64, 1, **dict(LLAMA, num_hidden_layers=16))
 
 
 def train_step():

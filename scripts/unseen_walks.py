@@ -20,26 +20,15 @@ from walk_registry import builder  # noqa: E402
 
 
 def transformers_walk(name):
-    import torch
-    import transformers
-    from validate import hf_step
-    with torch.device("cuda"):
-        if name == "phi3_decode_b1":
-            cfg = transformers.Phi3Config(
-                hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
-                num_attention_heads=32, num_key_value_heads=8, vocab_size=32000,
-                max_position_embeddings=2048, pad_token_id=0)
-            model = transformers.Phi3ForCausalLM(cfg).to(torch.bfloat16)
-            b, s = 1, 1
-        else:
-            cfg = transformers.GemmaConfig(
-                hidden_size=1536, intermediate_size=6144, num_hidden_layers=18,
-                num_attention_heads=8, num_key_value_heads=1, head_dim=256,
-                vocab_size=32000, max_position_embeddings=2048)
-            model = transformers.GemmaForCausalLM(cfg).to(torch.bfloat16)
-            b, s = 2, 1
-    model.eval()
-    return hf_step(torch, model, b, s)
+    from validate import hf_decoder_step
+    if name == "phi3_decode_b1":
+        return hf_decoder_step("Phi3", "bfloat16", 1, 1, hidden_size=2048,
+                               intermediate_size=5632, num_hidden_layers=16,
+                               num_attention_heads=32, num_key_value_heads=8, vocab_size=32000,
+                               max_position_embeddings=2048, pad_token_id=0)
+    return hf_decoder_step("Gemma", "bfloat16", 2, 1, hidden_size=1536, intermediate_size=6144,
+                           num_hidden_layers=18, num_attention_heads=8, num_key_value_heads=1,
+                           head_dim=256, vocab_size=32000, max_position_embeddings=2048)
 
 
 def bert_step():

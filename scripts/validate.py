@@ -48,11 +48,28 @@ WALKS = [
 
 # --------------------------------------------------------------------------- walks (child)
 
-def llama_config(torch, transformers):
-    return transformers.LlamaConfig(
-        hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
-        num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
-        max_position_embeddings=2048)
+LLAMA = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
+             num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
+             max_position_embeddings=2048)
+
+
+def hf_model(arch, dtype, head="ForCausalLM", **config):
+    """A transformers model of architecture `arch` (`Llama`, `GPT2`, ...) with random weights,
+    made on the GPU from `arch`Config(**config) as `arch` + `head`, in `dtype` (a torch dtype's
+    name) and in eval mode. Nothing is downloaded."""
+    import torch
+    import transformers
+    with torch.device("cuda"):
+        cfg = getattr(transformers, arch + "Config")(**config)
+        model = getattr(transformers, arch + head)(cfg).to(getattr(torch, dtype))
+    model.eval()
+    return model
+
+
+def hf_decoder_step(arch, dtype, batch, seq, head="ForCausalLM", **config):
+    """The step of [`hf_model`] over `batch` sequences of `seq` tokens (see [`hf_step`])."""
+    import torch
+    return hf_step(torch, hf_model(arch, dtype, head, **config), batch, seq)
 
 
 def hf_step(torch, model, batch, seq):
@@ -96,20 +113,15 @@ def build(name):
     import torch
     torch.manual_seed(0)
     if name.startswith("llama") or name.startswith("gpt2") or name.startswith("qwen2"):
-        import transformers
-        with torch.device("cuda"):
-            if name.startswith("llama"):
-                model = transformers.LlamaForCausalLM(llama_config(torch, transformers))
-                model = model.to(torch.bfloat16)
-            elif name.startswith("gpt2"):
-                cfg = transformers.GPT2Config(n_embd=1024, n_layer=24, n_head=16, n_positions=1024)
-                model = transformers.GPT2LMHeadModel(cfg).to(torch.float16)
-            else:
-                cfg = transformers.Qwen2Config(
-                    hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
-                    num_attention_heads=12, num_key_value_heads=2, vocab_size=32000)
-                model = transformers.Qwen2ForCausalLM(cfg).to(torch.bfloat16)
-        model.eval()
+        if name.startswith("llama"):
+            model = hf_model("Llama", "bfloat16", **LLAMA)
+        elif name.startswith("gpt2"):
+            model = hf_model("GPT2", "float16", "LMHeadModel", n_embd=1024, n_layer=24,
+                             n_head=16, n_positions=1024)
+        else:
+            model = hf_model("Qwen2", "bfloat16", hidden_size=1536, intermediate_size=8960,
+                             num_hidden_layers=28, num_attention_heads=12,
+                             num_key_value_heads=2, vocab_size=32000)
         batch, seq = {"llama_decode_b1": (1, 1), "llama_decode_b16": (16, 1),
                       "llama_prefill_512": (1, 512), "gpt2_decode_b1": (1, 1),
                       "qwen2_decode_b4": (4, 1)}[name]
