@@ -3,7 +3,7 @@ added the roofline stand-in choice and the memory sharing in `--summary`, and ru
 that version unchanged: a transformers architecture not used before (GPT-NeoX at decode batch
 1) and a Llama-shaped prefill of 256 tokens at batch 2 (results: docs/validation-h200.md,
 "Walks written last"). An OPT decoder was written with them and left out: its attention
-does not take the prepared 4-D mask `validate.hf_step` passes.
+does not take the prepared 4-D mask `walk_parts.hf_step` passes.
 
     python3 scripts/validate.py --out DIR --walk-module scripts/final_walks.py \
         --walks neox_decode_b1,llama_prefill_2x256
@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 def build(name):
     import torch
-    from validate import LLAMA, hf_decoder_step
+    from walk_parts import LLAMA, hf_decoder_step
     torch.manual_seed(13)
     if name == "neox_decode_b1":
         return hf_decoder_step("GPTNeoX", "float16", 1, 1, hidden_size=2048,

@@ -23,7 +23,7 @@ from walk_registry import builder  # noqa: E402
 def qwen3_step():
     """A Qwen3-shaped decoder (hidden 2048, 20 layers, GQA 16/8 heads of 128, q/k RMSNorm)
     at decode batch 8, bf16."""
-    from validate import hf_decoder_step
+    from walk_parts import hf_decoder_step
     return hf_decoder_step("Qwen3", "bfloat16", 8, 1, hidden_size=2048, intermediate_size=6144,
                            num_hidden_layers=20, num_attention_heads=16, num_key_value_heads=8,
                            head_dim=128, vocab_size=32000, max_position_embeddings=2048)
@@ -54,7 +54,7 @@ def lora_beside_base_step():
     beside their rank-16 adapters (4096 -> 16 -> 4096, scaled) on another, the adapters'
     outputs summed and added to the base's on the stream that forked them."""
     import torch
-    from validate import fork_join
+    from walk_parts import fork_join
     f = torch.nn.functional
     with torch.device("cuda"):
         base = [torch.randn(4096, 4096, dtype=torch.bfloat16) * 0.01 for _ in range(12)]

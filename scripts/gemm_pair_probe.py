@@ -21,7 +21,8 @@ import statistics
 import torch
 
 from tf32_walks import relu_chain
-from validate import capture_torch, fork_join
+from validate import capture_torch
+from walk_parts import fork_join
 
 ROUNDS = 15
 REPLAYS = 20

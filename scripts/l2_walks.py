@@ -19,7 +19,7 @@ from walk_registry import builder  # noqa: E402
 def tiny_gpt2_step():
     """A GPT-2-shaped decoder, 512 wide, 4 layers, 8 heads, an 8192-token vocabulary, fp16,
     at decode batch 1: ~20 MiB of weights."""
-    from validate import hf_decoder_step
+    from walk_parts import hf_decoder_step
     return hf_decoder_step("GPT2", "float16", 1, 1, "LMHeadModel", n_embd=512, n_layer=4,
                            n_head=8, vocab_size=8192, n_positions=256)
 

@@ -26,7 +26,7 @@ from walk_registry import builder  # noqa: E402
 def starcoder2_step():
     """A StarCoder2-shaped decoder (hidden 2048, 16 layers, GQA 16/4 heads) at decode batch 4,
     fp16."""
-    from validate import hf_decoder_step
+    from walk_parts import hf_decoder_step
     return hf_decoder_step("Starcoder2", "float16", 4, 1, hidden_size=2048,
                            intermediate_size=8192, num_hidden_layers=16, num_attention_heads=16,
                            num_key_value_heads=4, vocab_size=32000, max_position_embeddings=2048)
@@ -99,7 +99,7 @@ def draft_and_verify_step():
     beside a larger model's verify step (4 bf16 gated-MLP layers of hidden 4096 with RMSNorm
     at 8 tokens) on another; their results summed on the stream that forked them."""
     import torch
-    from validate import fork_join
+    from walk_parts import fork_join
     f = torch.nn.functional
     with torch.device("cuda"):
         small = [(torch.randn(2048, 512, dtype=torch.float16) * 0.02,

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 def build(name):
     import torch
     torch.manual_seed(1)
-    from validate import fork_join, hf_decoder_step
+    from walk_parts import fork_join, hf_decoder_step
     if name == "mistral_decode_b2":
         return hf_decoder_step("Mistral", "bfloat16", 2, 1, hidden_size=1024,
                                intermediate_size=3584, num_hidden_layers=16,

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 def build(name):
     import torch
     torch.manual_seed(2)
-    from validate import fork_join
+    from walk_parts import fork_join
     f = torch.nn.functional
     if name == "two_streams_linear":
         # Two bf16 MLP branches of nn.Linear layers with bias, hidden 2048 -> 5632 -> 2048.

@@ -34,7 +34,7 @@ def relu_chain(x, ws):
 
 def build(name):
     import torch
-    from validate import fork_join
+    from walk_parts import fork_join
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.manual_seed(17)
     dev = "cuda"

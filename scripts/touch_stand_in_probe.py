@@ -36,7 +36,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from validate import capture_torch, fork_join, replay_ms  # noqa: E402
+from validate import capture_torch, replay_ms  # noqa: E402
+from walk_parts import fork_join  # noqa: E402
 
 SRC = r"""
 #include <cuda_fp16.h>

@@ -25,9 +25,9 @@ from walk_registry import builder  # noqa: E402
 def opt_step():
     """An OPT-shaped decoder (hidden 2048, 16 layers, 32 heads, ReLU MLP of 8192) at decode
     batch 4, fp16. OPT derives positions from a 2-D mask; with the prepared 4-D mask
-    `validate.hf_step` gives, the positions are passed too."""
+    `walk_parts.hf_step` gives, the positions are passed too."""
     import torch
-    from validate import hf_model
+    from walk_parts import hf_model
     model = hf_model("OPT", "float16", hidden_size=2048, ffn_dim=8192, num_hidden_layers=16,
                      num_attention_heads=32, vocab_size=32000, max_position_embeddings=2048,
                      word_embed_proj_dim=2048)
@@ -46,7 +46,7 @@ def opt_step():
 def llama_b64_step():
     """A Llama-shaped decoder (hidden 2048, 16 layers, GQA 32/4 heads) at decode batch 64,
     bf16."""
-    from validate import LLAMA, hf_decoder_step
+    from walk_parts import LLAMA, hf_decoder_step
     return hf_decoder_step("Llama", "bfloat16", 64, 1, **dict(LLAMA, num_hidden_layers=16))
 
 

@@ -20,7 +20,7 @@ from walk_registry import builder  # noqa: E402
 
 
 def transformers_walk(name):
-    from validate import hf_decoder_step
+    from walk_parts import hf_decoder_step
     if name == "phi3_decode_b1":
         return hf_decoder_step("Phi3", "bfloat16", 1, 1, hidden_size=2048,
                                intermediate_size=5632, num_hidden_layers=16,
@@ -148,7 +148,7 @@ def gated_mlp_experts(count, d, h, layers, batch):
 def experts_step():
     """Two fp16 gated-MLP experts (hidden 1536 -> 4096 -> 1536, 6 layers each, batch 8, no
     bias) on two streams forked from the current one and joined back."""
-    from validate import fork_join
+    from walk_parts import fork_join
     return fork_join(*gated_mlp_experts(2, 1536, 4096, 6, 8))
 
 

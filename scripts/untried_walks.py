@@ -146,7 +146,7 @@ def h2d_beside_gemms_step():
     bf16 4096 x 4096 GEMMs at 64 tokens on another, as an engine that streams offloaded
     weights in while it computes; forked and joined."""
     import torch
-    from validate import fork_join
+    from walk_parts import fork_join
     f = torch.nn.functional
     d, tokens = 4096, 64
     host = [torch.randn(1024, d, dtype=torch.bfloat16).pin_memory() for _ in range(8)]

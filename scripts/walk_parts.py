@@ -1,0 +1,63 @@
+"""Parts the validation walks are built from (`scripts/validate.py` and the walk modules):
+transformers decoders with random weights and their step, and two branches forked onto side
+streams. PyTorch and transformers are imported when a part is used, so the harness and its
+tables load without them."""
+
+LLAMA = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
+             num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
+             max_position_embeddings=2048)
+
+
+def hf_model(arch, dtype, head="ForCausalLM", **config):
+    """A transformers model of architecture `arch` (`Llama`, `GPT2`, ...) with random weights,
+    made on the GPU from `arch`Config(**config) as `arch` + `head`, in `dtype` (a torch dtype's
+    name) and in eval mode. Nothing is downloaded."""
+    import torch
+    import transformers
+    with torch.device("cuda"):
+        cfg = getattr(transformers, arch + "Config")(**config)
+        model = getattr(transformers, arch + head)(cfg).to(getattr(torch, dtype))
+    model.eval()
+    return model
+
+
+def hf_decoder_step(arch, dtype, batch, seq, head="ForCausalLM", **config):
+    """The step of [`hf_model`] over `batch` sequences of `seq` tokens (see [`hf_step`])."""
+    import torch
+    return hf_step(torch, hf_model(arch, dtype, head, **config), batch, seq)
+
+
+def hf_step(torch, model, batch, seq):
+    ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
+    # A prepared 4-D causal mask: transformers uses it as given. Without one, the mask code
+    # makes a data-dependent choice in an eager step (skip the mask, flash attention) that it
+    # cannot make under capture (materialise it, another SDPA kernel), so the captured graph
+    # would run a different, longer walk than the recorded one — a walk no trace of the eager
+    # step can price. The table's "same walk" column checks that the graph replays the
+    # recorded kernels.
+    mask = torch.ones(batch, 1, seq, seq, dtype=torch.bool, device="cuda").tril()
+
+    def step():
+        with torch.no_grad():
+            return model(input_ids=ids, attention_mask=mask, use_cache=False).logits
+    return step
+
+
+def fork_join(side_a, side_b):
+    """A step on two side streams: forked from the current stream, `side_a()` on one beside
+    `side_b()` on the other, joined back and their results added on the current stream."""
+    import torch
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+
+    def step():
+        main = torch.cuda.current_stream()
+        s1.wait_stream(main)
+        s2.wait_stream(main)
+        with torch.cuda.stream(s1):
+            a = side_a()
+        with torch.cuda.stream(s2):
+            b = side_b()
+        main.wait_stream(s1)
+        main.wait_stream(s2)
+        return a + b
+    return step
