@@ -13,13 +13,7 @@ fn op(stream: u64, corr: u64) -> Op {
 }
 
 fn wait(stream: u64, correlation: u64) -> StreamWait {
-    StreamWait {
-        stream,
-        correlation,
-        step: None,
-        recording: None,
-        recorded_at: None,
-    }
+    StreamWait::new(stream, correlation)
 }
 
 #[test]
@@ -153,7 +147,6 @@ fn a_later_wait_on_the_same_recording_waits_for_what_the_first_waited_for() {
     }
     let shared = |stream, correlation| StreamWait {
         recording: Some(5),
-        recorded_at: None,
         ..wait(stream, correlation)
     };
     let w = Walk {
@@ -200,12 +193,10 @@ fn a_recording_several_streams_wait_on_is_not_read_as_a_fork() {
         waits: vec![
             StreamWait {
                 recording: Some(2),
-                recorded_at: None,
                 ..wait(21, 2)
             },
             StreamWait {
                 recording: Some(2),
-                recorded_at: None,
                 ..wait(17, 3)
             },
         ],

@@ -167,13 +167,7 @@ fn streams_with_recorded_waits_overlap_in_the_model() {
         correlation: Some(corr),
         ..Op::kernel("k", corr as f64, us * 1e3)
     };
-    let wait = |stream, correlation| StreamWait {
-        stream,
-        correlation,
-        step: None,
-        recording: None,
-        recorded_at: None,
-    };
+    let wait = StreamWait::new;
     let mut w = Walk {
         ops: vec![k(7, 1, 10.0), k(13, 4, 30.0), k(17, 6, 20.0), k(7, 9, 10.0)],
         waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],

@@ -257,6 +257,20 @@ pub struct StreamWait {
     pub recorded_at: Option<u64>,
 }
 
+impl StreamWait {
+    /// A wait as its record gives it: the stream that waits and the call's correlation id;
+    /// its step and which recording it waits on are set once the whole trace is read.
+    pub fn new(stream: u64, correlation: u64) -> StreamWait {
+        StreamWait {
+            stream,
+            correlation,
+            step: None,
+            recording: None,
+            recorded_at: None,
+        }
+    }
+}
+
 /// Which operations to keep.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Filter {

@@ -99,13 +99,7 @@ mod tests {
     use super::*;
 
     fn wait(correlation: u64) -> StreamWait {
-        StreamWait {
-            stream: 13,
-            correlation,
-            step: None,
-            recording: None,
-            recorded_at: None,
-        }
+        StreamWait::new(13, correlation)
     }
 
     fn marked(waits: &[(u64, Option<u64>)], records: &[u64]) -> Vec<(Option<u64>, Option<u64>)> {

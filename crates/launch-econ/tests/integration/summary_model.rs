@@ -21,13 +21,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
         matmul: g.map(MatmulRole::Call),
         ..Op::kernel("k", corr as f64, us * 1e3)
     };
-    let wait = |stream, correlation| StreamWait {
-        stream,
-        correlation,
-        step: None,
-        recording: None,
-        recorded_at: None,
-    };
+    let wait = StreamWait::new;
     let w = Walk {
         ops: vec![
             k(7, 1, 10.0, None),

@@ -255,13 +255,7 @@ fn stream_wait(ev: &Event) -> Result<Option<(StreamWait, Option<u64>)>, String> 
             as_uint(&args.correlation, "correlation")?,
         ) {
             (Some(stream), Some(correlation)) => Some((
-                StreamWait {
-                    stream,
-                    correlation,
-                    step: None,
-                    recording: None,
-                    recorded_at: None,
-                },
+                StreamWait::new(stream, correlation),
                 as_uint(&args.wait_on_cuda_event_id, "wait_on_cuda_event_id")?,
             )),
             _ => None,

@@ -149,19 +149,10 @@ fn stream_waits_come_from_cuda_sync_events() {
     assert_eq!(
         w.waits,
         vec![
+            StreamWait::new(13, 16),
             StreamWait {
-                stream: 13,
-                correlation: 16,
-                step: None,
-                recording: None,
-                recorded_at: None,
-            },
-            StreamWait {
-                stream: 7,
-                correlation: 36,
-                step: None,
                 recording: Some(36),
-                recorded_at: None,
+                ..StreamWait::new(7, 36)
             }
         ]
     );
