@@ -155,17 +155,20 @@ impl Schedule {
                 .filter(|&l| Some(l) != except && issued[l])
                 .collect()
         };
-        // Host issue order by correlation id: ops, waits, and the record calls that waits
-        // other than forks are known to wait on.
+        // Host issue order by correlation id (ties in this order): ops, waits, and the record
+        // calls that waits other than forks are known to wait on.
+        const OP: u8 = 0;
+        const WAIT: u8 = 1;
+        const RECORD: u8 = 2;
         let mut events: Vec<(u64, u8, usize)> =
-            (0..walk.ops.len()).map(|i| (corr(i), 0, i)).collect();
+            (0..walk.ops.len()).map(|i| (corr(i), OP, i)).collect();
         for (i, w) in walk.waits.iter().enumerate() {
             let Some(&lane) = lane_of.get(&w.stream) else {
                 continue; // a stream with no ops in this walk
             };
-            events.push((w.correlation, 1, i));
+            events.push((w.correlation, WAIT, i));
             if let Some(r) = at_record(i, lane) {
-                events.push((r, 2, 0));
+                events.push((r, RECORD, 0));
             }
         }
         events.sort_unstable();
@@ -182,13 +185,13 @@ impl Schedule {
         let mut first_wait: HashMap<u64, Option<usize>> = HashMap::new();
         for (c, kind, i) in events {
             match kind {
-                0 => {
+                OP => {
                     let lane = lane_of_op(i);
                     issued[lane] = true;
                     items.push(Item::Op { lane, op: i });
                     continue;
                 }
-                2 => {
+                RECORD => {
                     // Any stream may have recorded it: what each had issued.
                     let on = all(None, &issued);
                     record_item.insert(c, (!on.is_empty()).then_some(items.len()));
