@@ -16,15 +16,17 @@ use crate::stand_in::StandInPlan;
 use crate::timeline::Stamps;
 use crate::trace::Walk;
 
-/// One thing to issue: a step of a lane's prepared walk, or a wait on other lanes.
+/// One thing to issue: a step of a lane's prepared walk, or an event record or wait. Each
+/// event is made on the engine of the lane it records, so recording it records that lane.
 enum Issue {
-    Step(usize),
-    /// Record each event on its lane, then wait for it on this lane.
-    Wait(Vec<(usize, Event)>),
+    /// Step `step` of `lane`'s prepared walk.
+    Step { lane: usize, step: usize },
+    /// Record each event on its lane, then wait for it on `lane`.
+    Wait { lane: usize, events: Vec<Event> },
     /// Record each event on its lane (an event record call later waits wait on).
-    Record(Vec<(usize, Event)>),
-    /// Wait on this lane for the events the `Wait` or `Record` at this index recorded.
-    WaitOn(usize),
+    Record(Vec<Event>),
+    /// Wait on `lane` for the events the `Wait` or `Record` at `items[at]` recorded.
+    WaitOn { lane: usize, at: usize },
 }
 
 struct Lane {
@@ -35,7 +37,7 @@ struct Lane {
 /// The walk laid out on lanes, ready to issue or capture.
 pub(crate) struct LanedWalk {
     lanes: Vec<Lane>,
-    items: Vec<(usize, Issue)>,
+    items: Vec<Issue>,
     /// Recorded on lane 0 at the start of a walk (several lanes only).
     fork: Option<Event>,
     /// Recorded on lanes 1.. at the end of a walk.
@@ -80,26 +82,27 @@ impl LanedWalk {
             let prep = Prepared::new(&engine, ops.iter().map(|&i| &walk.ops[i]), plan)?;
             lanes.push(Lane { engine, prep });
         }
+        let events_on = |on: &[usize]| {
+            on.iter()
+                .map(|&l| lanes[l].engine.event())
+                .collect::<memra_engine::Result<Vec<_>>>()
+        };
         let mut items = Vec::with_capacity(schedule.items.len());
         for item in &schedule.items {
             items.push(match item {
-                Item::Op { op, .. } => (at[*op].0, Issue::Step(at[*op].1)),
-                Item::Wait { lane, on } => {
-                    let events = on
-                        .iter()
-                        .map(|&l| Ok((l, lanes[l].engine.event()?)))
-                        .collect::<memra_engine::Result<Vec<_>>>()?;
-                    (*lane, Issue::Wait(events))
-                }
-                Item::Record { on } => {
-                    let events = on
-                        .iter()
-                        .map(|&l| Ok((l, lanes[l].engine.event()?)))
-                        .collect::<memra_engine::Result<Vec<_>>>()?;
-                    // Each event records on its own lane; the item's lane is not used.
-                    (0, Issue::Record(events))
-                }
-                Item::WaitOn { lane, at } => (*lane, Issue::WaitOn(*at)),
+                Item::Op { op, .. } => Issue::Step {
+                    lane: at[*op].0,
+                    step: at[*op].1,
+                },
+                Item::Wait { lane, on } => Issue::Wait {
+                    lane: *lane,
+                    events: events_on(on)?,
+                },
+                Item::Record { on } => Issue::Record(events_on(on)?),
+                Item::WaitOn { lane, at } => Issue::WaitOn {
+                    lane: *lane,
+                    at: *at,
+                },
             });
         }
         let (fork, joins) = if n > 1 {
@@ -144,27 +147,27 @@ impl LanedWalk {
                 l.engine.wait_event(f)?;
             }
         }
-        for (lane, issue) in items.iter() {
+        for issue in items.iter() {
             match issue {
-                Issue::Step(i) => {
+                Issue::Step { lane, step } => {
                     host_busy(host_overhead);
                     let Lane { engine, prep } = &mut lanes[*lane];
-                    prep.issue_step(engine, *i)?;
+                    prep.issue_step(engine, *step)?;
                 }
-                Issue::Wait(events) => {
-                    for (_, ev) in events {
+                Issue::Wait { lane, events } => {
+                    for ev in events {
                         ev.record()?;
                         lanes[*lane].engine.wait_event(ev)?;
                     }
                 }
                 Issue::Record(events) => {
-                    for (_, ev) in events {
+                    for ev in events {
                         ev.record()?;
                     }
                 }
-                Issue::WaitOn(at) => {
-                    if let (_, Issue::Wait(events) | Issue::Record(events)) = &items[*at] {
-                        for (_, ev) in events {
+                Issue::WaitOn { lane, at } => {
+                    if let Issue::Wait { events, .. } | Issue::Record(events) = &items[*at] {
+                        for ev in events {
                             lanes[*lane].engine.wait_event(ev)?;
                         }
                     }
