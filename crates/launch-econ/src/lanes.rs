@@ -16,8 +16,9 @@
 //! `wait_on_cuda_event_id`), a wait on an event that an earlier wait waited on, with no event
 //! recorded between the two calls, waits for the same work as that earlier wait, whatever was
 //! issued between them (one recording waited on by several streams, as a producer's output is
-//! by its consumers); such an event is the program's own, so its first wait is never read as
-//! a fork. And where the event ids number the record calls (`crate::trace::recordings`), a
+//! by its consumers). An event several waits wait on — that recording, or the event recorded
+//! again, as a pipeline's reused `ready` event — is the program's own, so none of its waits
+//! is read as a fork. And where the event ids number the record calls (`crate::trace::recordings`), a
 //! wait that is not a fork waits for what was issued before its event's record call
 //! ([`Item::Record`]), not before the wait ([`WaitRule::All`] leaves that reading out). A walk
 //! on several streams without recorded waits runs on one lane, in
@@ -137,9 +138,10 @@ impl Schedule {
                 .recording
                 .is_some_and(|r| per_recording[&r] > 1)
         };
+        // A wait on an event the program keeps (waited on again) is never a fork.
         let fork = |i: usize, lane: usize| {
             walk.wait_rule == WaitRule::Join
-                && !shared(i)
+                && !walk.waits[i].kept_event
                 && Some(lane) != join
                 && walk.waits[i].correlation < first_op[lane]
         };

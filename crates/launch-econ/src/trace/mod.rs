@@ -255,6 +255,11 @@ pub struct StreamWait {
     /// bears that out (see `trace::recordings`).
     #[serde(skip)]
     pub recorded_at: Option<u64>,
+    /// The event it waits on is waited on by other waits of the trace too: an event the
+    /// program keeps and records again, not the fresh event a framework's fork records for one
+    /// wait (see `trace::recordings`).
+    #[serde(skip)]
+    pub kept_event: bool,
 }
 
 impl StreamWait {
@@ -267,6 +272,7 @@ impl StreamWait {
             step: None,
             recording: None,
             recorded_at: None,
+            kept_event: false,
         }
     }
 }

@@ -17,20 +17,33 @@
 //!   as waiting for less (`--waits all` prices the upper bound).
 //! * **One recording until a record call.** A wait on an event that an earlier wait waited
 //!   on, with no event recorded between the two calls, waits on the same recording.
+//! * **A kept event.** An event several waits wait on (one recording shared, or one event
+//!   recorded again, as a pipeline's `ready` event is every layer) is one the program keeps:
+//!   none of its waits is a framework's fork, whose `wait_stream` records a fresh event for
+//!   its one wait.
 
 use std::collections::HashMap;
 
 use super::StreamWait;
 
-/// Sets each wait's [`StreamWait::recording`] (the second reading) and, where the
-/// one-event-a-record reading holds, its [`StreamWait::recorded_at`]. `waits` and `records`
-/// (the record calls' correlation ids) in host order; `events`: each wait's event id by the
-/// wait's correlation id.
+/// Sets each wait's [`StreamWait::recording`] (the second reading) and
+/// [`StreamWait::kept_event`] (the third) and, where the one-event-a-record reading holds, its
+/// [`StreamWait::recorded_at`]. `waits` and `records` (the record calls' correlation ids) in
+/// host order; `events`: each wait's event id by the wait's correlation id.
 pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records: &[u64]) {
     if let Some(at) = one_event_a_record(waits, events, records) {
         for (w, r) in waits.iter_mut().zip(at) {
             w.recorded_at = r;
         }
+    }
+    let mut per_event: HashMap<u64, usize> = HashMap::new();
+    for w in waits.iter() {
+        if let Some(&event) = events.get(&w.correlation) {
+            *per_event.entry(event).or_default() += 1;
+        }
+    }
+    for w in waits.iter_mut() {
+        w.kept_event = events.get(&w.correlation).is_some_and(|e| per_event[e] > 1);
     }
     // Per event: the correlation and recording of the last wait on it.
     let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
@@ -102,14 +115,21 @@ mod tests {
         StreamWait::new(13, correlation)
     }
 
-    fn marked(waits: &[(u64, Option<u64>)], records: &[u64]) -> Vec<(Option<u64>, Option<u64>)> {
+    fn marked_waits(waits: &[(u64, Option<u64>)], records: &[u64]) -> Vec<StreamWait> {
         let mut w: Vec<StreamWait> = waits.iter().map(|&(c, _)| wait(c)).collect();
         let events = waits
             .iter()
             .filter_map(|&(c, e)| Some((c, e?)))
             .collect::<HashMap<_, _>>();
         mark(&mut w, &events, records);
-        w.iter().map(|w| (w.recording, w.recorded_at)).collect()
+        w
+    }
+
+    fn marked(waits: &[(u64, Option<u64>)], records: &[u64]) -> Vec<(Option<u64>, Option<u64>)> {
+        marked_waits(waits, records)
+            .iter()
+            .map(|w| (w.recording, w.recorded_at))
+            .collect()
     }
 
     #[test]
@@ -169,6 +189,20 @@ mod tests {
                 (Some(52), None)
             ]
         );
+        // Event 3, waited on twice, is kept by the program; the fork events are not.
+        let kept: Vec<bool> = marked_waits(
+            &[
+                (12, Some(100)),
+                (22, Some(3)),
+                (42, Some(3)),
+                (52, Some(101)),
+            ],
+            &[10, 20, 40, 50],
+        )
+        .iter()
+        .map(|w| w.kept_event)
+        .collect();
+        assert_eq!(kept, vec![false, true, true, false]);
     }
 
     #[test]
