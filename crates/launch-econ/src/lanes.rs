@@ -16,15 +16,18 @@
 //! `wait_on_cuda_event_id`), a wait on an event that an earlier wait waited on, with no event
 //! recorded between the two calls, waits for the same work as that earlier wait, whatever was
 //! issued between them (one recording waited on by several streams, as a producer's output is
-//! by its consumers). An event several waits wait on — that recording, or the event recorded
-//! again, as a pipeline's reused `ready` event — is the program's own, so none of its waits
-//! is read as a fork. And where the event ids number the record calls (`crate::trace::recordings`), a
+//! by its consumers); such an event is the program's own, so its first wait is never read as
+//! a fork. Nor is any wait on an event that some wait waits on after its stream's work began
+//! (a pipeline's `ready` event, recorded again every layer, whose first wait comes before
+//! the consumer's first kernel), where a fork's event — fresh for each fork, as
+//! `wait_stream`'s, or one event recorded again for each — is waited on only before a
+//! stream's work. And where the event ids number the record calls (`crate::trace::recordings`), a
 //! wait that is not a fork waits for what was issued before its event's record call
 //! ([`Item::Record`]), not before the wait ([`WaitRule::All`] leaves that reading out). A walk
 //! on several streams without recorded waits runs on one lane, in
 //! start order — an upper bound — and the replay says so.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::trace::{WaitRule, Walk};
 
@@ -138,10 +141,24 @@ impl Schedule {
                 .recording
                 .is_some_and(|r| per_recording[&r] > 1)
         };
-        // A wait on an event the program keeps (waited on again) is never a fork.
+        // Events some wait waits on after its stream's work began: a program's own events
+        // that order work between streams (a pipeline's `ready`, recorded again every
+        // layer), where a fork's event, fresh or recorded again for each fork, is only ever
+        // waited on before a stream's work.
+        let ordering: HashSet<u64> = walk
+            .waits
+            .iter()
+            .filter(|w| {
+                lane_of
+                    .get(&w.stream)
+                    .is_some_and(|&l| w.correlation > first_op[l])
+            })
+            .filter_map(|w| w.event)
+            .collect();
         let fork = |i: usize, lane: usize| {
             walk.wait_rule == WaitRule::Join
-                && !walk.waits[i].kept_event
+                && !shared(i)
+                && !walk.waits[i].event.is_some_and(|e| ordering.contains(&e))
                 && Some(lane) != join
                 && walk.waits[i].correlation < first_op[lane]
         };

@@ -147,7 +147,6 @@ fn a_later_wait_on_the_same_recording_waits_for_what_the_first_waited_for() {
     }
     let shared = |stream, correlation| StreamWait {
         recording: Some(5),
-        kept_event: true,
         ..wait(stream, correlation)
     };
     let w = Walk {
@@ -194,12 +193,10 @@ fn a_recording_several_streams_wait_on_is_not_read_as_a_fork() {
         waits: vec![
             StreamWait {
                 recording: Some(2),
-                kept_event: true,
                 ..wait(21, 2)
             },
             StreamWait {
                 recording: Some(2),
-                kept_event: true,
                 ..wait(17, 3)
             },
         ],
@@ -222,19 +219,20 @@ fn a_recording_several_streams_wait_on_is_not_read_as_a_fork() {
 }
 
 #[test]
-fn the_first_wait_on_an_event_recorded_again_is_not_read_as_a_fork() {
+fn the_first_wait_on_an_event_that_orders_a_pipeline_is_not_read_as_a_fork() {
     // Main (7) forks a first stream (13) and a second (17), then the first runs layer 0 and
-    // records one kept event, which the second waits on before its own layer 0; again for
-    // layer 1. The second's first wait waits on the first stream's layer, not on main.
+    // records event 22, which the second waits on before its own layer 0; again for layer 1.
+    // Event 22 is waited on after the second stream's work began, so it orders the streams:
+    // the second's first wait waits on the first stream's layer, not on main.
     let ops = vec![op(13, 3), op(17, 5), op(13, 6), op(17, 8), op(7, 9)];
-    let kept = |stream, correlation| StreamWait {
+    let on = |stream, correlation, event| StreamWait {
         recording: Some(correlation),
-        kept_event: true,
+        event: Some(event),
         ..wait(stream, correlation)
     };
     let w = Walk {
         ops,
-        waits: vec![wait(13, 1), wait(17, 2), kept(17, 4), kept(17, 7)],
+        waits: vec![on(13, 1, 100), on(17, 2, 101), on(17, 4, 22), on(17, 7, 22)],
         ..Walk::default()
     };
     let s = Schedule::of(&w);
@@ -242,13 +240,40 @@ fn the_first_wait_on_an_event_recorded_again_is_not_read_as_a_fork() {
     let spans = s.lay_out(|_| 1.0);
     assert_eq!(spans[1], (1, 1.0, 2.0));
     assert_eq!(spans[3], (1, 2.0, 3.0));
-    // Read as waits on fresh events, the second stream's first wait is a fork from main and
-    // its layer 0 runs beside the first stream's.
+    // On fresh events, the second stream's first wait is a fork from main and its layer 0
+    // runs beside the first stream's.
     let fresh = Walk {
-        waits: vec![wait(13, 1), wait(17, 2), wait(17, 4), wait(17, 7)],
+        waits: vec![
+            on(13, 1, 100),
+            on(17, 2, 101),
+            on(17, 4, 102),
+            on(17, 7, 103),
+        ],
         ..w
     };
     assert_eq!(Schedule::of(&fresh).lay_out(|_| 1.0)[1], (1, 0.0, 1.0));
+}
+
+#[test]
+fn one_event_recorded_again_for_each_fork_is_still_read_as_forks() {
+    // Main (7) records event 5 and a side stream (13) waits on it and runs; main records it
+    // again and a second side stream (17) waits and runs; main joins both. Every wait on
+    // event 5 starts a stream's work: forks, so the second side stream does not queue
+    // behind the first.
+    let ops = vec![op(13, 3), op(17, 5), op(7, 9)];
+    let fork = |stream, correlation| StreamWait {
+        recording: Some(correlation),
+        event: Some(5),
+        ..wait(stream, correlation)
+    };
+    let w = Walk {
+        ops,
+        waits: vec![fork(13, 2), fork(17, 4)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!(s.forks_on_join, 1);
+    assert_eq!(s.lay_out(|_| 1.0)[1], (1, 0.0, 1.0));
 }
 
 #[test]

@@ -255,11 +255,11 @@ pub struct StreamWait {
     /// bears that out (see `trace::recordings`).
     #[serde(skip)]
     pub recorded_at: Option<u64>,
-    /// The event it waits on is waited on by other waits of the trace too: an event the
-    /// program keeps and records again, not the fresh event a framework's fork records for one
-    /// wait (see `trace::recordings`).
+    /// The id of the event it waits on, where the trace names it (Kineto's
+    /// `wait_on_cuda_event_id`): where the waits on one event fall tells a program's own
+    /// event from a fork's (see [`crate::lanes`]).
     #[serde(skip)]
-    pub kept_event: bool,
+    pub event: Option<u64>,
 }
 
 impl StreamWait {
@@ -272,7 +272,7 @@ impl StreamWait {
             step: None,
             recording: None,
             recorded_at: None,
-            kept_event: false,
+            event: None,
         }
     }
 }

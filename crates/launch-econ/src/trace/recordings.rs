@@ -17,18 +17,13 @@
 //!   as waiting for less (`--waits all` prices the upper bound).
 //! * **One recording until a record call.** A wait on an event that an earlier wait waited
 //!   on, with no event recorded between the two calls, waits on the same recording.
-//! * **A kept event.** An event several waits wait on (one recording shared, or one event
-//!   recorded again, as a pipeline's `ready` event is every layer) is one the program keeps:
-//!   none of its waits is a framework's fork, whose `wait_stream` records a fresh event for
-//!   its one wait.
 
 use std::collections::HashMap;
 
 use super::StreamWait;
 
-/// Sets each wait's [`StreamWait::recording`] (the second reading) and
-/// [`StreamWait::kept_event`] (the third) and, where the one-event-a-record reading holds, its
-/// [`StreamWait::recorded_at`]. `waits` and `records` (the record calls' correlation ids) in
+/// Sets each wait's [`StreamWait::event`], its [`StreamWait::recording`] (the second reading)
+/// and, where the one-event-a-record reading holds, its [`StreamWait::recorded_at`]. `waits` and `records` (the record calls' correlation ids) in
 /// host order; `events`: each wait's event id by the wait's correlation id.
 pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records: &[u64]) {
     if let Some(at) = one_event_a_record(waits, events, records) {
@@ -36,14 +31,8 @@ pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records
             w.recorded_at = r;
         }
     }
-    let mut per_event: HashMap<u64, usize> = HashMap::new();
-    for w in waits.iter() {
-        if let Some(&event) = events.get(&w.correlation) {
-            *per_event.entry(event).or_default() += 1;
-        }
-    }
     for w in waits.iter_mut() {
-        w.kept_event = events.get(&w.correlation).is_some_and(|e| per_event[e] > 1);
+        w.event = events.get(&w.correlation).copied();
     }
     // Per event: the correlation and recording of the last wait on it.
     let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
@@ -189,20 +178,13 @@ mod tests {
                 (Some(52), None)
             ]
         );
-        // Event 3, waited on twice, is kept by the program; the fork events are not.
-        let kept: Vec<bool> = marked_waits(
-            &[
-                (12, Some(100)),
-                (22, Some(3)),
-                (42, Some(3)),
-                (52, Some(101)),
-            ],
-            &[10, 20, 40, 50],
-        )
-        .iter()
-        .map(|w| w.kept_event)
-        .collect();
-        assert_eq!(kept, vec![false, true, true, false]);
+        // Each wait knows its event.
+        let events: Vec<Option<u64>> =
+            marked_waits(&[(12, Some(100)), (22, Some(3)), (32, None)], &[10, 20])
+                .iter()
+                .map(|w| w.event)
+                .collect();
+        assert_eq!(events, vec![Some(100), Some(3), None]);
     }
 
     #[test]

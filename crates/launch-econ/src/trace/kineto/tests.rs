@@ -152,6 +152,7 @@ fn stream_waits_come_from_cuda_sync_events() {
             StreamWait::new(13, 16),
             StreamWait {
                 recording: Some(36),
+                event: Some(1270),
                 ..StreamWait::new(7, 36)
             }
         ]
