@@ -1,16 +1,19 @@
-"""Four walks for `scripts/validate.py --walk-module` whose streams are ordered by events the
-program records and waits on itself (not `wait_stream` forks and joins), written after the
-change that reads waits on one recording of an event as waiting for the same work (36ebf5b)
-and run once with it: one producer's output waited on by three consumer streams in every
-layer, a pipeline that records one reused event object again every layer, weights for the
-next layer copied on a side stream while the current layer computes (waits both ways: the
-copy waits until its buffer was read, the layer waits for its copy), and two streams that
+"""Walks for `scripts/validate.py --walk-module` whose streams are ordered by events the
+program records and waits on itself (not `wait_stream` forks and joins). Four were written
+after the change that reads waits on one recording of an event as waiting for the same work
+(36ebf5b) and run once with it: one producer's output waited on by three consumer streams in
+every layer, a pipeline that records one reused event object again every layer, weights for
+the next layer copied on a side stream while the current layer computes (waits both ways:
+the copy waits until its buffer was read, the layer waits for its copy), and two streams that
 hand work to each other back and forth (results: docs/validation-h200.md, "Streams ordered by
-the program's own events").
+the program's own events"). The fifth, three side streams forked one after another on one
+event the program records again on main for each, was written with the change that reads a
+wait on an event ordering a pipeline as no fork (88b9be6), to check that forks on one kept
+event stay forks (docs/validation-h200.md, "Waits on an event the program keeps").
 
     python3 scripts/validate.py --out DIR --walk-module scripts/event_walks.py \
         --walks broadcast_three_consumers,reused_event_pipeline,prefetch_next_weights,\
-ping_pong_streams
+ping_pong_streams,forks_on_one_event
 """
 import os
 import sys
@@ -166,9 +169,41 @@ def ping_pong_step():
     return step
 
 
+def forks_on_one_event_step():
+    """A main fp16 stream (hidden 2048, batch 8) runs a projection, then forks three side
+    streams one after another by recording one Event it keeps on main again before each side
+    stream waits on it (not `wait_stream`'s fresh event per fork); each side stream runs four
+    projections with GELUs on the projection; main joins them and adds their outputs."""
+    import torch
+    f = torch.nn.functional
+    d = 2048
+    w_main = weights(torch, 1, d)[0]
+    ws = [weights(torch, 4, d) for _ in range(3)]
+    x0 = torch.randn(8, d, dtype=torch.float16, device="cuda")
+    sides = [torch.cuda.Stream() for _ in range(3)]
+    forked = torch.cuda.Event()
+
+    def step():
+        main = torch.cuda.current_stream()
+        h = f.linear(x0, w_main)
+        outs = []
+        for s, w in zip(sides, ws):
+            forked.record(main)
+            s.wait_event(forked)
+            with torch.cuda.stream(s):
+                y = h
+                for wi in w:
+                    y = f.gelu(f.linear(y, wi))
+                outs.append(y)
+        join(main, sides)
+        return outs[0] + outs[1] + outs[2]
+    return step
+
+
 build = builder(23, {
     "broadcast_three_consumers": broadcast_step,
     "reused_event_pipeline": reused_event_step,
     "prefetch_next_weights": prefetch_step,
     "ping_pong_streams": ping_pong_step,
+    "forks_on_one_event": forks_on_one_event_step,
 })

@@ -62,7 +62,7 @@ GROUPS = [
                                 "int8_gemm_chain_b32,convnext_blocks_b4,staged_three_streams,"
                                 "cupy_row_softmax"),
     ("events", "event_walks.py", "broadcast_three_consumers,reused_event_pipeline,"
-                                 "prefetch_next_weights,ping_pong_streams"),
+                                 "prefetch_next_weights,ping_pong_streams,forks_on_one_event"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
