@@ -4,9 +4,10 @@
 //!
 //! Replayed times are the GPU's own: each timed stand-in stamps its start and end from
 //! `%globaltimer` (the first block's start, the last block's end), so the trace shows the
-//! stand-ins and the gaps between them as they ran, without a profiler. Stand-ins that stamp
-//! nothing (the empty kernel, copies, memsets) are placed in the gap they left on their
-//! stream and marked `"timing": "inferred"`.
+//! stand-ins and the gaps between them as they ran, without a profiler. Ops that stamp
+//! nothing (the empty kernel, copies, memsets, GEMMs run for real) are placed in the gap they
+//! left on their stream — those that lead a stream, before its first stamp, back to back at
+//! their recorded durations up to it — and marked `"timing": "inferred"`.
 
 use serde_json::{json, Value};
 
@@ -56,34 +57,62 @@ fn clamp_stale_starts(stamps: &Stamps) -> (Stamps, Vec<bool>) {
     (out, stale)
 }
 
+/// Where the unstamped ops that lead each lane (before its first stamp) start, ns on the GPU
+/// clock: back to back at their recorded durations, the last ending where the lane's first
+/// stamped op starts. Nothing stamps them (a GEMM run for real often leads a lane), and laid
+/// forward from that stamp they would have no room. `None` for every other op.
+fn leading_starts(walk: &Walk, stamps: &Stamps) -> Vec<Option<f64>> {
+    let mut out = vec![None; stamps.len()];
+    let lanes = stamps.iter().map(|(l, _)| l + 1).max().unwrap_or(0);
+    for lane in 0..lanes {
+        let idx: Vec<usize> = (0..stamps.len()).filter(|&i| stamps[i].0 == lane).collect();
+        let Some(first) = idx.iter().position(|&i| stamps[i].1.is_some()) else {
+            continue;
+        };
+        let mut t = stamps[idx[first]].1.map_or(0.0, |(a, _)| a as f64);
+        for &i in idx[..first].iter().rev() {
+            t -= walk.ops[i].duration_ns.max(0.0);
+            out[i] = Some(t);
+        }
+    }
+    out
+}
+
 /// Complete events of one replayed walk under process `pid`, times relative to its first
-/// stamp, µs.
+/// op, µs.
 fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> Vec<Value> {
     let (stamps, stale) = &clamp_stale_starts(stamps);
+    let leading = leading_starts(walk, stamps);
     let base = stamps
         .iter()
-        .filter_map(|(_, s)| s.map(|(a, _)| a))
-        .min()
-        .unwrap_or(0);
-    let rel = |t: u64| t.saturating_sub(base) as f64 / 1e3;
+        .filter_map(|(_, s)| s.map(|(a, _)| a as f64))
+        .chain(leading.iter().flatten().copied())
+        .fold(f64::INFINITY, f64::min);
+    let base = if base.is_finite() { base } else { 0.0 };
+    let rel = |t: f64| (t - base) / 1e3;
     let lanes = stamps.iter().map(|(l, _)| l + 1).max().unwrap_or(0);
     let mut out = Vec::new();
     for lane in 0..lanes {
         let idx: Vec<usize> = (0..stamps.len()).filter(|&i| stamps[i].0 == lane).collect();
-        let mut prev_end = idx
-            .iter()
-            .find_map(|&i| stamps[i].1.map(|(a, _)| rel(a)))
-            .unwrap_or(0.0);
+        let mut prev_end = 0.0;
         for (k, &i) in idx.iter().enumerate() {
             let op = &walk.ops[i];
             let recorded_us = op.duration_ns / 1e3;
-            let (ts, dur, timing) = match stamps[i].1 {
-                Some((a, b)) if stale[i] => (rel(a), rel(b) - rel(a), "end stamped, start clamped"),
-                Some((a, b)) => (rel(a), rel(b) - rel(a), "stamped"),
-                None => {
+            let (ts, dur, timing) = match (stamps[i].1, leading[i]) {
+                (Some((a, b)), _) => {
+                    let (a, b) = (rel(a as f64), rel(b as f64));
+                    let timing = if stale[i] {
+                        "end stamped, start clamped"
+                    } else {
+                        "stamped"
+                    };
+                    (a, b - a, timing)
+                }
+                (None, Some(start)) => (rel(start), recorded_us.max(0.0), "inferred"),
+                (None, None) => {
                     let next = idx[k + 1..]
                         .iter()
-                        .find_map(|&j| stamps[j].1.map(|(a, _)| rel(a)));
+                        .find_map(|&j| stamps[j].1.map(|(a, _)| rel(a as f64)));
                     let room = next.map_or(recorded_us, |n| (n - prev_end).max(0.0));
                     (prev_end, room.min(recorded_us), "inferred")
                 }
@@ -188,6 +217,46 @@ mod tests {
         assert!(ev
             .iter()
             .any(|e| e["name"] == "thread_name" && e["args"]["name"] == "stream 7"));
+    }
+
+    #[test]
+    fn unstamped_ops_leading_a_lane_end_where_its_first_stamp_starts() {
+        // Lane 1 starts with a GEMM nothing stamps (3 us recorded), then a stamped kernel at
+        // 20 us; lane 0's stamped kernel at 10 us. The GEMM runs 17..20 us, and the walk's
+        // origin is lane 0's stamp, not the GEMM squeezed to nothing at 20 us.
+        let walk = Walk {
+            ops: vec![
+                k("first", 0.0, 1000.0),
+                k("gemm", 0.0, 3000.0),
+                k("after", 4000.0, 1000.0),
+            ],
+            ..Walk::default()
+        };
+        let stamps = vec![
+            (0, Some((10_000, 11_000))),
+            (1, None),
+            (1, Some((20_000, 21_000))),
+        ];
+        let t = Timeline {
+            eager: stamps.clone(),
+            graph: stamps,
+            lane_streams: vec![Some(7), Some(13)],
+        };
+        let v = chrome_trace(&walk, &t);
+        let ev = v["traceEvents"].as_array().unwrap();
+        let of = |name: &str| {
+            ev.iter()
+                .find(|e| e["pid"] == 2 && e["name"] == name && e["ph"] == "X")
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(of("first")["ts"], 0.0);
+        assert_eq!(
+            (of("gemm")["ts"].clone(), of("gemm")["dur"].clone()),
+            (json!(7.0), json!(3.0))
+        );
+        assert_eq!(of("gemm")["args"]["timing"], "inferred");
+        assert_eq!(of("after")["ts"], 10.0);
     }
 
     #[test]
