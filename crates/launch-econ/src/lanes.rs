@@ -21,10 +21,10 @@
 //! (a pipeline's `ready` event, recorded again every layer, whose first wait comes before
 //! the consumer's first kernel), where a fork's event — fresh for each fork, as
 //! `wait_stream`'s, or one event recorded again for each — is waited on only before a
-//! stream's work. And where the event ids number the record calls (`crate::trace::recordings`), a
-//! wait that is not a fork waits for what was issued before its event's record call
-//! ([`Item::Record`]), not before the wait ([`WaitRule::All`] leaves that reading out). A walk
-//! on several streams without recorded waits runs on one lane, in
+//! stream's work. And where the event ids number the record calls
+//! (`crate::trace::recordings`), a wait that is not a fork waits for what was issued before
+//! its event's record call ([`Item::Record`]), not before the wait ([`WaitRule::All`] leaves
+//! that reading out). A walk on several streams without recorded waits runs on one lane, in
 //! start order — an upper bound — and the replay says so.
 
 use std::collections::{HashMap, HashSet};

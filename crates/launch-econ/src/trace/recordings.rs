@@ -23,8 +23,9 @@ use std::collections::HashMap;
 use super::StreamWait;
 
 /// Sets each wait's [`StreamWait::event`], its [`StreamWait::recording`] (the second reading)
-/// and, where the one-event-a-record reading holds, its [`StreamWait::recorded_at`]. `waits` and `records` (the record calls' correlation ids) in
-/// host order; `events`: each wait's event id by the wait's correlation id.
+/// and, where the one-event-a-record reading holds, its [`StreamWait::recorded_at`]. `waits`
+/// and `records` (the record calls' correlation ids) in host order; `events`: each wait's
+/// event id by the wait's correlation id.
 pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records: &[u64]) {
     if let Some(at) = one_event_a_record(waits, events, records) {
         for (w, r) in waits.iter_mut().zip(at) {
