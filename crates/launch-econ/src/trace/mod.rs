@@ -207,9 +207,11 @@ pub fn is_attention(name: &str) -> bool {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 pub enum WaitRule {
     /// A wait that starts a stream's work in the walk (a fork) waits on the stream that joins
-    /// the others at the end — a framework's `wait_stream` from its main stream; every other
-    /// wait on all streams' work issued before its event's record call where the trace's
-    /// event ids number the record calls (see `recordings`), else before the wait.
+    /// the others at the end — a framework's `wait_stream` from its main stream — unless its
+    /// event is one the program orders streams with (waited on by several streams at once, or
+    /// by some stream after its work began); every other wait on all streams' work issued
+    /// before its event's record call where the trace's event ids number the record calls
+    /// (see `recordings`), else before the wait.
     #[default]
     Join,
     /// Every wait waits on all other streams' work issued before it: never shorter than the
