@@ -61,11 +61,9 @@ fn clamp_stale_starts(stamps: &Stamps) -> (Stamps, Vec<bool>) {
 /// clock: back to back at their recorded durations, the last ending where the lane's first
 /// stamped op starts. Nothing stamps them (a GEMM run for real often leads a lane), and laid
 /// forward from that stamp they would have no room. `None` for every other op.
-fn leading_starts(walk: &Walk, stamps: &Stamps) -> Vec<Option<f64>> {
+fn leading_starts(walk: &Walk, stamps: &Stamps, by_lane: &[Vec<usize>]) -> Vec<Option<f64>> {
     let mut out = vec![None; stamps.len()];
-    let lanes = stamps.iter().map(|(l, _)| l + 1).max().unwrap_or(0);
-    for lane in 0..lanes {
-        let idx: Vec<usize> = (0..stamps.len()).filter(|&i| stamps[i].0 == lane).collect();
+    for idx in by_lane {
         let Some(first) = idx.iter().position(|&i| stamps[i].1.is_some()) else {
             continue;
         };
@@ -82,7 +80,13 @@ fn leading_starts(walk: &Walk, stamps: &Stamps) -> Vec<Option<f64>> {
 /// op, µs.
 fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> Vec<Value> {
     let (stamps, stale) = &clamp_stale_starts(stamps);
-    let leading = leading_starts(walk, stamps);
+    // Each lane's ops, in walk order.
+    let lanes = stamps.iter().map(|(l, _)| l + 1).max().unwrap_or(0);
+    let mut by_lane = vec![Vec::new(); lanes];
+    for (i, (lane, _)) in stamps.iter().enumerate() {
+        by_lane[*lane].push(i);
+    }
+    let leading = leading_starts(walk, stamps, &by_lane);
     let base = stamps
         .iter()
         .filter_map(|(_, s)| s.map(|(a, _)| a as f64))
@@ -90,10 +94,8 @@ fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> 
         .fold(f64::INFINITY, f64::min);
     let base = if base.is_finite() { base } else { 0.0 };
     let rel = |t: f64| (t - base) / 1e3;
-    let lanes = stamps.iter().map(|(l, _)| l + 1).max().unwrap_or(0);
     let mut out = Vec::new();
-    for lane in 0..lanes {
-        let idx: Vec<usize> = (0..stamps.len()).filter(|&i| stamps[i].0 == lane).collect();
+    for (lane, idx) in by_lane.iter().enumerate() {
         let mut prev_end = 0.0;
         for (k, &i) in idx.iter().enumerate() {
             let op = &walk.ops[i];

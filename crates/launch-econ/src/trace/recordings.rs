@@ -38,7 +38,7 @@ pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records
     // Per event: the correlation and recording of the last wait on it.
     let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
     for w in waits {
-        let Some(&event) = events.get(&w.correlation) else {
+        let Some(event) = w.event else {
             continue;
         };
         let recorded_between = |from: u64| {
