@@ -162,6 +162,14 @@ mod tests {
     use super::*;
     use crate::trace::Op;
 
+    /// The complete event `name` of process `pid` in `ev`.
+    fn event(ev: &[Value], pid: u64, name: &str) -> Value {
+        ev.iter()
+            .find(|e| e["pid"] == pid && e["name"] == name && e["ph"] == "X")
+            .unwrap()
+            .clone()
+    }
+
     fn k(name: &str, start: f64, dur: f64) -> Op {
         Op {
             device: Some(0),
@@ -195,12 +203,7 @@ mod tests {
         };
         let v = chrome_trace(&walk, &t);
         let ev = v["traceEvents"].as_array().unwrap();
-        let of = |pid: u64, name: &str| {
-            ev.iter()
-                .find(|e| e["pid"] == pid && e["name"] == name && e["ph"] == "X")
-                .unwrap()
-                .clone()
-        };
+        let of = |pid: u64, name: &str| event(ev, pid, name);
         // Recorded: relative to the first op.
         assert_eq!(of(0, "b")["ts"], 5.0);
         // Eager: stamps relative to the walk's first stamp; the unstamped op sits after `a`,
@@ -246,12 +249,7 @@ mod tests {
         };
         let v = chrome_trace(&walk, &t);
         let ev = v["traceEvents"].as_array().unwrap();
-        let of = |name: &str| {
-            ev.iter()
-                .find(|e| e["pid"] == 2 && e["name"] == name && e["ph"] == "X")
-                .unwrap()
-                .clone()
-        };
+        let of = |name: &str| event(ev, 2, name);
         assert_eq!(of("first")["ts"], 0.0);
         assert_eq!(
             (of("gemm")["ts"].clone(), of("gemm")["dur"].clone()),
@@ -284,12 +282,7 @@ mod tests {
         };
         let v = chrome_trace(&walk, &t);
         let ev = v["traceEvents"].as_array().unwrap();
-        let of = |name: &str| {
-            ev.iter()
-                .find(|e| e["pid"] == 2 && e["name"] == name && e["ph"] == "X")
-                .unwrap()
-                .clone()
-        };
+        let of = |name: &str| event(ev, 2, name);
         // The stale start neither sets the walk's origin nor stretches `b`.
         assert_eq!(of("a")["ts"], 0.0);
         assert_eq!(of("b")["ts"], 2.0);
