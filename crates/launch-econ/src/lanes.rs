@@ -117,160 +117,22 @@ impl Schedule {
         if walk.waits.is_empty() || !ordered {
             return Schedule::serial(walk, Basis::Serialised);
         }
-        let lane_of: HashMap<u64, usize> =
-            streams.iter().enumerate().map(|(i, &s)| (s, i)).collect();
-        let lane_of_op = |i: usize| lane_of[&walk.ops[i].stream.unwrap_or(0)];
-        let corr = |i: usize| walk.ops[i].correlation.unwrap_or(0);
-        // Each lane's first op: a wait before it starts the lane's work.
-        let mut first_op = vec![u64::MAX; streams.len()];
-        for i in 0..walk.ops.len() {
-            let l = lane_of_op(i);
-            first_op[l] = first_op[l].min(corr(i));
-        }
-        let join = (0..walk.ops.len()).max_by_key(|&i| corr(i)).map(lane_of_op);
-        // How many waits wait on each recording.
-        let mut per_recording: HashMap<u64, usize> = HashMap::new();
-        for r in walk.waits.iter().filter_map(|w| w.recording) {
-            *per_recording.entry(r).or_default() += 1;
-        }
-        // A recording several streams wait on is an event of the program's own, not a
-        // framework's fork (which records a fresh event per wait): it may have been recorded
-        // on any stream, the waiting one included.
-        let shared = |i: usize| {
-            walk.waits[i]
-                .recording
-                .is_some_and(|r| per_recording[&r] > 1)
-        };
-        // Events some wait waits on after its stream's work began: a program's own events
-        // that order work between streams (a pipeline's `ready`, recorded again every
-        // layer), where a fork's event, fresh or recorded again for each fork, is only ever
-        // waited on before a stream's work.
-        let ordering: HashSet<u64> = walk
-            .waits
-            .iter()
-            .filter(|w| {
-                lane_of
-                    .get(&w.stream)
-                    .is_some_and(|&l| w.correlation > first_op[l])
-            })
-            .filter_map(|w| w.event)
-            .collect();
-        let fork = |i: usize, lane: usize| {
-            walk.wait_rule == WaitRule::Join
-                && !shared(i)
-                && !walk.waits[i].event.is_some_and(|e| ordering.contains(&e))
-                && Some(lane) != join
-                && walk.waits[i].correlation < first_op[lane]
-        };
-        // The record call a wait is read at, where it is read at one.
-        let at_record = |i: usize, lane: usize| {
-            walk.waits[i]
-                .recorded_at
-                .filter(|_| walk.wait_rule != WaitRule::All && !fork(i, lane))
-        };
-        // The lanes other than `except` that have had work issued.
-        let all = |except: Option<usize>, issued: &[bool]| -> Vec<usize> {
-            (0..streams.len())
-                .filter(|&l| Some(l) != except && issued[l])
-                .collect()
-        };
-        // Host issue order by correlation id (ties in this order): ops, waits, and the record
-        // calls that waits other than forks are known to wait on.
-        const OP: u8 = 0;
-        const WAIT: u8 = 1;
-        const RECORD: u8 = 2;
-        let mut events: Vec<(u64, u8, usize)> =
-            (0..walk.ops.len()).map(|i| (corr(i), OP, i)).collect();
-        for (i, w) in walk.waits.iter().enumerate() {
-            let Some(&lane) = lane_of.get(&w.stream) else {
-                continue; // a stream with no ops in this walk
-            };
-            events.push((w.correlation, WAIT, i));
-            if let Some(r) = at_record(i, lane) {
-                events.push((r, RECORD, 0));
-            }
-        }
-        events.sort_unstable();
-        events.dedup();
-        let mut issued = vec![false; streams.len()];
-        let mut items = Vec::with_capacity(events.len());
-        let mut waits = 0;
-        let mut forks_on_join = 0;
-        let mut waits_again = 0;
-        let mut waits_at_record = 0;
-        // The item that marked each record call, and the first wait's item on each recording
-        // (`None`: nothing to wait for).
-        let mut record_item: HashMap<u64, Option<usize>> = HashMap::new();
-        let mut first_wait: HashMap<u64, Option<usize>> = HashMap::new();
-        for (c, kind, i) in events {
-            match kind {
-                OP => {
-                    let lane = lane_of_op(i);
-                    issued[lane] = true;
-                    items.push(Item::Op { lane, op: i });
-                    continue;
-                }
-                RECORD => {
-                    // Any stream may have recorded it: what each had issued.
-                    let on = all(None, &issued);
-                    record_item.insert(c, (!on.is_empty()).then_some(items.len()));
-                    if !on.is_empty() {
-                        items.push(Item::Record { on });
-                    }
-                    continue;
-                }
-                _ => {}
-            }
-            let w = &walk.waits[i];
-            let lane = lane_of[&w.stream];
-            let again = match (at_record(i, lane), w.recording) {
-                (Some(r), _) => {
-                    waits_at_record += 1;
-                    Some(record_item[&r])
-                }
-                (_, Some(r)) if first_wait.contains_key(&r) => {
-                    waits_again += 1;
-                    Some(first_wait[&r])
-                }
-                _ => None,
-            };
-            if let Some(at) = again {
-                if let Some(at) = at {
-                    waits += 1;
-                    items.push(Item::WaitOn { lane, at });
-                }
-                continue;
-            }
-            let on = if fork(i, lane) {
-                let everything = all(Some(lane), &issued);
-                let on: Vec<usize> = everything
-                    .iter()
-                    .copied()
-                    .filter(|&l| Some(l) == join)
-                    .collect();
-                if on.len() < everything.len() {
-                    forks_on_join += 1;
-                }
-                on
-            } else {
-                all((!shared(i)).then_some(lane), &issued)
-            };
-            let item = (!on.is_empty()).then_some(items.len());
-            if let Some(r) = w.recording {
-                first_wait.insert(r, item);
-            }
-            if item.is_some() {
-                waits += 1;
-                items.push(Item::Wait { lane, on });
+        let reading = Reading::of(walk, &streams);
+        let mut order = IssueOrder::new(streams.len());
+        for (c, call) in reading.calls() {
+            match call {
+                Call::Op(i) => order.op(reading.lane_of_op(i), i),
+                Call::Record => order.record(c),
+                Call::Wait(i) => order.wait(&reading, i),
             }
         }
         Schedule {
             streams: streams.into_iter().map(Some).collect(),
-            items,
-            basis: Basis::RecordedWaits(waits),
-            forks_on_join,
-            waits_again,
-            waits_at_record,
+            basis: Basis::RecordedWaits(order.waits),
+            items: order.items,
+            forks_on_join: order.forks_on_join,
+            waits_again: order.waits_again,
+            waits_at_record: order.waits_at_record,
         }
     }
 
@@ -348,6 +210,235 @@ impl Schedule {
                 "several streams serialised onto one (the trace records no cross-stream waits)"
                     .into()
             }
+        }
+    }
+}
+
+/// A host call the schedule places, by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Call {
+    /// `walk.ops[i]`.
+    Op(usize),
+    /// `walk.waits[i]`.
+    Wait(usize),
+    /// An event record call that waits other than forks are known to wait on.
+    Record,
+}
+
+/// How each recorded wait of a walk on several streams is read, from the whole walk: which
+/// waits are forks, which are on a recording several streams wait on, which are read at
+/// their event's record call (see the module documentation).
+struct Reading<'w> {
+    walk: &'w Walk,
+    lane_of: HashMap<u64, usize>,
+    /// Each lane's first op's correlation id: a wait before it starts the lane's work.
+    first_op: Vec<u64>,
+    /// The lane of the walk's last op, which joins the others at the end.
+    join: Option<usize>,
+    /// How many waits wait on each recording.
+    per_recording: HashMap<u64, usize>,
+    /// Events some wait waits on after its stream's work began: a program's own events that
+    /// order work between streams (a pipeline's `ready`, recorded again every layer), where
+    /// a fork's event, fresh or recorded again for each fork, is only ever waited on before
+    /// a stream's work.
+    ordering: HashSet<u64>,
+}
+
+impl<'w> Reading<'w> {
+    /// `walk`'s waits read against its `streams` (every op has a stream and a correlation
+    /// id).
+    fn of(walk: &'w Walk, streams: &[u64]) -> Reading<'w> {
+        let lane_of: HashMap<u64, usize> =
+            streams.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        let mut reading = Reading {
+            walk,
+            lane_of,
+            first_op: vec![u64::MAX; streams.len()],
+            join: None,
+            per_recording: HashMap::new(),
+            ordering: HashSet::new(),
+        };
+        for i in 0..walk.ops.len() {
+            let l = reading.lane_of_op(i);
+            reading.first_op[l] = reading.first_op[l].min(reading.corr(i));
+        }
+        reading.join = (0..walk.ops.len())
+            .max_by_key(|&i| reading.corr(i))
+            .map(|i| reading.lane_of_op(i));
+        for r in walk.waits.iter().filter_map(|w| w.recording) {
+            *reading.per_recording.entry(r).or_default() += 1;
+        }
+        reading.ordering = walk
+            .waits
+            .iter()
+            .filter(|w| {
+                reading
+                    .lane_of
+                    .get(&w.stream)
+                    .is_some_and(|&l| w.correlation > reading.first_op[l])
+            })
+            .filter_map(|w| w.event)
+            .collect();
+        reading
+    }
+
+    fn corr(&self, op: usize) -> u64 {
+        self.walk.ops[op].correlation.unwrap_or(0)
+    }
+
+    fn lane_of_op(&self, op: usize) -> usize {
+        self.lane_of[&self.walk.ops[op].stream.unwrap_or(0)]
+    }
+
+    /// The lane of wait `i`; `None` for a stream with no ops in this walk.
+    fn lane_of_wait(&self, i: usize) -> Option<usize> {
+        self.lane_of.get(&self.walk.waits[i].stream).copied()
+    }
+
+    /// Whether wait `i` is on a recording several streams wait on: an event of the program's
+    /// own, not a framework's fork (which records a fresh event per wait); it may have been
+    /// recorded on any stream, the waiting one included.
+    fn shared(&self, i: usize) -> bool {
+        self.walk.waits[i]
+            .recording
+            .is_some_and(|r| self.per_recording[&r] > 1)
+    }
+
+    /// Whether wait `i` on `lane` is read as a fork from the joining lane.
+    fn fork(&self, i: usize, lane: usize) -> bool {
+        let w = &self.walk.waits[i];
+        self.walk.wait_rule == WaitRule::Join
+            && !self.shared(i)
+            && !w.event.is_some_and(|e| self.ordering.contains(&e))
+            && Some(lane) != self.join
+            && w.correlation < self.first_op[lane]
+    }
+
+    /// The record call wait `i` on `lane` is read at, where it is read at one.
+    fn at_record(&self, i: usize, lane: usize) -> Option<u64> {
+        self.walk.waits[i]
+            .recorded_at
+            .filter(|_| self.walk.wait_rule != WaitRule::All && !self.fork(i, lane))
+    }
+
+    /// The ops, waits and the record calls read waits wait on, in host issue order by
+    /// correlation id (at one id: ops, waits, records), each with its id.
+    fn calls(&self) -> Vec<(u64, Call)> {
+        let mut calls: Vec<(u64, Call)> = (0..self.walk.ops.len())
+            .map(|i| (self.corr(i), Call::Op(i)))
+            .collect();
+        for (i, w) in self.walk.waits.iter().enumerate() {
+            let Some(lane) = self.lane_of_wait(i) else {
+                continue;
+            };
+            calls.push((w.correlation, Call::Wait(i)));
+            if let Some(r) = self.at_record(i, lane) {
+                calls.push((r, Call::Record));
+            }
+        }
+        calls.sort_unstable();
+        calls.dedup();
+        calls
+    }
+}
+
+/// The schedule's items as the host calls are placed in issue order, with what was issued on
+/// each lane so far and the counts the report gives.
+struct IssueOrder {
+    issued: Vec<bool>,
+    items: Vec<Item>,
+    waits: usize,
+    forks_on_join: usize,
+    waits_again: usize,
+    waits_at_record: usize,
+    /// The item that marked each record call (`None`: nothing had been issued).
+    record_item: HashMap<u64, Option<usize>>,
+    /// The first wait's item on each recording (`None`: nothing to wait for).
+    first_wait: HashMap<u64, Option<usize>>,
+}
+
+impl IssueOrder {
+    fn new(lanes: usize) -> IssueOrder {
+        IssueOrder {
+            issued: vec![false; lanes],
+            items: Vec::new(),
+            waits: 0,
+            forks_on_join: 0,
+            waits_again: 0,
+            waits_at_record: 0,
+            record_item: HashMap::new(),
+            first_wait: HashMap::new(),
+        }
+    }
+
+    /// The lanes other than `except` that have had work issued.
+    fn issued_on(&self, except: Option<usize>) -> Vec<usize> {
+        (0..self.issued.len())
+            .filter(|&l| Some(l) != except && self.issued[l])
+            .collect()
+    }
+
+    fn op(&mut self, lane: usize, op: usize) {
+        self.issued[lane] = true;
+        self.items.push(Item::Op { lane, op });
+    }
+
+    /// Record call `c`: any stream may have recorded it, so what each had issued.
+    fn record(&mut self, c: u64) {
+        let on = self.issued_on(None);
+        self.record_item
+            .insert(c, (!on.is_empty()).then_some(self.items.len()));
+        if !on.is_empty() {
+            self.items.push(Item::Record { on });
+        }
+    }
+
+    /// Wait `i` of the walk, as `reading` reads it.
+    fn wait(&mut self, reading: &Reading, i: usize) {
+        let w = &reading.walk.waits[i];
+        let Some(lane) = reading.lane_of_wait(i) else {
+            return;
+        };
+        // A wait on a known record call, or again on a recording an earlier wait waited on.
+        let again = match (reading.at_record(i, lane), w.recording) {
+            (Some(r), _) => {
+                self.waits_at_record += 1;
+                Some(self.record_item[&r])
+            }
+            (_, Some(r)) if self.first_wait.contains_key(&r) => {
+                self.waits_again += 1;
+                Some(self.first_wait[&r])
+            }
+            _ => None,
+        };
+        if let Some(at) = again {
+            if let Some(at) = at {
+                self.waits += 1;
+                self.items.push(Item::WaitOn { lane, at });
+            }
+            return;
+        }
+        let on = if reading.fork(i, lane) {
+            let everything = self.issued_on(Some(lane));
+            let on: Vec<usize> = everything
+                .iter()
+                .copied()
+                .filter(|&l| Some(l) == reading.join)
+                .collect();
+            if on.len() < everything.len() {
+                self.forks_on_join += 1;
+            }
+            on
+        } else {
+            self.issued_on((!reading.shared(i)).then_some(lane))
+        };
+        let item = (!on.is_empty()).then_some(self.items.len());
+        if let Some(r) = w.recording {
+            self.first_wait.insert(r, item);
+        }
+        if item.is_some() {
+            self.waits += 1;
+            self.items.push(Item::Wait { lane, on });
         }
     }
 }
