@@ -10,6 +10,7 @@ use memra_engine::Engine;
 use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
+use crate::lanes::Schedule;
 use crate::node_gap::GapSource;
 use crate::occupancy::SmLimits;
 use crate::offline::{
@@ -111,7 +112,7 @@ pub fn price_offline(
         prediction = prediction.with_quiet(graph_step_model_quiet(walk, &dev));
     }
     if let Some(serial) = graph_step_model_serial(walk, &dev) {
-        prediction = prediction.with_serial(serial);
+        prediction = prediction.with_serial(serial).with_branches();
         if sms.is_some() {
             prediction = prediction.with_unshared(graph_step_model(walk, &dev.without_sharing()));
         }
@@ -171,6 +172,9 @@ pub fn price_replayed(
     }
     if let Some(ms) = unknown {
         prediction = prediction.with_unknown_memory(ms);
+    }
+    if Schedule::of(walk).lanes() > 1 {
+        prediction = prediction.with_branches();
     }
     Ok(ReplayReport {
         trace: info,

@@ -5,6 +5,7 @@
 use crate::document::{CommandResult, Table};
 use crate::figures::{FigureSet, Summaries};
 use crate::measure::{Point, RunFigure};
+use crate::price::StepPrice;
 use crate::stats::Summary;
 
 impl CommandResult {
@@ -100,56 +101,64 @@ impl CommandResult {
             }
             CommandResult::ReplaySummary(r) => {
                 let s = &r.trace.summary;
-                let p = &r.prediction;
-                values(
-                    "replay-summary",
-                    &[
-                        ("kernels", s.kernels as f64, ""),
-                        ("copies", s.copies as f64, ""),
-                        ("memsets", s.memsets as f64, ""),
-                        ("distinct_kernels", s.distinct_kernels as f64, ""),
-                        ("kernel_gpu_ms", s.kernel_gpu_ns / 1e6, "ms"),
-                        ("copy_gpu_ms", s.copy_gpu_ns / 1e6, "ms"),
-                        ("span_ms", s.span_ns / 1e6, "ms"),
-                        ("graph_step_ms", p.graph_step_ms, "ms"),
-                        (
-                            "graph_step_quiet_ms",
-                            p.graph_step_quiet_ms.unwrap_or(f64::NAN),
-                            "ms",
-                        ),
-                        (
-                            "graph_step_serial_ms",
-                            p.graph_step_serial_ms.unwrap_or(f64::NAN),
-                            "ms",
-                        ),
-                        (
-                            "graph_step_unshared_ms",
-                            p.graph_step_unshared_ms.unwrap_or(f64::NAN),
-                            "ms",
-                        ),
-                        ("eager_step_ms", p.eager_step_ms, "ms"),
-                        ("saving_ms", p.saving_ms, "ms"),
-                        (
-                            "saving_quiet_ms",
-                            p.saving_quiet_ms.unwrap_or(f64::NAN),
-                            "ms",
-                        ),
-                        ("build_ms", p.build_ms, "ms"),
-                        (
-                            "break_even_steps",
-                            p.break_even_steps.unwrap_or(f64::NAN),
-                            "",
-                        ),
-                    ],
-                )
+                let mut rows = vec![
+                    ("kernels", s.kernels as f64, ""),
+                    ("copies", s.copies as f64, ""),
+                    ("memsets", s.memsets as f64, ""),
+                    ("distinct_kernels", s.distinct_kernels as f64, ""),
+                    ("kernel_gpu_ms", s.kernel_gpu_ns / 1e6, "ms"),
+                    ("copy_gpu_ms", s.copy_gpu_ns / 1e6, "ms"),
+                    ("span_ms", s.span_ns / 1e6, "ms"),
+                ];
+                rows.extend(prediction_rows(&r.prediction));
+                values("replay-summary", &rows)
             }
-            CommandResult::Replay(r) => summaries("replay", &r.replay.summary),
+            CommandResult::Replay(r) => {
+                // The measured figures, then the price made of them, each price in the
+                // median column.
+                let mut t = summaries("replay", &r.replay.summary);
+                t.rows
+                    .extend(prediction_rows(&r.prediction).into_iter().map(|(n, v, _)| {
+                        let mut row = vec![String::new(); t.columns.len()];
+                        row[0] = n.to_string();
+                        row[1] = cell(v);
+                        row
+                    }));
+                t
+            }
             CommandResult::Pipeline(p) => summaries("pipeline", &p.summary),
             CommandResult::Loop(l) => summaries("loop", &l.summary),
             CommandResult::Update(u) => summaries("update", &u.summary),
             CommandResult::Buckets(b) => buckets(b),
         }
     }
+}
+
+/// The prediction block as named values, NaN (an empty cell) where a figure was not made.
+fn prediction_rows(p: &StepPrice) -> Vec<(&'static str, f64, &'static str)> {
+    let or_nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
+    vec![
+        ("graph_step_ms", p.graph_step_ms, "ms"),
+        ("graph_step_error_ms", p.graph_step_error_ms, "ms"),
+        ("graph_step_quiet_ms", or_nan(p.graph_step_quiet_ms), "ms"),
+        ("graph_step_serial_ms", or_nan(p.graph_step_serial_ms), "ms"),
+        (
+            "graph_step_unshared_ms",
+            or_nan(p.graph_step_unshared_ms),
+            "ms",
+        ),
+        (
+            "graph_step_unknown_memory_ms",
+            or_nan(p.graph_step_unknown_memory_ms),
+            "ms",
+        ),
+        ("branches", f64::from(u8::from(p.branches)), ""),
+        ("eager_step_ms", p.eager_step_ms, "ms"),
+        ("saving_ms", p.saving_ms, "ms"),
+        ("saving_quiet_ms", or_nan(p.saving_quiet_ms), "ms"),
+        ("build_ms", p.build_ms, "ms"),
+        ("break_even_steps", or_nan(p.break_even_steps), ""),
+    ]
 }
 
 fn cell(v: f64) -> String {

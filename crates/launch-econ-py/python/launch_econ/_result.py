@@ -19,9 +19,10 @@ class Price:
     per-node step; ``None`` where nothing was added), ``saving_ms`` (not positive:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
     measured), ``build_ms``, ``break_even_steps``
-    (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off: 5%
-    of it from the replay, 10% from the model, what nearly all H200 validation walks came
-    within; the saving carries the same), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
+    (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off, what
+    the H200 validation walks of its kind came within: on one stream 5% of it from the replay
+    and 10% from the model, with streams side by side 11% and 17%; the saving carries the
+    same), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
     none), and after ``price(...,

@@ -21,8 +21,13 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
     let v = json_of(&out);
     assert_eq!(v["result"]["trace"]["summary"]["kernels"], 2);
     assert_eq!(v["result"]["prediction"]["graph_source"], "model");
-    // One stream: no streams-in-series figure.
-    assert!(v["result"]["prediction"]["graph_step_serial_ms"].is_null());
+    // One stream: no streams-in-series figure, and the error of one-stream walks (10% for
+    // the model).
+    let p = &v["result"]["prediction"];
+    assert!(p["graph_step_serial_ms"].is_null());
+    assert_eq!(p["branches"], false);
+    let share = p["graph_step_error_ms"].as_f64().unwrap() / p["graph_step_ms"].as_f64().unwrap();
+    assert!((share - 0.10).abs() < 1e-9, "{p}");
     assert_eq!(v["result"]["kind"], "replay-summary");
     // The shipped profile is the H200's: its grid table prices wide kernels, unless turned off.
     assert_eq!(v["result"]["grid_nodes"], "NVIDIA H200");
@@ -191,6 +196,11 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
         (0.120..0.120 + launch_ms).contains(&serial_ms),
         "serial {serial_ms} ms"
     );
+    // Streams side by side: the wider error the model had on such walks.
+    let p = &v["result"]["prediction"];
+    assert_eq!(p["branches"], true);
+    let share = p["graph_step_error_ms"].as_f64().unwrap() / graph_ms;
+    assert!((share - 0.17).abs() < 1e-9, "{p}");
     let warnings = v["warnings"].to_string();
     assert!(
         warnings.contains("3 streams") && warnings.contains("prices the longest chain"),

@@ -190,6 +190,32 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
     }
 }
 
+/// A replay's CSV holds its price after the measured figures, and a walk with streams side by
+/// side carries the wider error such walks had.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_replay_s_csv_holds_its_price() {
+    let fx = fixture("kineto_two_streams.json");
+    let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --export-csv -"));
+    let csv = stdout_of(&out);
+    let value = |name: &str| -> f64 {
+        let row = csv
+            .lines()
+            .find(|l| l.split(',').next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row: {csv}"));
+        row.split(',').nth(1).unwrap().parse().unwrap()
+    };
+    assert!(csv.starts_with("figure,median,min,max,mad,n"), "{csv}");
+    let graph = value("graph_step_ms");
+    assert!(graph > 0.0, "{csv}");
+    assert!(
+        (value("graph_step_error_ms") / graph - 0.11).abs() < 1e-4,
+        "{csv}"
+    );
+    assert_eq!(value("branches"), 1.0, "{csv}");
+    assert!(value("eager_step_ms") > 0.0, "{csv}");
+}
+
 /// One recording of an event waited on by two streams: the consumer that waits second runs
 /// after the producer's kernel but beside the copy issued on the other stream before its wait,
 /// in the eager and the graph replay alike.
