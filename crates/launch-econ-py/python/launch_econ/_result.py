@@ -22,7 +22,7 @@ class Price:
     (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off, what
     the H200 validation walks of its kind came within: on one stream 5% of it from the replay
     and 10% from the model, with streams side by side 11% and 17%; the saving carries the
-    same), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
+    same), ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
     none), and after ``price(...,
@@ -46,6 +46,7 @@ class Price:
         self.saving_ms = p["saving_ms"]
         self.saving_quiet_ms = p.get("saving_quiet_ms")
         self.graph_error_ms = p.get("graph_step_error_ms")
+        self.branches = bool(p.get("branches", False))
         self.build_ms = p["build_ms"]
         self.break_even_steps = p["break_even_steps"]
         self.kernels = s["kernels"]

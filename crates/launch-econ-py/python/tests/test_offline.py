@@ -159,6 +159,14 @@ def test_the_saving_at_the_lower_level_shows_where_it_differs():
     assert "7.2600 ms" not in rows.values()
 
 
+def test_a_walk_with_streams_side_by_side_carries_their_wider_error():
+    one = launch_econ.price_trace(STEP)
+    assert not one.branches
+    r = launch_econ.price_trace(FIXTURES / "kineto_two_streams.json")
+    assert r.branches
+    assert r.graph_error_ms == pytest.approx(0.17 * r.graph_ms)
+
+
 def test_a_saving_within_the_graph_steps_error_says_so():
     graph = launch_econ.price_trace(STEP).graph_ms
     # The offline model's graph step may be off by 10% of itself.
