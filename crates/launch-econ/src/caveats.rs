@@ -48,7 +48,7 @@ pub(crate) fn process_history(prior_streams: u32) -> String {
         n => format!("after {n} other streams each ran a kernel (--prior-streams)"),
     };
     format!(
-        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and 32-34 of them within 5% of their real graphs from a fresh one (-5% to +9%), so read this graph step as +/-5-9% (--prior-streams N prices a process that ran N launches first)"
+        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last): the 11% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
     )
 }
 
