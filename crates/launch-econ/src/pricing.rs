@@ -10,7 +10,6 @@ use memra_engine::Engine;
 use crate::document::{
     ModelProfile, ReplayReport, SummaryReport, TraceInfo, DEFAULT_PROFILE, DEFAULT_PROFILE_NAME,
 };
-use crate::lanes::Schedule;
 use crate::node_gap::GapSource;
 use crate::occupancy::SmLimits;
 use crate::offline::{
@@ -173,7 +172,7 @@ pub fn price_replayed(
     if let Some(ms) = unknown {
         prediction = prediction.with_unknown_memory(ms);
     }
-    if Schedule::of(walk).lanes() > 1 {
+    if r.lanes > 1 {
         prediction = prediction.with_branches();
     }
     Ok(ReplayReport {

@@ -156,6 +156,9 @@ pub struct ReplayResult {
     /// How the recorded streams were replayed (see [`crate::lanes`]).
     #[serde(default)]
     pub streams: String,
+    /// The lanes the walk replayed on: more than one where its streams ran side by side.
+    #[serde(default)]
+    pub lanes: usize,
     pub calibration: Calibration,
     /// The front end's gap a graph node adds to its kernel's profiled duration, µs, as
     /// measured for the stand-in plan (see [`crate::stand_in`]).
@@ -401,6 +404,7 @@ pub fn replay(
         recorded_gpu_ms: sum / 1e6,
         recorded_span_ms: walk.span_ns() / 1e6,
         streams: schedule.describe(),
+        lanes: schedule.lanes(),
         calibration: cal,
         node_gap_us: plan.gap_us,
         node_gap_source: gap.source,
