@@ -63,6 +63,14 @@ GROUPS = [
                                 "cupy_row_softmax"),
     ("events", "event_walks.py", "broadcast_three_consumers,reused_event_pipeline,"
                                  "prefetch_next_weights,ping_pong_streams,forks_on_one_event"),
+    ("heldout", "heldout_walks.py", "ho_gate_beside_up_b8,ho_norm_beside_proj_b16,"
+                                    "ho_softmax_beside_gemm_b4,ho_two_prefill_384,"
+                                    "ho_embedding_beside_gemm,ho_small_branches_fp32,"
+                                    "ho_attention_beside_mlp_b2,ho_rmsnorm_beside_lm_head_b4,"
+                                    "ho_three_small_branches_f16,ho_conv_beside_groupnorm,"
+                                    "ho_bf16_pairs_b32,ho_gptj_decode_b4,ho_olmo_decode_b1,"
+                                    "ho_stablelm_prefill_64,ho_conv1d_stack_b8,"
+                                    "ho_topk_sort_b64,ho_fp32_mlp_b128,ho_cupy_stencil"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
