@@ -71,6 +71,11 @@ GROUPS = [
                                     "ho_bf16_pairs_b32,ho_gptj_decode_b4,ho_olmo_decode_b1,"
                                     "ho_stablelm_prefill_64,ho_conv1d_stack_b8,"
                                     "ho_topk_sort_b64,ho_fp32_mlp_b128,ho_cupy_stencil"),
+    ("heldout2", "heldout_2_walks.py", "hb_cohere_decode_b2,hb_granite_decode_b4,hb_mpt_decode_b1,"
+                                       "hb_cupy_reductions,hb_bottlenecks_b8,hb_lstm_b16,"
+                                       "hb_mlp_prefill_512_bf16,hb_scatter_index_b64,"
+                                       "hb_kv_copy_beside_attention,hb_inception_branches,"
+                                       "hb_two_experts_b64,hb_fp32_pair_b256"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
