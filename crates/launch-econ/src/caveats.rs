@@ -34,7 +34,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
             "{head}, which stand-ins holding their recorded durations do not reproduce: on the H200 the 26 multi-stream validation walks replayed without their shapes came out -22% to +16% of their real graphs, 8 of them within 5% (25 with shapes); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
         ),
         None => format!(
-            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between kernels that together ask for more than it gives, and slows kernels of different streams, while they run together, by what was measured side by side at their memory load beyond that sharing (measured on the device; only the kernels whose bytes the trace gives have a load: GEMMs with recorded shapes, element-wise, normalisation and fused attention kernels with recorded inputs; other kernels' traffic is not priced and the step may come out low); a kernel of one round of blocks that each take half an SM or more, not held by its math (decode GEMMs, attention), holds what the profile's widest GEMM pair measured side by side, about three quarters of the GPU, as its blocks retire at different times; a small kernel that starts beside such a kernel is taken to fit beside it, where in a real graph it may wait for its SMs, so such steps may come out low (H200, the 35 multi-stream validation walks of the run at commit 7022f03: 32 within 10%, -10.4% to +8.6%, and rank-16 adapters on a stream beside base projections whose blocks fill the SMs -17.0%; 11 walks held out from the method, first run with fd89b9b: 10 within 10%, and two chains of f32 SIMT GEMMs side by side -19.1%)"
+            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between kernels that together ask for more than it gives, and slows kernels of different streams, while they run together, by what was measured side by side at their memory load beyond that sharing (measured on the device; only the kernels whose bytes the trace gives have a load: GEMMs with recorded shapes, element-wise, normalisation and fused attention kernels with recorded inputs; other kernels' traffic is not priced and the step may come out low); a kernel of one round of blocks that each take half an SM or more, not held by its math (decode GEMMs, attention), holds what the profile's widest GEMM pair measured side by side, about three quarters of the GPU, as its blocks retire at different times; a small kernel that starts beside such a kernel is taken to fit beside it, where in a real graph it may wait for its SMs, so such steps may come out low (H200, the 35 multi-stream validation walks of the run at commit 7022f03: 32 within 10%, -10.4% to +8.6%, and rank-16 adapters on a stream beside base projections whose blocks fill the SMs -17.0%; 16 walks held out from the method in two batches, each first run unchanged: 12 within 10%, -26.8% to +11.5%, the lows two chains of f32 SIMT GEMMs side by side, -19.1% and -26.8%)"
         ),
     }
 }
@@ -48,7 +48,7 @@ pub(crate) fn process_history(prior_streams: u32) -> String {
         n => format!("after {n} other streams each ran a kernel (--prior-streams)"),
     };
     format!(
-        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 11 walks held out from the method -6.8% to +11.6% (7 of 11): the 12% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
+        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 16 walks held out from the method -6.8% to +11.6% (10 of 16 within 5%) but for a cuDNN LSTM whose waits the trace could not tie to their record calls, +21.0%: the 21% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
     )
 }
 
@@ -92,6 +92,12 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 out.push(format!(
                     "{} of the waits are taken to wait for the work issued before their event's record call: the trace's event ids number the record calls in order (a fresh event each), so a wait on an event recorded earlier does not wait for work issued after it",
                     schedule.waits_at_record
+                ));
+            }
+            if schedule.waits_on_all_before > 0 {
+                out.push(format!(
+                    "{} of the waits are neither forks nor tied to a record call of their event (the trace's event ids do not number the record calls: a program or library that records events it made earlier, as cuDNN's multi-stream RNNs do) and are taken to wait for all other streams' work issued before them: an upper bound where the event was recorded earlier, so the graph step may come out long (on the H200 a two-layer cuDNN LSTM on five streams replayed +21% so)",
+                    schedule.waits_on_all_before
                 ));
             }
             if schedule.waits_again > 0 {

@@ -61,6 +61,10 @@ pub struct Schedule {
     pub waits_again: usize,
     /// Waits read as waiting for the work issued before their event's record call.
     pub waits_at_record: usize,
+    /// Waits that are neither forks nor tied to a recording of their event, read as waiting
+    /// for all other lanes' work issued before them: an upper bound where the program waits
+    /// on an event it recorded earlier (see [`crate::trace::recordings`]).
+    pub waits_on_all_before: usize,
 }
 
 /// Why the walk has the lanes it has.
@@ -96,6 +100,7 @@ impl Schedule {
             forks_on_join: 0,
             waits_again: 0,
             waits_at_record: 0,
+            waits_on_all_before: 0,
         }
     }
 
@@ -133,6 +138,7 @@ impl Schedule {
             forks_on_join: order.forks_on_join,
             waits_again: order.waits_again,
             waits_at_record: order.waits_at_record,
+            waits_on_all_before: order.waits_on_all_before,
         }
     }
 
@@ -351,6 +357,7 @@ struct IssueOrder {
     forks_on_join: usize,
     waits_again: usize,
     waits_at_record: usize,
+    waits_on_all_before: usize,
     /// The item that marked each record call (`None`: nothing had been issued).
     record_item: HashMap<u64, Option<usize>>,
     /// The first wait's item on each recording (`None`: nothing to wait for).
@@ -366,6 +373,7 @@ impl IssueOrder {
             forks_on_join: 0,
             waits_again: 0,
             waits_at_record: 0,
+            waits_on_all_before: 0,
             record_item: HashMap::new(),
             first_wait: HashMap::new(),
         }
@@ -430,7 +438,11 @@ impl IssueOrder {
             }
             on
         } else {
-            self.issued_on((!reading.shared(i)).then_some(lane))
+            let on = self.issued_on((!reading.shared(i)).then_some(lane));
+            if !on.is_empty() {
+                self.waits_on_all_before += 1;
+            }
+            on
         };
         let item = (!on.is_empty()).then_some(self.items.len());
         if let Some(r) = w.recording {

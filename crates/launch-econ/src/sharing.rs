@@ -227,6 +227,7 @@ mod tests {
             forks_on_join: 0,
             waits_again: 0,
             waits_at_record: 0,
+            waits_on_all_before: 0,
         }
     }
 
@@ -264,6 +265,7 @@ mod tests {
             forks_on_join: 0,
             waits_again: 1,
             waits_at_record: 0,
+            waits_on_all_before: 0,
         };
         let costs = [
             node(0.0, 1.0, 0.1),
@@ -342,6 +344,7 @@ mod tests {
             forks_on_join: 0,
             waits_again: 0,
             waits_at_record: 0,
+            waits_on_all_before: 0,
         };
         let c = |op: usize| node(0.5 * op as f64, 3.0 + op as f64, 1.0);
         let spans = lay_out_sharing(&s, c, |_, _| 0.0, 0.0);

@@ -297,6 +297,7 @@ fn a_wait_whose_record_call_is_known_waits_for_what_was_issued_before_that_call(
     };
     let s = Schedule::of(&w);
     assert_eq!(s.waits_at_record, 3);
+    assert_eq!(s.waits_on_all_before, 0);
     let spans = s.lay_out(|op| w.ops[op].duration_ns);
     // Layer 0 after copy 0; copy 2 after layer 0 was issued (and copy 1 before it, on its
     // own stream); layer 1 after copy 1, beside copy 2.
@@ -319,6 +320,21 @@ fn a_wait_whose_record_call_is_known_waits_for_what_was_issued_before_that_call(
     };
     assert_eq!(plain(WaitRule::Join), (1, 18.0, 21.0));
     assert_eq!(plain(WaitRule::All), (1, 18.0, 21.0));
+    // The report counts those waits: read at the upper bound.
+    let mut unread = w.clone();
+    for x in &mut unread.waits {
+        x.recorded_at = None;
+        x.recording = None;
+    }
+    let s = Schedule::of(&unread);
+    assert_eq!((s.waits_at_record, s.waits_on_all_before), (0, 3));
+    let warned = crate::caveats::unreproduced(&unread, true);
+    assert!(
+        warned
+            .iter()
+            .any(|m| m.starts_with("3 of the waits are neither forks nor tied")),
+        "{warned:?}"
+    );
 }
 
 #[test]
