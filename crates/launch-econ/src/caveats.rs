@@ -39,6 +39,23 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
     }
 }
 
+/// The offline model's warning for IEEE f32 GEMM kernels (FMA units, not tensor cores: see
+/// [`crate::roofline::named_math_is_tf32`]) on two or more streams: their blocks fit beside
+/// each other, so the model lets them run as if alone, where the real pair shares the SMs'
+/// math. `None` where fewer than two streams run such kernels.
+fn simt_gemms_side_by_side(walk: &Walk) -> Option<String> {
+    let streams: std::collections::BTreeSet<u64> = walk
+        .ops
+        .iter()
+        .filter(|o| o.is_kernel() && crate::roofline::named_math_is_tf32(&o.name) == Some(false))
+        .filter_map(|o| o.stream)
+        .collect();
+    (streams.len() >= 2).then(|| format!(
+        "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model lets such GEMMs side by side run as if alone, where they share the SMs' math: on the H200 two chains of them side by side came out -19.1% and -26.8% (two held-out walks); prefer the replay (`replay` without --summary) for this walk",
+        streams.len()
+    ))
+}
+
 /// The process state a replayed graph with branches depends on and a trace does not record
 /// (see [`crate::prior_streams`]): how many launches the process had run first.
 pub(crate) fn process_history(prior_streams: u32) -> String {
@@ -108,6 +125,9 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             }
             if !on_lanes {
                 out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
+                if let Some(m) = simt_gemms_side_by_side(walk) {
+                    out.push(m);
+                }
             }
         }
         _ => {
@@ -216,6 +236,38 @@ pub fn estimated_gap_above_shipped(
 mod tests {
     use super::*;
     use crate::trace::Op;
+
+    #[test]
+    fn f32_fma_gemms_on_two_streams_are_flagged_for_the_offline_model() {
+        let gemm = |name: &str, stream: u64| Op {
+            stream: Some(stream),
+            ..Op::kernel(name, 0.0, 5000.0)
+        };
+        let simt = "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>";
+        let two = Walk {
+            ops: vec![gemm(simt, 13), gemm(simt, 17)],
+            ..Walk::default()
+        };
+        let m = simt_gemms_side_by_side(&two).expect("two streams of FMA GEMMs");
+        assert!(m.starts_with("2 streams run f32 GEMM kernels"), "{m}");
+        // One stream of them, or TF32 ones beside them: nothing to say.
+        let one = Walk {
+            ops: vec![gemm(simt, 13), gemm(simt, 13)],
+            ..Walk::default()
+        };
+        assert_eq!(simt_gemms_side_by_side(&one), None);
+        let tf32 = Walk {
+            ops: vec![
+                gemm(simt, 13),
+                gemm(
+                    "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x128x32",
+                    17,
+                ),
+            ],
+            ..Walk::default()
+        };
+        assert_eq!(simt_gemms_side_by_side(&tf32), None);
+    }
 
     #[test]
     fn the_process_history_names_the_state_the_replay_ran_in() {
