@@ -76,6 +76,10 @@ GROUPS = [
                                        "hb_mlp_prefill_512_bf16,hb_scatter_index_b64,"
                                        "hb_kv_copy_beside_attention,hb_inception_branches,"
                                        "hb_two_experts_b64,hb_fp32_pair_b256"),
+    ("heldout3", "heldout_3_walks.py", "hc_phi_decode_b8,hc_cupy_row_norms,hc_conv_transpose_b4,"
+                                       "hc_math_attention_b2_s1024,hc_gnn_message_passing,"
+                                       "hc_three_decode_requests,hc_norm_beside_prefill_attention,"
+                                       "hc_gemm_beside_copies"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
