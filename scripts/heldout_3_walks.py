@@ -18,20 +18,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
-def chain(fn, n):
-    """`fn(i, y)` applied for i in 0..n, each given the previous result (None first)."""
-    def run():
-        y = None
-        for i in range(n):
-            y = fn(i, y)
-        return y
-    return run
-
-
 def build(name):
     """(step, kind) of walk `name`; a KeyError for a name it does not know."""
     import torch
-    from walk_parts import fork_join, hf_decoder_step
+    from walk_parts import chain, fork_join, hf_decoder_step
     f = torch.nn.functional
     torch.manual_seed(37)
     if name == "hc_phi_decode_b8":

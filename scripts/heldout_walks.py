@@ -20,17 +20,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_parts import chain  # noqa: E402
 from walk_registry import builder  # noqa: E402
-
-
-def chain(fn, n):
-    """`fn(i, y)` applied for i in 0..n, each given the previous result (None first)."""
-    def run():
-        y = None
-        for i in range(n):
-            y = fn(i, y)
-        return y
-    return run
 
 
 def _f():

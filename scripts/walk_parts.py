@@ -61,3 +61,14 @@ def fork_join(side_a, side_b):
         main.wait_stream(s2)
         return a + b
     return step
+
+
+def chain(fn, n):
+    """A step that applies `fn(i, y)` for i in 0..n, each given the previous result (None
+    first), and returns the last."""
+    def run():
+        y = None
+        for i in range(n):
+            y = fn(i, y)
+        return y
+    return run
