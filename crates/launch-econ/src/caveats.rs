@@ -113,7 +113,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             }
             if schedule.waits_on_all_before > 0 {
                 out.push(format!(
-                    "{} of the waits are neither forks nor tied to a record call of their event (the trace's event ids do not number the record calls: a program or library that records events it made earlier, as cuDNN's multi-stream RNNs do) and are taken to wait for all other streams' work issued before them: an upper bound where the event was recorded earlier, so the graph step may come out long (on the H200 a two-layer cuDNN LSTM on five streams replayed +21% so)",
+                    "{} of the waits are neither forks nor tied to a record call of their event (the trace names no event for them, or its event ids do not number the record calls: a program or library that records events it made earlier, as cuDNN's multi-stream RNNs do) and are taken to wait for all other streams' work issued before them: an upper bound where the event was recorded earlier, so the graph step may come out long (on the H200 a two-layer cuDNN LSTM on five streams replayed +21% so)",
                     schedule.waits_on_all_before
                 ));
             }
