@@ -29,7 +29,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace; off by 0.7-3.5x (91 H200 validation walks at commit 7022f03: the PyTorch and CUDA C++ walks mostly high, 83 of 86 and a median 1.9x, the CuPy walks 0.8-1.4x, a median 0.8x; earlier runs 0.6-3.6x): pass --eager-step-ms"
+                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls and, per recorded event, its callbacks' cost read from the trace (outside each event, and inside each operator and call as its views and state queries record); off by 0.4-3.2x (129 H200 validation walks, the 91 of the full run and 38 held out: the PyTorch and CUDA C++ walks mostly high, 104 of 121 and a median 1.5x, the CuPy walks 0.6-1.6x, a median 0.9x; before the inside cost 0.4-3.5x, a median 1.8x): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
@@ -280,9 +280,9 @@ impl StepPrice {
 /// The eager step estimated from the trace's host side, ms: from the first CPU event to the
 /// end of the last GPU operation, less what the profiler added to each launch call (its
 /// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
-/// its callbacks' cost outside each recorded event (see [`crate::trace::host`]) and its own
-/// work recorded in between, and never below the recorded GPU time.
-/// `None` without a host side.
+/// its callbacks' cost outside each recorded event and inside each operator and each call that
+/// issues no GPU work (see [`crate::trace::host`]), and its own work recorded in between, and
+/// never below the recorded GPU time. `None` without a host side.
 pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     let h = walk.host?;
     let span_ns = walk.end_ns() - h.start_ns;
@@ -292,7 +292,10 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
     let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
     let callbacks_ns = (h.cpu_ops + h.runtime_calls) as f64 * h.profiler_per_event_ns.max(0.0);
-    let own_ns = h.profiler_overhead_ns.max(0.0) + callbacks_ns;
+    let inside_ns = h.cpu_ops as f64 * h.profiler_inside_op_ns.max(0.0)
+        + h.runtime_calls.saturating_sub(h.launch_calls) as f64
+            * h.profiler_inside_call_ns.max(0.0);
+    let own_ns = h.profiler_overhead_ns.max(0.0) + callbacks_ns + inside_ns;
     Some((span_ns - excess_ns - own_ns).max(gpu_ns) / 1e6)
 }
 
@@ -314,6 +317,8 @@ mod tests {
             profiler_overhead_ns: 0.0,
             runtime_calls: 2,
             profiler_per_event_ns: 0.0,
+            profiler_inside_op_ns: 0.0,
+            profiler_inside_call_ns: 0.0,
         };
         let w = walk(&[500.0, 4000.0], Some(h));
         let e = eager_from_trace(&w, 3.0).unwrap();
@@ -326,6 +331,17 @@ mod tests {
         };
         let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(callbacks)), 3.0).unwrap();
         assert!((e - 0.0155).abs() < 1e-12, "{e}");
+        // Inside each of the 2 operators 1.5 µs, inside each of the 3 calls that issue no GPU
+        // work 0.5 µs (the 2 launches' part is in their inflation): 4.5 µs.
+        let inside = HostSide {
+            start_ns: -20_000.0,
+            runtime_calls: 5,
+            profiler_inside_op_ns: 1_500.0,
+            profiler_inside_call_ns: 500.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(inside)), 3.0).unwrap();
+        assert!((e - 0.015).abs() < 1e-12, "{e}");
         // The profiler's own 2 µs of buffer work inside the step is not the step's.
         let busy = HostSide {
             start_ns: -20_000.0,

@@ -14,6 +14,15 @@
 //! callbacks' cost falls inside the events' recorded intervals, where it cannot be told apart
 //! (on the H200 validation walks the eager step estimated with it stayed above the real one
 //! on all but one).
+//!
+//! The part inside an event's interval shows where an event does no work of its own: a leaf
+//! operator that only makes a view or an empty tensor (`aten::view`, `aten::as_strided`,
+//! `aten::empty`, …) records about a microsecond that an unprofiled step spends in dispatch
+//! only, and a runtime call that only reads state (`cudaGetDevice`,
+//! `cudaStreamIsCapturing`, …) a fraction of that. Their median durations
+//! ([`HostSide::profiler_inside_op_ns`], [`HostSide::profiler_inside_call_ns`]) stand for that
+//! part of every operator and every call that issues no GPU work (a launch's is in its
+//! inflation over the launch floor); they read high by the view's own dispatch.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +48,15 @@ pub struct HostSide {
     /// docs); 0 where no operator has nested events.
     #[serde(default)]
     pub profiler_per_event_ns: f64,
+    /// What recording one operator cost inside its own interval, ns: the median duration of
+    /// the leaf operators that only make a view or an empty tensor (see the module docs); 0
+    /// where the trace has none.
+    #[serde(default)]
+    pub profiler_inside_op_ns: f64,
+    /// The same for a runtime call that issues no GPU work: the median duration of the calls
+    /// that only read state; 0 where the trace has none.
+    #[serde(default)]
+    pub profiler_inside_call_ns: f64,
 }
 
 /// What a recorded CPU event was.
@@ -46,11 +64,46 @@ pub struct HostSide {
 pub(crate) enum HostKind {
     /// A framework operator (`cpu_op`).
     Operator,
+    /// A framework operator that only makes a view or an empty tensor ([`VIEW_OPERATORS`]).
+    ViewOperator,
     /// A runtime or driver call that issues GPU work.
     Issue,
+    /// A runtime call that only reads state ([`QUERY_CALLS`]).
+    QueryCall,
     /// Any other runtime or driver call.
     OtherCall,
 }
+
+/// Operators that do no work of their own beyond dispatch: views and empty tensors.
+const VIEW_OPERATORS: [&str; 14] = [
+    "aten::view",
+    "aten::as_strided",
+    "aten::_unsafe_view",
+    "aten::alias",
+    "aten::empty",
+    "aten::empty_strided",
+    "aten::result_type",
+    "aten::resolve_conj",
+    "aten::resolve_neg",
+    "aten::lift_fresh",
+    "aten::detach",
+    "aten::squeeze",
+    "aten::unsqueeze",
+    "aten::expand",
+];
+
+/// Runtime calls that only read state.
+const QUERY_CALLS: [&str; 9] = [
+    "cudaGetDevice",
+    "cudaGetDeviceCount",
+    "cudaGetLastError",
+    "cudaPeekAtLastError",
+    "cudaGetErrorString",
+    "cudaStreamIsCapturing",
+    "cudaStreamGetCaptureInfo",
+    "cudaDeviceGetAttribute",
+    "cudaPointerGetAttributes",
+];
 
 /// One recorded CPU event, ns on the profiler's clock, on host thread `thread`. Kept for
 /// every CPU event of a trace, so kept small (24 bytes).
@@ -73,6 +126,7 @@ impl HostKind {
     /// categories that are not the step's own work (annotations, flows, the profiler's).
     pub(crate) fn of(cat: &str, name: &str) -> Option<HostKind> {
         match cat {
+            "cpu_op" if VIEW_OPERATORS.contains(&name) => Some(HostKind::ViewOperator),
             "cpu_op" => Some(HostKind::Operator),
             "cuda_runtime" | "cuda_driver" => Some(
                 if ["LaunchKernel", "Memcpy", "Memset", "GraphLaunch"]
@@ -80,12 +134,19 @@ impl HostKind {
                     .any(|k| name.contains(k))
                 {
                     HostKind::Issue
+                } else if QUERY_CALLS.contains(&name) {
+                    HostKind::QueryCall
                 } else {
                     HostKind::OtherCall
                 },
             ),
             _ => None,
         }
+    }
+
+    /// Whether the event is a framework operator (of any kind).
+    pub(crate) fn is_operator(self) -> bool {
+        matches!(self, HostKind::Operator | HostKind::ViewOperator)
     }
 }
 
@@ -106,13 +167,13 @@ pub(crate) fn host_side(
     for e in events.iter().filter(inside) {
         h.start_ns = h.start_ns.min(e.ts_ns);
         match e.kind {
-            HostKind::Operator => h.cpu_ops += 1,
+            HostKind::Operator | HostKind::ViewOperator => h.cpu_ops += 1,
             HostKind::Issue => {
                 h.launch_calls += 1;
                 h.launch_call_ns += f64::from(e.dur_ns);
                 h.runtime_calls += 1;
             }
-            HostKind::OtherCall => h.runtime_calls += 1,
+            HostKind::QueryCall | HostKind::OtherCall => h.runtime_calls += 1,
         }
     }
     if !h.start_ns.is_finite() {
@@ -122,8 +183,23 @@ pub(crate) fn host_side(
     let order: Vec<u32> = (0..events.len() as u32)
         .filter(|&i| inside(&&events[i as usize]))
         .collect();
-    h.profiler_per_event_ns = per_event_ns(events, order).unwrap_or(0.0);
+    let costs = callback_costs(events, order);
+    h.profiler_per_event_ns = costs.per_event_ns.unwrap_or(0.0);
+    h.profiler_inside_op_ns = costs.inside_op_ns.unwrap_or(0.0);
+    h.profiler_inside_call_ns = costs.inside_call_ns.unwrap_or(0.0);
     Some(h)
+}
+
+/// What the profiler's callbacks cost, read from the events (see the module docs), ns;
+/// `None` where the events say nothing of it.
+struct CallbackCosts {
+    /// Outside each event: the median own time per nested event of the operators whose
+    /// nested events are all operators.
+    per_event_ns: Option<f64>,
+    /// Inside an operator: the median duration of the leaf view operators.
+    inside_op_ns: Option<f64>,
+    /// Inside a call that issues no GPU work: the median duration of the query calls.
+    inside_call_ns: Option<f64>,
 }
 
 /// How deep events are followed into one another.
@@ -137,10 +213,8 @@ struct Open {
     only_operators: bool,
 }
 
-/// The median own time per nested event of the operators whose nested events are all
-/// operators, ns (see the module docs), over `events[i]` for `i` in `order`; `None` without
-/// any such operator.
-fn per_event_ns(events: &[HostEvent], mut order: Vec<u32>) -> Option<f64> {
+/// The callbacks' costs over `events[i]` for `i` in `order` (see [`CallbackCosts`]).
+fn callback_costs(events: &[HostEvent], mut order: Vec<u32>) -> CallbackCosts {
     // Per thread, in start order, enclosing events first; a stack of the events still open.
     order.sort_by(|&a, &b| {
         let (a, b) = (&events[a as usize], &events[b as usize]);
@@ -149,10 +223,20 @@ fn per_event_ns(events: &[HostEvent], mut order: Vec<u32>) -> Option<f64> {
             .then(b.dur_ns.total_cmp(&a.dur_ns))
     });
     let mut own = Vec::new();
-    let close = |o: Open, own: &mut Vec<f64>| {
-        if o.event.kind == HostKind::Operator && o.nested > 0 && o.only_operators {
+    let mut views = Vec::new();
+    let calls: Vec<f64> = order
+        .iter()
+        .map(|&i| events[i as usize])
+        .filter(|e| e.kind == HostKind::QueryCall)
+        .map(|e| f64::from(e.dur_ns))
+        .collect();
+    let close = |o: Open, own: &mut Vec<f64>, views: &mut Vec<f64>| {
+        if o.event.kind.is_operator() && o.nested > 0 && o.only_operators {
             let ns = (f64::from(o.event.dur_ns) - o.nested_ns) / f64::from(o.nested);
             own.push(ns.max(0.0));
+        }
+        if o.event.kind == HostKind::ViewOperator && o.nested == 0 {
+            views.push(f64::from(o.event.dur_ns));
         }
     };
     let mut open: Vec<Open> = Vec::new();
@@ -163,12 +247,12 @@ fn per_event_ns(events: &[HostEvent], mut order: Vec<u32>) -> Option<f64> {
                 open.push(o);
                 break;
             }
-            close(o, &mut own);
+            close(o, &mut own, &mut views);
         }
         if let Some(parent) = open.last_mut() {
             parent.nested += 1;
             parent.nested_ns += f64::from(e.dur_ns);
-            parent.only_operators &= e.kind == HostKind::Operator;
+            parent.only_operators &= e.kind.is_operator();
         }
         // Real traces nest a few dozen deep; a file of identical intervals would nest every
         // event in the one before, so the stack stops growing at MAX_DEPTH.
@@ -182,17 +266,26 @@ fn per_event_ns(events: &[HostEvent], mut order: Vec<u32>) -> Option<f64> {
         }
     }
     while let Some(o) = open.pop() {
-        close(o, &mut own);
+        close(o, &mut own, &mut views);
     }
-    if own.is_empty() {
+    CallbackCosts {
+        per_event_ns: median(own),
+        inside_op_ns: median(views),
+        inside_call_ns: median(calls),
+    }
+}
+
+/// The median of `v`; `None` for none.
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
         return None;
     }
-    own.sort_by(f64::total_cmp);
-    let mid = own.len() / 2;
-    Some(if own.len() % 2 == 1 {
-        own[mid]
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[mid]
     } else {
-        (own[mid - 1] + own[mid]) / 2.0
+        (v[mid - 1] + v[mid]) / 2.0
     })
 }
 
@@ -257,6 +350,41 @@ mod tests {
             Some(HostKind::OtherCall)
         );
         assert_eq!(HostKind::of("user_annotation", "ProfilerStep#3"), None);
+    }
+
+    #[test]
+    fn the_cost_inside_events_is_read_from_leaf_views_and_query_calls() {
+        // An operator of 10 holding a view of 2 (a leaf) and a view of 6 that holds an
+        // operator (not a leaf); leaf views of 1 and 3; query calls of 0.5, 0.3, 0.4; a launch.
+        let events = [
+            ev(0.0, 10.0, HostKind::Operator),
+            ev(1.0, 2.0, HostKind::ViewOperator),
+            ev(3.0, 6.0, HostKind::ViewOperator),
+            ev(4.0, 1.0, HostKind::Operator),
+            ev(20.0, 1.0, HostKind::ViewOperator),
+            ev(30.0, 3.0, HostKind::ViewOperator),
+            ev(40.0, 0.5, HostKind::QueryCall),
+            ev(41.0, 0.3, HostKind::QueryCall),
+            ev(42.0, 0.4, HostKind::QueryCall),
+            ev(43.0, 4.0, HostKind::Issue),
+        ];
+        let h = host_side(&events, &[], (0.0, 100.0), 100.0).unwrap();
+        // Leaf views 2, 1, 3: median 2; query calls: median 0.4 (f32 durations).
+        assert_eq!(h.profiler_inside_op_ns, 2.0);
+        assert!((h.profiler_inside_call_ns - 0.4).abs() < 1e-6);
+        // Views are operators, query calls runtime calls.
+        assert_eq!((h.cpu_ops, h.runtime_calls, h.launch_calls), (6, 4, 1));
+        // The operator holding two views (own 2, 1 each) and the view holding one (own 5):
+        // the outside cost reads them as before.
+        assert_eq!(h.profiler_per_event_ns, 3.0);
+        assert_eq!(
+            HostKind::of("cpu_op", "aten::as_strided"),
+            Some(HostKind::ViewOperator)
+        );
+        assert_eq!(
+            HostKind::of("cuda_runtime", "cudaStreamIsCapturing"),
+            Some(HostKind::QueryCall)
+        );
     }
 
     #[test]

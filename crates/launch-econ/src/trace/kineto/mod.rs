@@ -172,7 +172,7 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         .args
         .as_ref()
         .and_then(|a| as_uint(&a.correlation, "correlation").ok().flatten())
-        .filter(|_| kind != HostKind::Operator);
+        .filter(|_| !kind.is_operator());
     // Kineto writes thread ids as numbers (some exporters as strings); all one thread else.
     let thread = match &ev.tid {
         Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
@@ -189,12 +189,8 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         correlation,
         graph_launch: kind == HostKind::Issue && name.contains("GraphLaunch"),
         event_record: kind == HostKind::OtherCall && name.contains("EventRecord"),
-        matmul: (kind == HostKind::Operator)
-            .then(|| matmul_op(ev))
-            .flatten(),
-        inputs: (kind == HostKind::Operator)
-            .then(|| operator_inputs(ev))
-            .flatten(),
+        matmul: kind.is_operator().then(|| matmul_op(ev)).flatten(),
+        inputs: kind.is_operator().then(|| operator_inputs(ev)).flatten(),
     }
 }
 
