@@ -80,6 +80,11 @@ GROUPS = [
                                        "hc_math_attention_b2_s1024,hc_gnn_message_passing,"
                                        "hc_three_decode_requests,hc_norm_beside_prefill_attention,"
                                        "hc_gemm_beside_copies"),
+    ("heldout4", "heldout_4_walks.py", "hd_falcon_decode_b2,hd_gemma2_decode_b1,hd_olmo2_prefill_32,"
+                                       "hd_cupy_raw_kernels,hd_unet_block_b2,"
+                                       "hd_reductions_beside_gemm,hd_tf32_pair_b128,"
+                                       "hd_elementwise_four_streams,hd_conv_beside_linear,"
+                                       "hd_mqa_decode_beside_ffn,hd_layernorm_pair"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

@@ -295,7 +295,10 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     let inside_ns = h.cpu_ops as f64 * h.profiler_inside_op_ns.max(0.0)
         + h.runtime_calls.saturating_sub(h.launch_calls) as f64
             * h.profiler_inside_call_ns.max(0.0);
-    let own_ns = h.profiler_overhead_ns.max(0.0) + callbacks_ns + inside_ns;
+    let own_ns = h.profiler_overhead_ns.max(0.0)
+        + callbacks_ns
+        + inside_ns
+        + h.first_call_excess_ns.max(0.0);
     Some((span_ns - excess_ns - own_ns).max(gpu_ns) / 1e6)
 }
 
@@ -319,6 +322,7 @@ mod tests {
             profiler_per_event_ns: 0.0,
             profiler_inside_op_ns: 0.0,
             profiler_inside_call_ns: 0.0,
+            first_call_excess_ns: 0.0,
         };
         let w = walk(&[500.0, 4000.0], Some(h));
         let e = eager_from_trace(&w, 3.0).unwrap();
@@ -342,6 +346,14 @@ mod tests {
         };
         let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(inside)), 3.0).unwrap();
         assert!((e - 0.015).abs() < 1e-12, "{e}");
+        // First calls that ran 3 µs beyond the same calls later: paid once, not every step.
+        let first = HostSide {
+            start_ns: -20_000.0,
+            first_call_excess_ns: 3_000.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(first)), 3.0).unwrap();
+        assert!((e - 0.0165).abs() < 1e-12, "{e}");
         // The profiler's own 2 µs of buffer work inside the step is not the step's.
         let busy = HostSide {
             start_ns: -20_000.0,

@@ -26,6 +26,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::first_calls::first_call_excess_ns;
+
 /// The host side of a recorded step, for estimating the eager step from the trace alone.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostSide {
@@ -57,6 +59,10 @@ pub struct HostSide {
     /// that only read state; 0 where the trace has none.
     #[serde(default)]
     pub profiler_inside_call_ns: f64,
+    /// What the first calls of the step ran beyond the same calls later, ns: costs paid once
+    /// (see [`super::first_calls`]).
+    #[serde(default)]
+    pub first_call_excess_ns: f64,
 }
 
 /// What a recorded CPU event was.
@@ -106,17 +112,22 @@ const QUERY_CALLS: [&str; 9] = [
 ];
 
 /// One recorded CPU event, ns on the profiler's clock, on host thread `thread`. Kept for
-/// every CPU event of a trace, so kept small (24 bytes).
+/// every CPU event of a trace, so kept small (32 bytes).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct HostEvent {
     pub ts_ns: f64,
     pub dur_ns: f32,
     pub kind: HostKind,
+    /// Whether the call waits for the GPU (a synchronize, a blocking copy, a query).
+    pub waits: bool,
     pub thread: u64,
+    /// The call's signature: a hash of its name and recorded input shapes (see
+    /// [`super::first_calls`]).
+    pub call: u64,
 }
 
 impl HostEvent {
-    fn end_ns(&self) -> f64 {
+    pub(crate) fn end_ns(&self) -> f64 {
         self.ts_ns + f64::from(self.dur_ns)
     }
 }
@@ -142,6 +153,13 @@ impl HostKind {
             ),
             _ => None,
         }
+    }
+
+    /// Whether a runtime or driver call named `name` waits for the GPU: a synchronize, a
+    /// query of work's completion, or a copy that is not asynchronous.
+    pub(crate) fn waits_for_gpu(name: &str) -> bool {
+        let copy = name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy");
+        name.contains("Synchronize") || name.contains("Query") || (copy && !name.contains("Async"))
     }
 
     /// Whether the event is a framework operator (of any kind).
@@ -187,6 +205,7 @@ pub(crate) fn host_side(
     h.profiler_per_event_ns = costs.per_event_ns.unwrap_or(0.0);
     h.profiler_inside_op_ns = costs.inside_op_ns.unwrap_or(0.0);
     h.profiler_inside_call_ns = costs.inside_call_ns.unwrap_or(0.0);
+    h.first_call_excess_ns = first_call_excess_ns(events, overhead, (from, to));
     Some(h)
 }
 
@@ -312,7 +331,9 @@ mod tests {
             ts_ns,
             dur_ns,
             kind,
+            waits: false,
             thread: 1,
+            call: 0,
         }
     }
 

@@ -22,7 +22,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::Value;
 
+use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use memra_engine::Gemm;
 
@@ -179,12 +181,15 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         Some(Value::String(t)) => t.parse().unwrap_or(0),
         _ => 0,
     };
+    let shapes = ev.args.as_ref().and_then(|a| a.input_dims.as_ref());
     Converted::Host {
         event: HostEvent {
             ts_ns,
             dur_ns,
             kind,
+            waits: !kind.is_operator() && HostKind::waits_for_gpu(name),
             thread,
+            call: signature(name, shapes),
         },
         correlation,
         graph_launch: kind == HostKind::Issue && name.contains("GraphLaunch"),
@@ -192,6 +197,16 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         matmul: kind.is_operator().then(|| matmul_op(ev)).flatten(),
         inputs: kind.is_operator().then(|| operator_inputs(ev)).flatten(),
     }
+}
+
+/// A call's signature: its name and recorded input shapes, hashed.
+fn signature(name: &str, shapes: Option<&Value>) -> u64 {
+    let mut h = DefaultHasher::new();
+    name.hash(&mut h);
+    if let Some(s) = shapes {
+        s.to_string().hash(&mut h);
+    }
+    h.finish()
 }
 
 /// What one event adds to the walk.

@@ -237,6 +237,29 @@ fn marked_steps_split_ops_waits_and_host_side() {
 }
 
 #[test]
+fn first_calls_are_compared_with_later_calls_of_the_same_name_and_shapes() {
+    // Three aten::mm of one shape (the first 30 us, then 6 and 8: 23 us once), one of another
+    // shape (nothing to compare with), and a blocking copy's two calls, whose durations are
+    // the GPU's (not compared).
+    let w = read_str(
+        r#"[
+        {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":0,"dur":30,"args":{"Input Dims":[[4,8],[8,8]]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":40,"dur":6,"args":{"Input Dims":[[4,8],[8,8]]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":50,"dur":20,"args":{"Input Dims":[[64,8],[8,8]]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::mm","ts":80,"dur":8,"args":{"Input Dims":[[4,8],[8,8]]}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpy","ts":90,"dur":50},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpy","ts":150,"dur":5},
+        {"ph":"X","cat":"kernel","name":"k","ts":100,"dur":2,"args":{"stream":7,"grid":[1,1,1],"block":[32,1,1]}}]"#,
+    )
+    .unwrap();
+    assert_eq!(w.host.unwrap().first_call_excess_ns, 23_000.0);
+    assert!(HostKind::waits_for_gpu("cudaStreamSynchronize"));
+    assert!(HostKind::waits_for_gpu("cudaMemcpy2D"));
+    assert!(!HostKind::waits_for_gpu("cudaMemcpyAsync"));
+    assert!(!HostKind::waits_for_gpu("cudaLaunchKernel"));
+}
+
+#[test]
 fn errors_say_which_event_and_where() {
     let e = read_str(r#"{"traceEvents":[{"cat":"cpu_op","name":"x"},{"cat":"kernel","name":"k","ts":1,"dur":-2,"args":{"grid":[1,1,1],"block":[1,1,1]}}]}"#)
         .unwrap_err()
