@@ -23,6 +23,9 @@
 //! ([`HostSide::profiler_inside_op_ns`], [`HostSide::profiler_inside_call_ns`]) stand for that
 //! part of every operator and every call that issues no GPU work (a launch's is in its
 //! inflation over the launch floor); they read high by the view's own dispatch.
+//!
+//! A step recorded right after the profiler started also pays costs once: the first call of
+//! each kind runs longer than its later ones ([`super::first_calls`]).
 
 use serde::{Deserialize, Serialize};
 
