@@ -65,7 +65,7 @@ pub(crate) fn process_history(prior_streams: u32) -> String {
         n => format!("after {n} other streams each ran a kernel (--prior-streams)"),
     };
     format!(
-        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 19 walks held out from the method -6.8% to +11.6% (13 of 19 within 5%) but for a cuDNN LSTM whose waits the trace could not tie to their record calls, +21.0%: the 21% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
+        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 25 walks held out from the method -12.4% to +14.4% (16 of 25 within 5%) but for a cuDNN LSTM whose waits the trace could not tie to their record calls, +21.0%, and GEMMs beside large reductions whose stand-ins read their inputs paced, +23.9%: the 24% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
     )
 }
 
