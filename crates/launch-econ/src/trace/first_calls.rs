@@ -19,7 +19,8 @@
 
 use std::collections::HashMap;
 
-use super::host::HostEvent;
+use super::host::{covered_ns, HostEvent};
+use crate::stats::median;
 
 /// The one-time costs of the first calls in `[from, to)` of `events`, ns (see the module
 /// docs); `overhead`: the profiler's own work, (start, end) ns.
@@ -43,14 +44,14 @@ pub(crate) fn first_call_excess_ns(
         if e.ts_ns < from || e.ts_ns >= to || waits[&i] {
             continue;
         }
-        let own = f64::from(e.dur_ns) - covered(overhead, e.ts_ns, e.end_ns());
+        let own = f64::from(e.dur_ns) - covered_ns(overhead.to_vec(), e.ts_ns, e.end_ns());
         calls.entry(e.call).or_default().push((i, own));
     }
     calls
         .iter()
         .filter(|(call, v)| v.len() >= 2 && first.get(*call) == Some(&v[0].0))
         .map(|(_, v)| {
-            let later = median(v[1..].iter().map(|&(_, ns)| ns).collect());
+            let later = median(&v[1..].iter().map(|&(_, ns)| ns).collect::<Vec<_>>());
             (v[0].1 - later).max(0.0)
         })
         .sum()
@@ -88,35 +89,6 @@ fn top_level(events: &[HostEvent]) -> Vec<Root> {
         }
     }
     roots
-}
-
-/// How much of `[a, b)` the intervals cover (overlaps counted once), ns.
-fn covered(intervals: &[(f64, f64)], a: f64, b: f64) -> f64 {
-    let mut parts: Vec<(f64, f64)> = intervals
-        .iter()
-        .map(|&(s, e)| (s.max(a), e.min(b)))
-        .filter(|(s, e)| e > s)
-        .collect();
-    parts.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let (mut total, mut reach) = (0.0, a);
-    for (s, e) in parts {
-        let s = s.max(reach);
-        if e > s {
-            total += e - s;
-            reach = e;
-        }
-    }
-    total
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    }
 }
 
 #[cfg(test)]

@@ -312,7 +312,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 /// How long the intervals cover `[from, to)` (overlaps counted once), ns.
-fn covered_ns(mut intervals: Vec<(f64, f64)>, from: f64, to: f64) -> f64 {
+pub(super) fn covered_ns(mut intervals: Vec<(f64, f64)>, from: f64, to: f64) -> f64 {
     intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (mut total, mut reach) = (0.0, from);
     for (a, b) in intervals {
