@@ -85,6 +85,10 @@ GROUPS = [
                                        "hd_reductions_beside_gemm,hd_tf32_pair_b128,"
                                        "hd_elementwise_four_streams,hd_conv_beside_linear,"
                                        "hd_mqa_decode_beside_ffn,hd_layernorm_pair"),
+    ("heldout5", "heldout_5_walks.py", "he_phi3_decode_b4,he_gptneox_decode_b2,he_adam_foreach_step,"
+                                       "he_elementwise_beside_proj,he_gqa_decode_beside_mlp,"
+                                       "he_casts_beside_conv,he_rmsnorm_rows_beside_gemm,"
+                                       "he_log_softmax_beside_mlp,he_three_streams_mixed"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
