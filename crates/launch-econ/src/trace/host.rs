@@ -298,17 +298,8 @@ fn callback_costs(events: &[HostEvent], mut order: Vec<u32>) -> CallbackCosts {
 }
 
 /// The median of `v`; `None` for none.
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    })
+fn median(v: Vec<f64>) -> Option<f64> {
+    (!v.is_empty()).then(|| crate::stats::median(&v))
 }
 
 /// How long the intervals cover `[from, to)` (overlaps counted once), ns.
