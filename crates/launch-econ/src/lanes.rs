@@ -63,7 +63,7 @@ pub struct Schedule {
     pub waits_at_record: usize,
     /// Waits that are neither forks nor tied to a recording of their event, read as waiting
     /// for all other lanes' work issued before them: an upper bound where the program waits
-    /// on an event it recorded earlier (see [`crate::trace::recordings`]).
+    /// on an event it recorded earlier (see `trace::recordings`).
     pub waits_on_all_before: usize,
 }
 

@@ -25,7 +25,7 @@
 //! inflation over the launch floor); they read high by the view's own dispatch.
 //!
 //! A step recorded right after the profiler started also pays costs once: the first call of
-//! each kind runs longer than its later ones ([`super::first_calls`]).
+//! each kind runs longer than its later ones (`trace::first_calls`).
 
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +63,7 @@ pub struct HostSide {
     #[serde(default)]
     pub profiler_inside_call_ns: f64,
     /// What the first calls of the step ran beyond the same calls later, ns: costs paid once
-    /// (see [`super::first_calls`]).
+    /// (see `trace::first_calls`).
     #[serde(default)]
     pub first_call_excess_ns: f64,
 }
@@ -125,7 +125,7 @@ pub(crate) struct HostEvent {
     pub waits: bool,
     pub thread: u64,
     /// The call's signature: a hash of its name and recorded input shapes (see
-    /// [`super::first_calls`]).
+    /// `trace::first_calls`).
     pub call: u64,
 }
 
