@@ -89,6 +89,13 @@ GROUPS = [
                                        "he_elementwise_beside_proj,he_gqa_decode_beside_mlp,"
                                        "he_casts_beside_conv,he_rmsnorm_rows_beside_gemm,"
                                        "he_log_softmax_beside_mlp,he_three_streams_mixed"),
+    ("heldout6", "heldout_6_walks.py", "hf_starcoder2_decode_b2,hf_mistral_prefill_64,"
+                                       "hf_layernorm_rows_beside_gemm,"
+                                       "hf_softmax_scores_beside_matmul,"
+                                       "hf_gelu_bias_beside_decode_attention,"
+                                       "hf_masked_fill_beside_gemm,hf_big_gemm_beside_adds,"
+                                       "hf_two_decode_attentions,"
+                                       "hf_row_sums_beside_prefill_attention"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
