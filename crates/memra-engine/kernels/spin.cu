@@ -159,11 +159,17 @@ extern "C" __global__ void spin_grid_window(unsigned long long ns, unsigned long
 // word is read again only after all of `src` has been (a graph replay reads fresh memory, as
 // a decode step reads weights that do not fit in L2). Blocks that start after the cursor moved
 // read from its new place, equally inside `src`.
-// The body of stream_grid and stream_paced. PACED: after each round of loads (eight words a
+// The body of stream_grid and stream_paced. PACED: after each round of loads (LOADS words a
 // thread) a block waits until its share of `ns` for the words read so far has passed since the
 // grid's start, and at the end until all of `ns` has, so the grid reads its `n16` words evenly
 // over about `ns` (longer where memory cannot keep that pace) instead of as fast as it can.
-template <bool PACED>
+//
+// LOADS: 16-byte loads in flight per thread; stream_grid keeps eight. stream_paced keeps four, so that it
+// needs at most 32 registers a thread (its launch bounds): a paced read stands in beside other
+// streams' kernels for one that an SM held up to 2048 threads of, and a stand-in needing more
+// registers than its kernel would fit fewer blocks an SM than the kernel did (a grid planned
+// as one round of blocks would run in two, its first round holding its SMs to its end).
+template <bool PACED, int LOADS>
 __device__ __forceinline__ void stream_body(const float4* __restrict__ src, unsigned long long src_words,
                                             unsigned long long n16, unsigned long long* __restrict__ cursor,
                                             unsigned long long ns, unsigned long long* __restrict__ slot) {
@@ -183,15 +189,15 @@ __device__ __forceinline__ void stream_body(const float4* __restrict__ src, unsi
     const unsigned long long end = n16 * (block + 1) / blocks;
     unsigned long long i = first + lane;
     float acc = 0.f;
-    for (; i + 7 * width < end; i += 8 * width) {
-        float4 v[8];
+    for (; i + (LOADS - 1) * width < end; i += LOADS * width) {
+        float4 v[LOADS];
 #pragma unroll
-        for (int k = 0; k < 8; k++) v[k] = from[i + k * width];
+        for (int k = 0; k < LOADS; k++) v[k] = from[i + k * width];
 #pragma unroll
-        for (int k = 0; k < 8; k++) acc += v[k].x + v[k].y + v[k].z + v[k].w;
+        for (int k = 0; k < LOADS; k++) acc += v[k].x + v[k].y + v[k].z + v[k].w;
         if (PACED) {
             // The loads' values are used above, so the wait starts once they arrived.
-            const unsigned long long done = i + 8 * width - lane - first;
+            const unsigned long long done = i + LOADS * width - lane - first;
             const unsigned long long due = start + (unsigned long long)((double)ns * (double)done / (double)(end - first));
             unsigned long long now;
             do {
@@ -230,17 +236,17 @@ extern "C" __global__ void stream_grid(const float4* __restrict__ src, unsigned 
                                        unsigned long long n16, unsigned long long* __restrict__ cursor,
                                        unsigned long long* __restrict__ slot) {
     pdl_enter();
-    stream_body<false>(src, src_words, n16, cursor, 0ull, slot);
+    stream_body<false, 8>(src, src_words, n16, cursor, 0ull, slot);
 }
 
 // stream_grid reading its words paced over `ns` of the global timer (see stream_body), and
 // lasting at least that long: stands in for a kernel whose bytes and duration are both known,
 // asking of the memory system what that kernel asked, spread as it spread it, and no more.
-extern "C" __global__ void stream_paced(const float4* __restrict__ src, unsigned long long src_words,
+extern "C" __global__ void __launch_bounds__(1024, 2) stream_paced(const float4* __restrict__ src, unsigned long long src_words,
                                         unsigned long long n16, unsigned long long* __restrict__ cursor,
                                         unsigned long long ns, unsigned long long* __restrict__ slot) {
     pdl_enter();
-    stream_body<true>(src, src_words, n16, cursor, ns, slot);
+    stream_body<true, 4>(src, src_words, n16, cursor, ns, slot);
 }
 
 // A latency-bound stand-in. Each warp takes `loads` dependent steps through `ring` — lines of

@@ -3,13 +3,16 @@
 use super::*;
 use std::ffi::OsString;
 
-/// The C parameter list of `name` in `source`, split at commas.
+/// The C parameter list of `name` in `source`, split at commas: its `__global__` definition
+/// (`void name(` or, with launch bounds, `void __launch_bounds__(..) name(`).
 fn c_params(source: &str, name: &str) -> Vec<String> {
     let start = source
-        .find(&format!("void {name}("))
-        .unwrap_or_else(|| panic!("{name} is not defined"))
-        + name.len()
-        + 6;
+        .match_indices("__global__ void ")
+        .find_map(|(at, _)| {
+            let line = &source[at..at + source[at..].find('\n').unwrap_or(source.len() - at)];
+            line.find(&format!(" {name}(")).map(|i| at + i + name.len() + 2)
+        })
+        .unwrap_or_else(|| panic!("{name} is not defined"));
     let end = start + source[start..].find(')').unwrap();
     source[start..end]
         .split(',')
