@@ -10,7 +10,8 @@ fn c_params(source: &str, name: &str) -> Vec<String> {
         .match_indices("__global__ void ")
         .find_map(|(at, _)| {
             let line = &source[at..at + source[at..].find('\n').unwrap_or(source.len() - at)];
-            line.find(&format!(" {name}(")).map(|i| at + i + name.len() + 2)
+            line.find(&format!(" {name}("))
+                .map(|i| at + i + name.len() + 2)
         })
         .unwrap_or_else(|| panic!("{name} is not defined"));
     let end = start + source[start..].find(')').unwrap();
