@@ -165,7 +165,7 @@ extern "C" __global__ void spin_grid_window(unsigned long long ns, unsigned long
 // over about `ns` (longer where memory cannot keep that pace) instead of as fast as it can.
 //
 // LOADS: 16-byte loads in flight per thread; stream_grid keeps eight. stream_paced keeps four, so that it
-// needs at most 32 registers a thread (its launch bounds): a paced read stands in beside other
+// needs at most 32 registers a thread (its launch bounds; ptxas for sm_90 gave it 40 with eight): a paced read stands in beside other
 // streams' kernels for one that an SM held up to 2048 threads of, and a stand-in needing more
 // registers than its kernel would fit fewer blocks an SM than the kernel did (a grid planned
 // as one round of blocks would run in two, its first round holding its SMs to its end).
