@@ -1,5 +1,6 @@
 """Nine walks written after 93cff67 and run once with the version of that session's change
-to the paced stand-ins (docs/validation-h200.md, "Nine more walks held out, after 93cff67"):
+to the paced stand-ins (docs/validation-h200.md, "The paced stand-ins' registers, and nine
+more walks held out, after 93cff67"):
 transformers Starcoder2 (decode batch 2) and Mistral (prefill of 64 tokens) shapes, and on
 several streams: a LayerNorm over 8192 rows beside bf16 GEMMs, softmax over attention scores
 beside a matmul chain, a tanh-GELU with bias over 4096 × 8192 beside decode attention,
