@@ -17,6 +17,7 @@ Needs only the traces (no GPU, no PyTorch).
 """
 import argparse
 import json
+import signal
 import sys
 from collections import Counter, defaultdict
 
@@ -136,4 +137,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     main()
