@@ -4,11 +4,13 @@
 `scripts/validate.py` records each walk twice with torch.profiler: one eager step
 (WALK.eager.json) and one replay of its CUDA graph (WALK.graph.json). In the eager recording
 the profiled launches keep the streams apart; in the graph the streams' kernels run side by
-side and slow each other. This lists, per kernel of the graph (matched to the recording's
-kernel of its name, in order, on the recorded stream whose kernels its stream's are most
-alike: a graph runs its branches on streams of its own), its recorded and in-graph durations and how much of it overlapped kernels
-of other streams, then the stretch summed by kernel name: where a multi-stream walk's real
-graph time went, to read beside `launch-econ replay --export-trace`'s replayed graph.
+side and slow each other. This lists, per kernel of the graph, its recorded and in-graph
+durations and how much of it overlapped kernels of other streams, then the stretch summed by
+kernel name: where a multi-stream walk's real graph time went, to read beside `launch-econ
+replay --export-trace`'s replayed graph. A graph kernel is matched to the recorded kernel of
+its name, in order, on the recorded stream whose kernels its stream's are most alike (a
+graph runs its branches on streams of its own); copies and memsets, which a graph may run as
+driver kernels, are left out.
 
     python3 scripts/graph_stretch.py DIR/WALK            (reads DIR/WALK.eager.json and .graph.json)
     python3 scripts/graph_stretch.py EAGER.json GRAPH.json [--min-us 2]
@@ -17,9 +19,15 @@ Needs only the traces (no GPU, no PyTorch).
 """
 import argparse
 import json
+import re
 import signal
 import sys
 from collections import Counter, defaultdict
+
+
+# A graph runs copy and memset nodes as driver kernels (`memcpy128`, `memcpy32_post`,
+# `memset32`) where the eager step ran them on a copy engine: not kernels of the walk here.
+DRIVER_KERNEL = re.compile(r"^(memcpy|memset)\d+(_post)?$")
 
 
 def kernels(path):
@@ -28,7 +36,8 @@ def kernels(path):
         doc = json.load(f)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     out = [(e["name"], e.get("args", {}).get("stream"), float(e["ts"]), float(e["dur"]))
-           for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
+           for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"
+           and not DRIVER_KERNEL.match(e["name"])]
     return sorted(out, key=lambda k: k[2])
 
 
