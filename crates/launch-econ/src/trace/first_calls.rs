@@ -23,7 +23,7 @@ use super::host::{covered_ns, HostEvent};
 use crate::stats::median;
 
 /// The one-time costs of the first calls in `[from, to)` of `events`, ns (see the module
-/// docs); `overhead`: the profiler's own work, (start, end) ns.
+/// docs); `overhead`: the profiler's own work, (start, end) ns, sorted by start.
 pub(crate) fn first_call_excess_ns(
     events: &[HostEvent],
     overhead: &[(f64, f64)],
@@ -44,7 +44,7 @@ pub(crate) fn first_call_excess_ns(
         if e.ts_ns < from || e.ts_ns >= to || waits[&i] {
             continue;
         }
-        let own = f64::from(e.dur_ns) - covered_ns(overhead.to_vec(), e.ts_ns, e.end_ns());
+        let own = f64::from(e.dur_ns) - covered_ns(overhead, e.ts_ns, e.end_ns());
         calls.entry(e.call).or_default().push((i, own));
     }
     calls

@@ -200,7 +200,8 @@ pub(crate) fn host_side(
     if !h.start_ns.is_finite() {
         return None;
     }
-    h.profiler_overhead_ns = covered_ns(overhead.to_vec(), h.start_ns, gpu_end_ns);
+    let overhead = by_start(overhead);
+    h.profiler_overhead_ns = covered_ns(&overhead, h.start_ns, gpu_end_ns);
     let order: Vec<u32> = (0..events.len() as u32)
         .filter(|&i| inside(&&events[i as usize]))
         .collect();
@@ -208,7 +209,7 @@ pub(crate) fn host_side(
     h.profiler_per_event_ns = costs.per_event_ns.unwrap_or(0.0);
     h.profiler_inside_op_ns = costs.inside_op_ns.unwrap_or(0.0);
     h.profiler_inside_call_ns = costs.inside_call_ns.unwrap_or(0.0);
-    h.first_call_excess_ns = first_call_excess_ns(events, overhead, (from, to));
+    h.first_call_excess_ns = first_call_excess_ns(events, &overhead, (from, to));
     Some(h)
 }
 
@@ -302,11 +303,20 @@ fn median(v: Vec<f64>) -> Option<f64> {
     (!v.is_empty()).then(|| crate::stats::median(&v))
 }
 
-/// How long the intervals cover `[from, to)` (overlaps counted once), ns.
-pub(super) fn covered_ns(mut intervals: Vec<(f64, f64)>, from: f64, to: f64) -> f64 {
-    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
+/// `intervals` sorted by their starts, as [`covered_ns`] takes them.
+pub(super) fn by_start(intervals: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut v = intervals.to_vec();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+/// How long `sorted` (intervals by their starts, [`by_start`]) cover `[from, to)` (overlaps
+/// counted once), ns. Sorted once by the caller, so that covering many spans (every first
+/// call's) reads the intervals and does not sort them again.
+pub(super) fn covered_ns(sorted: &[(f64, f64)], from: f64, to: f64) -> f64 {
+    debug_assert!(sorted.windows(2).all(|w| w[0].0 <= w[1].0));
     let (mut total, mut reach) = (0.0, from);
-    for (a, b) in intervals {
+    for &(a, b) in sorted.iter().take_while(|&&(a, _)| a < to) {
         let (a, b) = (a.max(reach), b.min(to));
         if b > a {
             total += b - a;
@@ -405,7 +415,11 @@ mod tests {
     #[test]
     fn overlapping_overhead_counts_once() {
         assert_eq!(
-            covered_ns(vec![(0.0, 10.0), (5.0, 15.0), (20.0, 30.0)], 2.0, 25.0),
+            covered_ns(
+                &by_start(&[(20.0, 30.0), (0.0, 10.0), (5.0, 15.0)]),
+                2.0,
+                25.0
+            ),
             18.0
         );
     }
