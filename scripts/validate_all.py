@@ -96,6 +96,12 @@ GROUPS = [
                                        "hf_masked_fill_beside_gemm,hf_big_gemm_beside_adds,"
                                        "hf_two_decode_attentions,"
                                        "hf_row_sums_beside_prefill_attention"),
+    ("heldout7", "heldout_7_walks.py", "hg_qwen3_decode_b16,hg_gemma_prefill_32,"
+                                       "hg_cupy_small_kernels,hg_decode_attention_beside_gemv,"
+                                       "hg_kv_write_attention_beside_mlp,hg_rope_beside_gemm,"
+                                       "hg_variance_beside_conv,"
+                                       "hg_embedding_beside_decode_attention,"
+                                       "hg_three_streams_nested"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
