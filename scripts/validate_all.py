@@ -102,6 +102,11 @@ GROUPS = [
                                        "hg_variance_beside_conv,"
                                        "hg_embedding_beside_decode_attention,"
                                        "hg_three_streams_nested"),
+    ("heldout8", "heldout_8_walks.py", "hh_stablelm_decode_b8,hh_phi_prefill_48,hh_conv1d_chain,"
+                                       "hh_decode_2k_beside_layernorm,hh_decode_16k_beside_gemm,"
+                                       "hh_decode_8k_beside_softmax,"
+                                       "hh_copy_beside_decode_attention,hh_gemv_beside_row_sums,"
+                                       "hh_three_streams_attention_mlp_norm"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
