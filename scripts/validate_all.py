@@ -107,6 +107,11 @@ GROUPS = [
                                        "hh_decode_8k_beside_softmax,"
                                        "hh_copy_beside_decode_attention,hh_gemv_beside_row_sums,"
                                        "hh_three_streams_attention_mlp_norm"),
+    ("heldout9", "heldout_9_walks.py", "hi_llama_decode_b32,hi_qwen2_prefill_128,hi_gru_cell_steps,"
+                                       "hi_prefill_beside_decode_attention,"
+                                       "hi_decode_attention_beside_swiglu,hi_gqa_decode_beside_adds,"
+                                       "hi_two_decode_attentions_4k,hi_f32_layernorm_beside_gemm,"
+                                       "hi_three_streams_decode"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
