@@ -249,6 +249,18 @@ extern "C" __global__ void __launch_bounds__(1024, 2) stream_paced(const float4*
     stream_body<true, 4>(src, src_words, n16, cursor, ns, slot);
 }
 
+// stream_paced with sixteen loads in flight a thread, in at most 96 registers a thread
+// (__maxnreg__): it stands in for a kernel whose blocks are few threads of many registers each
+// (an H200's decode attention: 128 blocks of 128 threads, 183 registers each, reading 4.4 TB/s),
+// which a grid of as few threads with four loads each cannot read as fast as, while holding no
+// more registers than that kernel did.
+extern "C" __global__ void __maxnreg__(96) stream_paced_deep(const float4* __restrict__ src, unsigned long long src_words,
+                                        unsigned long long n16, unsigned long long* __restrict__ cursor,
+                                        unsigned long long ns, unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    stream_body<true, 16>(src, src_words, n16, cursor, ns, slot);
+}
+
 // A latency-bound stand-in. Each warp takes `loads` dependent steps through `ring` — lines of
 // 32 words, every word of a line naming the next line, so a step is one coalesced 128-byte
 // read whose result the next step needs — then spins `ns` more of the global timer, writes

@@ -24,6 +24,8 @@ pub struct DeviceInfo {
     pub sm_clock_khz: i32,
     /// Peak memory clock in kHz (0 if not reported).
     pub memory_clock_khz: i32,
+    /// Width of the device-memory bus in bits (0 if not reported).
+    pub memory_bus_bits: i32,
     /// L2 size in bytes.
     pub l2_bytes: i32,
     /// PCI bus id, `domain:bus:device`.
@@ -35,6 +37,15 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// The device memory's peak bandwidth in bytes per ns (= GB/s), from its memory clock and
+    /// bus width (two transfers a clock): what no kernel's reads exceed. `None` where the
+    /// driver reports either as 0.
+    pub fn peak_memory_bytes_per_ns(&self) -> Option<f64> {
+        (self.memory_clock_khz > 0 && self.memory_bus_bits > 0).then(|| {
+            2.0 * self.memory_clock_khz as f64 * 1e3 * (self.memory_bus_bits as f64 / 8.0) / 1e9
+        })
+    }
+
     /// `13.0` from `13000`.
     pub fn driver_version_string(&self) -> String {
         format!(
@@ -109,6 +120,7 @@ pub(crate) fn describe_device(ctx: &CudaContext, ordinal: usize) -> Result<Devic
         total_memory: ctx.total_mem().map_err(err("cuDeviceTotalMem"))?,
         sm_clock_khz: attr(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
         memory_clock_khz: attr(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+        memory_bus_bits: attr(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
         l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
         pci_bus_id: format!(
             "{:04x}:{:02x}:{:02x}",
@@ -135,6 +147,7 @@ mod tests {
             total_memory: 1,
             sm_clock_khz: 0,
             memory_clock_khz: 0,
+            memory_bus_bits: 0,
             l2_bytes: 0,
             pci_bus_id: String::new(),
             driver_version: 13000,
@@ -146,5 +159,31 @@ mod tests {
             ..info
         };
         assert_eq!(info.driver_version_string(), "12.8");
+    }
+
+    #[test]
+    fn peak_memory_bandwidth_is_two_transfers_a_clock_over_the_bus() {
+        let info = DeviceInfo {
+            ordinal: 0,
+            name: "x".into(),
+            compute_capability: (9, 0),
+            sm_count: 132,
+            total_memory: 1,
+            sm_clock_khz: 0,
+            memory_clock_khz: 3_201_000,
+            memory_bus_bits: 6144,
+            l2_bytes: 0,
+            pci_bus_id: String::new(),
+            driver_version: 13000,
+            nvrtc_version: (13, 0),
+        };
+        // 2 × 3.201 GHz × 768 bytes.
+        let peak = info.peak_memory_bytes_per_ns().unwrap();
+        assert!((peak - 4916.736).abs() < 1e-6, "{peak}");
+        let unknown = DeviceInfo {
+            memory_bus_bits: 0,
+            ..info
+        };
+        assert_eq!(unknown.peak_memory_bytes_per_ns(), None);
     }
 }

@@ -102,11 +102,14 @@ pub enum Kernel {
     /// `spin_blocks_ns(unsigned long long, unsigned long long*)`: every block busy for a span
     /// of GPU time from its own start; records the grid's span like `spin_grid_ns`.
     SpinBlocksNs,
+    /// `stream_paced_deep(...)`, the parameters of `stream_paced`: sixteen loads in flight a
+    /// thread instead of four, in at most 96 registers.
+    StreamPacedDeep,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 13] = [
+    pub const ALL: [Kernel; 14] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -120,6 +123,7 @@ impl Kernel {
         Kernel::StreamPaced,
         Kernel::ChaseGrid,
         Kernel::SpinBlocksNs,
+        Kernel::StreamPacedDeep,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -138,6 +142,7 @@ impl Kernel {
             Kernel::StreamPaced => "stream_paced",
             Kernel::ChaseGrid => "chase_grid",
             Kernel::SpinBlocksNs => "spin_blocks_ns",
+            Kernel::StreamPacedDeep => "stream_paced_deep",
         }
     }
 
@@ -150,6 +155,7 @@ impl Kernel {
             | Kernel::SpinGridWindow
             | Kernel::StreamGrid
             | Kernel::StreamPaced
+            | Kernel::StreamPacedDeep
             | Kernel::ChaseGrid
             | Kernel::SpinBlocksNs => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
@@ -177,7 +183,7 @@ impl Kernel {
             Kernel::SpinGridWindow => &[Param::U64, Param::Ptr, Param::U32, Param::Ptr],
             Kernel::HoldUntilReleased => &[Param::Ptr, Param::Ptr, Param::U64],
             Kernel::StreamGrid => &[Param::Ptr, Param::U64, Param::U64, Param::Ptr, Param::Ptr],
-            Kernel::StreamPaced => &[
+            Kernel::StreamPaced | Kernel::StreamPacedDeep => &[
                 Param::Ptr,
                 Param::U64,
                 Param::U64,

@@ -278,9 +278,71 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
+        self.paced_read(
+            ("stream_paced_from", Kernel::StreamPaced),
+            src,
+            cursor,
+            bytes,
+            ns,
+            shape,
+            slots,
+            slot,
+        )
+    }
+
+    /// Registers a thread of [`Engine::stream_paced_deep_from`]'s kernel holds, as the driver
+    /// built it (at most 96, its `__maxnreg__`): a stand-in sized to hold what a recorded
+    /// block held needs it.
+    pub fn paced_deep_registers(&self) -> Result<u32> {
+        let f = self.inner.kernels.get(Kernel::StreamPacedDeep, false)?;
+        let regs = f
+            .num_regs()
+            .map_err(|source| self.inner.core.driver("cuFuncGetAttribute", source))?;
+        Ok(u32::try_from(regs).unwrap_or(0))
+    }
+
+    /// [`Engine::stream_paced_from`] with sixteen loads in flight a thread instead of four, in
+    /// at most 96 registers a thread ([`Engine::paced_deep_registers`]): stands in for a kernel of
+    /// few threads with many registers each (decode attention), which reads faster than a grid
+    /// of as few threads with four loads each can, holding no more registers than it did.
+    #[allow(clippy::too_many_arguments)]
+    pub fn stream_paced_deep_from<T: DeviceCopy>(
+        &self,
+        src: &DeviceBuffer<T>,
+        cursor: &mut DeviceBuffer<u64>,
+        bytes: usize,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        self.paced_read(
+            ("stream_paced_deep_from", Kernel::StreamPacedDeep),
+            src,
+            cursor,
+            bytes,
+            ns,
+            shape,
+            slots,
+            slot,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn paced_read<T: DeviceCopy>(
+        &self,
+        (op, kernel): (&'static str, Kernel),
+        src: &DeviceBuffer<T>,
+        cursor: &mut DeviceBuffer<u64>,
+        bytes: usize,
+        ns: u64,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
         let (words, offset) =
-            self.stream_from_checked("stream_paced_from", src, cursor, bytes, shape, slots, slot)?;
-        self.kernel(Kernel::StreamPaced)
+            self.stream_from_checked(op, src, cursor, bytes, shape, slots, slot)?;
+        self.kernel(kernel)
             .buf(src)
             .u64((src.num_bytes() / 16) as u64)
             .u64(words)

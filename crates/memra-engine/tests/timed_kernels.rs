@@ -188,6 +188,52 @@ fn stream_paced_from_reads_every_word_and_lasts_its_span() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn stream_paced_deep_from_reads_every_word_and_lasts_its_span() {
+    let e = engine();
+    // 64 Ki words of zero but the last = (-1.5, 0, 0, 0): reading it marks the slot. Every
+    // thread's share is a whole number of sixteen-load rounds here, and below (a tail).
+    let words = 1usize << 16;
+    let mut host = vec![0f32; words * 4];
+    host[(words - 1) * 4] = -1.5;
+    let src = e.htod(&host).unwrap();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    for (shape, n) in [
+        (LaunchShape::linear(32, 128), words),
+        (LaunchShape::linear(7, 96), words - 5),
+    ] {
+        for ns in [0u64, 20_000] {
+            let mut c = e.zeros::<u64>(1).unwrap();
+            let from = words - n;
+            if from > 0 {
+                // Start the read where it ends at the marked last word.
+                e.htod_into(&[from as u64], &mut c).unwrap();
+            }
+            e.memset_zero(&mut slots, 64).unwrap();
+            e.stream_paced_deep_from(&src, &mut c, n * 16, ns, shape, &mut slots, 1)
+                .unwrap();
+            let w = e.dtoh(&slots).unwrap();
+            assert_eq!(w[4 + 1], u64::MAX, "{n} words paced over {ns} ns");
+            assert_eq!(e.dtoh(&c).unwrap()[0], words as u64);
+            assert!(w[4 + 2] >= ns, "span {} under {ns}", w[4 + 2]);
+        }
+    }
+    let mut c = e.zeros::<u64>(1).unwrap();
+    let err = e
+        .stream_paced_deep_from(
+            &src,
+            &mut c,
+            8,
+            1000,
+            LaunchShape::linear(4, 32),
+            &mut slots,
+            0,
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn stream_grid_from_reads_where_the_cursor_says_and_moves_it() {
     let e = engine();
     // 1024 words of zero but word 100 = (-1.5, 0, 0, 0): reading it marks the slot.
