@@ -158,6 +158,9 @@ pub struct Device {
     pub total_memory_bytes: u64,
     pub sm_clock_mhz: f64,
     pub memory_clock_mhz: f64,
+    /// Device-memory bus width in bits (0: not reported).
+    #[serde(default)]
+    pub memory_bus_bits: i32,
     pub l2_bytes: i32,
     pub pci_bus_id: String,
     pub driver_cuda_version: String,
@@ -209,6 +212,7 @@ impl Device {
             total_memory_bytes: i.total_memory as u64,
             sm_clock_mhz: i.sm_clock_khz as f64 / 1e3,
             memory_clock_mhz: i.memory_clock_khz as f64 / 1e3,
+            memory_bus_bits: i.memory_bus_bits,
             l2_bytes: i.l2_bytes,
             pci_bus_id: i.pci_bus_id.clone(),
             driver_cuda_version: i.driver_version_string(),

@@ -114,7 +114,32 @@ impl SmLimits {
     ) -> u32 {
         let Some(r) = resources else { return 0 };
         let want = self.resident_blocks(threads_per_block, Some(r));
-        if want >= self.resident_blocks(threads_per_block, None) {
+        self.shared_bytes_holding(want, threads_per_block, None)
+    }
+
+    /// The most threads, in whole warps, a block needing `resources` (registers a thread) may
+    /// have: at most 1024, and no more than a launch may ask registers for. The driver checks
+    /// a block's registers as if its warps were allocated to the SM's four partitions at once
+    /// (`cuda_occupancy.h`): its warps rounded up to a multiple of four must fit.
+    pub fn largest_block(&self, resources: Option<BlockResources>) -> u32 {
+        let per_warp = resources
+            .map(|r| (r.registers_per_thread * 32).div_ceil(REGISTER_UNIT) * REGISTER_UNIT)
+            .filter(|&w| w > 0);
+        let warps = per_warp.map_or(32, |w| (self.registers / w / 4 * 4).min(32));
+        warps.max(1) * 32
+    }
+
+    /// Dynamic shared memory a block of `threads_per_block` threads needing `own` (registers;
+    /// its shared memory beside the reserve is taken as under 1 KiB) must reserve so that an SM
+    /// holds no more than `want` of them: 0 where its threads and registers already hold it
+    /// to that.
+    pub fn shared_bytes_holding(
+        &self,
+        want: u32,
+        threads_per_block: u32,
+        own: Option<BlockResources>,
+    ) -> u32 {
+        if want == 0 || want >= self.resident_blocks(threads_per_block, own) {
             return 0;
         }
         (self.shared_bytes / want).saturating_sub(self.reserved_shared_bytes + 1024)
@@ -272,6 +297,7 @@ mod tests {
             total_memory: 0,
             sm_clock_khz: 0,
             memory_clock_khz: 0,
+            memory_bus_bits: 0,
             l2_bytes: 0,
             pci_bus_id: String::new(),
             driver_version: 13000,
@@ -284,5 +310,22 @@ mod tests {
         };
         assert!(SmLimits::of_device(&odd).is_none());
         assert_eq!(SmLimits::of("8.6", 84).unwrap().threads, 1536);
+    }
+
+    #[test]
+    fn the_largest_block_is_what_an_sms_registers_hold_in_whole_warps() {
+        let regs = |registers_per_thread| {
+            Some(BlockResources {
+                registers_per_thread,
+                shared_bytes: 0,
+            })
+        };
+        // 32 registers a thread: 1024 threads take 32 Ki; unknown needs: 1024.
+        assert_eq!(h200().largest_block(regs(32)), 1024);
+        assert_eq!(h200().largest_block(None), 1024);
+        // 90 a thread: a warp takes 2880, allocated as 3072; 21 warps fit 64 Ki, but 21
+        // rounded up to 24 do not: 20 (an H200 refused 672 threads of this kernel).
+        assert_eq!(h200().largest_block(regs(90)), 640);
+        assert_eq!(h200().largest_block(regs(255)), 256);
     }
 }

@@ -83,13 +83,15 @@ pub(crate) enum Step {
     /// GPU time (the spin request for its recorded duration) and lasting at least that long,
     /// on walks whose streams run side by side: its operator's recorded inputs, asked of the
     /// memory system as the recorded kernel asked for them (see [`crate::stand_in`]).
-    /// `ramp_ns` as for [`Step::Stream`].
+    /// `ramp_ns` as for [`Step::Stream`]; `deep`: with sixteen loads in flight a thread (see
+    /// [`crate::stand_in::StandInPlan::paces_deep`]).
     Paced {
         bytes: usize,
         ns: u64,
         ramp_ns: f64,
         shape: LaunchShape,
         slot: usize,
+        deep: bool,
     },
     /// A chase (dependent reads through [`Prepared::ring`], then a spin), on walks whose
     /// streams run side by side: see [`crate::stand_in`].
@@ -232,6 +234,7 @@ impl Prepared {
                             ramp_ns: plan.ramp_ns((paced.grid, paced.block)),
                             shape: paced,
                             slot: kernels - 1,
+                            deep: plan.paces_deep(op),
                         }
                     } else {
                         let choice = plan.choose_named(
@@ -367,8 +370,17 @@ impl Prepared {
                     ns,
                     shape,
                     slot,
+                    deep: false,
                     ..
                 } => e.stream_paced_from(arena, cursor, bytes, ns, shape, slots, slot)?,
+                Step::Paced {
+                    bytes,
+                    ns,
+                    shape,
+                    slot,
+                    deep: true,
+                    ..
+                } => e.stream_paced_deep_from(arena, cursor, bytes, ns, shape, slots, slot)?,
                 Step::Chase {
                     steps,
                     ns,

@@ -275,6 +275,8 @@ pub fn replay(
                 Some(r) => r.bytes_per_ns,
                 None => crate::roofline::copy_bandwidth(e)?,
             };
+            plan.peak_bytes_per_ns = e.device_info().peak_memory_bytes_per_ns().unwrap_or(0.0);
+            plan.deep_registers = e.paced_deep_registers()?;
         }
     }
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;

@@ -116,6 +116,8 @@ pub fn plan(
         roofline: None,
         paced_from_ns: f64::INFINITY,
         bytes_per_ns: 0.0,
+        peak_bytes_per_ns: 0.0,
+        deep_registers: 0,
         hold_sms: None,
         spin_per_block: false,
         wide_grids: None,

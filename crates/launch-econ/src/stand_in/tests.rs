@@ -29,6 +29,8 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         roofline: None,
         paced_from_ns: 2000.0,
         bytes_per_ns: 4000.0,
+        peak_bytes_per_ns: 4400.0,
+        deep_registers: 0,
         hold_sms: None,
         spin_per_block: false,
         wide_grids: None,
@@ -225,8 +227,12 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
     // 58.7 MB in 18 µs (3.3 GB/ms, under the 4 of the plan): paced, whole words.
     op.input_bytes = Some(58_720_000.5);
     assert_eq!(p.paced_bytes(&op), Some(58_720_016));
+    // More than the device copies but not more than it reads in that time: paced (decode
+    // attention reads its KV cache at more than the copy bandwidth).
+    op.input_bytes = Some(4200.0 * 18_000.0);
+    assert_eq!(p.paced_bytes(&op), Some(75_600_000));
     // More than the device reads in that time: not all read, so no pacing.
-    op.input_bytes = Some(4000.0 * 18_000.0 + 16.0);
+    op.input_bytes = Some(4400.0 * 18_000.0 + 16.0);
     assert_eq!(p.paced_bytes(&op), None);
     // A tenth of what the device reads in that time is the least that paces.
     op.input_bytes = Some(0.1 * 4000.0 * 18_000.0 - 16.0);
@@ -278,6 +284,73 @@ fn a_paced_read_has_no_more_blocks_than_the_device_holds_at_once() {
     let attention = LaunchShape::of((32, 8, 1), (128, 1, 1));
     assert_eq!(held.paced_shape(attention, &add), attention);
     assert_eq!(plan_with(4.0).paced_shape(wide, &add), wide);
+}
+
+#[test]
+fn only_kernels_of_many_registers_a_thread_pace_with_deep_loads() {
+    let p = StandInPlan {
+        deep_registers: 96,
+        ..plan_with(4.0)
+    };
+    let mut op = crate::trace::Op::kernel("sdpa", 0.0, 120_000.0);
+    // Registers not recorded: four loads a thread.
+    assert!(!p.paces_deep(&op));
+    let with = |registers_per_thread| {
+        Some(crate::occupancy::BlockResources {
+            registers_per_thread,
+            shared_bytes: 86_336,
+        })
+    };
+    // Decode attention's 183 registers a thread hold the deep read's 96.
+    op.resources = with(183);
+    assert!(p.paces_deep(&op));
+    op.resources = with(96);
+    assert!(p.paces_deep(&op));
+    // An element-wise kernel's 34 do not, and without a deep read nothing paces deep.
+    op.resources = with(34);
+    assert!(!p.paces_deep(&op));
+    op.resources = with(183);
+    assert!(!plan_with(4.0).paces_deep(&op));
+}
+
+#[test]
+fn a_deep_paced_read_holds_what_its_kernels_blocks_held() {
+    let p = StandInPlan {
+        deep_registers: 96,
+        hold_sms: crate::occupancy::SmLimits::of("9.0", 132),
+        ..plan_with(4.0)
+    };
+    let mut op = crate::trace::Op::kernel("sdpa", 0.0, 120_000.0);
+    op.resources = Some(crate::occupancy::BlockResources {
+        registers_per_thread: 183,
+        shared_bytes: 86_336,
+    });
+    // 128 threads of 183 registers hold 23 424: 224 threads of 96 hold as many, in whole
+    // warps. The SM held two recorded blocks (registers and shared memory both), and would
+    // hold three of the stand-in's: it reserves half the SM's shared memory, less 2 KiB.
+    let attention = LaunchShape::of((1, 32, 4), (128, 1, 1));
+    let paced = p.paced_shape(attention, &op);
+    assert_eq!((paced.grid, paced.block), ((1, 32, 4), (224, 1, 1)));
+    assert_eq!(paced.shared_bytes, 228 * 1024 / 2 - 2048);
+    // 256 threads of 255 registers, with a deep read of 90 (as an H200's driver built it):
+    // as many registers would take 704 threads, more than a block may have at 90 a thread
+    // (see SmLimits::largest_block): 640.
+    let p90 = StandInPlan {
+        deep_registers: 90,
+        ..p.clone()
+    };
+    op.resources = Some(crate::occupancy::BlockResources {
+        registers_per_thread: 255,
+        shared_bytes: 1024,
+    });
+    let prefill = LaunchShape::of((8, 16, 2), (256, 1, 1));
+    assert_eq!(p90.paced_shape(prefill, &op).block, (640, 1, 1));
+    // Fewer registers than the deep read's: four loads a thread, the recorded block.
+    op.resources = Some(crate::occupancy::BlockResources {
+        registers_per_thread: 40,
+        shared_bytes: 86_336,
+    });
+    assert_eq!(p.paced_shape(attention, &op).block, (128, 1, 1));
 }
 
 #[test]
