@@ -51,12 +51,13 @@ pub enum GraphSource {
 impl GraphSource {
     /// How far this source's graph step came from the real graph on the H200 validation
     /// walks of its kind (docs/validation-h200.md: 91 walks at 7022f03 and the runs of the
-    /// event walks since, and 65 walks held out in six batches, each first run with the
+    /// event walks since, and 92 walks held out in nine batches, each first run with the
     /// version of its day unchanged), as a fraction: on one stream the replay came within 7%
     /// (−1.2 … +3.5% on the 56 walks of the full run, held out a top-k sampling step −5.6% and
     /// CuPy raw kernels +6.4%) and the offline model within 10% (−8.8 … +4.0%); with streams
     /// side by side (`branches`) the replay within 26% (held out −24.3 … +25.4%: two decode
-    /// attentions side by side, row sums beside an attention prefill; the process the graph
+    /// attentions side by side, −8.1% since their reads stand in paced deep, row sums beside
+    /// an attention prefill; the process the graph
     /// runs in moves such graphs, see
     /// [`crate::prior_streams`]) and the model within 27% (−26.8 … +19.9%, the extremes
     /// chains of f32 GEMMs side by side).
