@@ -29,7 +29,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls, per recorded event its callbacks' cost read from the trace (outside each event, and inside each operator and call as its views and state queries record), and what the first call of each kind ran beyond its later ones (paid once); off by 0.2-2.6x (129 H200 validation walks, the 91 of the full run and 38 held out: the PyTorch and CUDA C++ walks a median 1.15x, 54 of 121 within 25%, 79 high; the CuPy walks 0.6-1.6x, a median 0.9x; before the first calls 0.4-3.2x, a median 1.5x; 9 walks written after it, 0.9-1.5x, a median 1.03x): pass --eager-step-ms"
+                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls, per recorded event its callbacks' cost read from the trace (outside each event, and inside each operator and call as its views and state queries record), and what the first call of each kind ran beyond its later ones (paid once); off by 0.2-2.6x (129 H200 validation walks, the 91 of the full run and 38 held out: the PyTorch and CUDA C++ walks a median 1.15x, 54 of 121 within 25%, 79 high; the CuPy walks 0.6-1.6x, a median 0.9x; before the first calls 0.4-3.2x, a median 1.5x; 44 walks written after it, 0.56-1.56x, a median 1.04x, 33 within 25%): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
