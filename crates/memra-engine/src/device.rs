@@ -137,22 +137,26 @@ pub(crate) fn describe_device(ctx: &CudaContext, ordinal: usize) -> Result<Devic
 mod tests {
     use super::*;
 
-    #[test]
-    fn driver_version_reads_as_major_minor() {
-        let info = DeviceInfo {
+    fn h200(memory_clock_khz: i32, memory_bus_bits: i32) -> DeviceInfo {
+        DeviceInfo {
             ordinal: 0,
             name: "x".into(),
             compute_capability: (9, 0),
             sm_count: 132,
             total_memory: 1,
             sm_clock_khz: 0,
-            memory_clock_khz: 0,
-            memory_bus_bits: 0,
+            memory_clock_khz,
+            memory_bus_bits,
             l2_bytes: 0,
             pci_bus_id: String::new(),
             driver_version: 13000,
             nvrtc_version: (13, 0),
-        };
+        }
+    }
+
+    #[test]
+    fn driver_version_reads_as_major_minor() {
+        let info = h200(0, 0);
         assert_eq!(info.driver_version_string(), "13.0");
         let info = DeviceInfo {
             driver_version: 12080,
@@ -163,27 +167,10 @@ mod tests {
 
     #[test]
     fn peak_memory_bandwidth_is_two_transfers_a_clock_over_the_bus() {
-        let info = DeviceInfo {
-            ordinal: 0,
-            name: "x".into(),
-            compute_capability: (9, 0),
-            sm_count: 132,
-            total_memory: 1,
-            sm_clock_khz: 0,
-            memory_clock_khz: 3_201_000,
-            memory_bus_bits: 6144,
-            l2_bytes: 0,
-            pci_bus_id: String::new(),
-            driver_version: 13000,
-            nvrtc_version: (13, 0),
-        };
         // 2 × 3.201 GHz × 768 bytes.
-        let peak = info.peak_memory_bytes_per_ns().unwrap();
+        let peak = h200(3_201_000, 6144).peak_memory_bytes_per_ns().unwrap();
         assert!((peak - 4916.736).abs() < 1e-6, "{peak}");
-        let unknown = DeviceInfo {
-            memory_bus_bits: 0,
-            ..info
-        };
-        assert_eq!(unknown.peak_memory_bytes_per_ns(), None);
+        assert_eq!(h200(3_201_000, 0).peak_memory_bytes_per_ns(), None);
+        assert_eq!(h200(0, 6144).peak_memory_bytes_per_ns(), None);
     }
 }
