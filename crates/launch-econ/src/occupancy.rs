@@ -37,6 +37,11 @@ pub struct SmLimits {
 /// Registers are allocated per warp in units of this many.
 const REGISTER_UNIT: u32 = 256;
 
+/// The registers a warp of threads needing `registers_per_thread` is allocated.
+fn registers_per_warp(registers_per_thread: u32) -> u32 {
+    (registers_per_thread * 32).div_ceil(REGISTER_UNIT) * REGISTER_UNIT
+}
+
 impl SmLimits {
     /// The limits of a device of `compute_capability` ("9.0") with `sms` SMs; `None` for a
     /// capability the table does not hold or a device without SMs.
@@ -91,8 +96,7 @@ impl SmLimits {
         let mut n = self.blocks.min(self.threads / (warps * 32));
         if let Some(r) = resources {
             if r.registers_per_thread > 0 {
-                let per_warp =
-                    (r.registers_per_thread * 32).div_ceil(REGISTER_UNIT) * REGISTER_UNIT;
+                let per_warp = registers_per_warp(r.registers_per_thread);
                 n = n.min(self.registers / (per_warp * warps));
             }
             if r.shared_bytes > 0 {
@@ -123,7 +127,7 @@ impl SmLimits {
     /// (`cuda_occupancy.h`): its warps rounded up to a multiple of four must fit.
     pub fn largest_block(&self, resources: Option<BlockResources>) -> u32 {
         let per_warp = resources
-            .map(|r| (r.registers_per_thread * 32).div_ceil(REGISTER_UNIT) * REGISTER_UNIT)
+            .map(|r| registers_per_warp(r.registers_per_thread))
             .filter(|&w| w > 0);
         let warps = per_warp.map_or(32, |w| (self.registers / w / 4 * 4).min(32));
         warps.max(1) * 32
