@@ -112,6 +112,12 @@ GROUPS = [
                                        "hi_decode_attention_beside_swiglu,hi_gqa_decode_beside_adds,"
                                        "hi_two_decode_attentions_4k,hi_f32_layernorm_beside_gemm,"
                                        "hi_three_streams_decode"),
+    ("heldout10", "heldout_10_walks.py", "hj_glm_decode_b4,hj_helium_prefill_32,"
+                                         "hj_depthwise_conv_chain,"
+                                         "hj_rmsnorm_beside_decode_attention,"
+                                         "hj_groupnorm_beside_conv,hj_row_sums_f32_beside_gemm,"
+                                         "hj_softmax_rows_beside_decode_attention,"
+                                         "hj_cat_beside_gemv,hj_three_streams_prefill"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
