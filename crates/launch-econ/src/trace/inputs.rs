@@ -119,8 +119,9 @@ fn argument_bytes(
                 Some(size) => Some(Some(
                     elements(d, strides.and_then(|s| s.get(i)))?.checked_mul(size)?,
                 )),
-                // A scalar argument.
-                None if d.is_empty() && !ty.ends_with("List") => Some(None),
+                // A scalar argument, or a list of them (a layer norm's normalized shape, a
+                // reduction's dims): a `TensorList` (`cat`'s inputs) cannot be sized.
+                None if d.is_empty() && ty != "TensorList" => Some(None),
                 None => None,
             }
         })
@@ -257,6 +258,21 @@ mod tests {
         let t = types(&["float", "long int"]);
         let small = operator_sizes("aten::embedding", &d, &t, None, None).unwrap();
         assert_eq!(small.gathered, 4 * 8 * 4);
+    }
+
+    #[test]
+    fn lists_of_scalars_are_arguments_not_tensors() {
+        // A float layer norm over 8192 x 4096 (the profiler's record of `aten::layer_norm`:
+        // the normalized shape is a `ScalarList`, the eps a `Scalar`).
+        let d = dims(&[&[8192, 4096], &[], &[4096], &[4096], &[], &[]]);
+        let t = types(&["float", "ScalarList", "float", "float", "Scalar", "Scalar"]);
+        let norm = input_sizes(&d, &t, None).unwrap();
+        assert_eq!(norm.total, (8192 * 4096 + 2 * 4096) * 4);
+        assert_eq!(norm.largest, 8192 * 4096 * 4);
+        // A mean over dims [-1]: its input alone.
+        let d = dims(&[&[64, 1024], &[], &[], &[]]);
+        let t = types(&["c10::Half", "ScalarList", "Scalar", ""]);
+        assert_eq!(input_bytes(&d, &t, None), Some(64 * 1024 * 2));
     }
 
     #[test]
