@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType, HostStaging, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType, HostStaging, LaunchShape, Pace};
 
 use crate::calibration::calibrate;
 use crate::node_gap::NodeGap;
@@ -79,19 +79,18 @@ pub(crate) enum Step {
         slot: usize,
         fallback: Choice,
     },
-    /// A kernel that reads `bytes` of the arena where the last read ended, paced over `ns` of
-    /// GPU time (the spin request for its recorded duration) and lasting at least that long,
-    /// on walks whose streams run side by side: its operator's recorded inputs, asked of the
-    /// memory system as the recorded kernel asked for them (see [`crate::stand_in`]).
-    /// `ramp_ns` as for [`Step::Stream`]; `deep`: with sixteen loads in flight a thread (see
-    /// [`crate::stand_in::StandInPlan::paces_deep`]).
+    /// A kernel that reads `bytes` of the arena where the last read ended, paced over
+    /// `pace.ns` of GPU time (the spin request for its recorded duration) and lasting at least
+    /// that long, on walks whose streams run side by side: its operator's recorded inputs,
+    /// asked of the memory system as the recorded kernel asked for them (see
+    /// [`crate::stand_in`]). `ramp_ns` as for [`Step::Stream`]; `pace` also says whether it
+    /// reads deep (see [`crate::stand_in::StandInPlan::paces_deep`]).
     Paced {
         bytes: usize,
-        ns: u64,
+        pace: Pace,
         ramp_ns: f64,
         shape: LaunchShape,
         slot: usize,
-        deep: bool,
     },
     /// A chase (dependent reads through [`Prepared::ring`], then a spin), on walks whose
     /// streams run side by side: see [`crate::stand_in`].
@@ -230,11 +229,13 @@ impl Prepared {
                     {
                         Step::Paced {
                             bytes,
-                            ns,
+                            pace: Pace {
+                                ns,
+                                deep: plan.paces_deep(op),
+                            },
                             ramp_ns: plan.ramp_ns((paced.grid, paced.block)),
                             shape: paced,
                             slot: kernels - 1,
-                            deep: plan.paces_deep(op),
                         }
                     } else {
                         let choice = plan.choose_named(
@@ -367,20 +368,11 @@ impl Prepared {
                 } => e.stream_grid_from(arena, cursor, bytes, shape, slots, slot)?,
                 Step::Paced {
                     bytes,
-                    ns,
+                    pace,
                     shape,
                     slot,
-                    deep: false,
                     ..
-                } => e.stream_paced_from(arena, cursor, bytes, ns, shape, slots, slot)?,
-                Step::Paced {
-                    bytes,
-                    ns,
-                    shape,
-                    slot,
-                    deep: true,
-                    ..
-                } => e.stream_paced_deep_from(arena, cursor, bytes, ns, shape, slots, slot)?,
+                } => e.stream_paced_from(arena, cursor, bytes, pace, shape, slots, slot)?,
                 Step::Chase {
                     steps,
                     ns,

@@ -255,8 +255,8 @@ pub(crate) fn fit_paced(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
         let spans = read_slots(e, prep)?;
         let mut over = false;
         for &i in &paced {
-            if let (Step::Paced { bytes, ns, .. }, Some(m)) = (&mut prep.steps[i], spans[i]) {
-                let target = *ns as f64;
+            if let (Step::Paced { bytes, pace, .. }, Some(m)) = (&mut prep.steps[i], spans[i]) {
+                let target = pace.ns as f64;
                 if m.span_ns > target + MIN_READ_NS {
                     *bytes = words(*bytes as f64 * target / m.span_ns);
                     over = true;

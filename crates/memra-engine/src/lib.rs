@@ -66,6 +66,7 @@ pub use hold::StreamHold;
 pub use kernels::{cache_dir as kernel_cache_dir, Kernel, KernelCache, KernelInitReport};
 pub use launch::{launch_raw, LaunchShape};
 pub use memory::{DeviceBuffer, DeviceCopy};
+pub use ops::Pace;
 pub use peer::PeerPath;
 pub use staging::HostStaging;
 pub use timing::Event;

@@ -13,6 +13,18 @@ use crate::memory::{DeviceBuffer, DeviceCopy};
 /// Threads per block for element-wise kernels.
 const BLOCK: u32 = 256;
 
+/// How [`Engine::stream_paced_from`] spreads its read over GPU time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pace {
+    /// GPU time from the grid's start that the read is spread over and lasts at least, ns.
+    pub ns: u64,
+    /// Sixteen loads in flight a thread in at most 96 registers
+    /// ([`Engine::paced_deep_registers`]) instead of four in at most 32: for a kernel of few
+    /// threads with many registers each (decode attention), which reads faster than a grid of
+    /// as few threads with four loads each can, holding no more registers than it did.
+    pub deep: bool,
+}
+
 impl Engine {
     pub(crate) fn kernel(&self, k: Kernel) -> Launch<'_> {
         Launch::new(&self.inner.core, &self.inner.kernels, k)
@@ -262,94 +274,49 @@ impl Engine {
             .run(shape)
     }
 
-    /// [`Engine::stream_grid_from`] reading its `bytes` evenly over `ns` of GPU time instead of
-    /// as fast as it can, and lasting at least `ns` (longer where memory cannot keep that
-    /// pace). Stands in for a kernel whose bytes and duration are both known: it asks of the
-    /// memory system what that kernel asked, spread over its time, which a read sized only by
-    /// its duration overstates when other streams' kernels share the bandwidth.
+    /// [`Engine::stream_grid_from`] reading its `bytes` evenly over `pace.ns` of GPU time
+    /// instead of as fast as it can, and lasting at least that long (longer where memory cannot
+    /// keep the pace). Stands in for a kernel whose bytes and duration are both known: it asks
+    /// of the memory system what that kernel asked, spread over its time, which a read sized
+    /// only by its duration overstates when other streams' kernels share the bandwidth. See
+    /// [`Pace`] for the deep variant.
     #[allow(clippy::too_many_arguments)]
     pub fn stream_paced_from<T: DeviceCopy>(
         &self,
         src: &DeviceBuffer<T>,
         cursor: &mut DeviceBuffer<u64>,
         bytes: usize,
-        ns: u64,
+        pace: Pace,
         shape: LaunchShape,
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        self.paced_read(
-            ("stream_paced_from", Kernel::StreamPaced),
-            src,
-            cursor,
-            bytes,
-            ns,
-            shape,
-            slots,
-            slot,
-        )
+        let (words, offset) =
+            self.stream_from_checked("stream_paced_from", src, cursor, bytes, shape, slots, slot)?;
+        let kernel = if pace.deep {
+            Kernel::StreamPacedDeep
+        } else {
+            Kernel::StreamPaced
+        };
+        self.kernel(kernel)
+            .buf(src)
+            .u64((src.num_bytes() / 16) as u64)
+            .u64(words)
+            .buf(cursor)
+            .u64(pace.ns)
+            .buf_at(slots, offset)
+            .run(shape)
     }
 
-    /// Registers a thread of [`Engine::stream_paced_deep_from`]'s kernel holds, as the driver
-    /// built it (at most 96, its `__maxnreg__`): a stand-in sized to hold what a recorded
-    /// block held needs it.
+    /// Registers a thread of the deep paced read ([`Pace::deep`]) holds, as the driver built
+    /// it (at most 96, its `__maxnreg__`): a stand-in sized to hold what a recorded block held
+    /// needs it.
     pub fn paced_deep_registers(&self) -> Result<u32> {
         let f = self.inner.kernels.get(Kernel::StreamPacedDeep, false)?;
         let regs = f
             .num_regs()
             .map_err(|source| self.inner.core.driver("cuFuncGetAttribute", source))?;
         Ok(u32::try_from(regs).unwrap_or(0))
-    }
-
-    /// [`Engine::stream_paced_from`] with sixteen loads in flight a thread instead of four, in
-    /// at most 96 registers a thread ([`Engine::paced_deep_registers`]): stands in for a kernel of
-    /// few threads with many registers each (decode attention), which reads faster than a grid
-    /// of as few threads with four loads each can, holding no more registers than it did.
-    #[allow(clippy::too_many_arguments)]
-    pub fn stream_paced_deep_from<T: DeviceCopy>(
-        &self,
-        src: &DeviceBuffer<T>,
-        cursor: &mut DeviceBuffer<u64>,
-        bytes: usize,
-        ns: u64,
-        shape: LaunchShape,
-        slots: &mut DeviceBuffer<u64>,
-        slot: usize,
-    ) -> Result<()> {
-        self.paced_read(
-            ("stream_paced_deep_from", Kernel::StreamPacedDeep),
-            src,
-            cursor,
-            bytes,
-            ns,
-            shape,
-            slots,
-            slot,
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn paced_read<T: DeviceCopy>(
-        &self,
-        (op, kernel): (&'static str, Kernel),
-        src: &DeviceBuffer<T>,
-        cursor: &mut DeviceBuffer<u64>,
-        bytes: usize,
-        ns: u64,
-        shape: LaunchShape,
-        slots: &mut DeviceBuffer<u64>,
-        slot: usize,
-    ) -> Result<()> {
-        let (words, offset) =
-            self.stream_from_checked(op, src, cursor, bytes, shape, slots, slot)?;
-        self.kernel(kernel)
-            .buf(src)
-            .u64((src.num_bytes() / 16) as u64)
-            .u64(words)
-            .buf(cursor)
-            .u64(ns)
-            .buf_at(slots, offset)
-            .run(shape)
     }
 
     /// The checks both cursor-driven reads share: `cursor` is this engine's one word, the read

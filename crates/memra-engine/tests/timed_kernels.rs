@@ -2,7 +2,7 @@
 //! that stream or pace, and the slots they record their spans in. Run with
 //! `--include-ignored` on a machine with a GPU (`bash .gpu/run.sh tests` on the GPU machine).
 
-use memra_engine::{Engine, Error, LaunchShape};
+use memra_engine::{Engine, Error, LaunchShape, Pace};
 
 fn engine() -> Engine {
     Engine::new(0).expect("a CUDA device at ordinal 0")
@@ -161,47 +161,19 @@ fn stream_paced_from_reads_every_word_and_lasts_its_span() {
     host[(words - 1) * 4] = -1.5;
     let src = e.htod(&host).unwrap();
     let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
-    let wide = LaunchShape::linear(64, 128);
-    for ns in [0u64, 20_000] {
-        let mut c = e.zeros::<u64>(1).unwrap();
-        e.memset_zero(&mut slots, 64).unwrap();
-        e.stream_paced_from(&src, &mut c, words * 16, ns, wide, &mut slots, 1)
-            .unwrap();
-        let w = e.dtoh(&slots).unwrap();
-        // Every word was read (the marked last one too) and the cursor moved past them.
-        assert_eq!(w[4 + 1], u64::MAX, "paced over {ns} ns");
-        assert_eq!(e.dtoh(&c).unwrap()[0], words as u64);
-        // The grid's span, on the timer the kernel waits on, is at least what it was asked.
-        assert!(w[4 + 2] >= ns, "span {} under {ns}", w[4 + 2]);
-    }
-    // Bad input as stream_grid_from: a part word, a slot out of range.
-    let mut c = e.zeros::<u64>(1).unwrap();
-    let err = e
-        .stream_paced_from(&src, &mut c, 8, 1000, wide, &mut slots, 0)
-        .unwrap_err();
-    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
-    let err = e
-        .stream_paced_from(&src, &mut c, 16, 1000, wide, &mut slots, 2)
-        .unwrap_err();
-    assert!(matches!(err, Error::Length { .. }), "{err}");
-}
-
-#[test]
-#[ignore = "needs a CUDA device"]
-fn stream_paced_deep_from_reads_every_word_and_lasts_its_span() {
-    let e = engine();
-    // 64 Ki words of zero but the last = (-1.5, 0, 0, 0): reading it marks the slot. Every
-    // thread's share is a whole number of sixteen-load rounds here, and below (a tail).
-    let words = 1usize << 16;
-    let mut host = vec![0f32; words * 4];
-    host[(words - 1) * 4] = -1.5;
-    let src = e.htod(&host).unwrap();
-    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
-    for (shape, n) in [
-        (LaunchShape::linear(32, 128), words),
-        (LaunchShape::linear(7, 96), words - 5),
+    // Four loads a thread; sixteen, with every thread's share a whole number of sixteen-load
+    // rounds and with a tail.
+    let one = |deep| Pace {
+        deep,
+        ..Pace::default()
+    };
+    for (shape, n, pace) in [
+        (LaunchShape::linear(64, 128), words, one(false)),
+        (LaunchShape::linear(32, 128), words, one(true)),
+        (LaunchShape::linear(7, 96), words - 5, one(true)),
     ] {
         for ns in [0u64, 20_000] {
+            let pace = Pace { ns, ..pace };
             let mut c = e.zeros::<u64>(1).unwrap();
             let from = words - n;
             if from > 0 {
@@ -209,27 +181,34 @@ fn stream_paced_deep_from_reads_every_word_and_lasts_its_span() {
                 e.htod_into(&[from as u64], &mut c).unwrap();
             }
             e.memset_zero(&mut slots, 64).unwrap();
-            e.stream_paced_deep_from(&src, &mut c, n * 16, ns, shape, &mut slots, 1)
+            e.stream_paced_from(&src, &mut c, n * 16, pace, shape, &mut slots, 1)
                 .unwrap();
             let w = e.dtoh(&slots).unwrap();
-            assert_eq!(w[4 + 1], u64::MAX, "{n} words paced over {ns} ns");
+            // Every word was read (the marked last one too) and the cursor moved past them.
+            assert_eq!(w[4 + 1], u64::MAX, "{n} words, {pace:?}, {shape:?}");
             assert_eq!(e.dtoh(&c).unwrap()[0], words as u64);
+            // The grid's span, on the timer the kernel waits on, is at least what it was
+            // asked.
             assert!(w[4 + 2] >= ns, "span {} under {ns}", w[4 + 2]);
         }
     }
+    // Bad input as stream_grid_from: a part word, a slot out of range.
     let mut c = e.zeros::<u64>(1).unwrap();
-    let err = e
-        .stream_paced_deep_from(
-            &src,
-            &mut c,
-            8,
-            1000,
-            LaunchShape::linear(4, 32),
-            &mut slots,
-            0,
-        )
-        .unwrap_err();
-    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    let wide = LaunchShape::linear(64, 128);
+    for deep in [false, true] {
+        let pace = Pace {
+            ns: 1000,
+            ..one(deep)
+        };
+        let err = e
+            .stream_paced_from(&src, &mut c, 8, pace, wide, &mut slots, 0)
+            .unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+        let err = e
+            .stream_paced_from(&src, &mut c, 16, pace, wide, &mut slots, 2)
+            .unwrap_err();
+        assert!(matches!(err, Error::Length { .. }), "{err}");
+    }
 }
 
 #[test]

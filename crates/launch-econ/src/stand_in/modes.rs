@@ -1,0 +1,105 @@
+//! The replay's choices of how stand-ins keep their time, each a command-line option
+//! (`launch-econ replay --help`): what the planner in [`super`] follows.
+
+use serde::{Deserialize, Serialize};
+
+/// How kernels shorter than their shape's floor (the spin asked for nothing) stand in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubFloor {
+    /// Each by the empty kernel or the empty spin, whichever has the nearer node time.
+    Nearest,
+    /// By the empty kernel or the empty spin so that, along the stream, their node times sum
+    /// as near to their targets as they can (the error so far is carried to the next choice).
+    #[default]
+    Balance,
+}
+
+/// What stands in for a kernel (not a real GEMM) on a walk whose streams run side by side.
+/// A clock spin lasts its time whatever runs beside it; a real element-wise kernel does not:
+/// its time beyond the launch is loads and stores, and beside another stream's GEMMs each
+/// round trip takes longer (H200, a two-expert walk: −10% with spins, +2% with chases). A
+/// chase stretches as its dependent reads do, more than a reduction or normalisation, whose
+/// time is not only round trips (a two-branch MLP with LayerNorms: +5 to +7% with every kernel
+/// chasing, −3% with element-wise kernels only). docs/validation-h200.md has the six walks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConcurrentStandIn {
+    /// A chase for element-wise kernels (by name, [`crate::trace::is_element_wise`]), the
+    /// spin for the others.
+    #[default]
+    ChaseElementWise,
+    /// A chase for every kernel: dependent reads through the L2, then a spin (see the
+    /// module).
+    Chase,
+    /// The clock spin for every kernel, as on one stream.
+    Spin,
+}
+
+/// How a timed spin stand-in keeps its time on walks whose streams run side by side. Beside
+/// another stream's kernels a real kernel's blocks may find the SMs taken and run in more
+/// rounds than alone, each block still taking its time; a spin timed from the grid's start
+/// ends on time however few SMs it got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConcurrentSpins {
+    /// Kernels that ran in one round of blocks alone spin per block
+    /// (`Engine::spin_blocks`): each block its time from its own start, so the stand-in
+    /// stretches when it waits for SMs as its kernel did.
+    #[default]
+    Blocks,
+    /// Every spin is timed from the grid's start (`Engine::spin_grid`), as on one stream.
+    Grid,
+}
+
+/// How a long element-wise kernel (by name, [`crate::trace::is_element_wise`]) stands in on a walk of one
+/// stream. A graph node of a kernel that reads from device memory costs more at the upper of
+/// the two levels of per-node cost than one that reads from the L2 or spins (H200: 0.36 against
+/// 0.18 µs a node, `scripts/graph_kernel_probe.py`), which is why long kernels stream, as a
+/// decode step's weight reads do. An element-wise kernel reads activations the step has just
+/// written, from the L2; a stand-in streaming fresh device memory for it prices its node at
+/// the device-memory level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ElementWise {
+    /// A timed spin, whose node costs what an L2 reader's does at either level.
+    #[default]
+    Spin,
+    /// A streaming stand-in, as other long kernels (the replay before this choice existed).
+    Stream,
+}
+
+/// Whether timed spins are fitted in the walk's own graph, as streaming stand-ins are
+/// (`crate::streaming::size`). A spin's graph node costs its span + what the spin
+/// calibration's ramp and the profile's front-end gap say only where nothing evicted its
+/// slots: in decode walks on an H200 the spins' nodes ran a median 0.06–0.16 µs over their
+/// planned recorded duration + gap, a chain of adds' whole graph 0–0.03. Fitted on the
+/// streams that stream, the 23 such validation walks replayed within 1.2% of their real
+/// graphs (median), 1.7% unfitted (docs/validation-h200.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpinFit {
+    /// Spins ask for their planned time less the calibrated ramp, as measured alone.
+    Off,
+    /// As `graph`, but only on streams that keep streaming stand-ins, in the graph rounds that
+    /// size those already: where the overrun was measured (decodes), not on streams of spins
+    /// alone, whose sub-µs spins make one round's median noise.
+    #[default]
+    Streamed,
+    /// In the rounds that size streaming stand-ins (or three of their own), every timed
+    /// spin of a stream is shifted by the median of what its spins' nodes cost over their
+    /// planned recorded duration + gap.
+    Graph,
+}
+
+impl SpinFit {
+    /// Whether a stream's spins are fitted, `streams` saying whether it has streaming
+    /// stand-ins.
+    pub fn fits(self, streams: bool) -> bool {
+        match self {
+            SpinFit::Off => false,
+            SpinFit::Streamed => streams,
+            SpinFit::Graph => true,
+        }
+    }
+}
