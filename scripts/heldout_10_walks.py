@@ -27,7 +27,8 @@ def build(name):
         return hf_decoder_step("Glm", "bfloat16", 4, 1, hidden_size=2048,
                                intermediate_size=6144, num_hidden_layers=8,
                                num_attention_heads=16, num_key_value_heads=4, head_dim=128,
-                               vocab_size=32000, max_position_embeddings=2048), "torch"
+                               vocab_size=32000, max_position_embeddings=2048,
+                               pad_token_id=0), "torch"
     if name == "hj_helium_prefill_32":
         return hf_decoder_step("Helium", "float16", 1, 32, hidden_size=2048,
                                intermediate_size=5632, num_hidden_layers=8,
