@@ -110,6 +110,7 @@ fn price_trace(
     };
     let (mut walk, info) = read_walk(&path, &filter, 10).map_err(|e| PyValueError::new_err(e.0))?;
     walk.wait_rule = wait_rule;
+    walk.uncontend();
     if !gpu {
         let profile = load_profile(profile.as_deref()).map_err(to_py)?;
         let dev = profile.0.device.clone();

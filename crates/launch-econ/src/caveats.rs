@@ -34,7 +34,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
             "{head}, which stand-ins holding their recorded durations do not reproduce: on the H200 the 26 multi-stream validation walks replayed without their shapes came out -22% to +16% of their real graphs, 8 of them within 5% (25 with shapes); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
         ),
         None => format!(
-            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between kernels that together ask for more than it gives, and slows kernels of different streams, while they run together, by what was measured side by side at their memory load beyond that sharing (measured on the device; only the kernels whose bytes the trace gives have a load: GEMMs with recorded shapes, element-wise, normalisation and fused attention kernels with recorded inputs; other kernels' traffic is not priced and the step may come out low); a kernel of one round of blocks that each take half an SM or more, not held by its math (decode GEMMs, attention), holds what the profile's widest GEMM pair measured side by side, about three quarters of the GPU, as its blocks retire at different times; a small kernel that starts beside such a kernel is taken to fit beside it, where in a real graph it may wait for its SMs, so such steps may come out low (H200, the 35 multi-stream validation walks of the run at commit 7022f03: 32 within 10%, -10.4% to +8.6%, and rank-16 adapters on a stream beside base projections whose blocks fill the SMs -17.0%; 55 walks held out from the method in nine batches, each first run with the version of its day: 46 within 10%, -26.8% to +19.9%, the extremes chains of f32 GEMMs side by side: SIMT -19.1% and -26.8%, TF32 +19.9%)"
+            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between kernels that together ask for more than it gives, and slows kernels of different streams, while they run together, by what was measured side by side at their memory load beyond that sharing (measured on the device; only the kernels whose bytes the trace gives have a load: GEMMs with recorded shapes, element-wise, normalisation and fused attention kernels with recorded inputs; other kernels' traffic is not priced and the step may come out low); a kernel of one round of blocks that each take half an SM or more, not held by its math (decode GEMMs, attention), holds what the profile's widest GEMM pair measured side by side, about three quarters of the GPU, as its blocks retire at different times; a small kernel that starts beside such a kernel is taken to fit beside it, where in a real graph it may wait for its SMs, so such steps may come out low (H200, the 35 multi-stream validation walks of the run at commit 7022f03: 32 within 10%, -10.4% to +8.6%, and rank-16 adapters on a stream beside base projections whose blocks fill the SMs -17.0%; 61 walks held out from the method in ten batches, each first run with the version of its day: 50 within 10%, -26.8% to +21.1%, the extremes chains of f32 GEMMs side by side, SIMT -19.1% and -26.8%, TF32 +19.9%, and RMSNorm passes beside decode attention +21.1%, +4.0% since kernels slowed beside other streams in the recording are priced at their twins' durations)"
         ),
     }
 }
@@ -65,7 +65,7 @@ pub(crate) fn process_history(prior_streams: u32) -> String {
         n => format!("after {n} other streams each ran a kernel (--prior-streams)"),
     };
     format!(
-        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 55 walks held out from the method in nine batches, each first run with the version of its day, -24.3% to +25.4% (26 of 55 within 5%; the extremes two decode attentions of 1024 and 8192 positions side by side, -8.1% since decode attention's reads stand in paced deep, and row sums beside a causal attention prefill): the 26% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
+        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 61 walks held out from the method in ten batches, each first run with the version of its day, -24.3% to +25.4% (29 of 61 within 5%; the extremes two decode attentions of 1024 and 8192 positions side by side, -8.1% since decode attention's reads stand in paced deep, and row sums beside a causal attention prefill): the 26% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
     )
 }
 
@@ -82,6 +82,14 @@ pub(crate) fn prior_streams_on_one_stream(prior_streams: u32) -> Option<String> 
 /// (which runs recorded streams concurrently where the trace says how), not the offline model.
 pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
     let mut out = Vec::new();
+    let u = walk.uncontended;
+    if u.kernels > 0 {
+        out.push(format!(
+            "{} kernel(s) ran beside other streams' kernels in the recording, which slowed them: each is priced at the median duration of its twins (same kernel, grid, block and inputs) that ran apart from other streams, {:.3} ms less in all, as the price adds what running side by side does; a kernel without such twins keeps its recorded duration, and may be priced long",
+            u.kernels,
+            u.ns / 1e6
+        ));
+    }
     let schedule = Schedule::of(walk);
     match schedule.basis {
         Basis::OneStream => {}
@@ -288,6 +296,22 @@ mod tests {
         let w = prior_streams_on_one_stream(8).unwrap();
         assert!(w.starts_with("--prior-streams 8 on a walk"), "{w}");
         assert!(w.contains("leave it at 0"), "{w}");
+    }
+
+    #[test]
+    fn kernels_given_their_twins_durations_are_said() {
+        let mut walk = Walk::default();
+        assert!(unreproduced(&walk, true).is_empty());
+        walk.uncontended = crate::trace::contention::Uncontended {
+            kernels: 4,
+            ns: 331_000.0,
+        };
+        let msgs = unreproduced(&walk, false).join("\n");
+        assert!(
+            msgs.contains("4 kernel(s) ran beside other streams' kernels"),
+            "{msgs}"
+        );
+        assert!(msgs.contains("0.331 ms less in all"), "{msgs}");
     }
 
     #[test]

@@ -69,6 +69,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(path) => Some(captured_walk(&walk, path, args.trace_device)?),
         None => None,
     };
+    walk.uncontend();
     let mut report = summary_text(&info);
     if let Some(c) = &captured {
         report.push_str(&c.line());

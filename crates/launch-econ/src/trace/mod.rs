@@ -4,6 +4,7 @@
 //! PyTorch profiler / Kineto Chrome-trace JSON ([`kineto`]). Both stream their input, check
 //! every value they keep, and report the line (CSV) or event (JSON) of the first bad one.
 
+pub mod contention;
 pub(crate) mod first_calls;
 pub mod host;
 pub mod inputs;
@@ -237,6 +238,10 @@ pub struct Walk {
     pub steps: Vec<MarkedStep>,
     /// The marked step the walk was cut to (see [`Walk::of_step`]); `None`: the whole trace.
     pub step: Option<u64>,
+    /// What [`Walk::uncontend`] changed: kernels given the duration of their twins that ran
+    /// apart from other streams.
+    #[serde(skip)]
+    pub uncontended: contention::Uncontended,
 }
 
 /// One recorded `cudaStreamWaitEvent`: `stream` waited for an event recorded just before
@@ -350,6 +355,7 @@ impl Walk {
             wait_rule: self.wait_rule,
             steps: self.steps.clone(),
             step: self.step,
+            uncontended: self.uncontended,
         }
     }
 
@@ -376,7 +382,18 @@ impl Walk {
             wait_rule: self.wait_rule,
             steps: self.steps,
             step: Some(n),
+            uncontended: self.uncontended,
         })
+    }
+
+    /// Takes the contention out of the recorded durations of kernels that ran beside other
+    /// streams' kernels, where the walk ran their twins apart ([`contention::uncontend`]),
+    /// and keeps what changed in [`Walk::uncontended`]: the price adds what running side by
+    /// side does, and their recorded durations already held it.
+    pub fn uncontend(&mut self) {
+        let done = contention::uncontend(self);
+        self.uncontended.kernels += done.kernels;
+        self.uncontended.ns += done.ns;
     }
 
     /// The end of the last operation, ns.
