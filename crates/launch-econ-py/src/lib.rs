@@ -110,9 +110,10 @@ fn price_trace(
     };
     let (mut walk, info) = read_walk(&path, &filter, 10).map_err(|e| PyValueError::new_err(e.0))?;
     walk.wait_rule = wait_rule;
-    walk.uncontend();
     if !gpu {
         let profile = load_profile(profile.as_deref()).map_err(to_py)?;
+        let m = &profile.0.model_inputs;
+        walk.uncontend_where(|o| launch_econ::offline::prices_load(o, m));
         let dev = profile.0.device.clone();
         let grids = WideGrids::shipped_for(dev.as_ref().map_or("", |d| d.name.as_str()));
         let priced = price_offline(&walk, info, profile, eager_step_ms, grids);
@@ -126,6 +127,7 @@ fn price_trace(
         ..TimingArgs::default()
     };
     let rule = timing.rule(DEFAULTS).map_err(PyValueError::new_err)?;
+    walk.uncontend();
     let cfg = ReplayConfig {
         rule,
         reps: timing.reps(DEFAULTS),

@@ -351,6 +351,13 @@ fn after_a_copy(walk: &Walk) -> Vec<bool> {
         .collect()
 }
 
+/// Whether the offline model over `m` gives `o` a memory load (see `known_gb_s`), so that it
+/// slows `o` beside other streams' kernels: a kernel it does not can keep the contention its
+/// recorded duration holds ([`crate::trace::Walk::uncontend_where`]).
+pub fn prices_load(o: &Op, m: &ModelInputs) -> bool {
+    known_gb_s(o, m.bandwidth_gb_s()) > 0.0
+}
+
 /// Build cost of a graph of the walk's size, ms, from the profile's per-node build cost.
 pub fn build_model(walk: &Walk, m: &ModelInputs) -> f64 {
     walk.ops.len() as f64 * m.build_per_node_us / 1e3

@@ -69,13 +69,14 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(path) => Some(captured_walk(&walk, path, args.trace_device)?),
         None => None,
     };
-    walk.uncontend();
     let mut report = summary_text(&info);
     if let Some(c) = &captured {
         report.push_str(&c.line());
     }
     if args.summary {
         let profile = load_profile(args.profile.as_deref()).map_err(usage)?;
+        let m = &profile.0.model_inputs;
+        walk.uncontend_where(|o| crate::offline::prices_load(o, m));
         let device = profile.0.device.clone();
         let device_name = device.as_ref().map_or("", |d| d.name.as_str());
         let grids = grid_table(args, device_name)?;
@@ -94,6 +95,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(p) => Some(load_profile(Some(p)).map_err(usage)?),
         None => None,
     };
+    walk.uncontend();
     // Before the engine: the replay's streams must come after them to see their effect.
     let _prior = crate::prior_streams::run(args.device, args.prior_streams)?;
     let e = start_engine(args.device, args.pdl)?;

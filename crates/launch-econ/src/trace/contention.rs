@@ -80,6 +80,14 @@ fn overlaps(walk: &Walk) -> Vec<f64> {
 /// [`MIN_OVERLAP_SHARE`] of its recorded time the median duration of its twins that
 /// overlapped none, where that is shorter (see the module).
 pub fn uncontend(walk: &mut Walk) -> Uncontended {
+    uncontend_where(walk, |_| true)
+}
+
+/// [`uncontend`] for the kernels `adds_back` accepts, given as they would be priced (with
+/// their twins' duration): a price that cannot add back what running side by side does to a
+/// kernel (the offline model, for a kernel whose memory load it does not know) keeps the
+/// contention its recorded duration holds.
+pub fn uncontend_where(walk: &mut Walk, adds_back: impl Fn(&Op) -> bool) -> Uncontended {
     let overlap = overlaps(walk);
     let mut twins: HashMap<TwinKey<'_>, Vec<f64>> = HashMap::new();
     for (op, &o) in walk.ops.iter().zip(&overlap) {
@@ -99,7 +107,11 @@ pub fn uncontend(walk: &mut Walk) -> Uncontended {
         .filter(|(_, (op, &o))| op.is_kernel() && o >= MIN_OVERLAP_SHARE * op.duration_ns)
         .filter_map(|(i, (op, _))| {
             let d = *alone.get(&key(op)?)?;
-            (d < op.duration_ns).then_some((i, d))
+            let priced = Op {
+                duration_ns: d,
+                ..op.clone()
+            };
+            (d < op.duration_ns && adds_back(&priced)).then_some((i, d))
         })
         .collect();
     let mut done = Uncontended::default();
@@ -133,6 +145,16 @@ mod tests {
             ],
             ..Walk::default()
         };
+        // A price that cannot add the contention back keeps it; the predicate sees the kernel
+        // as it would be priced.
+        let mut kept = walk.clone();
+        let seen = std::cell::Cell::new(0.0);
+        let none = uncontend_where(&mut kept, |o| {
+            seen.set(o.duration_ns);
+            false
+        });
+        assert_eq!((none, kept), (Uncontended::default(), walk.clone()));
+        assert_eq!(seen.get(), 85.0);
         let done = uncontend(&mut walk);
         assert_eq!(done.kernels, 1);
         assert_eq!(done.ns, 200.0 - 85.0);

@@ -391,7 +391,13 @@ impl Walk {
     /// and keeps what changed in [`Walk::uncontended`]: the price adds what running side by
     /// side does, and their recorded durations already held it.
     pub fn uncontend(&mut self) {
-        let done = contention::uncontend(self);
+        self.uncontend_where(|_| true);
+    }
+
+    /// [`Walk::uncontend`] for the kernels `adds_back` accepts (see
+    /// [`contention::uncontend_where`]).
+    pub fn uncontend_where(&mut self, adds_back: impl Fn(&Op) -> bool) {
+        let done = contention::uncontend_where(self, adds_back);
         self.uncontended.kernels += done.kernels;
         self.uncontended.ns += done.ns;
     }
