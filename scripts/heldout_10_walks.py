@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 def build(name):
     """(step, kind) of walk `name`; a KeyError for a name it does not know."""
     import torch
-    from walk_parts import chain, fork_join, hf_decoder_step
+    from walk_parts import (attention_chain as attention, chain, fork_join, hf_decoder_step,
+                            randn)
     f = torch.nn.functional
     torch.manual_seed(101)
     if name == "hj_glm_decode_b4":
@@ -34,17 +35,6 @@ def build(name):
                                intermediate_size=5632, num_hidden_layers=8,
                                num_attention_heads=16, num_key_value_heads=16, head_dim=128,
                                vocab_size=32000, max_position_embeddings=2048), "torch"
-
-    def attention(q, k, v, n):
-        def run():
-            y = q
-            for _ in range(n):
-                y = f.scaled_dot_product_attention(y, k, v)
-            return y
-        return run
-
-    def randn(*shape, dtype=torch.float16):
-        return torch.randn(*shape, dtype=dtype)
 
     with torch.device("cuda"):
         if name == "hj_depthwise_conv_chain":

@@ -18,7 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 def build(name):
     """(step, kind) of walk `name`; a KeyError for a name it does not know."""
     import torch
-    from walk_parts import chain, fork_join, hf_decoder_step
+    from walk_parts import (attention_chain as attention, chain, fork_join, hf_decoder_step,
+                            randn)
     f = torch.nn.functional
     torch.manual_seed(97)
     if name == "hi_llama_decode_b32":
@@ -31,17 +32,6 @@ def build(name):
                                intermediate_size=8960, num_hidden_layers=8,
                                num_attention_heads=12, num_key_value_heads=2,
                                vocab_size=32000, max_position_embeddings=2048), "torch"
-
-    def attention(q, k, v, n, **kw):
-        def run():
-            y = q
-            for _ in range(n):
-                y = f.scaled_dot_product_attention(y, k, v, **kw)
-            return y
-        return run
-
-    def randn(*shape, dtype=torch.float16):
-        return torch.randn(*shape, dtype=dtype)
 
     with torch.device("cuda"):
         if name == "hi_gru_cell_steps":

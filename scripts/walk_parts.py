@@ -72,3 +72,23 @@ def chain(fn, n):
             y = fn(i, y)
         return y
     return run
+
+
+def attention_chain(q, k, v, n, **kw):
+    """A step of `n` scaled-dot-product attentions over keys `k` and values `v`, each one's
+    output the next one's query (`q` first); `kw` goes to every call (`is_causal`, ...)."""
+    import torch
+    f = torch.nn.functional
+
+    def run():
+        y = q
+        for _ in range(n):
+            y = f.scaled_dot_product_attention(y, k, v, **kw)
+        return y
+    return run
+
+
+def randn(*shape, dtype=None):
+    """`torch.randn` of `shape` in `dtype` (fp16 where None), on the current default device."""
+    import torch
+    return torch.randn(*shape, dtype=torch.float16 if dtype is None else dtype)
