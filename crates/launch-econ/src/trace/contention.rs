@@ -8,7 +8,7 @@
 //! (element-wise kernels over 8192 × 4096) beside decode attention recorded its passes at 170
 //! to 202 µs beside the attention and 64 to 85 µs apart from it, and replayed 23% over its real
 //! graph. A kernel has *twins* where the walk ran the same kernel (name, grid, block and
-//! operator inputs) apart from every other stream's kernels; [`uncontend`] gives each kernel
+//! operator inputs) apart from every other stream's kernels; [`uncontend_where`] gives each kernel
 //! that overlapped another stream's kernels for at least [`MIN_OVERLAP_SHARE`] of its time the
 //! median duration of its twins, where that is shorter. A kernel without twins keeps its
 //! recorded duration (what contention it holds is not known).
@@ -24,7 +24,7 @@ use super::{Op, OpKind, Walk};
 /// starting as another ends) slows it by little, and its twins' spread would move it more.
 pub const MIN_OVERLAP_SHARE: f64 = 0.1;
 
-/// What [`uncontend`] changed.
+/// What [`uncontend_where`] changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Uncontended {
     /// Kernels given their twins' duration.
@@ -77,16 +77,11 @@ fn overlaps(walk: &Walk) -> Vec<f64> {
 }
 
 /// Gives every kernel of `walk` that overlapped other streams' kernels for at least
-/// [`MIN_OVERLAP_SHARE`] of its recorded time the median duration of its twins that
-/// overlapped none, where that is shorter (see the module).
-pub fn uncontend(walk: &mut Walk) -> Uncontended {
-    uncontend_where(walk, |_| true)
-}
-
-/// [`uncontend`] for the kernels `adds_back` accepts, given as they would be priced (with
-/// their twins' duration): a price that cannot add back what running side by side does to a
-/// kernel (the offline model, for a kernel whose memory load it does not know) keeps the
-/// contention its recorded duration holds.
+/// [`MIN_OVERLAP_SHARE`] of its recorded time, and that `adds_back` accepts as it would be
+/// priced (with its twins' duration), the median duration of its twins that overlapped none,
+/// where that is shorter (see the module). A price that cannot add back what running side by
+/// side does to a kernel (the offline model, for a kernel whose memory load it does not know)
+/// keeps the contention its recorded duration holds.
 pub fn uncontend_where(walk: &mut Walk, adds_back: impl Fn(&Op) -> bool) -> Uncontended {
     let overlap = overlaps(walk);
     let mut twins: HashMap<TwinKey<'_>, Vec<f64>> = HashMap::new();
@@ -126,6 +121,10 @@ pub fn uncontend_where(walk: &mut Walk, adds_back: impl Fn(&Op) -> bool) -> Unco
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn uncontend(walk: &mut Walk) -> Uncontended {
+        uncontend_where(walk, |_| true)
+    }
 
     fn on(stream: u64, name: &str, start: f64, duration: f64) -> Op {
         let mut op = Op::kernel(name, start, duration);

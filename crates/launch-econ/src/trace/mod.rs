@@ -387,7 +387,7 @@ impl Walk {
     }
 
     /// Takes the contention out of the recorded durations of kernels that ran beside other
-    /// streams' kernels, where the walk ran their twins apart ([`contention::uncontend`]),
+    /// streams' kernels, where the walk ran their twins apart ([`contention::uncontend_where`]),
     /// and keeps what changed in [`Walk::uncontended`]: the price adds what running side by
     /// side does, and their recorded durations already held it.
     pub fn uncontend(&mut self) {
