@@ -34,6 +34,10 @@ pub struct SmLimits {
     pub reserved_shared_bytes: u32,
 }
 
+/// Shared memory is allocated to a block in units of this many bytes; a stand-in's own static
+/// shared memory (a few words) fits in one.
+pub const STAND_IN_OWN_SHARED_BYTES: u32 = 128;
+
 /// Registers are allocated per warp in units of this many.
 const REGISTER_UNIT: u32 = 256;
 
@@ -119,6 +123,37 @@ impl SmLimits {
         let Some(r) = resources else { return 0 };
         let want = self.resident_blocks(threads_per_block, Some(r));
         self.shared_bytes_holding(want, threads_per_block, None)
+    }
+
+    /// Dynamic shared memory a timed stand-in of a kernel with `resources` launches with: what
+    /// holds as few of its blocks an SM as the kernel's needs allowed
+    /// ([`SmLimits::holding_shared_bytes`]), and at least the kernel's recorded shared memory
+    /// less one allocation unit ([`STAND_IN_OWN_SHARED_BYTES`], the stand-in's own), at most
+    /// what a block may ask for. A trace gives a kernel's shared memory, static and dynamic
+    /// together; library kernels (cuDNN, cuBLAS, CUTLASS) ask theirs dynamically, and on the
+    /// H200 a launch that asks dynamic shared memory started no block on an SM that another
+    /// kernel's blocks partly held, where the same grid with static shared memory (or none)
+    /// did (`scripts/coresidence_probe.cu`: beside 512 blocks of 512 threads, 1024 blocks of
+    /// 256 threads started 32 blocks early with 2112 bytes static, none with 2112 dynamic).
+    pub fn stand_in_shared_bytes(
+        &self,
+        threads_per_block: u32,
+        resources: Option<BlockResources>,
+    ) -> u32 {
+        let holding = self.holding_shared_bytes(threads_per_block, resources);
+        let recorded = resources.map_or(0, |r| {
+            r.shared_bytes
+                .saturating_sub(STAND_IN_OWN_SHARED_BYTES)
+                .min(self.largest_dynamic_shared_bytes())
+        });
+        holding.max(recorded)
+    }
+
+    /// The most dynamic shared memory a stand-in's block may ask for: a block's limit (the
+    /// SM's less its per-block reserve) less 1 KiB for the stand-in's own.
+    fn largest_dynamic_shared_bytes(&self) -> u32 {
+        self.shared_bytes
+            .saturating_sub(self.reserved_shared_bytes + 1024)
     }
 
     /// The most threads, in whole warps, a block needing `resources` (registers a thread) may
@@ -230,6 +265,52 @@ mod tests {
         };
         assert_eq!(l.holding_shared_bytes(128, Some(light)), 0);
         assert_eq!(l.holding_shared_bytes(128, None), 0);
+    }
+
+    #[test]
+    fn stand_ins_ask_their_kernels_shared_memory_dynamically() {
+        let l = h200();
+        // A cuDNN layout kernel: 256 threads, 2112 bytes; its threads bind (8 an SM), so
+        // nothing is needed to hold, and the stand-in asks the recorded bytes less its own.
+        let layout = BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: 2112,
+        };
+        assert_eq!(l.holding_shared_bytes(256, Some(layout)), 0);
+        assert_eq!(l.stand_in_shared_bytes(256, Some(layout)), 2112 - 128);
+        // Where holding needs more than recorded (registers bind), it keeps the larger.
+        let attention = BlockResources {
+            registers_per_thread: 183,
+            shared_bytes: 1024,
+        };
+        let held = l.holding_shared_bytes(128, Some(attention));
+        assert!(held > 1024, "{held}");
+        assert_eq!(l.stand_in_shared_bytes(128, Some(attention)), held);
+        // A whole SM's worth is capped at what a block may ask for, less the stand-in's own.
+        let conv = BlockResources {
+            registers_per_thread: 168,
+            shared_bytes: 232_448,
+        };
+        let asked = l.stand_in_shared_bytes(384, Some(conv));
+        assert!(asked + 1024 <= 227 * 1024, "{asked}");
+        let stand_in = BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: asked + 64,
+        };
+        assert_eq!(l.resident_blocks(384, Some(stand_in)), 1);
+        // Two to an SM stays two: the stand-in's block rounds to the kernel's.
+        let two = BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: 115_712,
+        };
+        assert_eq!(l.resident_blocks(128, Some(two)), 2);
+        let stand_in = BlockResources {
+            registers_per_thread: 32,
+            shared_bytes: l.stand_in_shared_bytes(128, Some(two)) + 64,
+        };
+        assert_eq!(l.resident_blocks(128, Some(stand_in)), 2);
+        // Nothing recorded: nothing asked.
+        assert_eq!(l.stand_in_shared_bytes(128, None), 0);
     }
 
     #[test]

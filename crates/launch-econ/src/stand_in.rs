@@ -318,13 +318,14 @@ impl StandInPlan {
                 .is_some_and(|r| r.registers_per_thread >= self.deep_registers)
     }
 
-    /// The launch shape of `op`'s timed stand-in (see [`StandInPlan::hold_sms`]).
+    /// The launch shape of `op`'s timed stand-in (see [`StandInPlan::hold_sms`]): the
+    /// dynamic shared memory of [`crate::occupancy::SmLimits::stand_in_shared_bytes`].
     pub fn held_shape(&self, shape: LaunchShape, op: &crate::trace::Op) -> LaunchShape {
         let (x, y, z) = shape.block;
         let threads = x.saturating_mul(y).saturating_mul(z);
         let bytes = self
             .hold_sms
-            .map_or(0, |l| l.holding_shared_bytes(threads, op.resources));
+            .map_or(0, |l| l.stand_in_shared_bytes(threads, op.resources));
         shape.with_shared(bytes)
     }
 
