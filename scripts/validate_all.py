@@ -118,6 +118,13 @@ GROUPS = [
                                          "hj_groupnorm_beside_conv,hj_row_sums_f32_beside_gemm,"
                                          "hj_softmax_rows_beside_decode_attention,"
                                          "hj_cat_beside_gemv,hj_three_streams_prefill"),
+    ("heldout11", "heldout_11_walks.py", "hk_nemotron_decode_b8,hk_cohere_prefill_64,"
+                                         "hk_conv1d_gelu_chain,hk_batchnorm_beside_gemm,"
+                                         "hk_topk_beside_gemv,"
+                                         "hk_silu_mul_beside_prefill_attention,"
+                                         "hk_cumsum_beside_gemm,"
+                                         "hk_index_copy_beside_decode_attention,"
+                                         "hk_three_streams_decode_norm"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
