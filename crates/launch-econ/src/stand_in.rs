@@ -142,6 +142,13 @@ pub enum Choice {
     Chase { steps: u32, ns: u64 },
 }
 
+/// Bytes of the arena streaming and paced stand-ins read from, one read after another where
+/// the last ended (a cursor in device memory, see `Engine::stream_grid_from`): far larger than
+/// any current GPU's L2 cache, so a word is read again only long after it was evicted, and
+/// every replay of a walk reads from device memory however little the walk reads. One paced
+/// read asks at most this much.
+pub const ARENA_BYTES: usize = 1 << 30;
+
 /// Node times by shape and the front end's gap: everything needed to pick stand-ins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StandInPlan {
@@ -283,7 +290,7 @@ impl StandInPlan {
     /// than the device could have read in the recorded time (an operator that gathers from a
     /// large table or writes into a slice of a cache does not read all it is given), or fewer
     /// than [`PACED_MIN_SHARE`] of what it moves in that time (a kernel whose time is not its
-    /// reads keeps its spin or chase).
+    /// reads keeps its spin or chase). At most [`ARENA_BYTES`], what there is to read.
     pub fn paced_bytes(&self, op: &crate::trace::Op) -> Option<usize> {
         let written = if is_element_wise(&op.name) {
             op.largest_input_bytes.unwrap_or(0.0)
@@ -294,7 +301,9 @@ impl StandInPlan {
         let most = self.bytes_per_ns * op.duration_ns;
         let most_read = self.peak_bytes_per_ns.max(self.bytes_per_ns) * op.duration_ns;
         let load = (PACED_MIN_SHARE * most..=most_read).contains(&read);
-        let bytes = (read + written).min(if written > 0.0 { most } else { most_read });
+        let bytes = (read + written)
+            .min(if written > 0.0 { most } else { most_read })
+            .min(ARENA_BYTES as f64);
         (op.duration_ns >= self.paced_from_ns && load).then(|| (bytes / 16.0).ceil() as usize * 16)
     }
 

@@ -28,11 +28,7 @@ use crate::prepared::{spin_step, Prepared, Step};
 use crate::stand_in::{ShapeKey, SpinFit};
 use crate::stats::median;
 
-/// Bytes of the arena streaming stand-ins read from, one read after another where the last
-/// ended (a cursor in device memory, see `Engine::stream_grid_from`): far larger than any
-/// current GPU's L2 cache, so a word is read again only long after it was evicted, and every
-/// replay of a walk reads from device memory however little the walk reads.
-pub const ARENA_BYTES: usize = 1 << 30;
+pub use crate::stand_in::ARENA_BYTES;
 /// Correction rounds in the walk's graph, after one of lone launches.
 const GRAPH_ROUNDS: usize = 3;
 /// Graph replays per round; the first is left out (it may run cold).

@@ -266,6 +266,11 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
     op.largest_input_bytes = Some(16.0 * 1048576.0);
     op.input_bytes = Some(32.0 * 1048576.0);
     assert_eq!(p.paced_bytes(&op), Some(32 << 20));
+    // Never more than the arena it reads from: decode attention over a 1 GiB KV cache (and
+    // its 128 KiB of queries) in 248 µs asks 1 GiB and 128 KiB; it reads the arena's 1 GiB.
+    let mut attention = crate::trace::Op::kernel("flash_fprop", 0.0, 248_000.0);
+    attention.input_bytes = Some((1u64 << 30) as f64 + 131_072.0);
+    assert_eq!(p.paced_bytes(&attention), Some(ARENA_BYTES));
 }
 
 #[test]
