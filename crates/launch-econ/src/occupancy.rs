@@ -215,6 +215,13 @@ impl SmLimits {
 mod tests {
     use super::*;
 
+    fn res(registers_per_thread: u32, shared_bytes: u32) -> BlockResources {
+        BlockResources {
+            registers_per_thread,
+            shared_bytes,
+        }
+    }
+
     fn h200() -> SmLimits {
         SmLimits::of("9.0", 132).unwrap()
     }
@@ -235,34 +242,19 @@ mod tests {
         let l = h200();
         // Decode attention: 183 registers x 128 threads and 86 KB a block: 2 an SM, where a
         // 128-thread stand-in alone would fit 16.
-        let attention = BlockResources {
-            registers_per_thread: 183,
-            shared_bytes: 86_336,
-        };
+        let attention = res(183, 86_336);
         assert_eq!(l.resident_blocks(128, Some(attention)), 2);
         let held = l.holding_shared_bytes(128, Some(attention));
-        let stand_in = BlockResources {
-            registers_per_thread: 32,
-            shared_bytes: held + 64,
-        };
+        let stand_in = res(32, held + 64);
         assert_eq!(l.resident_blocks(128, Some(stand_in)), 2);
         // A whole SM's worth: one block, within what a block may ask for (227 KiB).
-        let gemm = BlockResources {
-            registers_per_thread: 168,
-            shared_bytes: 164_308,
-        };
+        let gemm = res(168, 164_308);
         let held = l.holding_shared_bytes(384, Some(gemm));
         assert!(held <= 227 * 1024, "{held}");
-        let stand_in = BlockResources {
-            registers_per_thread: 32,
-            shared_bytes: held + 64,
-        };
+        let stand_in = res(32, held + 64);
         assert_eq!(l.resident_blocks(384, Some(stand_in)), 1);
         // Needs that bind no more than the threads do, or none recorded: nothing reserved.
-        let light = BlockResources {
-            registers_per_thread: 32,
-            shared_bytes: 4096,
-        };
+        let light = res(32, 4096);
         assert_eq!(l.holding_shared_bytes(128, Some(light)), 0);
         assert_eq!(l.holding_shared_bytes(128, None), 0);
     }
@@ -272,37 +264,22 @@ mod tests {
         let l = h200();
         // A cuDNN layout kernel: 256 threads, 2112 bytes; its threads bind (8 an SM), so
         // nothing is needed to hold, and the stand-in asks the recorded bytes less its own.
-        let layout = BlockResources {
-            registers_per_thread: 32,
-            shared_bytes: 2112,
-        };
+        let layout = res(32, 2112);
         assert_eq!(l.holding_shared_bytes(256, Some(layout)), 0);
         assert_eq!(l.stand_in_shared_bytes(256, Some(layout)), 2112 - 128);
         // Where holding needs more than recorded (registers bind), it keeps the larger.
-        let attention = BlockResources {
-            registers_per_thread: 183,
-            shared_bytes: 1024,
-        };
+        let attention = res(183, 1024);
         let held = l.holding_shared_bytes(128, Some(attention));
         assert!(held > 1024, "{held}");
         assert_eq!(l.stand_in_shared_bytes(128, Some(attention)), held);
         // A whole SM's worth is capped at what a block may ask for, less the stand-in's own.
-        let conv = BlockResources {
-            registers_per_thread: 168,
-            shared_bytes: 232_448,
-        };
+        let conv = res(168, 232_448);
         let asked = l.stand_in_shared_bytes(384, Some(conv));
         assert!(asked + 1024 <= 227 * 1024, "{asked}");
-        let stand_in = BlockResources {
-            registers_per_thread: 32,
-            shared_bytes: asked + 64,
-        };
+        let stand_in = res(32, asked + 64);
         assert_eq!(l.resident_blocks(384, Some(stand_in)), 1);
         // Two to an SM stays two: the stand-in's block rounds to the kernel's.
-        let two = BlockResources {
-            registers_per_thread: 32,
-            shared_bytes: 115_712,
-        };
+        let two = res(32, 115_712);
         assert_eq!(l.resident_blocks(128, Some(two)), 2);
         let stand_in = BlockResources {
             registers_per_thread: 32,
@@ -322,32 +299,20 @@ mod tests {
         assert_eq!(l.resident_blocks(32, None), 32);
         // 168 registers × 32 threads = 5376 a warp, × 12 warps = 64512 of 65536 (and the
         // shared memory takes most of the SM too).
-        let gemm = BlockResources {
-            registers_per_thread: 168,
-            shared_bytes: 164_308,
-        };
+        let gemm = res(168, 164_308);
         assert_eq!(l.resident_blocks(384, Some(gemm)), 1);
         // Shared memory alone: 233472 / (100000 + 1024) = 2.
-        let smem = BlockResources {
-            registers_per_thread: 0,
-            shared_bytes: 100_000,
-        };
+        let smem = res(0, 100_000);
         assert_eq!(l.resident_blocks(64, Some(smem)), 2);
         // A block that does not fit is still one.
-        let huge = BlockResources {
-            registers_per_thread: 255,
-            shared_bytes: 300_000,
-        };
+        let huge = res(255, 300_000);
         assert_eq!(l.resident_blocks(1024, Some(huge)), 1);
     }
 
     #[test]
     fn share_is_blocks_over_what_the_gpu_holds() {
         let l = h200();
-        let gemm = BlockResources {
-            registers_per_thread: 168,
-            shared_bytes: 164_308,
-        };
+        let gemm = res(168, 164_308);
         // 88 one-per-SM blocks hold two thirds of 132 SMs.
         let s = l.share(&kernel((4, 22, 1), 384, Some(gemm)));
         assert!((s - 88.0 / 132.0).abs() < 1e-12, "{s}");
