@@ -144,16 +144,16 @@ impl SmLimits {
         let recorded = resources.map_or(0, |r| {
             r.shared_bytes
                 .saturating_sub(STAND_IN_OWN_SHARED_BYTES)
-                .min(self.largest_dynamic_shared_bytes())
+                .min(self.stand_in_room(self.shared_bytes))
         });
         holding.max(recorded)
     }
 
-    /// The most dynamic shared memory a stand-in's block may ask for: a block's limit (the
-    /// SM's less its per-block reserve) less 1 KiB for the stand-in's own.
-    fn largest_dynamic_shared_bytes(&self) -> u32 {
-        self.shared_bytes
-            .saturating_sub(self.reserved_shared_bytes + 1024)
+    /// The dynamic shared memory a stand-in's block may ask for where a block may hold
+    /// `per_block` bytes of an SM: less the SM's per-block reserve, and 1 KiB for the
+    /// stand-in's own shared memory and the allocation's rounding.
+    fn stand_in_room(&self, per_block: u32) -> u32 {
+        per_block.saturating_sub(self.reserved_shared_bytes + 1024)
     }
 
     /// The most threads, in whole warps, a block needing `resources` (registers a thread) may
@@ -181,7 +181,7 @@ impl SmLimits {
         if want == 0 || want >= self.resident_blocks(threads_per_block, own) {
             return 0;
         }
-        (self.shared_bytes / want).saturating_sub(self.reserved_shared_bytes + 1024)
+        self.stand_in_room(self.shared_bytes / want)
     }
 
     /// Blocks of `block` threads (and `resources`, where recorded) all SMs hold at once: one
@@ -281,10 +281,7 @@ mod tests {
         // Two to an SM stays two: the stand-in's block rounds to the kernel's.
         let two = res(32, 115_712);
         assert_eq!(l.resident_blocks(128, Some(two)), 2);
-        let stand_in = BlockResources {
-            registers_per_thread: 32,
-            shared_bytes: l.stand_in_shared_bytes(128, Some(two)) + 64,
-        };
+        let stand_in = res(32, l.stand_in_shared_bytes(128, Some(two)) + 64);
         assert_eq!(l.resident_blocks(128, Some(stand_in)), 2);
         // Nothing recorded: nothing asked.
         assert_eq!(l.stand_in_shared_bytes(128, None), 0);
