@@ -125,6 +125,12 @@ GROUPS = [
                                          "hk_cumsum_beside_gemm,"
                                          "hk_index_copy_beside_decode_attention,"
                                          "hk_three_streams_decode_norm"),
+    ("heldout12", "heldout_12_walks.py", "hl_qwen2_decode_b64,hl_llama_prefill_256,"
+                                         "hl_linear_gelu_chain,hl_softmax_beside_gemm,"
+                                         "hl_adds_beside_conv,hl_gelu_beside_bmm,"
+                                         "hl_rmsnorm_beside_prefill_attention,"
+                                         "hl_transpose_copy_beside_gemv,"
+                                         "hl_three_streams_gemm_norm_adds"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
