@@ -43,75 +43,44 @@ def build(name):
             scores = randn(8, 32, 512, 512)
             w = [randn(4096, 4096, dtype=torch.bfloat16) for _ in range(4)]
             x = randn(512, 4096, dtype=torch.bfloat16)
-
-            def softmaxes():
-                y = scores
-                for _ in range(3):
-                    y = torch.softmax(y, dim=-1)
-                return y[:1, :1, :1].float().sum()
+            softmaxes = chain(lambda i, y: torch.softmax(scores if y is None else y, dim=-1), 3)
             gemms = chain(lambda i, y: (x if y is None else y) @ w[i], 4)
-            return fork_join(softmaxes, lambda: gemms().float().sum()), "torch"
+            return fork_join(lambda: softmaxes()[:1, :1, :1].float().sum(),
+                             lambda: gemms().float().sum()), "torch"
         if name == "hl_adds_beside_conv":
             a = randn(32, 1024, 1024)
             b = randn(32, 1024, 1024)
             convs = [torch.nn.Conv2d(128, 128, 3, padding=1).half() for _ in range(3)]
             img = randn(8, 128, 64, 64)
-
-            def adds():
-                y = a
-                for _ in range(4):
-                    y = y + b
-                return y[:1, :1, :1].float().sum()
-            return fork_join(adds, chain(lambda i, y: convs[i](img if y is None else y), 3)), \
-                "torch"
+            adds = chain(lambda i, y: (a if y is None else y) + b, 4)
+            return fork_join(lambda: adds()[:1, :1, :1].float().sum(),
+                             chain(lambda i, y: convs[i](img if y is None else y), 3)), "torch"
         if name == "hl_gelu_beside_bmm":
             acts = randn(4096, 8192)
             p = randn(32, 512, 128)
             qk = randn(32, 128, 512)
-
-            def gelus():
-                y = acts
-                for _ in range(3):
-                    y = f.gelu(y)
-                return y[:1].float().sum()
-
-            def bmms():
-                y = p
-                for _ in range(4):
-                    y = torch.bmm(torch.bmm(y, qk), p)
-                return y.float().sum()
-            return fork_join(gelus, bmms), "torch"
+            gelus = chain(lambda i, y: f.gelu(acts if y is None else y), 3)
+            bmms = chain(lambda i, y: torch.bmm(torch.bmm(p if y is None else y, qk), p), 4)
+            return fork_join(lambda: gelus()[:1].float().sum(),
+                             lambda: bmms().float().sum()), "torch"
         if name == "hl_rmsnorm_beside_prefill_attention":
             rows = randn(16384, 4096)
             weight = randn(4096)
             q = randn(2, 16, 1024, 128)
             k = randn(2, 16, 1024, 128)
             v = randn(2, 16, 1024, 128)
-
-            def norms():
-                y = rows
-                for _ in range(3):
-                    y = f.rms_norm(y, (4096,), weight)
-                return y[:1].float().sum()
+            norms = chain(lambda i, y: f.rms_norm(rows if y is None else y, (4096,), weight), 3)
             prefill = attention(q, k, v, 3, is_causal=True)
-            return fork_join(norms, lambda: prefill().float().sum()), "torch"
+            return fork_join(lambda: norms()[:1].float().sum(),
+                             lambda: prefill().float().sum()), "torch"
         if name == "hl_transpose_copy_beside_gemv":
             m = randn(8192, 8192)
             w = [randn(8192, 4096, dtype=torch.bfloat16) for _ in range(6)]
             v = randn(1, 4096, dtype=torch.bfloat16)
-
-            def copies():
-                y = m
-                for _ in range(2):
-                    y = y.t().contiguous()
-                return y[:1, :1].float().sum()
-
-            def gemvs():
-                y = v
-                for mat in w:
-                    y = (y @ mat.t())[:, :4096]
-                return y.float().sum()
-            return fork_join(copies, gemvs), "torch"
+            copies = chain(lambda i, y: (m if y is None else y).t().contiguous(), 2)
+            gemvs = chain(lambda i, y: ((v if y is None else y) @ w[i].t())[:, :4096], 6)
+            return fork_join(lambda: copies()[:1, :1].float().sum(),
+                             lambda: gemvs().float().sum()), "torch"
         if name == "hl_three_streams_gemm_norm_adds":
             w = [randn(4096, 4096, dtype=torch.bfloat16) for _ in range(3)]
             x = randn(1024, 4096, dtype=torch.bfloat16)
@@ -120,18 +89,9 @@ def build(name):
             a = randn(16, 1024, 1024)
             b = randn(16, 1024, 1024)
             gemms = chain(lambda i, y: (x if y is None else y) @ w[i], 3)
-
-            def norms():
-                y = acts
-                for _ in range(3):
-                    y = ln(y)
-                return y[:1].float().sum()
-
-            def adds():
-                y = a
-                for _ in range(3):
-                    y = y + b
-                return y[:1, :1].float().sum()
-            side = fork_join(norms, adds)
+            norms = chain(lambda i, y: ln(acts if y is None else y), 3)
+            adds = chain(lambda i, y: (a if y is None else y) + b, 3)
+            side = fork_join(lambda: norms()[:1].float().sum(),
+                             lambda: adds()[:1, :1].float().sum())
             return fork_join(lambda: gemms().float().sum(), side), "torch"
     raise KeyError(name)
