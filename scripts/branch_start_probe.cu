@@ -1,13 +1,15 @@
 // When does a graph start its second branch? A two-branch step shaped like a BatchNorm chain
-// beside GEMMs, captured by the CUDA runtime alone (docs/validation-h200.md, "Paced reads per
-// block ...; where a PyTorch graph starts its second branch"): branch A = U x (one-block T,
+// beside GEMMs, captured by the CUDA runtime alone (docs/validation-h200.md, "A profiled
+// graph's late second branch ..." and "Paced reads per block ..."): branch A = U x (one-block T,
 // one-block T, BIG: 8192 blocks of 2 us), then T; branch B = NW x W (128 blocks of 384
 // threads, 213 KB dynamic shared memory: a whole SM each, as cuBLAS's GEMMs); a join kernel.
 // The host issues A first ("ab") or B first ("ba"); launched as a graph (instantiated with
-// node priority where the fifth argument is 1) or eagerly. Prints medians over 30 runs, us from
-// A's first kernel: BIG#1's and W#1's first block, and the join's end.
+// node priority where the fifth argument is 1) or eagerly. With the sixth argument 1 the fork's
+// origin stream holds no kernel before the fork, so both branches are the graph's roots (as in
+// a graph PyTorch captures from a fork at the start of its step). Prints medians over 30 runs,
+// us from A's first kernel: BIG#1's and W#1's first block, and the join's end. No profiler.
 //   nvcc -O2 -arch=sm_90 -o branch_start_probe scripts/branch_start_probe.cu
-//   ./branch_start_probe U NW ab|ba graph(0|1) [node-priority 0|1]
+//   ./branch_start_probe U NW ab|ba graph(0|1) [node-priority 0|1] [roots 0|1]
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -23,8 +25,8 @@ __global__ void k(unsigned long long ns, unsigned long long* rec){
 }
 #define CK(x) do{cudaError_t e=(x); if(e){fprintf(stderr,"%s:%d %s\n",__FILE__,__LINE__,cudaGetErrorString(e)); exit(1);}}while(0)
 int main(int argc,char**argv){
-  if(argc<5){fprintf(stderr,"usage: U NW ab|ba graph(0|1) [node-priority 0|1]\n");return 2;}
-  int U=atoi(argv[1]), NW=atoi(argv[2]); bool ab=argv[3][0]=='a'; int graph=atoi(argv[4]); int prio=argc>5?atoi(argv[5]):0;
+  if(argc<5){fprintf(stderr,"usage: U NW ab|ba graph(0|1) [node-priority 0|1] [roots 0|1]\n");return 2;}
+  int U=atoi(argv[1]), NW=atoi(argv[2]); bool ab=argv[3][0]=='a'; int graph=atoi(argv[4]); int prio=argc>5?atoi(argv[5]):0; int roots=argc>6?atoi(argv[6]):0;
   const int reps=30, S=64;
   CK(cudaFuncSetAttribute(k,cudaFuncAttributeMaxDynamicSharedMemorySize,232448));
   unsigned long long* rec; CK(cudaMalloc(&rec,S*2*8));
@@ -33,7 +35,7 @@ int main(int argc,char**argv){
   std::vector<unsigned long long> init(2*S); for(int i=0;i<S;i++){init[2*i]=~0ull; init[2*i+1]=0;}
   // slots: 0 first T; 1..U BIG#i ; 20.. W#i ; 40 join
   auto issue=[&](){
-    k<<<1,32,0,s0>>>(500,rec+2*63);
+    if(!roots) k<<<1,32,0,s0>>>(500,rec+2*63);
     cudaEventRecord(f,s0); cudaStreamWaitEvent(sa,f,0); cudaStreamWaitEvent(sb,f,0);
     auto A=[&](){ for(int u=0;u<U;u++){ k<<<1,128,0,sa>>>(1000,rec+2*(u==0?0:50)); k<<<1,128,0,sa>>>(1000,rec+2*51); k<<<8192,256,0,sa>>>(2000,rec+2*(1+u)); } k<<<1,128,0,sa>>>(1000,rec+2*52); };
     auto B=[&](){ for(int i=0;i<NW;i++) k<<<128,384,213268,sb>>>(15000,rec+2*(20+i)); };
@@ -54,6 +56,6 @@ int main(int argc,char**argv){
     double t=h[0]; b1.push_back((h[2]-t)/1e3); w1.push_back(((double)h[40]-t)/1e3); mk.push_back((h[81]-t)/1e3);
   }
   auto med=[](std::vector<double> v){std::sort(v.begin(),v.end());return v[v.size()/2];};
-  printf("U %d NW %d %s %s prio %d : BIG#1 %.1f  W#1 %.1f  join end %.1f us\n",U,NW,ab?"ab":"ba",graph?"graph":"eager",prio,med(b1),med(w1),med(mk));
+  printf("U %d NW %d %s %s prio %d roots %d : BIG#1 %.1f  W#1 %.1f  join end %.1f us\n",U,NW,ab?"ab":"ba",graph?"graph":"eager",prio,roots,med(b1),med(w1),med(mk));
   return 0;
 }

@@ -3,7 +3,10 @@
 (as held-out walk hk_batchnorm_beside_gemm) on one side stream beside four whole-SM kernels on
 another (cuBLAS GEMMs, or a CuPy spin with 213 KB of dynamic shared memory), captured in
 either order; each graph replayed once under torch.profiler, launched from the current and
-from a side stream; prints the first kernels' starts, us from the first.
+from a side stream; prints the first kernels' starts, us from the first. The late second
+branch it shows is the profiler's: unprofiled, the same graphs start both branches at once
+(scripts/branch_start_profiler.py; docs/validation-h200.md, "A profiled graph's late second
+branch; pooled paced reads (tried, not kept)").
 
     python3 scripts/branch_start_torch.py      (PyTorch and CuPy on a CUDA GPU)
 """
