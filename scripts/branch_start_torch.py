@@ -12,16 +12,9 @@ branch; pooled paced reads (tried, not kept)").
 """
 import sys, torch, cupy as cp
 sys.path.insert(0, 'scripts')
-from walk_parts import fork_join, chain, randn
+from walk_parts import fork_join, chain, randn, cupy_spin_module
 torch.manual_seed(0)
-src = r'''
-extern "C" __global__ void w(unsigned long long ns, float* out){
-  extern __shared__ float sm[];
-  unsigned long long t0, now; asm volatile("mov.u64 %0, %%globaltimer;":"=l"(t0));
-  do { asm volatile("mov.u64 %0, %%globaltimer;":"=l"(now)); } while(now-t0<ns);
-  sm[threadIdx.x]=1.f; __syncthreads(); if(threadIdx.x==0 && sm[1]<0) out[0]=1.f; }
-'''
-wk = cp.RawKernel(src, 'w'); wk.max_dynamic_shared_size_bytes = 213268
+_, wk = cupy_spin_module()
 with torch.device('cuda'):
     bn = torch.nn.BatchNorm2d(256).half().eval()
     feats = randn(32, 256, 32, 32)

@@ -14,18 +14,11 @@ one-block kernels as the BatchNorm's small kernels. Prints each graph's replay t
 import sys, torch, cupy as cp
 sys.path.insert(0, 'scripts')
 from validate import capture_torch, replay_ms
-from walk_parts import fork_join, randn
-src = r'''
-extern "C" __global__ void spin(unsigned long long ns, float* out){
-  extern __shared__ float sm[];
-  unsigned long long t0, now; asm volatile("mov.u64 %0, %%globaltimer;":"=l"(t0));
-  do { asm volatile("mov.u64 %0, %%globaltimer;":"=l"(now)); } while(now-t0<ns);
-  sm[threadIdx.x]=1.f; __syncthreads(); if(threadIdx.x==0 && sm[1]<0) out[0]=1.f; }
+from walk_parts import cupy_spin_module, fork_join, randn
+mod, spin = cupy_spin_module(r'''
 extern "C" __global__ void copy(const float2* __restrict__ a, float2* __restrict__ b, unsigned n){
   unsigned i = blockIdx.x*blockDim.x + threadIdx.x; if(i<n){ float2 v=a[i]; v.x*=1.0001f; b[i]=v; } }
-'''
-mod = cp.RawModule(code=src)
-spin = mod.get_function('spin'); spin.max_dynamic_shared_size_bytes = 213268
+''')
 copyk = mod.get_function('copy')
 sink = cp.zeros(1, dtype=cp.float32)
 with torch.device('cuda'):

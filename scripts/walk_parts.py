@@ -92,3 +92,25 @@ def randn(*shape, dtype=None):
     """`torch.randn` of `shape` in `dtype` (fp16 where None), on the current default device."""
     import torch
     return torch.randn(*shape, dtype=torch.float16 if dtype is None else dtype)
+
+
+# A CuPy clock spin: every block spins `ns` of the global timer from its own start and touches
+# its dynamic shared memory, so a launch asking 213268 bytes holds a whole H200 SM a block.
+CUPY_SPIN_SRC = r'''
+extern "C" __global__ void spin(unsigned long long ns, float* out){
+  extern __shared__ float sm[];
+  unsigned long long t0, now; asm volatile("mov.u64 %0, %%globaltimer;":"=l"(t0));
+  do { asm volatile("mov.u64 %0, %%globaltimer;":"=l"(now)); } while(now-t0<ns);
+  sm[threadIdx.x]=1.f; __syncthreads(); if(threadIdx.x==0 && sm[1]<0) out[0]=1.f; }
+'''
+
+
+def cupy_spin_module(extra_src=""):
+    """(module, spin): a CuPy module of `CUPY_SPIN_SRC` and `extra_src`, and its `spin`
+    allowed a whole SM's dynamic shared memory (213268 bytes on an H200)."""
+    import cupy as cp
+    mod = cp.RawModule(code=CUPY_SPIN_SRC + extra_src)
+    spin = mod.get_function("spin")
+    spin.max_dynamic_shared_size_bytes = 213268
+    return mod, spin
+
