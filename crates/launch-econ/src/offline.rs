@@ -178,6 +178,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                         0.0
                     },
                     gb_s,
+                    math: roofline.as_ref().map_or(0.0, |r| r.math_share(o)),
                 }
             },
             |gb_s, held| {

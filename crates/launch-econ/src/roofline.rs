@@ -67,6 +67,16 @@ impl Roofline {
             .is_some_and(|(math_ns, memory_ns)| 2.0 * math_ns < memory_ns)
     }
 
+    /// The share of the device's arithmetic `op`'s recorded GEMM kept busy: its math floor
+    /// at its type's peak ([`Roofline::as_run`]) over its recorded time, at most 1. 0 for
+    /// every other kernel and for element types not measured.
+    pub fn math_share(&self, op: &Op) -> f64 {
+        match self.floors_ns(op) {
+            Some((math_ns, _)) if op.duration_ns > 0.0 => (math_ns / op.duration_ns).min(1.0),
+            _ => 0.0,
+        }
+    }
+
     /// The (math, memory) floors of `op`'s recorded GEMM as the engine runs it, ns: its flops
     /// at its type's peak, its operand bytes at the bandwidth. `None` for every other kernel,
     /// for element types not measured and without a positive peak and bandwidth.
@@ -353,6 +363,24 @@ mod tests {
             ..Op::kernel("splitKreduce", 0.0, 10_000.0)
         };
         assert!(!r.math_bound(&part));
+    }
+
+    #[test]
+    fn a_gemms_math_share_is_its_math_floor_over_its_time() {
+        let r = device();
+        // 2 x 512 x 5632 x 2048 = 11.8 Gflop: 16.9 us at the peak, recorded in 10 us: held
+        // at the peak (at most 1).
+        assert_eq!(r.math_share(&gemm_op(5632, 512, 2048)), 1.0);
+        // 16 tokens: 0.53 us of math in 10 us.
+        let few = r.math_share(&gemm_op(5632, 16, 2048));
+        assert!((few - 2.0 * 16.0 * 5632.0 * 2048.0 / 700_000.0 / 10_000.0).abs() < 1e-12);
+        // No recorded GEMM, or a type not measured: none.
+        assert_eq!(r.math_share(&Op::kernel("relu", 0.0, 10_000.0)), 0.0);
+        let mut f32_op = gemm_op(5632, 16, 2048);
+        if let Some(MatmulRole::Call(g)) = &mut f32_op.matmul {
+            g.dtype = GemmType::F32;
+        }
+        assert_eq!(r.math_share(&f32_op), 0.0);
     }
 
     #[test]

@@ -5,10 +5,12 @@
 //! node is a front-end part (the graph's per-node cost, which no other kernel slows) followed
 //! by its kernel, which holds a share of the GPU ([`crate::occupancy`]; a kernel of one round
 //! of fat blocks no more than the profile's widest GEMM pair held, see `crate::offline`) and, where its bytes
-//! are known, asks for a load on device memory. While the kernels running at one moment hold
-//! more than the whole GPU, or ask for more than the memory's bandwidth, every one of them
-//! advances at the whole over their demand (the larger of the two): work is conserved, as
-//! when blocks that find no room wait for blocks of other kernels to retire. While kernels of
+//! are known, asks for a load on device memory, and where its flops are known, for a share of
+//! the GPU's arithmetic. While the kernels running at one moment hold more than the whole GPU,
+//! ask for more than the memory's bandwidth, or keep more than the arithmetic's peak busy,
+//! every one of them advances at the whole over their demand (the largest of the three): work
+//! is conserved, as when blocks that find no room wait for blocks of other kernels to retire,
+//! or two f32 GEMMs whose small blocks fit an SM together share its FMA units. While kernels of
 //! two or more lanes run together they also advance slower by what was measured for kernels
 //! side by side at their load beyond what that sharing already costs ([`crate::beside`]), so
 //! a pair like the measured one comes out as measured, and a kernel that overlaps another for
@@ -32,6 +34,10 @@ pub struct NodeCost {
     /// else 0: what kernels of other lanes running beside it pay depends on it (see
     /// [`crate::beside`]).
     pub gb_s: f64,
+    /// The share of the GPU's arithmetic the kernel keeps busy alone (a recorded GEMM's flops
+    /// over its recorded time, against the device's peak for its element type), else 0:
+    /// kernels whose blocks fit beside each other still share the SMs' math units.
+    pub math: f64,
 }
 
 /// Where a lane is.
@@ -42,19 +48,25 @@ enum State {
     /// In an op's fixed part; its kernel follows.
     Fixed { left_ns: f64, kernel: NodeCost },
     /// In an op's kernel.
-    Kernel { left_ns: f64, share: f64, gb_s: f64 },
+    Kernel {
+        left_ns: f64,
+        share: f64,
+        gb_s: f64,
+        math: f64,
+    },
 }
 
 /// Work left below this is done, ns, besides a relative 1e-12 of the clock (float sums of
 /// many small steps).
 const DONE_NS: f64 = 1e-6;
 
-/// Lays `schedule` out with side-by-side kernels sharing the GPU's SMs and, above
-/// `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold more
-/// than the SMs or ask for more than the bandwidth, each advances at the whole over their
-/// demand, the larger of the two. While kernels of two or more lanes run, each advances
-/// `1 + stretch(load, held)` times slower again, the load being their GB/s together, `held`
-/// their shares of the GPU together. Returns each op's lane, start and end, ns, in the order
+/// Lays `schedule` out with side-by-side kernels sharing the GPU's SMs, its arithmetic and,
+/// above `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold
+/// more than the SMs, keep more than the arithmetic busy or ask for more than the bandwidth,
+/// each advances at the whole over their demand, the largest of the three. While kernels of
+/// two or more lanes run, each advances `1 + stretch(load, held)` times slower again, the load
+/// being their GB/s together, `held` the larger of their shares of the SMs together and of
+/// the arithmetic together (what the sharing already prices). Returns each op's lane, start and end, ns, in the order
 /// the ops end.
 pub fn lay_out_sharing(
     schedule: &Schedule,
@@ -116,16 +128,19 @@ pub fn lay_out_sharing(
                 }
             }
         }
-        // The running kernels' (share, GB/s).
-        let running: Vec<(f64, f64)> = state
+        // The running kernels' (share, GB/s, math).
+        let running: Vec<(f64, f64, f64)> = state
             .iter()
             .filter_map(|s| match *s {
-                State::Kernel { share, gb_s, .. } => Some((share, gb_s)),
+                State::Kernel {
+                    share, gb_s, math, ..
+                } => Some((share, gb_s, math)),
                 _ => None,
             })
             .collect();
         let held: f64 = running.iter().map(|r| r.0).sum();
         let load: f64 = running.iter().map(|r| r.1).sum();
+        let math: f64 = running.iter().map(|r| r.2).sum();
         // A kernel that alone asks for more than the bandwidth measured (its recorded time
         // holds that) is the bandwidth then.
         let memory = if bandwidth_gb_s > 0.0 {
@@ -136,11 +151,11 @@ pub fn lay_out_sharing(
         // Kernels of two or more lanes running together slow each other by what was measured
         // side by side at their load beyond the sharing, for as long as they overlap.
         let beside = if running.len() >= 2 {
-            1.0 + stretch(load, held).max(0.0)
+            1.0 + stretch(load, held.max(math)).max(0.0)
         } else {
             1.0
         };
-        let rate = 1.0 / (held.max(memory).max(1.0) * beside);
+        let rate = 1.0 / (held.max(memory).max(math).max(1.0) * beside);
         // The next moment a lane's part ends.
         let step = state
             .iter()
@@ -161,6 +176,7 @@ pub fn lay_out_sharing(
                     left_ns: kernel.work_ns.max(0.0),
                     share: kernel.share.clamp(0.0, 1.0),
                     gb_s: kernel.gb_s.max(0.0),
+                    math: kernel.math.clamp(0.0, 1.0),
                 },
                 State::Fixed { left_ns, kernel } => State::Fixed {
                     left_ns: left_ns - step,
@@ -170,10 +186,12 @@ pub fn lay_out_sharing(
                     left_ns,
                     share,
                     gb_s,
+                    math,
                 } => State::Kernel {
                     left_ns: left_ns - step * rate,
                     share,
                     gb_s,
+                    math,
                 },
                 State::Ready => State::Ready,
             };
@@ -241,6 +259,7 @@ mod tests {
             work_ns,
             share,
             gb_s: 0.0,
+            math: 0.0,
         }
     }
 
@@ -448,6 +467,44 @@ mod tests {
                 at(lag)
             );
         }
+    }
+
+    #[test]
+    fn kernels_keeping_more_than_the_arithmetic_busy_share_it() {
+        let s = fork_join();
+        let gemm = |math: f64| NodeCost {
+            math,
+            ..node(0.0, 10.0, 0.2)
+        };
+        let none = |_: f64, _: f64| 0.0;
+        let at = |a: f64, b: f64| {
+            let costs = [node(0.0, 0.0, 0.0), gemm(a), gemm(b), node(0.0, 0.0, 0.0)];
+            end(&lay_out_sharing(&s, |op| costs[op], none, 0.0))
+        };
+        // Their blocks fit together (0.2 + 0.2 of the SMs), but 0.75 + 0.75 of the
+        // arithmetic: both at 1 / 1.5 of their rate, 15 ns.
+        assert!((at(0.75, 0.75) - 15.0).abs() < 1e-9, "{}", at(0.75, 0.75));
+        // Together under the peak: each as alone.
+        assert!((at(0.5, 0.4) - 10.0).abs() < 1e-9, "{}", at(0.5, 0.4));
+        // What the arithmetic's sharing prices is not priced again by the measured stretch:
+        // `held` is the arithmetic's 1.5 where that is more than the SMs' 0.4.
+        let seen = std::cell::Cell::new(0.0f64);
+        let costs = [
+            node(0.0, 0.0, 0.0),
+            gemm(0.75),
+            gemm(0.75),
+            node(0.0, 0.0, 0.0),
+        ];
+        lay_out_sharing(
+            &s,
+            |op| costs[op],
+            |_, held| {
+                seen.set(seen.get().max(held));
+                0.0
+            },
+            0.0,
+        );
+        assert!((seen.get() - 1.5).abs() < 1e-9, "{}", seen.get());
     }
 
     #[test]
