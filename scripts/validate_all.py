@@ -131,6 +131,11 @@ GROUPS = [
                                          "hl_rmsnorm_beside_prefill_attention,"
                                          "hl_transpose_copy_beside_gemv,"
                                          "hl_three_streams_gemm_norm_adds"),
+    ("heldout13", "heldout_13_walks.py", "hm_gptbigcode_decode_b4,hm_llama_decode_b128,"
+                                         "hm_f32_mlp_b512,hm_f32_linear_pair_b128,"
+                                         "hm_f32_bmm_beside_gemm,hm_tf32_beside_bf16,"
+                                         "hm_layernorm_beside_f32_gemm,hm_silu_beside_gemv,"
+                                         "hm_three_streams_f32"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
