@@ -34,24 +34,29 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
             "{head}, which stand-ins holding their recorded durations do not reproduce: on the H200 the 26 multi-stream validation walks replayed without their shapes came out -22% to +16% of their real graphs, 8 of them within 5% (25 with shapes); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
         ),
         None => format!(
-            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between kernels that together ask for more than it gives, and slows kernels of different streams, while they run together, by what was measured side by side at their memory load beyond that sharing (measured on the device; only the kernels whose bytes the trace gives have a load: GEMMs with recorded shapes, element-wise, normalisation and fused attention kernels with recorded inputs; other kernels' traffic is not priced and the step may come out low); a kernel of one round of blocks that each take half an SM or more, not held by its math (decode GEMMs, attention), holds what the profile's widest GEMM pair measured side by side, about three quarters of the GPU, as its blocks retire at different times; a small kernel that starts beside such a kernel is taken to fit beside it, where in a real graph it may wait for its SMs, so such steps may come out low (H200, the 35 multi-stream validation walks of the run at commit 7022f03: 32 within 10%, -10.4% to +8.6%, and rank-16 adapters on a stream beside base projections whose blocks fill the SMs -17.0%; 73 walks held out from the method in twelve batches, each first run with the version of its day: 60 within 10%, -26.8% to +21.1%, the extremes chains of f32 GEMMs side by side, SIMT -19.1% and -26.8%, TF32 +19.9%, a KV-cache write beside attention and an MLP -20.0%, and RMSNorm passes beside decode attention +21.1%, +4.0% since kernels slowed beside other streams in the recording are priced at their twins' durations)"
+            "{head}; the offline model lets kernels that together hold more than the GPU's SMs (their blocks against what an SM holds, from the recorded registers and shared memory) share them, shares device memory between kernels that together ask for more than it gives, and the arithmetic between recorded GEMMs that together keep more than its peak busy, and slows kernels of different streams, while they run together, by what was measured side by side at their memory load beyond that sharing (measured on the device; only the kernels whose bytes the trace gives have a load: GEMMs with recorded shapes, element-wise, normalisation and fused attention kernels with recorded inputs; other kernels' traffic is not priced and the step may come out low); a kernel of one round of blocks that each take half an SM or more, not held by its math (decode GEMMs, attention), holds what the profile's widest GEMM pair measured side by side, about three quarters of the GPU, as its blocks retire at different times; a small kernel that starts beside such a kernel is taken to fit beside it, where in a real graph it may wait for its SMs, so such steps may come out low (H200, the 35 multi-stream validation walks of the run at commit 7022f03: 32 within 10%, -10.4% to +8.6%, and rank-16 adapters on a stream beside base projections whose blocks fill the SMs -17.0%; 79 walks held out from the method in thirteen batches, each first run with the version of its day: 63 within 10%, -32.9% to +21.1%, the extremes f32 GEMMs beside f32 batched matmuls whose blocks held the SMs' registers -32.9%, chains of IEEE f32 GEMMs side by side -19.1% to -27.8%, TF32 +19.9%, a KV-cache write beside attention and an MLP -20.0%, and RMSNorm passes beside decode attention +21.1%, +4.0% since kernels slowed beside other streams in the recording are priced at their twins' durations)"
         ),
     }
 }
 
 /// The offline model's warning for IEEE f32 GEMM kernels (FMA units, not tensor cores: see
-/// [`crate::roofline::named_math_is_tf32`]) on two or more streams: their blocks fit beside
-/// each other, so the model lets them run as if alone, where the real pair shares the SMs'
-/// math. `None` where fewer than two streams run such kernels.
+/// [`crate::roofline::named_math_is_tf32`], and cuBLAS's `…_f32f32_f32f32_f32_…` kernels) on
+/// two or more streams: their blocks fit beside each other, and the model shares only the
+/// arithmetic's throughput between them, where a real pair's blocks slow each other on the
+/// SMs they share beyond that. `None` where fewer than two streams run such kernels.
 fn simt_gemms_side_by_side(walk: &Walk) -> Option<String> {
+    let on_fma = |name: &str| {
+        crate::roofline::named_math_is_tf32(name) == Some(false)
+            || name.contains("f32f32_f32f32_f32")
+    };
     let streams: std::collections::BTreeSet<u64> = walk
         .ops
         .iter()
-        .filter(|o| o.is_kernel() && crate::roofline::named_math_is_tf32(&o.name) == Some(false))
+        .filter(|o| o.is_kernel() && on_fma(&o.name))
         .filter_map(|o| o.stream)
         .collect();
     (streams.len() >= 2).then(|| format!(
-        "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model lets such GEMMs side by side run as if alone, where they share the SMs' math: on the H200 two chains of them side by side came out -19.1% and -26.8% (two held-out walks); prefer the replay (`replay` without --summary) for this walk",
+        "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model shares the arithmetic's measured peak between such GEMMs side by side, where their blocks also slow each other on the SMs they share: on the H200 such walks came out -19.1% to -32.9% (five held-out walks; the replay -40.4% to +6.8%, within 5% on two); prefer the replay (`replay` without --summary) for this walk",
         streams.len()
     ))
 }
@@ -65,7 +70,7 @@ pub(crate) fn process_history(prior_streams: u32) -> String {
         n => format!("after {n} other streams each ran a kernel (--prior-streams)"),
     };
     format!(
-        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 73 walks held out from the method in twelve batches, each first run with the version of its day, -25.2% to +25.4% (33 of the 72 that ran within 5%; the extremes BatchNorm passes beside GEMMs, whose chains took the SMs in turns in the real graph, and row sums beside a causal attention prefill): the 26% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
+        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 the 36 multi-stream validation walks replayed a median 2 points (up to 11) shorter after 8 such launches than in a fresh process, and from a fresh one came within -5.8% to +11.3% of their real graphs on three instances (32-34 of 36 within 5% on the last), 79 walks held out from the method in thirteen batches, each first run with the version of its day, -40.4% to +25.4% (35 of the 78 that ran within 5%; the extremes two chains of f32 linear layers whose GEMMs' blocks shared SMs and slowed there, and row sums beside a causal attention prefill): the 41% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first)"
     )
 }
 
@@ -275,6 +280,13 @@ mod tests {
             ..Walk::default()
         };
         assert_eq!(simt_gemms_side_by_side(&tf32), None);
+        // cuBLAS's IEEE f32 kernels say so by their types alone.
+        let xmma = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x32x8_stage3_warpsize2x1x1";
+        let ieee = Walk {
+            ops: vec![gemm(xmma, 13), gemm(xmma, 17)],
+            ..Walk::default()
+        };
+        assert!(simt_gemms_side_by_side(&ieee).is_some());
     }
 
     #[test]

@@ -21,7 +21,7 @@ class Price:
     measured), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off, what
     the H200 validation walks of its kind came within: on one stream 7% of it from the replay
-    and 10% from the model, with streams side by side 26% and 27%; the saving carries the
+    and 10% from the model, with streams side by side 41% and 33%; the saving carries the
     same), ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks

@@ -209,7 +209,7 @@ fn a_replay_s_csv_holds_its_price() {
     let graph = value("graph_step_ms");
     assert!(graph > 0.0, "{csv}");
     assert!(
-        (value("graph_step_error_ms") / graph - 0.26).abs() < 1e-4,
+        (value("graph_step_error_ms") / graph - 0.41).abs() < 1e-4,
         "{csv}"
     );
     assert_eq!(value("branches"), 1.0, "{csv}");
