@@ -49,6 +49,8 @@ pub(crate) struct GemmOperands {
     a: DeviceBuffer<u8>,
     b: DeviceBuffer<u8>,
     c: DeviceBuffer<u8>,
+    /// The bias a GEMM with a bias epilogue adds (`Gemm::bias`).
+    bias: Option<DeviceBuffer<u8>>,
 }
 
 /// One op of a prepared walk.
@@ -194,11 +196,16 @@ impl Prepared {
                 (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
                 (OpKind::Kernel { .. }, Some(MatmulRole::Call(gemm))) => {
                     let (a, b, c) = gemm.bytes();
+                    let bias = gemm.m as usize * gemm.dtype.bytes();
                     gemms.push(GemmOperands {
                         gemm,
                         a: operand(e, gemm.dtype, a)?,
                         b: operand(e, gemm.dtype, b)?,
                         c: operand(e, gemm.dtype, c)?,
+                        bias: gemm
+                            .bias
+                            .then(|| operand(e, gemm.dtype, bias))
+                            .transpose()?,
                     });
                     Step::Gemm {
                         index: gemms.len() - 1,
@@ -381,8 +388,17 @@ impl Prepared {
                 } => e.chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
                 Step::BlockSpin { ns, shape, slot } => e.spin_blocks(ns, shape, slots, slot)?,
                 Step::Gemm { index } => {
-                    let GemmOperands { gemm, a, b, c } = &mut gemms[index];
-                    e.gemm(gemm, a, b, c)?
+                    let GemmOperands {
+                        gemm,
+                        a,
+                        b,
+                        c,
+                        bias,
+                    } = &mut gemms[index];
+                    match bias {
+                        Some(bias) => e.gemm_bias(gemm, a, b, bias, c)?,
+                        None => e.gemm(gemm, a, b, c)?,
+                    }
                 }
                 ref other => issue_untimed(e, other, src, targets, host)?,
             }

@@ -223,10 +223,10 @@ impl StandInPlan {
     }
 
     /// Whether `op` is the first kernel of a recorded GEMM held by its math that the engine
-    /// runs as recorded (`mm`, `bmm`; an `addmm` adds its bias in cuBLAS's epilogue, where the
-    /// engine's GEMM would read a whole output-sized C).
+    /// runs as recorded on one stream (`mm`, `bmm`; not an `addmm`, whose bias the one-stream
+    /// walks were validated without running for real).
     pub fn math_gemm_as_recorded(&self, op: &crate::trace::Op) -> bool {
-        matches!(op.matmul, Some(crate::trace::matmul::MatmulRole::Call(g)) if !g.accumulate)
+        matches!(op.matmul, Some(crate::trace::matmul::MatmulRole::Call(g)) if !g.accumulate && !g.bias)
             && self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
     }
 

@@ -82,6 +82,10 @@ pub struct Gemm {
     pub batch: u32,
     /// Add the product to C (beta = 1) instead of overwriting it.
     pub accumulate: bool,
+    /// Add a bias of `m` elements to every column of C in cuBLASLt's epilogue, as PyTorch's
+    /// `addmm` runs a linear layer (run by [`Engine::gemm_bias`]; one matrix, no
+    /// `accumulate`).
+    pub bias: bool,
 }
 
 impl Gemm {
@@ -97,11 +101,12 @@ impl Gemm {
             trans_b: false,
             batch: 1,
             accumulate: false,
+            bias: false,
         }
     }
 
     /// Leading dimensions of A, B and C.
-    fn leading(&self) -> (u32, u32, u32) {
+    pub(crate) fn leading(&self) -> (u32, u32, u32) {
         let lda = if self.trans_a { self.k } else { self.m };
         let ldb = if self.trans_b { self.n } else { self.k };
         (lda, ldb, self.m)
@@ -125,7 +130,7 @@ impl Gemm {
     }
 
     /// Checks the sizes against what cuBLAS takes (positive, within `i32`).
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         let dims = [self.m, self.n, self.k, self.batch];
         if dims.iter().any(|&d| d == 0 || d > i32::MAX as u32) {
             return Err(Error::InvalidArgument {
@@ -134,6 +139,12 @@ impl Gemm {
                     "m {}, n {}, k {} and batch {} must each be between 1 and 2^31-1",
                     self.m, self.n, self.k, self.batch
                 ),
+            });
+        }
+        if self.bias && (self.batch != 1 || self.accumulate) {
+            return Err(Error::InvalidArgument {
+                op: "gemm",
+                what: "a bias epilogue takes one matrix (batch 1) and no accumulate".into(),
             });
         }
         Ok(())
@@ -219,7 +230,8 @@ impl Engine {
     /// Makes the engine's cuBLAS handle now (it is made on the first GEMM otherwise), so
     /// that GEMMs can be captured: a capture cannot hold the allocations a new handle makes.
     pub fn prepare_gemm(&self) -> Result<()> {
-        self.blas().map(drop)
+        self.blas().map(drop)?;
+        self.prepare_gemm_bias()
     }
 
     /// The engine's handle slot, locked, with a handle in it (made now if there was none).
@@ -242,6 +254,12 @@ impl Engine {
         c: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         g.validate()?;
+        if g.bias {
+            return Err(Error::InvalidArgument {
+                op: "gemm",
+                what: "a GEMM with a bias epilogue runs by Engine::gemm_bias".into(),
+            });
+        }
         let core = &self.inner.core;
         let (need_a, need_b, need_c) = g.bytes();
         for (buf, arg, need) in [

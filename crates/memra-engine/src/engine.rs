@@ -29,6 +29,8 @@ pub(crate) struct Inner {
     pub(crate) init: KernelInitReport,
     /// The cuBLAS handle, made on first use (see [`crate::blas`]).
     pub(crate) blas: crate::blas::BlasSlot,
+    /// The cuBLASLt handle, made on first use (see [`crate::blas_lt`]).
+    pub(crate) blas_lt: crate::blas_lt::BlasLtSlot,
 }
 
 /// How to start an engine.
@@ -130,6 +132,7 @@ impl Engine {
                 info,
                 init,
                 blas: Default::default(),
+                blas_lt: Default::default(),
             }),
         };
         engine.set_pdl(options.pdl)?;

@@ -39,6 +39,7 @@
 //! toolkit, and [`Engine::new`] returns an error (never panics) on a machine without them.
 
 mod blas;
+mod blas_lt;
 mod chase;
 mod conditional;
 mod context;

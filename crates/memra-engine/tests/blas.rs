@@ -132,3 +132,77 @@ fn undersized_operands_are_refused_before_cublas_sees_them() {
         "{err}"
     );
 }
+
+/// A linear layer's GEMM with its bias in cuBLASLt's epilogue: C = op(A) · op(B) + bias, the
+/// bias added to every column, for the transposes PyTorch's `addmm` uses (the weight stored
+/// transposed), eagerly and replayed from a graph.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn f32_gemms_with_a_bias_epilogue_match_the_host() {
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    for trans_a in [true, false] {
+        let g = Gemm {
+            trans_a,
+            bias: true,
+            ..Gemm::plain(GemmType::F32, 24, 16, 40)
+        };
+        let (a, b, bias) = (values(24 * 40, 1), values(40 * 16, 2), values(24, 3));
+        let (da, db, dbias) = (
+            e.htod(&a).unwrap(),
+            e.htod(&b).unwrap(),
+            e.htod(&bias).unwrap(),
+        );
+        let mut want = host_gemm(&g, &a, &b);
+        for (i, w) in want.iter_mut().enumerate() {
+            *w += bias[i % 24];
+        }
+        // C starts as garbage: the epilogue adds the bias, not C (beta 0).
+        let mut dc = e.htod(&vec![1.0e6f32; 24 * 16]).unwrap();
+        e.gemm_bias(&g, &da, &db, &dbias, &mut dc).unwrap();
+        assert_eq!(e.dtoh(&dc).unwrap(), want, "op(A) {trans_a}, eager");
+        let mut dc2 = e.htod(&vec![-7.0f32; 24 * 16]).unwrap();
+        let graph = e
+            .capture_graph(|eng| eng.gemm_bias(&g, &da, &db, &dbias, &mut dc2))
+            .unwrap();
+        // Capture ran the step once eagerly; the graph's replay writes the same.
+        e.htod_into(&vec![-7.0f32; 24 * 16], &mut dc2).unwrap();
+        graph.launch().unwrap();
+        assert_eq!(e.dtoh(&dc2).unwrap(), want, "op(A) {trans_a}, graph");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_bias_gemm_is_refused_where_it_cannot_run() {
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    let g = Gemm {
+        bias: true,
+        ..Gemm::plain(GemmType::F32, 8, 4, 8)
+    };
+    let (a, b, mut c) = (
+        e.zeros::<f32>(64).unwrap(),
+        e.zeros::<f32>(32).unwrap(),
+        e.zeros::<f32>(32).unwrap(),
+    );
+    // Through the plain GEMM, which has no bias buffer.
+    let err = e.gemm(&g, &a, &b, &mut c).unwrap_err();
+    assert!(err.to_string().contains("gemm_bias"), "{err}");
+    // A bias shorter than m.
+    let short = e.zeros::<f32>(4).unwrap();
+    let err = e.gemm_bias(&g, &a, &b, &short, &mut c).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Length {
+                arg: "bias (bytes)",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A GEMM without the flag.
+    let plain = Gemm::plain(GemmType::F32, 8, 4, 8);
+    let bias = e.zeros::<f32>(8).unwrap();
+    let err = e.gemm_bias(&plain, &a, &b, &bias, &mut c).unwrap_err();
+    assert!(err.to_string().contains("no bias epilogue"), "{err}");
+}

@@ -62,7 +62,10 @@ fn transposed(strides: Option<&Vec<i64>>) -> bool {
 ///
 /// PyTorch computes the row-major C[M, N] = X[M, K] · W[K, N] as cuBLAS's column-major
 /// Cᵀ = Wᵀ · Xᵀ: m = N, n = M, A is W and B is X, each transposed where it is stored
-/// column by column (a weight used as `linear` uses it).
+/// column by column (a weight used as `linear` uses it). An `addmm` of a linear layer's
+/// bias (a vector of N) over more than one row runs with the bias in cuBLASLt's epilogue, as
+/// PyTorch runs it (`Gemm::bias`); another `addmm` adds the product to its input (PyTorch
+/// copies a bias over one row into the result first).
 pub fn of_op(
     name: &str,
     dims: &[Vec<i64>],
@@ -99,6 +102,12 @@ pub fn of_op(
             .filter(|&d| d > 0 && d <= i32::MAX as u32)
     };
     let stride = |i: usize| strides.and_then(|s| s.get(i));
+    let bias = name == "aten::addmm"
+        && dims.first().is_some_and(|b| b.len() == 1 && b[0] == cols)
+        && types.first().and_then(|t| dtype(t)) == Some(ty)
+        && rows > 1
+        && inner > 1
+        && cols > 1;
     Some(Gemm {
         dtype: ty,
         m: dim(cols)?,
@@ -107,7 +116,8 @@ pub fn of_op(
         trans_a: transposed(stride(first + 1)),
         trans_b: transposed(stride(first)),
         batch: dim(batch)?,
-        accumulate,
+        accumulate: accumulate && !bias,
+        bias,
     })
 }
 
@@ -166,6 +176,37 @@ pub(crate) mod tests {
         )
         .unwrap();
         assert_eq!((b.batch, b.m, b.n, b.k), (12, 128, 1, 64));
+    }
+
+    #[test]
+    fn a_linear_layers_bias_over_several_rows_is_added_in_the_epilogue() {
+        let t = types(&["float", "float", "float", "Scalar", "Scalar"]);
+        let addmm = |bias: &[i64], rows: i64| {
+            of_op(
+                "aten::addmm",
+                &dims(&[bias, &[rows, 3072], &[3072, 1024], &[], &[]]),
+                &t,
+                None,
+            )
+            .unwrap()
+        };
+        let m = addmm(&[1024], 128);
+        assert!(m.bias && !m.accumulate, "{m:?}");
+        // One row: PyTorch copies the bias into the result and accumulates.
+        let one = addmm(&[1024], 1);
+        assert!(one.accumulate && !one.bias, "{one:?}");
+        // An input of the result's shape is added as C.
+        let full = addmm(&[128, 1024], 128);
+        assert!(full.accumulate && !full.bias, "{full:?}");
+        // A bias of another type (not PyTorch's epilogue) is added as C too.
+        let mixed = of_op(
+            "aten::addmm",
+            &dims(&[&[1024], &[128, 3072], &[3072, 1024], &[], &[]]),
+            &types(&["c10::Half", "float", "float", "Scalar", "Scalar"]),
+            None,
+        )
+        .unwrap();
+        assert!(mixed.accumulate && !mixed.bias);
     }
 
     #[test]

@@ -53,13 +53,13 @@ fn one_stream_gemms_are_linked_to_their_operators() {
         .ops
         .iter()
         .filter_map(|o| match o.matmul {
-            Some(MatmulRole::Call(g)) => Some((g.m.min(g.n), g.accumulate)),
+            Some(MatmulRole::Call(g)) => Some((g.m.min(g.n), g.accumulate, g.bias)),
             _ => None,
         })
         .collect();
     assert_eq!(
         calls,
-        vec![(512, false), (8, false), (512, true)],
+        vec![(512, false, false), (8, false, false), (512, false, true)],
         "{calls:?}"
     );
     let tf32 =
