@@ -56,7 +56,7 @@ impl GraphSource {
     /// (−1.2 … +3.5% on the 56 walks of the full run, held out a top-k sampling step −5.6% and
     /// CuPy raw kernels +6.4%) and the offline model within 10% (−8.8 … +5.0%); with streams
     /// side by side (`branches`) the replay within 41% (held out −40.4 … +25.4%: two chains of
-    /// f32 linear layers whose blocks share SMs and slow there, −0.2% since their GEMMs run
+    /// f32 linear layers whose blocks share SMs and slow there, −0.2% to +4.2% since their GEMMs run
     /// with the bias in cuBLASLt's epilogue, row sums beside an attention prefill; the process the graph runs in moves such graphs, see
     /// [`crate::prior_streams`]) and the model within 33% (−32.9 … +21.1%, the extremes f32
     /// GEMMs beside f32 batched matmuls whose blocks hold the SMs' registers).
