@@ -216,10 +216,19 @@ impl Drop for Blas {
 }
 
 fn blas_error(core: &EngineCore, call: &'static str, e: blas::CublasError) -> Error {
+    library_error(core, call, e.0)
+}
+
+/// A cuBLAS or cuBLASLt call's failure, with the status it returned.
+pub(crate) fn library_error(
+    core: &EngineCore,
+    call: &'static str,
+    status: impl std::fmt::Debug,
+) -> Error {
     Error::Blas {
         call,
         device: core.ordinal,
-        status: format!("{:?}", e.0),
+        status: format!("{status:?}"),
     }
 }
 

@@ -82,11 +82,7 @@ impl Drop for BlasLt {
 }
 
 fn lt_error(core: &EngineCore, call: &'static str, e: lt::CublasError) -> Error {
-    Error::Blas {
-        call,
-        device: core.ordinal,
-        status: format!("{:?}", e.0),
-    }
+    crate::blas::library_error(core, call, e.0)
 }
 
 fn data_type(t: GemmType) -> lsys::cudaDataType {
