@@ -390,4 +390,23 @@ mod tests {
             .to_string()
             .contains("between 1 and"));
     }
+
+    #[test]
+    fn a_bias_epilogue_takes_one_matrix_and_no_accumulate() {
+        let bias = Gemm {
+            bias: true,
+            ..Gemm::plain(GemmType::F32, 8, 3, 5)
+        };
+        assert!(bias.validate().is_ok());
+        for bad in [
+            Gemm { batch: 2, ..bias },
+            Gemm {
+                accumulate: true,
+                ..bias
+            },
+        ] {
+            let err = bad.validate().unwrap_err().to_string();
+            assert!(err.contains("bias epilogue takes one matrix"), "{err}");
+        }
+    }
 }

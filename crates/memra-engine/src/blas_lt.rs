@@ -279,13 +279,11 @@ impl Engine {
         // Stored shapes: a transposed operand is stored with its rows and columns swapped.
         let (m, n, k) = (u64::from(g.m), u64::from(g.n), u64::from(g.k));
         let stored = |t: bool, rows: u64, cols: u64| if t { (cols, rows) } else { (rows, cols) };
-        for (rows, cols, ld) in [
+        for ((rows, cols), ld) in [
             (stored(g.trans_a, m, k), lda),
             (stored(g.trans_b, k, n), ldb),
             ((m, n), ldc),
-        ]
-        .map(|((r, c), ld)| (r, c, ld))
-        {
+        ] {
             let l = lt::create_matrix_layout(ty, rows, cols, i64::from(ld))
                 .map_err(err("cublasLtMatrixLayoutCreate"))?;
             d.layouts.push(l);
