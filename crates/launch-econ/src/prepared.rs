@@ -196,7 +196,6 @@ impl Prepared {
                 (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
                 (OpKind::Kernel { .. }, Some(MatmulRole::Call(gemm))) => {
                     let (a, b, c) = gemm.bytes();
-                    let bias = gemm.m as usize * gemm.dtype.bytes();
                     gemms.push(GemmOperands {
                         gemm,
                         a: operand(e, gemm.dtype, a)?,
@@ -204,7 +203,7 @@ impl Prepared {
                         c: operand(e, gemm.dtype, c)?,
                         bias: gemm
                             .bias
-                            .then(|| operand(e, gemm.dtype, bias))
+                            .then(|| operand(e, gemm.dtype, gemm.bias_bytes()))
                             .transpose()?,
                     });
                     Step::Gemm {

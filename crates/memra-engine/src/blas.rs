@@ -129,6 +129,11 @@ impl Gemm {
         (size(a), size(b), size(c))
     }
 
+    /// Bytes of the bias a bias epilogue adds: one element per row of C.
+    pub fn bias_bytes(&self) -> usize {
+        self.m as usize * self.dtype.bytes()
+    }
+
     /// Checks the sizes against what cuBLAS takes (positive, within `i32`).
     pub(crate) fn validate(&self) -> Result<()> {
         let dims = [self.m, self.n, self.k, self.batch];

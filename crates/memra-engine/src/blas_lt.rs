@@ -206,11 +206,10 @@ impl Engine {
         }
         let core = &self.inner.core;
         let (need_a, need_b, need_c) = g.bytes();
-        let need_bias = g.m as usize * g.dtype.bytes();
         for (buf, arg, need) in [
             (a, "a (bytes)", need_a),
             (b, "b (bytes)", need_b),
-            (bias, "bias (bytes)", need_bias),
+            (bias, "bias (bytes)", g.bias_bytes()),
             (&*c, "c (bytes)", need_c),
         ] {
             buf.check_owner(core, "gemm_bias", arg)?;
