@@ -223,10 +223,10 @@ impl StandInPlan {
     }
 
     /// Whether `op` is the first kernel of a recorded GEMM held by its math that the engine
-    /// runs as recorded on one stream (`mm`, `bmm`; not an `addmm`, whose bias the one-stream
-    /// walks were validated without running for real).
+    /// runs as recorded on one stream (`mm`, `bmm`, and an `addmm` whose bias cuBLASLt adds in
+    /// its epilogue; not one that adds a whole matrix, which the engine would read as C).
     pub fn math_gemm_as_recorded(&self, op: &crate::trace::Op) -> bool {
-        matches!(op.matmul, Some(crate::trace::matmul::MatmulRole::Call(g)) if !g.accumulate && !g.bias)
+        matches!(op.matmul, Some(crate::trace::matmul::MatmulRole::Call(g)) if !g.accumulate)
             && self.roofline.as_ref().is_some_and(|r| r.math_bound(op))
     }
 

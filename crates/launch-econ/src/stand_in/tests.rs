@@ -99,7 +99,7 @@ fn spins_run_per_block_only_beside_other_streams_and_for_grids_held_at_once() {
 }
 
 #[test]
-fn on_one_stream_only_math_bound_gemms_without_an_added_input_run_for_real() {
+fn on_one_stream_only_math_bound_gemms_without_an_added_matrix_run_for_real() {
     use crate::trace::matmul::MatmulRole;
     use memra_engine::{Gemm, GemmType};
     let gemm = |m: u32, n: u32, k: u32, accumulate: bool| Gemm {
@@ -123,8 +123,14 @@ fn on_one_stream_only_math_bound_gemms_without_an_added_input_run_for_real() {
     let prefill = op(gemm(2048, 512, 2048, false));
     assert!(plan.runs_math_gemm(&prefill));
     assert!(!plan.runs_math_gemm(&op(gemm(2048, 1, 2048, false))));
-    // An addmm's bias is cuBLAS's epilogue; the engine would read a whole C: it stands in.
+    // An addmm that adds a whole matrix would read it as C: it stands in. One whose bias
+    // cuBLASLt adds in its epilogue runs as recorded.
     assert!(!plan.runs_math_gemm(&op(gemm(2048, 512, 2048, true))));
+    let biased = Gemm {
+        bias: true,
+        ..gemm(2048, 512, 2048, false)
+    };
+    assert!(plan.runs_math_gemm(&op(biased)));
     let off = StandInPlan {
         real_math_gemms: false,
         ..plan

@@ -40,8 +40,8 @@ fn replay_runs_recorded_gemms_for_real_on_concurrent_streams() {
 
 /// One stream with three recorded GEMMs: a 512-token `mm` (held by its math), an 8-token `mm`
 /// (a weight read) and a 512-token `addmm` (its bias added in cuBLAS's epilogue). The trace
-/// links each to its operator; the replay runs only the first for real, and none with
-/// `--gemms stand-in`.
+/// links each to its operator; the replay runs the two held by their math for real (the
+/// `addmm` with its bias in cuBLASLt's epilogue), and none with `--gemms stand-in`.
 #[test]
 fn one_stream_gemms_are_linked_to_their_operators() {
     use launch_econ::trace::matmul::MatmulRole;
@@ -79,7 +79,7 @@ fn replay_runs_math_bound_gemms_for_real_on_one_stream() {
     let real_kernels = |flags: &str| stand_ins(&fx, flags, "real_gemm_kernels");
     assert_eq!(
         real_kernels("--trials 2 --reps 3 --warmup 0 --export-json -"),
-        1
+        2
     );
     assert_eq!(
         real_kernels("--trials 2 --reps 3 --warmup 0 --gemms stand-in --export-json -"),
