@@ -14,6 +14,9 @@ by a median 0.4–0.9 points in docs/validation-h200.md).
 
 `--runs` is a directory `validate_all.py` wrote (or several: the option repeats), whose
 group directories hold `validation.json` and the walks' eager traces (`.json` or `.json.gz`).
+A variant that is another build rather than other options names its binary with
+`--binary NAME=PATH` (A/B of a code change, e.g. `--variant head= --variant new=
+--binary new=./launch-econ-new`).
 """
 import argparse
 import gzip
@@ -74,8 +77,10 @@ def replay(binary, trace, eager_ms, extra):
         return {"error": p.stderr[-2000:]}
     doc = json.loads(p.stdout)
     # (`--summary` runs have no replay section: no planned nodes.)
+    rep = doc["result"].get("replay") or {}
     return {"prediction": doc["result"]["prediction"],
-            "planned_nodes_ms": (doc["result"].get("replay") or {}).get("planned_nodes_ms"),
+            "planned_nodes_ms": rep.get("planned_nodes_ms"),
+            "fidelity": rep.get("fidelity"),
             "warnings": doc.get("warnings", [])}
 
 
@@ -85,6 +90,8 @@ def main():
     ap.add_argument("--launch-econ", required=True)
     ap.add_argument("--variant", action="append", required=True,
                     help='NAME=ARGS, e.g. base= or fit="--spin-fit graph"')
+    ap.add_argument("--binary", action="append", default=[],
+                    help="NAME=PATH: the launch-econ binary variant NAME runs (default: --launch-econ)")
     ap.add_argument("--walks", default="", help="comma-separated walk names (default: all)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
@@ -92,6 +99,10 @@ def main():
     for v in args.variant:
         name, _, extra = v.partition("=")
         variants.append((name, shlex.split(extra)))
+    binaries = dict(b.partition("=")[::2] for b in args.binary)
+    unknown = set(binaries) - {n for n, _ in variants}
+    if unknown:
+        ap.error(f"--binary names no variant: {', '.join(sorted(unknown))}")
     wanted = set(args.walks.split(",")) if args.walks else None
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,7 +115,7 @@ def main():
             # Interleaved: the variants' order turns walk by walk.
             order = variants[i % len(variants):] + variants[:i % len(variants)]
             for name, extra in order:
-                got = replay(args.launch_econ, t, r["eager_step_ms"], extra)
+                got = replay(binaries.get(name, args.launch_econ), t, r["eager_step_ms"], extra)
                 if "prediction" in got:
                     g = got["prediction"]["graph_step_ms"]
                     got["error_pct"] = (g / real - 1) * 100
@@ -117,7 +128,8 @@ def main():
                 for n, _ in variants)
             print(f"{group:10s} {r['walk']:28s} {cells}", flush=True)
             # Written after every walk: a run cut short keeps what it replayed.
-            json.dump({"variants": {n: e for n, e in variants}, "walks": rows},
+            json.dump({"variants": {n: e for n, e in variants}, "binaries": binaries,
+                       "walks": rows},
                       open(args.out, "w"), indent=1)
     for name, _ in variants:
         errs = [w["variants"][name]["error_pct"] for w in rows
