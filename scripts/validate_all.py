@@ -136,6 +136,11 @@ GROUPS = [
                                          "hm_f32_bmm_beside_gemm,hm_tf32_beside_bf16,"
                                          "hm_layernorm_beside_f32_gemm,hm_silu_beside_gemv,"
                                          "hm_three_streams_f32"),
+    ("heldout14", "heldout_14_walks.py", "hn_gptneox_prefill_2x128,hn_gptj_decode_b16,"
+                                         "hn_starcoder2_prefill_256,hn_bf16_linear_branches_b512,"
+                                         "hn_tf32_linear_pair_b256,hn_gelu_beside_linear_b64,"
+                                         "hn_softmax_beside_bmm,hn_embedding_beside_mlp,"
+                                         "hn_three_streams_linear_bias"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
