@@ -9,8 +9,11 @@
 //! writes something. An operator that gathers rows of a table by an index tensor (an
 //! embedding lookup, an embedding bag, `index_select` along the rows) reads the rows its index
 //! picks, not the table: its table counts as those rows (a language model's 8–400 MiB token
-//! embedding, read a few rows a decode step, would otherwise count as read whole). Other
-//! gathers (`gather`, `index`) count their whole inputs, an upper bound, which a replay tells
+//! embedding, read a few rows a decode step, would otherwise count as read whole). `gather`
+//! reads one element of its input per element of its index (PyTorch 2.11 runs an embedding
+//! lookup of thousands of tokens as a `gather` by an index expanded along the rows: a stride-0
+//! view, which spans a row's worth of indices but picks the whole output's worth of elements).
+//! Other gathers (`index`) count their whole inputs, an upper bound, which a replay tells
 //! apart by what the device could have read in the recorded time (see `crate::stand_in`).
 
 /// Bytes of one element of the type PyTorch's profiler names; `None` for types it does not
@@ -94,8 +97,8 @@ pub fn operator_sizes(
 ) -> Option<InputSizes> {
     let mut bytes = argument_bytes(dims, types, strides)?;
     let mut gathered = 0;
-    if let Some((table, index)) = gathered_arguments(name, concrete) {
-        let rows = gathered_rows_bytes(dims, types, table, index);
+    if let Some((table, index, picks)) = gathered_arguments(name, concrete) {
+        let rows = gathered_bytes(dims, types, table, index, picks);
         if let (Some(rows), Some(Some(whole))) = (rows, bytes.get(table).copied()) {
             gathered = rows.min(whole);
             bytes[table] = Some(gathered);
@@ -141,38 +144,55 @@ fn sizes_of(bytes: &[Option<u64>], gathered: u64) -> Option<InputSizes> {
     })
 }
 
-/// The (table, index) arguments of an operator that gathers whole rows of its table by an
-/// index tensor: PyTorch's embedding lookups and bags, and `index_select` where its recorded
-/// `dim` is 0 (along the rows).
-fn gathered_arguments(name: &str, concrete: Option<&[String]>) -> Option<(usize, usize)> {
+/// What each element of a gather's index picks from its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Picks {
+    /// A whole row (the table's elements past its first dimension).
+    Row,
+    /// One element.
+    Element,
+}
+
+/// The (table, index) arguments of an operator that gathers from its table by an index
+/// tensor, and what an index element picks: PyTorch's embedding lookups and bags and
+/// `index_select` where its recorded `dim` is 0 pick rows; `gather` (along any `dim`) picks an
+/// element.
+fn gathered_arguments(name: &str, concrete: Option<&[String]>) -> Option<(usize, usize, Picks)> {
     match name {
         "aten::embedding"
         | "aten::embedding_bag"
         | "aten::_embedding_bag"
-        | "aten::_embedding_bag_forward_only" => Some((0, 1)),
+        | "aten::_embedding_bag_forward_only" => Some((0, 1, Picks::Row)),
         "aten::index_select" => {
             let dim = concrete?.get(1)?.trim().parse::<i64>().ok()?;
-            (dim == 0).then_some((0, 2))
+            (dim == 0).then_some((0, 2, Picks::Row))
         }
+        "aten::gather" => Some((0, 2, Picks::Element)),
         _ => None,
     }
 }
 
-/// Bytes of the rows of `dims[table]` that `dims[index]` picks: the index's elements times a
-/// row (the table's elements past its first dimension); `None` where either is not sized.
-fn gathered_rows_bytes(
+/// Bytes of `dims[table]` that `dims[index]` picks: the index's elements (its shape's, not the
+/// memory it spans: an expanded index picks once per element) times what each picks; `None`
+/// where either is not sized.
+fn gathered_bytes(
     dims: &[Vec<i64>],
     types: &[String],
     table: usize,
     index: usize,
+    picks: Picks,
 ) -> Option<u64> {
     let t = dims.get(table)?;
     let (&rows, row) = t.split_first()?;
     if rows <= 0 {
         return None;
     }
-    let row_bytes = elements(row, None)?.checked_mul(element_bytes(types.get(table)?)?)?;
-    elements(dims.get(index)?, None)?.checked_mul(row_bytes)
+    let picked = match picks {
+        Picks::Row => elements(row, None)?,
+        Picks::Element => 1,
+    };
+    let pick_bytes = picked.checked_mul(element_bytes(types.get(table)?)?)?;
+    elements(dims.get(index)?, None)?.checked_mul(pick_bytes)
 }
 
 #[cfg(test)]
@@ -235,7 +255,7 @@ mod tests {
         let e = operator_sizes("aten::embedding", &d, &t, None, Some(&c)).unwrap();
         assert_eq!((e.total, e.largest, e.gathered), (1024 + 8, 1024, 1024));
         // The same inputs to an operator that is not a gather count the whole table.
-        let whole = operator_sizes("aten::gather", &d, &t, None, Some(&c)).unwrap();
+        let whole = operator_sizes("aten::index", &d, &t, None, Some(&c)).unwrap();
         assert_eq!((whole.total, whole.gathered), (8192 * 1024 + 8, 0));
         assert_eq!(input_sizes(&d, &t, None), Some(whole));
         // index_select reads rows only where it selects along dim 0.
@@ -253,6 +273,31 @@ mod tests {
         let bag = operator_sizes("aten::_embedding_bag", &d, &t, None, None).unwrap();
         assert_eq!(bag.gathered, 10240 * 512);
         assert_eq!(bag.total, 10240 * 512 + 8 * (10240 + 512));
+        // aten::gather of 4096 rows of a 32000 x 2048 bf16 table by an index expanded along
+        // the rows (stride 0: it spans 4096 longs), into a 4096 x 2048 result (recorded as
+        // its `out`): an element per index element, the rows' 16 MiB, not the table's 125.
+        let d = dims(&[&[32000, 2048], &[], &[4096, 2048], &[], &[4096, 2048]]);
+        let t = types(&[
+            "c10::BFloat16",
+            "Scalar",
+            "long int",
+            "Scalar",
+            "c10::BFloat16",
+        ]);
+        let st = dims(&[&[2048, 1], &[], &[1, 0], &[], &[2048, 1]]);
+        let c = s(&["", "0", "", "False", ""]);
+        let g = operator_sizes("aten::gather", &d, &t, Some(&st), Some(&c)).unwrap();
+        let rows = 4096 * 2048 * 2;
+        assert_eq!(g.gathered, rows);
+        assert_eq!(g.total, rows + 4096 * 8 + rows);
+        // A gather along the last dim picks an element per index element too.
+        let d = dims(&[&[8, 1000], &[], &[8, 5]]);
+        let t = types(&["float", "Scalar", "long int"]);
+        let top = operator_sizes("aten::gather", &d, &t, None, Some(&s(&["", "1", ""])));
+        assert_eq!(
+            top.map(|g| (g.gathered, g.total)),
+            Some((40 * 4, 40 * 4 + 40 * 8))
+        );
         // More indices than rows never read more than the table.
         let d = dims(&[&[4, 8], &[100]]);
         let t = types(&["float", "long int"]);
