@@ -207,16 +207,27 @@ impl Blas {
 
 impl Drop for Blas {
     fn drop(&mut self) {
-        if let Err(e) = self.core.bind() {
-            self.core.sink.record(e);
-            return;
-        }
-        // SAFETY: the handle was created by `Blas::new` and is destroyed only here.
-        if let Err(e) = unsafe { blas::destroy_handle(self.handle) } {
-            self.core
-                .sink
-                .record(blas_error(&self.core, "cublasDestroy", e));
-        }
+        let handle = self.handle;
+        destroy_on_device(&self.core, "cublasDestroy", || {
+            // SAFETY: the handle was created by `Blas::new` and is destroyed only here.
+            unsafe { blas::destroy_handle(handle) }.map_err(|e| e.0)
+        });
+    }
+}
+
+/// The end of a library handle's `Drop`: binds its engine's device and destroys it there,
+/// recording (never panicking on) a failure of either in the engine's error sink.
+pub(crate) fn destroy_on_device<S: std::fmt::Debug>(
+    core: &EngineCore,
+    call: &'static str,
+    destroy: impl FnOnce() -> std::result::Result<(), S>,
+) {
+    if let Err(e) = core.bind() {
+        core.sink.record(e);
+        return;
+    }
+    if let Err(status) = destroy() {
+        core.sink.record(library_error(core, call, status));
     }
 }
 

@@ -68,16 +68,11 @@ impl BlasLt {
 
 impl Drop for BlasLt {
     fn drop(&mut self) {
-        if let Err(e) = self.core.bind() {
-            self.core.sink.record(e);
-            return;
-        }
-        // SAFETY: the handle was created by `BlasLt::new` and is destroyed only here.
-        if let Err(e) = unsafe { lt::destroy_handle(self.handle) } {
-            self.core
-                .sink
-                .record(lt_error(&self.core, "cublasLtDestroy", e));
-        }
+        let handle = self.handle;
+        crate::blas::destroy_on_device(&self.core, "cublasLtDestroy", || {
+            // SAFETY: the handle was created by `BlasLt::new` and is destroyed only here.
+            unsafe { lt::destroy_handle(handle) }.map_err(|e| e.0)
+        });
     }
 }
 
