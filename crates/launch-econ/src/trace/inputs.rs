@@ -13,6 +13,8 @@
 //! reads one element of its input per element of its index (PyTorch 2.11 runs an embedding
 //! lookup of thousands of tokens as a `gather` by an index expanded along the rows: a stride-0
 //! view, which spans a row's worth of indices but picks the whole output's worth of elements).
+//! An in-place `index_copy_` (a KV-cache update) writes its source into the slices of its
+//! destination that its index picks: the destination counts as the source's size.
 //! Other gathers (`index`) count their whole inputs, an upper bound, which a replay tells
 //! apart by what the device could have read in the recorded time (see `crate::stand_in`).
 
@@ -57,8 +59,8 @@ pub struct InputSizes {
     /// The largest one: an element-wise operator writes a result at least that large (its
     /// inputs' broadcast shape), which the profiler does not record.
     pub largest: u64,
-    /// Of the total, the rows a gather read from its table (see [`operator_sizes`]); 0 for
-    /// other operators.
+    /// Of the total, the rows a gather read from its table, or the slices an indexed copy
+    /// wrote into it (see [`operator_sizes`]); 0 for other operators.
     pub gathered: u64,
 }
 
@@ -151,12 +153,17 @@ enum Picks {
     Row,
     /// One element.
     Element,
+    /// As many elements of the table as the argument at this position holds: an indexed
+    /// write of that tensor into slices of the table touches the slices it writes.
+    Like(usize),
 }
 
 /// The (table, index) arguments of an operator that gathers from its table by an index
 /// tensor, and what an index element picks: PyTorch's embedding lookups and bags and
 /// `index_select` where its recorded `dim` is 0 pick rows; `gather` (along any `dim`) picks an
-/// element.
+/// element. `index_copy_(self, dim, index, source)` writes `source` into the slices of `self`
+/// its index picks (a KV-cache update: a few positions of a cache of thousands): it touches as
+/// much of `self` as `source` holds.
 fn gathered_arguments(name: &str, concrete: Option<&[String]>) -> Option<(usize, usize, Picks)> {
     match name {
         "aten::embedding"
@@ -168,13 +175,14 @@ fn gathered_arguments(name: &str, concrete: Option<&[String]>) -> Option<(usize,
             (dim == 0).then_some((0, 2, Picks::Row))
         }
         "aten::gather" => Some((0, 2, Picks::Element)),
+        "aten::index_copy_" => Some((0, 2, Picks::Like(3))),
         _ => None,
     }
 }
 
 /// Bytes of `dims[table]` that `dims[index]` picks: the index's elements (its shape's, not the
-/// memory it spans: an expanded index picks once per element) times what each picks; `None`
-/// where either is not sized.
+/// memory it spans: an expanded index picks once per element) times what each picks (for
+/// [`Picks::Like`], the other argument's elements); `None` where either is not sized.
 fn gathered_bytes(
     dims: &[Vec<i64>],
     types: &[String],
@@ -187,12 +195,13 @@ fn gathered_bytes(
     if rows <= 0 {
         return None;
     }
+    let size = element_bytes(types.get(table)?)?;
     let picked = match picks {
         Picks::Row => elements(row, None)?,
         Picks::Element => 1,
+        Picks::Like(source) => return elements(dims.get(source)?, None)?.checked_mul(size),
     };
-    let pick_bytes = picked.checked_mul(element_bytes(types.get(table)?)?)?;
-    elements(dims.get(index)?, None)?.checked_mul(pick_bytes)
+    elements(dims.get(index)?, None)?.checked_mul(picked.checked_mul(size)?)
 }
 
 #[cfg(test)]
@@ -303,6 +312,28 @@ mod tests {
         let t = types(&["float", "long int"]);
         let small = operator_sizes("aten::embedding", &d, &t, None, None).unwrap();
         assert_eq!(small.gathered, 4 * 8 * 4);
+    }
+
+    #[test]
+    fn an_indexed_copy_touches_the_slices_it_writes() {
+        // aten::index_copy_ of 64 new positions into a 16 x 32 x 4096 x 128 bf16 KV cache
+        // along dim 2, as PyTorch's profiler recorded it: the cache counts as the 8 MiB
+        // written, not its 512 MiB.
+        let d = dims(&[&[16, 32, 4096, 128], &[], &[64], &[16, 32, 64, 128]]);
+        let t = types(&["c10::BFloat16", "Scalar", "long int", "c10::BFloat16"]);
+        let c: Vec<String> = ["", "2", "", ""].iter().map(|x| x.to_string()).collect();
+        let w = operator_sizes("aten::index_copy_", &d, &t, None, Some(&c)).unwrap();
+        let written = 16 * 32 * 64 * 128 * 2;
+        assert_eq!(w.gathered, written);
+        assert_eq!((w.total, w.largest), (2 * written + 64 * 8, written));
+        // The out-of-place index_copy copies the whole table first: all of it counts.
+        let whole = operator_sizes("aten::index_copy", &d, &t, None, Some(&c)).unwrap();
+        assert_eq!(whole.total, 16 * 32 * 4096 * 128 * 2 + written + 64 * 8);
+        // Without a recorded source the table counts whole.
+        let d = dims(&[&[4, 8], &[], &[2]]);
+        let t = types(&["float", "Scalar", "long int"]);
+        let bare = operator_sizes("aten::index_copy_", &d, &t, None, None).unwrap();
+        assert_eq!((bare.total, bare.gathered), (4 * 8 * 4 + 2 * 8, 0));
     }
 
     #[test]

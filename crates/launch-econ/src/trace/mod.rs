@@ -112,7 +112,8 @@ pub struct Op {
     #[serde(skip)]
     pub largest_input_bytes: Option<f64>,
     /// Of those, the rows the operator gathered from a table by an index (an embedding
-    /// lookup; see [`inputs::operator_sizes`]), on the same kernel; `None` for other operators.
+    /// lookup), or wrote into it (a KV-cache `index_copy_`; see [`inputs::operator_sizes`]),
+    /// on the same kernel; `None` for other operators.
     #[serde(skip)]
     pub gathered_bytes: Option<f64>,
 }
