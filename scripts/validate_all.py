@@ -141,6 +141,11 @@ GROUPS = [
                                          "hn_tf32_linear_pair_b256,hn_gelu_beside_linear_b64,"
                                          "hn_softmax_beside_bmm,hn_embedding_beside_mlp,"
                                          "hn_three_streams_linear_bias"),
+    ("heldout15", "heldout_15_walks.py", "hp_bloom_decode_b8,hp_codegen_prefill_256,"
+                                         "hp_biogpt_decode_b32,hp_sort_beside_linear,"
+                                         "hp_avgpool_beside_conv,hp_upsample_beside_linear,"
+                                         "hp_f32_gemv_beside_bf16_gemm,hp_bmm_pair_bf16,"
+                                         "hp_four_streams_norm_linear"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
