@@ -209,6 +209,17 @@ impl SmLimits {
         let blocks = LaunchShape::of(grid, block).blocks() as f64;
         (blocks / self.resident_grid(block, op.resources) as f64).min(1.0)
     }
+
+    /// The share of the SMs `op`'s blocks take when each goes to an SM of its own, as the
+    /// block scheduler places a grid on idle SMs: its blocks over the SMs, at most 1. 0 for
+    /// copies and memsets.
+    pub fn spread(&self, op: &Op) -> f64 {
+        let OpKind::Kernel { grid, block } = op.kind else {
+            return 0.0;
+        };
+        let blocks = LaunchShape::of(grid, block).blocks() as f64;
+        (blocks / f64::from(self.sms.max(1))).min(1.0)
+    }
 }
 
 #[cfg(test)]
@@ -328,6 +339,10 @@ mod tests {
         };
         assert_eq!(l.share(&copy), 0.0);
         assert!(!l.one_round(&copy));
+        // Spread one an SM: 8 blocks take 8 of 132 SMs, 300 all of them; a copy none.
+        assert!((l.spread(&kernel((8, 1, 1), 128, None)) - 8.0 / 132.0).abs() < 1e-12);
+        assert_eq!(l.spread(&kernel((300, 1, 1), 128, None)), 1.0);
+        assert_eq!(l.spread(&copy), 0.0);
     }
 
     #[test]

@@ -221,31 +221,34 @@ fn device_copy_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
 const FAT_BLOCKS_PER_SM: u32 = 2;
 
 /// The share of the GPU `o` holds while it runs beside other lanes: its blocks' share of
-/// what the SMs hold ([`SmLimits::share`]), but no more than the profile's widest GEMM pair
-/// says ([`crate::beside::BesideCosts::one_round_hold`]) for a kernel like that pair's: one
-/// round of fat blocks ([`FAT_BLOCKS_PER_SM`]) whose time is not its math. A recorded GEMM is
-/// such a kernel where the profile's peaks put it far below the ridge
-/// ([`Roofline::far_below_ridge`]: two 256-token prefill GEMMs side by side take as long as
-/// one after the other); a cuBLAS kernel they cannot judge (no shapes recorded, or a profile
-/// without peaks) keeps its share.
+/// what the SMs hold ([`SmLimits::share`]); for one round of fat blocks
+/// ([`FAT_BLOCKS_PER_SM`]) at least the share of SMs its blocks spread over, one an SM
+/// ([`SmLimits::spread`]: the block scheduler hands idle SMs out first, and a fat block
+/// leaves no room on its SM for another kernel's fat block, as a radix sort's 98 blocks of
+/// 45 KB beside 128 whole-SM GEMM blocks find); but no more than the profile's widest GEMM
+/// pair says ([`crate::beside::BesideCosts::one_round_hold`]) for a kernel like that pair's:
+/// one round of fat blocks whose time is not its math. A recorded GEMM is such a kernel where
+/// the profile's peaks put it far below the ridge ([`Roofline::far_below_ridge`]: two
+/// 256-token prefill GEMMs side by side take as long as one after the other); a cuBLAS
+/// kernel they cannot judge (no shapes recorded, or a profile without peaks) keeps its share.
 fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>) -> f64 {
     let share = l.share(o);
-    let (Some(hold), OpKind::Kernel { block, .. }) = (
-        m.graph_node_beside.and_then(|c| c.one_round_hold()),
-        &o.kind,
-    ) else {
+    let OpKind::Kernel { block, .. } = &o.kind else {
         return share;
     };
     let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
     let fat = l.resident_blocks(threads, o.resources) <= FAT_BLOCKS_PER_SM;
+    if !(fat && l.one_round(o)) {
+        return share;
+    }
+    let spread = l.spread(o).max(share);
     let not_math = match (o.matmul, roofline) {
         (Some(MatmulRole::Call(_)), Some(r)) => r.far_below_ridge(o),
         _ => !is_blas_kernel(&o.name),
     };
-    if fat && not_math && l.one_round(o) {
-        share.min(hold)
-    } else {
-        share
+    match m.graph_node_beside.and_then(|c| c.one_round_hold()) {
+        Some(hold) if not_math => spread.min(hold),
+        _ => spread,
     }
 }
 

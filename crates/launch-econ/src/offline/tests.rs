@@ -336,6 +336,24 @@ fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
     assert!((held_share(&adds, &l, &m, Some(&r)) - 2048.0 / 2112.0).abs() < 1e-12);
     // A profile without the pair: the blocks' share.
     assert!((held_share(&gemv, &l, &inputs(), Some(&r)) - 128.0 / 132.0).abs() < 1e-12);
+    // Blocks two of which fit an SM (a radix sort's 98 blocks of 384 threads with 45 KB of
+    // shared memory) spread one an SM: 98 of the 132 SMs, not 98 of 264 blocks' room; a
+    // decode attention of 128 such blocks holds the pair's 0.75 as well.
+    let half = BlockResources {
+        registers_per_thread: 80,
+        shared_bytes: 45_056,
+    };
+    let sort = kernel("DeviceRadixSortOnesweepKernel", 98, 384, Some(half), None);
+    assert!((l.share(&sort) - 98.0 / 264.0).abs() < 1e-12);
+    assert!((held_share(&sort, &l, &m, Some(&r)) - 0.75_f64.min(98.0 / 132.0)).abs() < 1e-12);
+    let small_sort = kernel("DeviceRadixSortOnesweepKernel", 33, 384, Some(half), None);
+    assert!((held_share(&small_sort, &l, &m, Some(&r)) - 0.25).abs() < 1e-12);
+    let decode = kernel("flash_fwd", 128, 384, Some(half), None);
+    assert!((held_share(&decode, &l, &m, Some(&r)) - 0.75).abs() < 1e-12);
+    // Without the pair, nothing caps the spread; in more than one round, all of the GPU.
+    assert!((held_share(&sort, &l, &inputs(), Some(&r)) - 98.0 / 132.0).abs() < 1e-12);
+    let long_sort = kernel("DeviceRadixSortOnesweepKernel", 300, 384, Some(half), None);
+    assert_eq!(held_share(&long_sort, &l, &m, Some(&r)), 1.0);
 }
 
 #[test]
