@@ -15,17 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_registry import builder  # noqa: E402
-
-
-def _decoder(arch, dtype, batch, seq, **config):
-    from walk_parts import hf_decoder_step
-    return lambda: hf_decoder_step(arch, dtype, batch, seq, vocab_size=32000, **config)
-
-
-def _linear_chain(layers, x, act):
-    """`act(layer(y))` through `layers`, from `x`."""
-    from walk_parts import chain
-    return chain(lambda i, y: act(layers[i](x if y is None else y)), len(layers))
+from walk_parts import decoder as _decoder, linear_chain as _linear_chain  # noqa: E402
 
 
 def _corner(t):

@@ -27,6 +27,12 @@ def hf_decoder_step(arch, dtype, batch, seq, head="ForCausalLM", **config):
     return hf_step(torch, hf_model(arch, dtype, head, **config), batch, seq)
 
 
+def decoder(arch, dtype, batch, seq, **config):
+    """What a walk registry holds for a transformers decoder's step: a function that makes
+    [`hf_decoder_step`] of a model with a 32000-token vocabulary."""
+    return lambda: hf_decoder_step(arch, dtype, batch, seq, vocab_size=32000, **config)
+
+
 def hf_step(torch, model, batch, seq):
     ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
     # A prepared 4-D causal mask: transformers uses it as given. Without one, the mask code
@@ -72,6 +78,11 @@ def chain(fn, n):
             y = fn(i, y)
         return y
     return run
+
+
+def linear_chain(layers, x, act):
+    """A step of `act(layer(y))` through `layers`, from `x`."""
+    return chain(lambda i, y: act(layers[i](x if y is None else y)), len(layers))
 
 
 def attention_chain(q, k, v, n, **kw):
