@@ -235,6 +235,20 @@ fn blas_error(core: &EngineCore, call: &'static str, e: blas::CublasError) -> Er
     library_error(core, call, e.0)
 }
 
+/// Checks that each operand of a library GEMM is this engine's and holds the bytes the call
+/// reads or writes: cuBLAS trusts the pointers it is given, so a short buffer would be overrun.
+pub(crate) fn check_operands<T: DeviceCopy, const N: usize>(
+    core: &Arc<EngineCore>,
+    op: &'static str,
+    operands: [(&DeviceBuffer<T>, &'static str, usize); N],
+) -> Result<()> {
+    for (buf, arg, need) in operands {
+        buf.check_owner(core, op, arg)?;
+        core.check_len(op, arg, need, buf.num_bytes())?;
+    }
+    Ok(())
+}
+
 /// A cuBLAS or cuBLASLt call's failure, with the status it returned.
 pub(crate) fn library_error(
     core: &EngineCore,
@@ -287,14 +301,15 @@ impl Engine {
         }
         let core = &self.inner.core;
         let (need_a, need_b, need_c) = g.bytes();
-        for (buf, arg, need) in [
-            (a, "a (bytes)", need_a),
-            (b, "b (bytes)", need_b),
-            (&*c, "c (bytes)", need_c),
-        ] {
-            buf.check_owner(core, "gemm", arg)?;
-            core.check_len("gemm", arg, need, buf.num_bytes())?;
-        }
+        check_operands(
+            core,
+            "gemm",
+            [
+                (a, "a (bytes)", need_a),
+                (b, "b (bytes)", need_b),
+                (&*c, "c (bytes)", need_c),
+            ],
+        )?;
         let slot = self.blas()?;
         let Some(h) = slot.as_ref() else {
             unreachable!("blas() leaves a handle or returns its error");

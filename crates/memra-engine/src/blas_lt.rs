@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::cublaslt::{result as lt, sys as lsys};
 
-use crate::blas::{Gemm, GemmType};
+use crate::blas::{check_operands, Gemm, GemmType};
 use crate::context::EngineCore;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -201,15 +201,16 @@ impl Engine {
         }
         let core = &self.inner.core;
         let (need_a, need_b, need_c) = g.bytes();
-        for (buf, arg, need) in [
-            (a, "a (bytes)", need_a),
-            (b, "b (bytes)", need_b),
-            (bias, "bias (bytes)", g.bias_bytes()),
-            (&*c, "c (bytes)", need_c),
-        ] {
-            buf.check_owner(core, "gemm_bias", arg)?;
-            core.check_len("gemm_bias", arg, need, buf.num_bytes())?;
-        }
+        check_operands(
+            core,
+            "gemm_bias",
+            [
+                (a, "a (bytes)", need_a),
+                (b, "b (bytes)", need_b),
+                (bias, "bias (bytes)", g.bias_bytes()),
+                (&*c, "c (bytes)", need_c),
+            ],
+        )?;
         let slot = self.blas_lt()?;
         let Some(h) = slot.as_ref() else {
             unreachable!("blas_lt() leaves a handle or returns its error");
