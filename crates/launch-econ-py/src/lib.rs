@@ -138,6 +138,7 @@ fn price_trace(
         pdl,
         timeline: false,
         gemms,
+        gemm_operands: Default::default(),
         sub_floor: SubFloor::default(),
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),

@@ -26,6 +26,7 @@ pub mod model;
 pub mod node_gap;
 pub mod occupancy;
 pub mod offline;
+pub mod operand_pool;
 pub mod options;
 pub mod other_stream;
 pub mod output;

@@ -4,10 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType, HostStaging, LaunchShape, Pace};
+use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape, Pace};
 
 use crate::calibration::calibrate;
 use crate::node_gap::NodeGap;
+use crate::operand_pool::{GemmSlots, OperandLayout, OperandPool};
 use crate::stand_in::{
     self, Choice, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
 };
@@ -32,25 +33,16 @@ pub(crate) struct Prepared {
     /// The ring chases step through and the sink they write to (empty when there are none).
     pub(crate) ring: DeviceBuffer<u32>,
     pub(crate) sink: DeviceBuffer<u32>,
-    /// Operands of the GEMMs replayed for real, one set per GEMM (each reads its own
-    /// weights, as a model's layers do).
-    pub(crate) gemms: Vec<GemmOperands>,
+    /// The GEMMs replayed for real and where their operands lie in `operands`.
+    pub(crate) gemms: Vec<(Gemm, GemmSlots)>,
+    /// The buffers the real GEMMs read and write.
+    pub(crate) operands: OperandPool,
     /// The kernels below their shape's floor and how far their stand-ins' planned nodes sum
     /// over their targets.
     pub(crate) sub_floor: SubFloorCarry,
     /// Each step's planned graph node, ns (recorded duration as planned + the front-end gap),
     /// for kernels that stand in; `None` for the others.
     pub(crate) node_targets: Vec<Option<f64>>,
-}
-
-/// A, B and C of one real GEMM.
-pub(crate) struct GemmOperands {
-    gemm: Gemm,
-    a: DeviceBuffer<u8>,
-    b: DeviceBuffer<u8>,
-    c: DeviceBuffer<u8>,
-    /// The bias a GEMM with a bias epilogue adds (`Gemm::bias`).
-    bias: Option<DeviceBuffer<u8>>,
 }
 
 /// One op of a prepared walk.
@@ -134,11 +126,7 @@ impl Prepared {
     /// streaming and paced stand-ins read, its real GEMMs' operands (each GEMM has its own)
     /// and its copies and memsets.
     pub(crate) fn touched_bytes(&self) -> f64 {
-        let gemms: usize = self
-            .gemms
-            .iter()
-            .map(|g| g.a.len() + g.b.len() + g.c.len())
-            .sum();
+        let gemms = self.operands.bytes();
         let steps: usize = self
             .steps
             .iter()
@@ -182,6 +170,7 @@ impl Prepared {
         let mut max_host_bytes = 0usize;
         let mut kernels = 0;
         let mut gemms = Vec::new();
+        let mut layout = OperandLayout::new(plan.gemm_operands);
         let mut sub_floor = SubFloorCarry::default();
         // Whether the GEMM whose further kernels (a split-K reduction) follow runs for real.
         let mut call_real = false;
@@ -195,17 +184,8 @@ impl Prepared {
             steps.push(match (&op.kind, real) {
                 (OpKind::Kernel { .. }, Some(MatmulRole::Part)) => Step::Folded,
                 (OpKind::Kernel { .. }, Some(MatmulRole::Call(gemm))) => {
-                    let (a, b, c) = gemm.bytes();
-                    gemms.push(GemmOperands {
-                        gemm,
-                        a: operand(e, gemm.dtype, a)?,
-                        b: operand(e, gemm.dtype, b)?,
-                        c: operand(e, gemm.dtype, c)?,
-                        bias: gemm
-                            .bias
-                            .then(|| operand(e, gemm.dtype, gemm.bias_bytes()))
-                            .transpose()?,
-                    });
+                    let slots = layout.place(&gemm);
+                    gemms.push((gemm, slots));
                     Step::Gemm {
                         index: gemms.len() - 1,
                     }
@@ -297,6 +277,8 @@ impl Prepared {
                 },
             });
         }
+        // The GEMMs' operands first, as the loop above placed them.
+        let operands = OperandPool::allocate(e, &layout)?;
         let streams = steps
             .iter()
             .any(|s| matches!(s, Step::Stream { .. } | Step::Paced { .. }));
@@ -320,6 +302,7 @@ impl Prepared {
             },
             sink: e.zeros::<u32>(if chases { CHASE_SINK_WORDS } else { 0 })?,
             gemms,
+            operands,
             sub_floor,
             node_targets,
         };
@@ -364,6 +347,7 @@ impl Prepared {
             ring,
             sink,
             gemms,
+            operands,
             ..
         } = self;
         for st in &steps[range] {
@@ -387,17 +371,8 @@ impl Prepared {
                 } => e.chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
                 Step::BlockSpin { ns, shape, slot } => e.spin_blocks(ns, shape, slots, slot)?,
                 Step::Gemm { index } => {
-                    let GemmOperands {
-                        gemm,
-                        a,
-                        b,
-                        c,
-                        bias,
-                    } = &mut gemms[index];
-                    match bias {
-                        Some(bias) => e.gemm_bias(gemm, a, b, bias, c)?,
-                        None => e.gemm(gemm, a, b, c)?,
-                    }
+                    let (gemm, slots) = &gemms[index];
+                    operands.run(e, gemm, *slots)?
                 }
                 ref other => issue_untimed(e, other, src, targets, host)?,
             }
@@ -460,13 +435,6 @@ impl Prepared {
             })
             .collect())
     }
-}
-
-/// A real GEMM's operand of `bytes` of `dtype`, filled with values like a model's
-/// ([`crate::gemm_operands`]): a GEMM over zeros or a constant draws less power than a model's
-/// and, on a GPU at its power limit, runs faster than the recorded one did.
-fn operand(e: &Engine, dtype: GemmType, bytes: usize) -> memra_engine::Result<DeviceBuffer<u8>> {
-    e.htod(&crate::gemm_operands::operand_bytes(dtype, bytes))
 }
 
 /// The step a spin-plan choice makes for a kernel of `shape` timed into `slot`.

@@ -88,6 +88,9 @@ pub struct ReplayConfig {
     /// Which recorded GEMMs (with shapes) run for real (cuBLAS) instead of standing in.
     #[serde(default)]
     pub gemms: GemmReplay,
+    /// Where those GEMMs read and write.
+    #[serde(default)]
+    pub gemm_operands: crate::operand_pool::GemmOperands,
     /// How kernels below their shape's floor stand in.
     #[serde(default)]
     pub sub_floor: SubFloor,
@@ -247,6 +250,7 @@ pub fn replay(
         GemmReplay::StandIn => false,
     };
     plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
+    plan.gemm_operands = cfg.gemm_operands;
     // The peaks decide which GEMMs are held by their math (on one stream) and which f32 GEMMs
     // ran on TF32 (where all run for real, only f32 ones need them).
     let f32_gemms = walk

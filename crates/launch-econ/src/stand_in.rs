@@ -168,6 +168,8 @@ pub struct StandInPlan {
     /// [`StandInPlan::roofline`]) run for real, where cuBLAS runs them as recorded (see
     /// [`StandInPlan::runs_math_gemm`]).
     pub real_math_gemms: bool,
+    /// Where the GEMMs that run for real read and write.
+    pub gemm_operands: crate::operand_pool::GemmOperands,
     /// How kernels below their shape's floor stand in.
     pub sub_floor: SubFloor,
     /// Whether timed spins are fitted in the walk's graph.

@@ -118,6 +118,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         pdl: args.pdl,
         timeline: args.export_trace.is_some(),
         gemms: args.gemms,
+        gemm_operands: args.gemm_operands,
         sub_floor: args.sub_floor,
         concurrent: args.concurrent_stand_ins,
         concurrent_spins: args.concurrent_spins,

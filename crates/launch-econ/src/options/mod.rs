@@ -308,6 +308,16 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::replay::GemmReplay::Auto)]
     pub gemms: crate::replay::GemmReplay,
 
+    /// Where the GEMMs run for real read and write: `fresh`, every operand of every GEMM a
+    /// buffer of its own (weights, activations and outputs alike); `recycled`, weights of their
+    /// own, activations (PyTorch's first operand) and outputs one buffer per size on each stream,
+    /// as PyTorch's caching allocator recycles them. Where activations are a large part of
+    /// what the GEMMs touch, `fresh` spreads them past the L2 (two streams of batched matmuls
+    /// replayed 18% long on the H200, 3% short recycled); over 52 walks `fresh` came out as
+    /// near (39 within 5%, recycled 38).
+    #[arg(long, value_enum, default_value_t = crate::operand_pool::GemmOperands::Fresh)]
+    pub gemm_operands: crate::operand_pool::GemmOperands,
+
     /// How kernels shorter than their shape's floor (the spin asked for nothing) stand in:
     /// `balance`, by the empty kernel or the empty spin so that, along each stream, their graph
     /// nodes sum to the recorded durations + gap; `nearest`, each by whichever of the two is

@@ -110,6 +110,7 @@ pub fn plan(
         ramp_ns: cal.ramp_ns,
         real_gemms: false,
         real_math_gemms: false,
+        gemm_operands: Default::default(),
         sub_floor: SubFloor::default(),
         spin_fit: SpinFit::default(),
         chase_element_wise_only: false,

@@ -23,6 +23,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         ramp_ns: 680.0,
         real_gemms: false,
         real_math_gemms: false,
+        gemm_operands: Default::default(),
         sub_floor: SubFloor::Balance,
         spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
