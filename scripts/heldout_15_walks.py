@@ -15,12 +15,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_registry import builder  # noqa: E402
-from walk_parts import decoder as _decoder, linear_chain as _linear_chain  # noqa: E402
-
-
-def _corner(t):
-    """A scalar from one corner of `t`, so that branches of any shape can be added."""
-    return t.flatten()[:1].float().sum()
+from walk_parts import corner as _corner, decoder as _decoder  # noqa: E402
+from walk_parts import linear_chain as _linear_chain  # noqa: E402
 
 
 def sort_beside_linear():

@@ -146,6 +146,12 @@ GROUPS = [
                                          "hp_avgpool_beside_conv,hp_upsample_beside_linear,"
                                          "hp_f32_gemv_beside_bf16_gemm,hp_bmm_pair_bf16,"
                                          "hp_four_streams_norm_linear"),
+    ("heldout16", "heldout_16_walks.py", "hq_bloom_decode_b4,hq_persimmon_decode_b4,"
+                                         "hq_xglm_prefill_128,hq_layernorm_beside_bmm,"
+                                         "hq_conv_beside_gemv,"
+                                         "hq_softmax_beside_prefill_attention,"
+                                         "hq_two_mlps_b64_b16,hq_rope_beside_gemm,"
+                                         "hq_three_streams_bmm_norm_gemv"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

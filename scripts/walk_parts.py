@@ -21,19 +21,23 @@ def hf_model(arch, dtype, head="ForCausalLM", **config):
     return model
 
 
-def hf_decoder_step(arch, dtype, batch, seq, head="ForCausalLM", **config):
+def hf_decoder_step(arch, dtype, batch, seq, head="ForCausalLM", mask_2d=False, **config):
     """The step of [`hf_model`] over `batch` sequences of `seq` tokens (see [`hf_step`])."""
     import torch
-    return hf_step(torch, hf_model(arch, dtype, head, **config), batch, seq)
+    return hf_step(torch, hf_model(arch, dtype, head, **config), batch, seq, mask_2d)
 
 
-def decoder(arch, dtype, batch, seq, **config):
+def decoder(arch, dtype, batch, seq, mask_2d=False, **config):
     """What a walk registry holds for a transformers decoder's step: a function that makes
     [`hf_decoder_step`] of a model with a 32000-token vocabulary."""
-    return lambda: hf_decoder_step(arch, dtype, batch, seq, vocab_size=32000, **config)
+    return lambda: hf_decoder_step(arch, dtype, batch, seq, mask_2d=mask_2d, vocab_size=32000,
+                                   **config)
 
 
-def hf_step(torch, model, batch, seq):
+def hf_step(torch, model, batch, seq, mask_2d=False):
+    """The step of `model` over `batch` random sequences of `seq` tokens: its logits, no cache.
+    `mask_2d`: pass a 2-D mask of ones instead, for models that build their own from it
+    (Bloom's ALiBi biases take positions from a 2-D mask and refuse a 4-D one)."""
     ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
     # A prepared 4-D causal mask: transformers uses it as given. Without one, the mask code
     # makes a data-dependent choice in an eager step (skip the mask, flash attention) that it
@@ -42,6 +46,8 @@ def hf_step(torch, model, batch, seq):
     # step can price. The table's "same walk" column checks that the graph replays the
     # recorded kernels.
     mask = torch.ones(batch, 1, seq, seq, dtype=torch.bool, device="cuda").tril()
+    if mask_2d:
+        mask = torch.ones(batch, seq, dtype=torch.long, device="cuda")
 
     def step():
         with torch.no_grad():
@@ -78,6 +84,11 @@ def chain(fn, n):
             y = fn(i, y)
         return y
     return run
+
+
+def corner(t):
+    """A scalar from one corner of `t`, so that branches of any shape can be added."""
+    return t.flatten()[:1].float().sum()
 
 
 def linear_chain(layers, x, act):
