@@ -10,6 +10,7 @@ pub mod host;
 pub mod inputs;
 pub mod kineto;
 pub mod matmul;
+pub mod names;
 pub mod nsys;
 pub(crate) mod recordings;
 pub mod steps;
@@ -21,6 +22,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use host::HostSide;
+pub use names::{is_attention, is_element_wise, is_normalisation};
 pub use steps::{MarkedStep, StepChoice};
 
 /// The most operations one walk may hold: far above any decode step, low enough that a
@@ -154,55 +156,6 @@ impl Op {
     pub fn is_kernel(&self) -> bool {
         matches!(self.kind, OpKind::Kernel { .. })
     }
-}
-
-/// Whether a kernel's name says it is element-wise: PyTorch's `elementwise_kernel` family
-/// (`vectorized_…`, `unrolled_…`) and Triton's pointwise kernels (`triton_poi_…`). Such a
-/// kernel's time beyond its launch is its loads and stores (what a chase stands for, and what
-/// the grid table's element-wise rows were measured on); a reduction's or normalisation's is
-/// not only that.
-pub fn is_element_wise(name: &str) -> bool {
-    name.contains("elementwise_kernel") || name.starts_with("triton_poi_")
-}
-
-/// Whether a kernel's name says it is a normalisation (layer, RMS, batch, group or instance
-/// norm; PyTorch's and Triton's kernels name the operator): like an element-wise kernel it
-/// reads its input once and writes a result as large, so its recorded inputs say what it asks
-/// of device memory.
-pub fn is_normalisation(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "layer_norm",
-        "layernorm",
-        "rms_norm",
-        "rmsnorm",
-        "batch_norm",
-        "batchnorm",
-        "group_norm",
-        "groupnorm",
-        "instance_norm",
-    ]
-    .iter()
-    .any(|k| n.contains(k))
-}
-
-/// Whether a kernel's name says it is a fused attention (cuDNN's SDPA, FlashAttention,
-/// PyTorch's memory-efficient `fmha` / `attention_kernel` kernels): at decode its time is reading
-/// the keys and values its operator was given, so those recorded inputs say what it asks of
-/// device memory (at prefill its math takes longer than they need, and the bytes over its
-/// duration come out low, as they should).
-pub fn is_attention(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "attention",
-        "sdpa",
-        "fmha",
-        "flash_fwd",
-        "flashattn",
-        "flash_attn",
-    ]
-    .iter()
-    .any(|k| n.contains(k))
 }
 
 /// Which stream a recorded cross-stream wait is taken to wait on (the trace does not say which
