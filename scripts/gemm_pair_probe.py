@@ -8,7 +8,8 @@ operands draw (then constant or zero operands would slow less) or something the 
 whatever they multiply. Each chain is `layers` × (tokens × d @ d × d, then ReLU), as the
 `tf32_two_branches` walk's branches are; each chain has weights of its own.
 
-    python3 scripts/gemm_pair_probe.py OUT_DIR [--tokens 256] [--d 2048] [--layers 3]
+    python3 scripts/gemm_pair_probe.py OUT_DIR [--tokens 256] [--d 2048] [--layers 3] \\
+        [--f32-math tf32|ieee]
 
 Writes OUT_DIR/gemm_pair_probe.json: per configuration the medians (ms per replay) of one
 chain's graph and of the two-chain graph, their ratio, and every batch's figure.
@@ -72,8 +73,11 @@ def main():
     ap.add_argument("--tokens", type=int, default=256)
     ap.add_argument("--d", type=int, default=2048)
     ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--f32-math", choices=("tf32", "ieee"), default="tf32",
+                    help="how the float32 chains multiply: on TF32 tensor cores (the TF32 walks) "
+                         "or in IEEE f32 on the FMA units (cuBLAS's SIMT `ffma` kernels)")
     args = ap.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cuda.matmul.allow_tf32 = args.f32_math == "tf32"
     built = {f"{dt}_{fill}": graphs(getattr(torch, dt), fill, args) for dt, fill in CONFIGS}
     samples = {k: ([], []) for k in built}
     for _ in range(ROUNDS):
