@@ -13,6 +13,7 @@ use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
 use launch_econ::node_gap::{profile_for, NodeGapChoice};
+use launch_econ::operand_pool::GemmOperands;
 use launch_econ::options::TimingArgs;
 use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
@@ -61,7 +62,7 @@ fn json(doc: &Document) -> PyResult<String> {
 /// Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last"))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh"))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -76,6 +77,7 @@ fn price_trace(
     waits: &str,
     gemms: &str,
     profiler_step: &str,
+    gemm_operands: &str,
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
     let step: StepChoice = profiler_step
@@ -88,6 +90,15 @@ fn price_trace(
         other => {
             return Err(PyValueError::new_err(format!(
                 "gemms must be \"auto\", \"real\" or \"stand-in\", not {other:?}"
+            )))
+        }
+    };
+    let gemm_operands = match gemm_operands {
+        "fresh" => GemmOperands::Fresh,
+        "recycled" => GemmOperands::Recycled,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "gemm_operands must be \"fresh\" or \"recycled\", not {other:?}"
             )))
         }
     };
@@ -138,7 +149,7 @@ fn price_trace(
         pdl,
         timeline: false,
         gemms,
-        gemm_operands: Default::default(),
+        gemm_operands,
         sub_floor: SubFloor::default(),
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),

@@ -22,14 +22,16 @@ def profile(path=None):
 
 
 def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
-                trials=None, pdl=False, waits="join", gemms="auto", profiler_step="last"):
+                trials=None, pdl=False, waits="join", gemms="auto", profiler_step="last",
+                gemm_operands="fresh"):
     """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
 
     With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
     graph; otherwise the offline model over ``profile`` (default: the shipped H200 profile)
     prices it. ``eager_step_ms`` is your step timed without a profiler; without it the eager
-    step comes from the trace's host side. ``waits`` and ``gemms`` are the CLI's ``--waits``
-    (``"join"`` or ``"all"``) and ``--gemms`` (``"auto"``, ``"real"`` or ``"stand-in"``). Of a
+    step comes from the trace's host side. ``waits``, ``gemms`` and ``gemm_operands`` are the
+    CLI's ``--waits`` (``"join"`` or ``"all"``), ``--gemms`` (``"auto"``, ``"real"`` or
+    ``"stand-in"``) and ``--gemm-operands`` (``"fresh"`` or ``"recycled"``). Of a
     trace that marks several steps (``prof.step()``), ``profiler_step`` picks one: N of
     ``ProfilerStep#N``, ``"last"`` (default) or ``"all"`` (the whole trace). Ctrl-C during a replay
     raises ``KeyboardInterrupt`` with what was measured in its ``partial`` attribute.
@@ -38,7 +40,7 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
         doc = _native.price_trace(
             os.fspath(path), eager_step_ms, gpu, device,
             None if profile is None else os.fspath(profile), max_time, trials, pdl, waits,
-            gemms, str(profiler_step))
+            gemms, str(profiler_step), gemm_operands)
     except KeyboardInterrupt as e:
         if len(e.args) == 2 and isinstance(e.args[1], str):
             e.partial = Price(json.loads(e.args[1]))
@@ -62,7 +64,7 @@ def _median_ms(fn, sync, n, per_batch=10):
 
 
 def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, waits="join",
-          gemms="auto"):
+          gemms="auto", gemm_operands="fresh"):
     """Prices ``step`` (a callable that runs one step on the current CUDA device).
 
     1. Runs ``step`` ``warmup`` times, then times ``iters`` steps without a profiler (the
@@ -71,8 +73,8 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, wai
        replays the same way (before any profiler runs in the process, which would slow them).
     3. Records one step with ``torch.profiler`` (with shapes and, where supported, the waits
        between streams) and prices the trace with ``price_trace``
-       (replayed on this GPU, or the offline model with ``gpu=False``; ``waits`` and
-       ``gemms`` as there).
+       (replayed on this GPU, or the offline model with ``gpu=False``; ``waits``, ``gemms``
+       and ``gemm_operands`` as there).
 
     Returns a ``Price``; with ``validate`` its ``real_graph_ms`` and ``real_saving_ms`` stand
     beside the prediction.
@@ -118,7 +120,7 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, wai
         prof.export_chrome_trace(path)
         result = price_trace(path, eager_step_ms=eager_ms, gpu=gpu,
                              device=torch.cuda.current_device(), max_time=max_time,
-                             waits=waits, gemms=gemms)
+                             waits=waits, gemms=gemms, gemm_operands=gemm_operands)
     finally:
         os.unlink(path)
     result.real_eager_ms = eager_ms

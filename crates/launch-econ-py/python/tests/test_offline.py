@@ -118,6 +118,8 @@ def test_waits_read_forks_side_by_side_unless_told_otherwise():
         launch_econ.price_trace(trace, waits="some")
     with pytest.raises(ValueError, match="gemms must be"):
         launch_econ.price_trace(trace, gemms="some")
+    with pytest.raises(ValueError, match="gemm_operands must be"):
+        launch_econ.price_trace(trace, gemm_operands="shared")
 
 
 def test_one_marked_step_of_several_is_priced():
