@@ -42,6 +42,25 @@ fn to_py(e: anyhow::Error) -> PyErr {
     }
 }
 
+/// The value of `T` the CLI's option spells `value` (`"stand-in"`, `"recycled"`, ...), or a
+/// ValueError naming `arg` and what it takes.
+fn choice<T: clap::ValueEnum>(arg: &str, value: &str) -> PyResult<T> {
+    T::from_str(value, false).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|p| format!("{:?}", p.get_name()))
+            .collect();
+        let (last, rest) = names.split_last().expect("an option has values");
+        let list = if rest.is_empty() {
+            last.clone()
+        } else {
+            format!("{} or {last}", rest.join(", "))
+        };
+        PyValueError::new_err(format!("{arg} must be {list}, not {value:?}"))
+    })
+}
+
 fn check_eager(ms: Option<f64>) -> PyResult<()> {
     match ms {
         Some(v) if !v.is_finite() || v <= 0.0 => Err(PyValueError::new_err(format!(
@@ -83,34 +102,9 @@ fn price_trace(
     let step: StepChoice = profiler_step
         .parse()
         .map_err(|e: String| PyValueError::new_err(format!("profiler_step: {e}")))?;
-    let gemms = match gemms {
-        "auto" => GemmReplay::Auto,
-        "real" => GemmReplay::Real,
-        "stand-in" => GemmReplay::StandIn,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "gemms must be \"auto\", \"real\" or \"stand-in\", not {other:?}"
-            )))
-        }
-    };
-    let gemm_operands = match gemm_operands {
-        "fresh" => GemmOperands::Fresh,
-        "recycled" => GemmOperands::Recycled,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "gemm_operands must be \"fresh\" or \"recycled\", not {other:?}"
-            )))
-        }
-    };
-    let wait_rule = match waits {
-        "join" => WaitRule::Join,
-        "all" => WaitRule::All,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "waits must be \"join\" or \"all\", not {other:?}"
-            )))
-        }
-    };
+    let gemms: GemmReplay = choice("gemms", gemms)?;
+    let gemm_operands: GemmOperands = choice("gemm_operands", gemm_operands)?;
+    let wait_rule: WaitRule = choice("waits", waits)?;
     let argv = vec![
         "launch_econ.price_trace".to_string(),
         path.display().to_string(),

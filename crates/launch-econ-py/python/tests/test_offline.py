@@ -116,9 +116,9 @@ def test_waits_read_forks_side_by_side_unless_told_otherwise():
     assert "streams in series" in repr(join)
     with pytest.raises(ValueError, match="waits must be"):
         launch_econ.price_trace(trace, waits="some")
-    with pytest.raises(ValueError, match="gemms must be"):
+    with pytest.raises(ValueError, match='gemms must be "auto", "real" or "stand-in"'):
         launch_econ.price_trace(trace, gemms="some")
-    with pytest.raises(ValueError, match="gemm_operands must be"):
+    with pytest.raises(ValueError, match='gemm_operands must be "fresh" or "recycled"'):
         launch_econ.price_trace(trace, gemm_operands="shared")
 
 

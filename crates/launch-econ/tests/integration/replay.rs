@@ -347,6 +347,10 @@ fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
     assert!(all_warnings.contains("an upper bound where streams fork one after another"));
     assert_usage_error(replay(&fx, "--summary --waits some"), "--waits");
     assert_usage_error(replay(&fx, "--summary --gemms some"), "--gemms");
+    assert_usage_error(
+        replay(&fx, "--summary --gemm-operands shared"),
+        "--gemm-operands",
+    );
     assert_usage_error(replay(&fx, "--prior-streams 300"), "--prior-streams");
     assert_usage_error(replay(&fx, "--summary --sub-floor some"), "--sub-floor");
     assert_usage_error(
