@@ -26,7 +26,8 @@ pub enum GemmOperands {
 }
 
 /// What a recycled buffer holds: a GEMM's activation operand is only read, so it keeps its
-/// drawn values; an output is written (and never read: values would grow replay by replay).
+/// drawn values; an output is written, and read back only by a GEMM that adds to C (as under
+/// fresh operands): no GEMM reads another's product, whose values would grow replay by replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Role {
     Activation,
@@ -59,11 +60,6 @@ impl OperandLayout {
             buffers: Vec::new(),
             shared: HashMap::new(),
         }
-    }
-
-    /// Bytes of all the layout's buffers: what one replay of its GEMMs touches.
-    pub(crate) fn bytes(&self) -> usize {
-        self.buffers.iter().map(|&(_, n)| n).sum()
     }
 
     /// Where `gemm`, the lane's next GEMM, reads and writes; new buffers where the policy
@@ -103,7 +99,6 @@ impl OperandLayout {
 /// and, on a GPU at its power limit, runs faster than the recorded one did).
 pub(crate) struct OperandPool {
     bufs: Vec<DeviceBuffer<u8>>,
-    bytes: usize,
 }
 
 impl OperandPool {
@@ -113,15 +108,12 @@ impl OperandPool {
             .iter()
             .map(|&(ty, n)| e.htod(&crate::gemm_operands::operand_bytes(ty, n)))
             .collect::<memra_engine::Result<_>>()?;
-        Ok(OperandPool {
-            bufs,
-            bytes: layout.bytes(),
-        })
+        Ok(OperandPool { bufs })
     }
 
-    /// Bytes of all the pool's buffers.
+    /// Bytes of all the pool's buffers: what one replay of its GEMMs touches.
     pub(crate) fn bytes(&self) -> usize {
-        self.bytes
+        self.bufs.iter().map(|b| b.len()).sum()
     }
 
     /// Issues `gemm` over its operands `s` (placed by the layout this pool was allocated from).
@@ -154,6 +146,11 @@ impl OperandPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes of all the layout's buffers, as the pool allocated from it would hold.
+    fn bytes(l: &OperandLayout) -> usize {
+        l.buffers.iter().map(|&(_, n)| n).sum()
+    }
 
     /// torch.bmm(x[16, 256, 128], w[16, 128, 256]) in bf16, as the trace reader makes it.
     fn bmm(rows: u32, inner: u32, cols: u32) -> Gemm {
@@ -192,7 +189,7 @@ mod tests {
                 a + b + c
             })
             .sum();
-        assert_eq!(l.bytes(), want);
+        assert_eq!(bytes(&l), want);
         assert_eq!(want, 24 << 20);
     }
 
@@ -214,7 +211,7 @@ mod tests {
             assert!(s.c != s.a && s.c != s.b);
         }
         // 6 weights of 1 MiB; activations of 1 and 2 MiB; outputs of 2 and 1 MiB.
-        assert_eq!(l.bytes(), 12 << 20);
+        assert_eq!(bytes(&l), 12 << 20);
     }
 
     #[test]

@@ -123,8 +123,8 @@ pub(crate) enum Step {
 
 impl Prepared {
     /// Device memory one replay of the prepared walk reads or writes afresh, bytes: what its
-    /// streaming and paced stand-ins read, its real GEMMs' operands (each GEMM has its own)
-    /// and its copies and memsets.
+    /// streaming and paced stand-ins read, its real GEMMs' operands (as `--gemm-operands`
+    /// lays them out) and its copies and memsets.
     pub(crate) fn touched_bytes(&self) -> f64 {
         let gemms = self.operands.bytes();
         let steps: usize = self
