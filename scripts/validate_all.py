@@ -152,6 +152,11 @@ GROUPS = [
                                          "hq_softmax_beside_prefill_attention,"
                                          "hq_two_mlps_b64_b16,hq_rope_beside_gemm,"
                                          "hq_three_streams_bmm_norm_gemv"),
+    ("heldout17", "heldout_17_walks.py", "hr_gpt2_f32_decode_b8,hr_olmo_prefill_64,"
+                                         "hr_f32_linear_pair_b64,hr_f32_mlp_beside_bf16_mlp,"
+                                         "hr_f32_bmm_pair,hr_f32_gemm_beside_softmax,"
+                                         "hr_three_streams_small_f32,hr_f32_conv_pair,"
+                                         "hr_f32_gemv_beside_layernorm"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

@@ -231,11 +231,22 @@ const FAT_BLOCKS_PER_SM: u32 = 2;
 /// the profile's peaks put it far below the ridge ([`Roofline::far_below_ridge`]: two
 /// 256-token prefill GEMMs side by side take as long as one after the other); a cuBLAS
 /// kernel they cannot judge (no shapes recorded, or a profile without peaks) keeps its share.
+///
+/// An IEEE `f32` GEMM of no more blocks than SMs ([`on_fma_units`]) holds the SMs its blocks
+/// spread over whatever room its registers leave: each block alone on its SM issues FMAs from
+/// all four of the SM's schedulers, and another kernel's block on that SM takes issue slots from
+/// it rather than using idle ones. On the H200 two such GEMMs side by side (cuBLASLt's 96
+/// blocks of 128 threads, room for four an SM) each ran 1.43 times as long as alone where they
+/// shared an SM; by their blocks' room they hold 0.18 of the GPU each, by their flops 0.38 of
+/// the `f32` peak, and `--summary` priced the pair 28% short.
 fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>) -> f64 {
     let share = l.share(o);
     let OpKind::Kernel { block, .. } = &o.kind else {
         return share;
     };
+    if l.one_block_an_sm(o) && roofline.is_some_and(|r| on_fma_units(o, r)) {
+        return l.spread(o).max(share);
+    }
     let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
     let fat = l.resident_blocks(threads, o.resources) <= FAT_BLOCKS_PER_SM;
     if !(fat && l.one_round(o)) {
@@ -250,6 +261,14 @@ fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>
         Some(hold) if not_math => spread.min(hold),
         _ => spread,
     }
+}
+
+/// Whether `o` is a recorded `f32` GEMM that ran on the FMA units (not TF32 tensor cores,
+/// [`Roofline::as_run`]) and is not far below the ridge (a GEMV reads its weights).
+fn on_fma_units(o: &Op, r: &Roofline) -> bool {
+    r.as_run(o)
+        .is_some_and(|g| g.dtype == memra_engine::GemmType::F32)
+        && !r.far_below_ridge(o)
 }
 
 /// What a kernel or a device-to-device copy asks of device memory, GB/s (bytes / ns), where

@@ -357,6 +357,59 @@ fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
 }
 
 #[test]
+fn ieee_f32_gemms_of_one_block_an_sm_hold_the_sms_their_blocks_spread_over() {
+    use crate::occupancy::BlockResources;
+    use crate::roofline::GemmPeaks;
+    use memra_engine::{Gemm, GemmType};
+    let l = SmLimits::of("9.0", 132).unwrap();
+    let r = GemmPeaks {
+        f16_tflop_s: 800.0,
+        bf16_tflop_s: 800.0,
+        tf32_tflop_s: 400.0,
+        f32_tflop_s: 50.0,
+    }
+    .roofline(4000.0);
+    // cuBLASLt's f32 GEMM of 128 x 3072 x 3072: 96 blocks of 128 threads, room for four an SM.
+    let res = Some(BlockResources {
+        registers_per_thread: 126,
+        shared_bytes: 16_128,
+    });
+    let kernel = |name: &str, blocks: u32, dtype, n, ns| Op {
+        kind: OpKind::Kernel {
+            grid: (1, blocks, 1),
+            block: (128, 1, 1),
+        },
+        resources: res,
+        matmul: Some(MatmulRole::Call(Gemm::plain(dtype, 3072, n, 3072))),
+        ..Op::kernel(name, 0.0, ns)
+    };
+    let ffma = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x32x8_ffma";
+    let f32_gemm = kernel(ffma, 96, GemmType::F32, 128, 130_000.0);
+    assert!((l.share(&f32_gemm) - 96.0 / 528.0).abs() < 1e-12);
+    let m = inputs();
+    assert!((held_share(&f32_gemm, &l, &m, Some(&r)) - 96.0 / 132.0).abs() < 1e-12);
+    // Without peaks the model cannot tell how it ran: its blocks' share.
+    assert!((held_share(&f32_gemm, &l, &m, None) - 96.0 / 528.0).abs() < 1e-12);
+    // More blocks than SMs: some SMs already hold two of its own; its blocks' share.
+    let wide = kernel(ffma, 256, GemmType::F32, 128, 130_000.0);
+    assert!((held_share(&wide, &l, &m, Some(&r)) - 256.0 / 528.0).abs() < 1e-12);
+    // The same grid on TF32 tensor cores, or in bf16: its blocks' share.
+    let tf32 = kernel(
+        "sm80_xmma_gemm_f32f32_tf32f32_f32",
+        96,
+        GemmType::F32,
+        128,
+        20_000.0,
+    );
+    assert!((held_share(&tf32, &l, &m, Some(&r)) - 96.0 / 528.0).abs() < 1e-12);
+    let bf16 = kernel("nvjet_tst", 96, GemmType::Bf16, 128, 10_000.0);
+    assert!((held_share(&bf16, &l, &m, Some(&r)) - 96.0 / 528.0).abs() < 1e-12);
+    // An f32 matrix-vector product reads its weights far below the ridge: its blocks' share.
+    let gemv = kernel("gemv_ffma", 96, GemmType::F32, 1, 20_000.0);
+    assert!((held_share(&gemv, &l, &m, Some(&r)) - 96.0 / 528.0).abs() < 1e-12);
+}
+
+#[test]
 fn a_device_to_device_copy_asks_for_its_bytes_read_and_written() {
     let copy = |direction: &str| Op {
         kind: OpKind::Memcpy {
