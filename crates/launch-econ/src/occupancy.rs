@@ -210,15 +210,6 @@ impl SmLimits {
         (blocks / self.resident_grid(block, op.resources) as f64).min(1.0)
     }
 
-    /// Whether `op` is a kernel of no more blocks than SMs: the block scheduler gives each
-    /// block an SM of its own while the GPU is otherwise idle.
-    pub fn one_block_an_sm(&self, op: &Op) -> bool {
-        let OpKind::Kernel { grid, block } = op.kind else {
-            return false;
-        };
-        LaunchShape::of(grid, block).blocks() <= u64::from(self.sms)
-    }
-
     /// The share of the SMs `op`'s blocks take when each goes to an SM of its own, as the
     /// block scheduler places a grid on idle SMs: its blocks over the SMs, at most 1. 0 for
     /// copies and memsets.

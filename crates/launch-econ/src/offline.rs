@@ -232,20 +232,25 @@ const FAT_BLOCKS_PER_SM: u32 = 2;
 /// 256-token prefill GEMMs side by side take as long as one after the other); a cuBLAS
 /// kernel they cannot judge (no shapes recorded, or a profile without peaks) keeps its share.
 ///
-/// An IEEE `f32` GEMM of no more blocks than SMs ([`on_fma_units`]) holds the SMs its blocks
-/// spread over whatever room its registers leave: each block alone on its SM issues FMAs from
-/// all four of the SM's schedulers, and another kernel's block on that SM takes issue slots from
-/// it rather than using idle ones. On the H200 two such GEMMs side by side (cuBLASLt's 96
-/// blocks of 128 threads, room for four an SM) each ran 1.43 times as long as alone where they
-/// shared an SM; by their blocks' room they hold 0.18 of the GPU each, by their flops 0.38 of
-/// the `f32` peak, and `--summary` priced the pair 28% short.
+/// An IEEE `f32` GEMM ([`on_fma_units`]) holds the SMs its blocks spread over, one an SM,
+/// whatever room its registers leave, but no more than the widest pair says: its blocks keep
+/// their SMs' schedulers issuing FMAs and loads, and another kernel's blocks on those SMs take
+/// issue slots from them rather than idle ones, yet leave some (each block waits on its
+/// loads), as the widest pair's blocks do. On the H200 two cuBLASLt f32 GEMMs side by side
+/// (96 blocks of 128 threads, room for four an SM) each ran 1.43 times as long as alone; by
+/// their blocks' room they hold 0.18 of the GPU each, by their flops 0.38 of the `f32` peak,
+/// and `--summary` priced such walks 22-32% short.
 fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>) -> f64 {
     let share = l.share(o);
     let OpKind::Kernel { block, .. } = &o.kind else {
         return share;
     };
-    if l.one_block_an_sm(o) && roofline.is_some_and(|r| on_fma_units(o, r)) {
-        return l.spread(o).max(share);
+    if roofline.is_some_and(|r| on_fma_units(o, r)) {
+        let spread = l.spread(o).max(share);
+        return match m.graph_node_beside.and_then(|c| c.one_round_hold()) {
+            Some(hold) => spread.min(hold).max(share),
+            None => spread,
+        };
     }
     let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
     let fat = l.resident_blocks(threads, o.resources) <= FAT_BLOCKS_PER_SM;

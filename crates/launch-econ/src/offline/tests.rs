@@ -357,7 +357,8 @@ fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
 }
 
 #[test]
-fn ieee_f32_gemms_of_one_block_an_sm_hold_the_sms_their_blocks_spread_over() {
+fn ieee_f32_gemms_hold_the_sms_their_blocks_spread_over_up_to_the_widest_pair() {
+    use crate::beside::{BesideCosts, BesidePoint};
     use crate::occupancy::BlockResources;
     use crate::roofline::GemmPeaks;
     use memra_engine::{Gemm, GemmType};
@@ -369,7 +370,20 @@ fn ieee_f32_gemms_of_one_block_an_sm_hold_the_sms_their_blocks_spread_over() {
         f32_tflop_s: 50.0,
     }
     .roofline(4000.0);
-    // cuBLASLt's f32 GEMM of 128 x 3072 x 3072: 96 blocks of 128 threads, room for four an SM.
+    let point = |load_gb_s, stretch| BesidePoint {
+        load_gb_s,
+        stretch,
+        gemm_us: 10.0,
+    };
+    // The widest pair ran 1.5 times one alone: it holds 0.75.
+    let m = ModelInputs {
+        graph_node_beside: Some(BesideCosts {
+            points: [point(1000.0, 0.1), point(2000.0, 0.2), point(5000.0, 0.5)],
+            bandwidth_gb_s: 4000.0,
+        }),
+        ..inputs()
+    };
+    // cuBLASLt's f32 GEMM of 128 x 3072 x 3072: blocks of 128 threads, room for four an SM.
     let res = Some(BlockResources {
         registers_per_thread: 126,
         shared_bytes: 16_128,
@@ -384,15 +398,16 @@ fn ieee_f32_gemms_of_one_block_an_sm_hold_the_sms_their_blocks_spread_over() {
         ..Op::kernel(name, 0.0, ns)
     };
     let ffma = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x32x8_ffma";
+    // 96 blocks: 96 of the 132 SMs, under the pair's 0.75; their room says 96 of 528.
     let f32_gemm = kernel(ffma, 96, GemmType::F32, 128, 130_000.0);
     assert!((l.share(&f32_gemm) - 96.0 / 528.0).abs() < 1e-12);
-    let m = inputs();
     assert!((held_share(&f32_gemm, &l, &m, Some(&r)) - 96.0 / 132.0).abs() < 1e-12);
+    // 256 blocks spread over every SM: the pair's 0.75; a profile without the pair: all.
+    let wide = kernel(ffma, 256, GemmType::F32, 128, 130_000.0);
+    assert!((held_share(&wide, &l, &m, Some(&r)) - 0.75).abs() < 1e-12);
+    assert_eq!(held_share(&wide, &l, &inputs(), Some(&r)), 1.0);
     // Without peaks the model cannot tell how it ran: its blocks' share.
     assert!((held_share(&f32_gemm, &l, &m, None) - 96.0 / 528.0).abs() < 1e-12);
-    // More blocks than SMs: some SMs already hold two of its own; its blocks' share.
-    let wide = kernel(ffma, 256, GemmType::F32, 128, 130_000.0);
-    assert!((held_share(&wide, &l, &m, Some(&r)) - 256.0 / 528.0).abs() < 1e-12);
     // The same grid on TF32 tensor cores, or in bf16: its blocks' share.
     let tf32 = kernel(
         "sm80_xmma_gemm_f32f32_tf32f32_f32",
