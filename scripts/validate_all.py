@@ -157,6 +157,11 @@ GROUPS = [
                                          "hr_f32_bmm_pair,hr_f32_gemm_beside_softmax,"
                                          "hr_three_streams_small_f32,hr_f32_conv_pair,"
                                          "hr_f32_gemv_beside_layernorm"),
+    ("heldout18", "heldout_18_walks.py", "hs_qwen2_f32_decode_b4,hs_gpt2_f32_decode_b8,"
+                                         "hs_f32_linear_pair_b32_d4096,hs_f32_mlp_pair_b512,"
+                                         "hs_f32_attention_pair,hs_f32_gemm_beside_bf16_gemv,"
+                                         "hs_four_streams_f32_b64,hs_f32_gemm_beside_adds,"
+                                         "hs_f32_conv_beside_linear"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
