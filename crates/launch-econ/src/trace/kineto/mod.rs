@@ -32,7 +32,7 @@ use crate::occupancy::BlockResources;
 
 use super::host::{host_side, HostEvent, HostKind};
 use super::inputs::InputSizes;
-use super::matmul::{is_blas_kernel, MatmulRole};
+use super::matmul::{is_blas_kernel, names_a_gemm, MatmulRole};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
 use operators::{matmul_op, operator_inputs};
@@ -498,8 +498,11 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
     }
 }
 
-/// Marks the cuBLAS kernels each matmul operator launched: the first (in issue order) as the
-/// GEMM, the rest as its parts (see [`MatmulRole`]).
+/// Marks the cuBLAS kernels each matmul operator launched: its GEMM kernel (the first, in issue
+/// order, whose name says it multiplies, [`names_a_gemm`]; else its first) as the GEMM, the
+/// rest as its parts (see [`MatmulRole`]). cuBLAS's IEEE f32 GEMMs of few tokens launch a
+/// `scal_kernel` (C scaled by beta) before `sgemm_largek_…`; the GEMM's time and blocks are
+/// the latter's.
 fn mark_matmuls(sink: &mut Sink) {
     if sink.matmuls.is_empty() {
         return;
@@ -512,14 +515,20 @@ fn mark_matmuls(sink: &mut Sink) {
         .map(|&(i, id)| (id, ops[i].correlation.unwrap_or(u64::MAX), i))
         .collect();
     by_op.sort_unstable();
-    let mut last = None;
-    for (id, _, i) in by_op {
-        ops[i].matmul = Some(if last == Some(id) {
-            MatmulRole::Part
-        } else {
-            MatmulRole::Call(sink.matmuls[&id])
-        });
-        last = Some(id);
+    for kernels in by_op.chunk_by(|a, b| a.0 == b.0) {
+        let id = kernels[0].0;
+        let call = kernels
+            .iter()
+            .find(|&&(_, _, i)| names_a_gemm(&ops[i].name))
+            .unwrap_or(&kernels[0])
+            .2;
+        for &(_, _, i) in kernels {
+            ops[i].matmul = Some(if i == call {
+                MatmulRole::Call(sink.matmuls[&id])
+            } else {
+                MatmulRole::Part
+            });
+        }
     }
 }
 

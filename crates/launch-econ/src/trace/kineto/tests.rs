@@ -87,6 +87,29 @@ fn kernels_of_a_matmul_with_recorded_shapes_carry_its_gemm() {
 }
 
 #[test]
+fn a_matmuls_gemm_kernel_is_the_call_after_a_scaling_helper() {
+    // cuBLAS's IEEE f32 GEMM of 32 tokens: C scaled by beta, then the GEMM, then its epilogue.
+    let w = read_str(
+        r#"[
+        {"ph":"X","cat":"cpu_op","name":"aten::addmm","ts":100,"dur":9,"args":{"External id":7,
+         "Input Dims":[[4096],[32,4096],[4096,4096]],"Input type":["float","float","float"],
+         "Input Strides":[[1],[4096,1],[1,4096]]}},
+        {"ph":"X","cat":"kernel","name":"void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasTransposeParams<float>)","ts":200,"dur":1,"args":{"External id":7,"correlation":11,"stream":7,"grid":[64,1,1],"block":[256,1,1]}},
+        {"ph":"X","cat":"kernel","name":"void sgemm_largek_lds64<true, false, 5, 5, 4, 4, 4, 34>","ts":202,"dur":95,"args":{"External id":7,"correlation":12,"stream":7,"grid":[128,1,3],"block":[16,16,1]}},
+        {"ph":"X","cat":"kernel","name":"void cublasLt::epilogue::impl::globalKernel<8, 32, float>","ts":298,"dur":2,"args":{"External id":7,"correlation":13,"stream":7,"grid":[512,1,1],"block":[8,32,1]}}
+    ]"#,
+    )
+    .unwrap();
+    let roles: Vec<_> = w.ops.iter().map(|o| o.matmul).collect();
+    assert_eq!(roles[0], Some(MatmulRole::Part));
+    assert!(
+        matches!(roles[1], Some(MatmulRole::Call(g)) if (g.m, g.n, g.k) == (4096, 32, 4096)),
+        "the GEMM kernel is not the call: {roles:?}"
+    );
+    assert_eq!(roles[2], Some(MatmulRole::Part));
+}
+
+#[test]
 fn an_operators_input_bytes_go_to_its_longest_kernel() {
     let w = read_str(
         r#"[
