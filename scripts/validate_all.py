@@ -162,6 +162,12 @@ GROUPS = [
                                          "hs_f32_attention_pair,hs_f32_gemm_beside_bf16_gemv,"
                                          "hs_four_streams_f32_b64,hs_f32_gemm_beside_adds,"
                                          "hs_f32_conv_beside_linear"),
+    ("heldout19", "heldout_19_walks.py", "hu_qwen3_prefill_32,hu_phi3_decode_b2,"
+                                         "hu_f32_linear_pair_b8,"
+                                         "hu_f32_linear_beside_decode_attention,"
+                                         "hu_bf16_mlp_beside_f32_rmsnorm,hu_f32_linear_pair_b1,"
+                                         "hu_three_streams_f32_gemm_softmax_norm,"
+                                         "hu_f32_baddbmm_pair,hu_gelu_beside_f32_gemm"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
