@@ -51,15 +51,16 @@ pub enum GraphSource {
 impl GraphSource {
     /// How far this source's graph step came from the real graph on the H200 validation
     /// walks of its kind (docs/validation-h200.md: 91 walks at 7022f03 and the runs of the
-    /// event walks since, and 146 walks held out in fifteen batches, each first run with the
+    /// event walks since, and 182 walks held out in nineteen batches, each first run with the
     /// version of its day unchanged), as a fraction: on one stream the replay came within 7%
     /// (−1.2 … +3.5% on the 56 walks of the full run, held out a top-k sampling step −5.6% and
     /// CuPy raw kernels +6.4%) and the offline model within 10% (−8.8 … +5.0%); with streams
-    /// side by side (`branches`) the replay within 41% (held out −40.4 … +25.4%: two chains of
-    /// f32 linear layers whose blocks share SMs and slow there, −0.2% to +4.2% since their GEMMs run
-    /// with the bias in cuBLASLt's epilogue, row sums beside an attention prefill; the process the graph runs in moves such graphs, see
-    /// [`crate::prior_streams`]) and the model within 33% (−32.9 … +21.1%, the extremes f32
-    /// GEMMs beside f32 batched matmuls whose blocks hold the SMs' registers).
+    /// side by side (`branches`) the replay within 41% (held out −73.5 … +27.0%; beyond 41% only
+    /// f32 GEMMs whose helper kernel the trace reader took for the GEMM, −73.5% and −44.0%, +1.4%
+    /// and −0.8% since it reads the GEMM kernel; two chains of f32 linear layers −40.4%, −0.2%
+    /// to +4.2% since their GEMMs run with the bias in cuBLASLt's epilogue; the process the
+    /// graph runs in moves such graphs, see [`crate::prior_streams`]) and the model within 33%
+    /// (−34.5 … +21.1%; the one beyond, the same f32 walk, −2.3% since).
     pub fn validated_error(self, branches: bool) -> f64 {
         match (self, branches) {
             (GraphSource::Replay, false) => 0.07,
