@@ -168,6 +168,9 @@ GROUPS = [
                                          "hu_bf16_mlp_beside_f32_rmsnorm,hu_f32_linear_pair_b1,"
                                          "hu_three_streams_f32_gemm_softmax_norm,"
                                          "hu_f32_baddbmm_pair,hu_gelu_beside_f32_gemm"),
+    ("heldout20", "heldout_20_walks.py", "hv_f32_gemv_pair_b4,hv_f32_gemv_beside_bf16_mlp,"
+                                         "hv_f32_linear_b16_beside_softmax,"
+                                         "hv_three_streams_f32_gemv,hv_f32_gemv_beside_f32_gemm"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
