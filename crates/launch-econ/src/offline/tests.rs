@@ -275,19 +275,16 @@ fn element_wise_normalisation_and_attention_kernels_load_memory_with_their_recor
     assert_eq!(known_gb_s(&bare, 4000.0), 0.0);
 }
 
-#[test]
-fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
+/// A profile whose widest GEMM pair ran 1.5 times one alone (a kernel like it holds 0.75),
+/// and an H200-like roofline: 800 TFLOP/s in f16 and bf16, 400 in TF32, 50 in f32, 4 TB/s.
+fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
     use crate::beside::{BesideCosts, BesidePoint};
-    use crate::occupancy::BlockResources;
     use crate::roofline::GemmPeaks;
-    use memra_engine::{Gemm, GemmType};
-    let l = SmLimits::of("9.0", 132).unwrap();
     let point = |load_gb_s, stretch| BesidePoint {
         load_gb_s,
         stretch,
         gemm_us: 10.0,
     };
-    // The widest pair ran 1.5 times one alone: such a kernel holds 0.75.
     let m = ModelInputs {
         graph_node_beside: Some(BesideCosts {
             points: [point(1000.0, 0.1), point(2000.0, 0.2), point(5000.0, 0.5)],
@@ -301,7 +298,16 @@ fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
         tf32_tflop_s: 400.0,
         f32_tflop_s: 50.0,
     };
-    let r = peaks.roofline(4000.0);
+    (m, peaks.roofline(4000.0))
+}
+
+#[test]
+fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
+    use crate::occupancy::BlockResources;
+    use memra_engine::{Gemm, GemmType};
+    let l = SmLimits::of("9.0", 132).unwrap();
+    // The widest pair ran 1.5 times one alone: such a kernel holds 0.75.
+    let (m, r) = widest_pair_and_peaks();
     let fat = BlockResources {
         registers_per_thread: 168,
         shared_bytes: 164_308,
@@ -358,31 +364,11 @@ fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
 
 #[test]
 fn ieee_f32_gemms_hold_the_sms_their_blocks_spread_over_up_to_the_widest_pair() {
-    use crate::beside::{BesideCosts, BesidePoint};
     use crate::occupancy::BlockResources;
-    use crate::roofline::GemmPeaks;
     use memra_engine::{Gemm, GemmType};
     let l = SmLimits::of("9.0", 132).unwrap();
-    let r = GemmPeaks {
-        f16_tflop_s: 800.0,
-        bf16_tflop_s: 800.0,
-        tf32_tflop_s: 400.0,
-        f32_tflop_s: 50.0,
-    }
-    .roofline(4000.0);
-    let point = |load_gb_s, stretch| BesidePoint {
-        load_gb_s,
-        stretch,
-        gemm_us: 10.0,
-    };
     // The widest pair ran 1.5 times one alone: it holds 0.75.
-    let m = ModelInputs {
-        graph_node_beside: Some(BesideCosts {
-            points: [point(1000.0, 0.1), point(2000.0, 0.2), point(5000.0, 0.5)],
-            bandwidth_gb_s: 4000.0,
-        }),
-        ..inputs()
-    };
+    let (m, r) = widest_pair_and_peaks();
     // cuBLASLt's f32 GEMM of 128 x 3072 x 3072: blocks of 128 threads, room for four an SM.
     let res = Some(BlockResources {
         registers_per_thread: 126,
