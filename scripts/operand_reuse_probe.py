@@ -14,6 +14,8 @@ import statistics
 
 import torch
 
+from validate import capture_torch
+
 
 def build(dtype, fresh, branches):
     """A step function over pre-made tensors: `branches` branches of three bmm pairs."""
@@ -59,19 +61,6 @@ def build(dtype, fresh, branches):
     return step
 
 
-def graph_of(step):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            step()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        step()
-    return g
-
-
 def time_us(g, n):
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     a.record()
@@ -90,7 +79,8 @@ def main():
     p.add_argument("--replays", type=int, default=300)
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
-    variants = {f"{'fresh' if fresh else 'shared'}_{n}": graph_of(build(dtype, fresh, n))
+    variants = {f"{'fresh' if fresh else 'shared'}_{n}":
+                capture_torch(build(dtype, fresh, n), torch.cuda.Stream())
                 for fresh in (False, True) for n in (1, 2)}
     for g in variants.values():
         time_us(g, 50)
