@@ -171,6 +171,11 @@ GROUPS = [
     ("heldout20", "heldout_20_walks.py", "hv_f32_gemv_pair_b4,hv_f32_gemv_beside_bf16_mlp,"
                                          "hv_f32_linear_b16_beside_softmax,"
                                          "hv_three_streams_f32_gemv,hv_f32_gemv_beside_f32_gemm"),
+    ("heldout21", "heldout_21_walks.py", "hw_mistral_decode_b8,hw_gemma_prefill_64,"
+                                         "hw_granite_decode_b1,hw_stablelm_prefill_16,"
+                                         "hw_draft_beside_target,hw_bf16_mlp_pair_b32,"
+                                         "hw_rmsnorm_beside_bf16_gemm_b256,"
+                                         "hw_three_expert_mlps_b16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
