@@ -271,7 +271,10 @@ fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>
 /// Whether `o` is a recorded `f32` GEMM that ran on the FMA units (not TF32 tensor cores,
 /// [`Roofline::as_run`]). Those of few tokens too: cuBLAS's f32 kernels for them read their
 /// weights at well under the device's bandwidth (8 × 4096 × 4096 in 39 µs, 1.7 TB/s of 4.1;
-/// 4 × 4096 × 4096 in 63 µs), held by their blocks' issue as the others are.
+/// 4 × 4096 × 4096 in 63 µs), held by their blocks' issue as the others are. Held out, that
+/// part did no better than leaving them to their blocks' room (five f32 GEMV walks, 2 within
+/// 10% either way): two such GEMVs side by side slow each other far less than their hold says
+/// (+17.9%), beside an FMA-bound GEMM far more (−15.1%).
 fn on_fma_units(o: &Op, r: &Roofline) -> bool {
     r.as_run(o)
         .is_some_and(|g| g.dtype == memra_engine::GemmType::F32)
