@@ -245,12 +245,10 @@ fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>
     let OpKind::Kernel { block, .. } = &o.kind else {
         return share;
     };
+    let pair_hold = m.graph_node_beside.and_then(|c| c.one_round_hold());
     if roofline.is_some_and(|r| on_fma_units(o, r)) {
         let spread = l.spread(o).max(share);
-        return match m.graph_node_beside.and_then(|c| c.one_round_hold()) {
-            Some(hold) => spread.min(hold).max(share),
-            None => spread,
-        };
+        return pair_hold.map_or(spread, |hold| spread.min(hold).max(share));
     }
     let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
     let fat = l.resident_blocks(threads, o.resources) <= FAT_BLOCKS_PER_SM;
@@ -262,7 +260,7 @@ fn held_share(o: &Op, l: &SmLimits, m: &ModelInputs, roofline: Option<&Roofline>
         (Some(MatmulRole::Call(_)), Some(r)) => r.far_below_ridge(o),
         _ => !is_blas_kernel(&o.name),
     };
-    match m.graph_node_beside.and_then(|c| c.one_round_hold()) {
+    match pair_hold {
         Some(hold) if not_math => spread.min(hold),
         _ => spread,
     }
