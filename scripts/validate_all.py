@@ -176,6 +176,10 @@ GROUPS = [
                                          "hw_draft_beside_target,hw_bf16_mlp_pair_b32,"
                                          "hw_rmsnorm_beside_bf16_gemm_b256,"
                                          "hw_three_expert_mlps_b16"),
+    ("heldout22", "heldout_22_walks.py", "hx_opt_decode_b4,hx_qwen2_7b_slice_decode_b1,"
+                                         "hx_prefill_beside_decode,hx_vit_beside_decode,"
+                                         "hx_flash_prefill_beside_mlp_b512,"
+                                         "hx_h2d_kv_beside_decode"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
