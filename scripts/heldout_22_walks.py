@@ -92,8 +92,9 @@ def h2d_kv_beside_decode():
 
 
 build = builder(122, {
-    "hx_opt_decode_b4": _decoder("OPT", "float16", 4, 1, hidden_size=2048, ffn_dim=8192,
-                                 num_hidden_layers=8, num_attention_heads=32,
+    # OPT takes its learned positions from a 2-D mask (a 4-D one failed in its first run).
+    "hx_opt_decode_b4": _decoder("OPT", "float16", 4, 1, mask_2d=True, hidden_size=2048,
+                                 ffn_dim=8192, num_hidden_layers=8, num_attention_heads=32,
                                  word_embed_proj_dim=2048, max_position_embeddings=2048),
     "hx_qwen2_7b_slice_decode_b1": _decoder("Qwen2", "bfloat16", 1, 1, hidden_size=3584,
                                             intermediate_size=18944, num_hidden_layers=3,
