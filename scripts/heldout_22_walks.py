@@ -1,7 +1,8 @@
 """Six walks written after held-out batch 21 ran (the model as of b2df299) and before any run
-of them, of kinds an inference engine runs that the batches before did not hold: transformers
-OPT decode (fp16, batch 4) and a Qwen2-7B-shaped decode slice (bf16, batch 1, hidden 3584);
-and on several streams: a small Llama's 128-token prefill beside another Llama's decode at
+of them, of kinds an inference engine runs that the batches before did not hold: a
+Qwen2-7B-shaped decode slice (bf16, batch 1, hidden 3584) and transformers OPT decode (fp16,
+batch 4; an in-sample walk, `unmet_walks.py`, ran the shape at 16 layers); and on several
+streams: a small Llama's 128-token prefill beside another Llama's decode at
 batch 8 (chunked prefill beside decode), a ViT image encoder beside a Llama decode step (a
 multimodal model's two towers), causal flash attention over 512 tokens beside a 512-token
 bf16 MLP (attention and MLP of different micro-batches overlapped), and host-to-device copies
