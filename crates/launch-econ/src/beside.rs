@@ -25,7 +25,15 @@
 //! chain is put on its GEMMs: extra per GEMM over the GEMM's node time alone, at the load of
 //! two such GEMMs. Between the points and below the first it is linear from zero, above the
 //! last it stays at the last. The bandwidth is a device-to-device copy's
-//! ([`crate::roofline::copy_bandwidth`]). Nothing in it is taken from a recorded walk.
+//! ([`crate::roofline::copy_bandwidth`]).
+//!
+//! Those chains run in step, so they price a kernel beside its like. A small kernel beside
+//! GEMMs that stream their weights fares worse: it waits on its few loads, and they wait
+//! longer behind the other stream's traffic (on the H200 decode-sized element-wise kernels
+//! beside decode GEMVs ran ~1.7 times as long, where the pair's stretch at that load is +26%).
+//! So a chain of small adds is measured beside the GEMMs alone of each size, too
+//! ([`BesideCosts::small`]): how much longer an add node takes while the GEMMs run, by one
+//! GEMM's load. Nothing in it is taken from a recorded walk.
 
 use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
@@ -64,6 +72,19 @@ pub struct BesideCosts {
     /// kernels that together ask for more share it. 0 (older profiles): not shared.
     #[serde(default)]
     pub bandwidth_gb_s: f64,
+    /// Small kernels beside another stream's GEMMs, by rising load; zeros (older profiles):
+    /// not measured.
+    #[serde(default)]
+    pub small: [SmallPoint; SIZES.len()],
+}
+
+/// How much longer a small kernel's node runs beside another stream's load.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct SmallPoint {
+    /// The other stream's GEMMs' operand bytes over their time alone, GB/s.
+    pub load_gb_s: f64,
+    /// How much longer an add's node takes while they run, relative to its time alone.
+    pub stretch: f64,
 }
 
 impl BesideCosts {
@@ -79,6 +100,25 @@ impl BesideCosts {
             if gb_s <= p.load_gb_s {
                 let (x0, y0) = prev;
                 let t = (gb_s - x0) / (p.load_gb_s - x0).max(f64::MIN_POSITIVE);
+                return (y0 + t * (p.stretch - y0)).max(0.0);
+            }
+            prev = (p.load_gb_s, p.stretch);
+        }
+        prev.1.max(0.0)
+    }
+
+    /// The stretch of a small kernel (one that waits on its loads) while other kernels ask
+    /// `others_gb_s` of device memory: linear from (0, 0) through [`BesideCosts::small`],
+    /// the last point's above them; 0 where not measured.
+    pub fn small_stretch(&self, others_gb_s: f64) -> f64 {
+        if others_gb_s.is_nan() || others_gb_s <= 0.0 {
+            return 0.0;
+        }
+        let mut prev = (0.0, 0.0);
+        for p in self.small.iter().filter(|p| p.load_gb_s > 0.0) {
+            if others_gb_s <= p.load_gb_s {
+                let (x0, y0) = prev;
+                let t = (others_gb_s - x0) / (p.load_gb_s - x0).max(f64::MIN_POSITIVE);
                 return (y0 + t * (p.stretch - y0)).max(0.0);
             }
             prev = (p.load_gb_s, p.stretch);
@@ -123,6 +163,14 @@ impl BesideCosts {
     }
 }
 
+/// What a chain issues a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nodes {
+    Gemms,
+    GemmsAndAdds,
+    Adds,
+}
+
 /// One chain's buffers on one engine: `layers` GEMMs of a `d` × `d` weight, each followed by
 /// an add over the GEMM's output count of floats.
 struct Chain {
@@ -150,10 +198,12 @@ impl Chain {
         })
     }
 
-    fn issue(&mut self, e: &Engine, adds: bool) -> memra_engine::Result<()> {
+    fn issue(&mut self, e: &Engine, nodes: Nodes) -> memra_engine::Result<()> {
         for w in &self.weights {
-            e.gemm(&self.gemm, w, &self.x, &mut self.y)?;
-            if adds {
+            if nodes != Nodes::Adds {
+                e.gemm(&self.gemm, w, &self.x, &mut self.y)?;
+            }
+            if nodes != Nodes::Gemms {
                 let [a, b, y] = &mut self.add;
                 let n = a.len();
                 e.add(a, b, y, n)?;
@@ -179,9 +229,77 @@ pub fn measure(e: &Engine) -> anyhow::Result<BesideCosts> {
         *p = measure_size(e, &other, d)?;
     }
     points.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
+    let mut small = [SmallPoint::default(); SIZES.len()];
+    for (p, d) in small.iter_mut().zip(SIZES) {
+        *p = measure_small(e, &other, d)?;
+    }
+    small.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
     Ok(BesideCosts {
         points,
         bandwidth_gb_s: crate::roofline::copy_bandwidth(e)?,
+        small,
+    })
+}
+
+/// Median GPU times of `graphs` replayed in turn [`REPLAYS`] times, µs each.
+fn replay_times(e: &Engine, graphs: &[&memra_engine::Graph]) -> anyhow::Result<Vec<f64>> {
+    for g in graphs {
+        g.launch()?;
+    }
+    e.stream().synchronize()?;
+    let mut times = vec![Vec::with_capacity(REPLAYS); graphs.len()];
+    for _ in 0..REPLAYS {
+        for (g, t) in graphs.iter().zip(&mut times) {
+            t.push(e.gpu_time_ms(|| g.launch())? * 1e3);
+        }
+    }
+    Ok(times.iter().map(|t| median(t)).collect())
+}
+
+/// Rounds of the smallest chain's adds (128 a round) the small-kernel chain runs: long enough
+/// to outlast every size's GEMMs beside it (the longest, 2048 square, ~0.2 ms alone).
+const ADD_ROUNDS: usize = 4;
+
+/// One [`SmallPoint`]: [`ADD_ROUNDS`] rounds of the smallest chain's adds on `other`, forked
+/// alone, and forked beside the GEMMs alone of a `d`-square chain on `e`, and those GEMMs
+/// alone. The adds outlast the GEMMs, so side by side the step is the adds' chain; it ran
+/// longer by what its adds lost while the GEMMs ran, over the GEMMs' time `b`: an add that
+/// took `a` alone took `a'` beside them, where the extra `p` = `b (1 - a / a')`, so
+/// `a' / a - 1 = p / (b - p)`. (The GEMMs' own time beside the adds is taken as alone.)
+fn measure_small(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<SmallPoint> {
+    let mut gemms = Chain::new(e, d)?;
+    let mut adds = Chain::new(other, SIZES[0])?;
+    let (fork, join) = (e.event()?, other.event()?);
+    let alone = e.capture_graph(|eng| gemms.issue(eng, Nodes::Gemms))?;
+    let mut forked = |with_gemms: bool| {
+        e.capture_graph_across(&[other], |eng| {
+            fork.record()?;
+            other.wait_event(&fork)?;
+            if with_gemms {
+                gemms.issue(eng, Nodes::Gemms)?;
+            }
+            for _ in 0..ADD_ROUNDS {
+                adds.issue(other, Nodes::Adds)?;
+            }
+            join.record()?;
+            eng.wait_event(&join)
+        })
+    };
+    let (adds_alone, _keep_alone) = forked(false)?;
+    let (beside, _keep_beside) = forked(true)?;
+    let t = replay_times(e, &[&alone, &adds_alone, &beside])?;
+    let (b, p) = (t[0], t[2] - t[1]);
+    anyhow::ensure!(
+        t[2] > 1.05 * b && p < b,
+        "small kernels beside {d}-square GEMMs: the adds' chain ({:.1} µs alone, {:.1} µs beside) did not outlast the GEMMs ({b:.1} µs)",
+        t[1],
+        t[2]
+    );
+    let bytes = crate::trace::matmul::operand_bytes(&gemms.gemm) as f64;
+    Ok(SmallPoint {
+        // One GEMM's bytes over its time alone; bytes / µs = MB/s, / 1e3 = GB/s.
+        load_gb_s: bytes / (b / gemms.weights.len() as f64) / 1e3,
+        stretch: (p.max(0.0) / (b - p)).max(0.0),
     })
 }
 
@@ -189,15 +307,15 @@ fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoin
     let mut mine = Chain::new(e, d)?;
     let mut theirs = Chain::new(other, d)?;
     let layers = mine.weights.len();
-    let gemms = e.capture_graph(|eng| mine.issue(eng, false))?;
-    let one = e.capture_graph(|eng| mine.issue(eng, true))?;
+    let gemms = e.capture_graph(|eng| mine.issue(eng, Nodes::Gemms))?;
+    let one = e.capture_graph(|eng| mine.issue(eng, Nodes::GemmsAndAdds))?;
     let (fork, join) = (e.event()?, other.event()?);
     let (two, _keeper) = e.capture_graph_across(&[other], |eng| {
         // Fork the other stream off this one, run a chain on each, join back.
         fork.record()?;
         other.wait_event(&fork)?;
-        mine.issue(eng, true)?;
-        theirs.issue(other, true)?;
+        mine.issue(eng, Nodes::GemmsAndAdds)?;
+        theirs.issue(other, Nodes::GemmsAndAdds)?;
         join.record()?;
         eng.wait_event(&join)
     })?;
@@ -244,11 +362,37 @@ mod tests {
     }
 
     #[test]
+    fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
+        let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
+        let c = BesideCosts {
+            points: [point(1000.0, 0.2); 3],
+            bandwidth_gb_s: 0.0,
+            small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
+        };
+        assert_eq!(c.small_stretch(0.0), 0.0);
+        assert_eq!(c.small_stretch(f64::NAN), 0.0);
+        assert!((c.small_stretch(250.0) - 0.1).abs() < 1e-12);
+        assert!((c.small_stretch(1000.0) - 0.2).abs() < 1e-12);
+        assert!((c.small_stretch(2000.0) - 0.9).abs() < 1e-12);
+        assert!((c.small_stretch(5000.0) - 1.6).abs() < 1e-12);
+        // A profile written before small kernels were measured reads as none measured.
+        let p = serde_json::json!({"load_gb_s": 1000.0, "stretch": 0.2, "gemm_us": 4.0});
+        let old: BesideCosts = serde_json::from_value(serde_json::json!({
+            "points": [p, p, p],
+            "bandwidth_gb_s": 4000.0,
+        }))
+        .unwrap();
+        assert_eq!(old.small, [SmallPoint::default(); 3]);
+        assert_eq!(old.small_stretch(3000.0), 0.0);
+    }
+
+    #[test]
     fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
         // A point not measured (no load) is skipped.
         let c = BesideCosts {
             points: [point(1000.0, 0.2), point(3000.0, 0.6), point(0.0, 5.0)],
             bandwidth_gb_s: 0.0,
+            small: Default::default(),
         };
         assert_eq!(c.stretch(0.0), 0.0);
         assert_eq!(c.stretch(f64::NAN), 0.0);
@@ -260,6 +404,7 @@ mod tests {
         let none = BesideCosts {
             points: [none; 3],
             bandwidth_gb_s: 0.0,
+            small: Default::default(),
         };
         assert_eq!(none.stretch(800.0), 0.0);
     }
@@ -271,17 +416,20 @@ mod tests {
         let c = BesideCosts {
             points: [point(1000.0, 0.2), point(3000.0, 0.5), point(0.0, 5.0)],
             bandwidth_gb_s: 0.0,
+            small: Default::default(),
         };
         assert_eq!(c.one_round_hold(), Some(0.75));
         // One after the other (or worse) holds all of it, no more.
         let serial = BesideCosts {
             points: [point(1000.0, 0.2), point(2000.0, 0.5), point(3000.0, 1.4)],
             bandwidth_gb_s: 0.0,
+            small: Default::default(),
         };
         assert_eq!(serial.one_round_hold(), Some(1.0));
         let none = BesideCosts {
             points: [point(0.0, 1.0); 3],
             bandwidth_gb_s: 0.0,
+            small: Default::default(),
         };
         assert_eq!(none.one_round_hold(), None);
     }
@@ -291,6 +439,7 @@ mod tests {
         let c = BesideCosts {
             points: [point(1000.0, 0.2), point(2000.0, 0.4), point(4000.0, 0.6)],
             bandwidth_gb_s: 2500.0,
+            small: Default::default(),
         };
         // Below the bandwidth, with kernels that fit beside each other, all of it is the
         // stretch beside.

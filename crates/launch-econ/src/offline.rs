@@ -12,7 +12,7 @@ use crate::lanes::Schedule;
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
 use crate::roofline::Roofline;
-use crate::sharing::{lay_out_sharing, NodeCost};
+use crate::sharing::{lay_out_sharing_with, NodeCost};
 use crate::trace::matmul::{is_blas_kernel, MatmulRole};
 use crate::trace::{
     is_attention, is_element_wise, is_normalisation, CopyDirection, Op, OpKind, Walk,
@@ -156,7 +156,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
         .filter(|_| bandwidth > 0.0)
         .map(|p| p.roofline(bandwidth));
     let spans = match sms {
-        Some(l) if schedule.lanes() > 1 => lay_out_sharing(
+        Some(l) if schedule.lanes() > 1 => lay_out_sharing_with(
             schedule,
             |op| {
                 let o = &walk.ops[op];
@@ -169,21 +169,27 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
                 } else {
                     0.0
                 };
+                let share = if o.is_kernel() {
+                    held_share(o, l, m, roofline.as_ref())
+                } else {
+                    0.0
+                };
                 NodeCost {
                     fixed_ns: total - work_ns,
                     work_ns,
-                    share: if o.is_kernel() {
-                        held_share(o, l, m, roofline.as_ref())
-                    } else {
-                        0.0
-                    },
+                    share,
                     gb_s,
                     math: roofline.as_ref().map_or(0.0, |r| r.math_share(o)),
+                    waits_on_loads: waits_on_loads(o, share),
                 }
             },
             |gb_s, held| {
                 m.graph_node_beside
                     .map_or(0.0, |c| c.beside_stretch(gb_s, held))
+            },
+            |others_gb_s| {
+                m.graph_node_beside
+                    .map_or(0.0, |c| c.small_stretch(others_gb_s))
             },
             bandwidth,
         ),
@@ -191,6 +197,19 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
     };
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// Whether `o` is a small kernel that waits on its loads, as the profile's small adds do
+/// beside another stream's GEMMs ([`crate::beside::BesideCosts::small_stretch`]): a kernel
+/// that is not a GEMM or a fused attention (their blocks stream or compute, and the pair
+/// stretch prices them) and holds under half the GPU (`share`; one that fills it is held by
+/// its bandwidth, which the sharing prices).
+fn waits_on_loads(o: &Op, share: f64) -> bool {
+    o.is_kernel()
+        && o.matmul.is_none()
+        && !is_blas_kernel(&o.name)
+        && !is_attention(&o.name)
+        && share < 0.5
 }
 
 /// What a device-to-device copy asks of device memory, GB/s: it reads and writes its bytes

@@ -334,6 +334,25 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
                 num(c.bandwidth_gb_s, 0)
             );
         }
+        let small: Vec<String> = c
+            .small
+            .iter()
+            .filter(|p| p.load_gb_s > 0.0)
+            .map(|p| {
+                format!(
+                    "+{}% at {} GB/s",
+                    num(p.stretch * 100.0, 0),
+                    num(p.load_gb_s, 0)
+                )
+            })
+            .collect();
+        if !small.is_empty() {
+            let _ = writeln!(
+                out,
+                "  (small adds beside another stream's GEMMs run longer: {}; replay --summary slows small kernels by it)",
+                small.join(", ")
+            );
+        }
     }
     if let Some(g) = m.gemm_peaks {
         let _ = writeln!(

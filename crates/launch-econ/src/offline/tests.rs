@@ -123,6 +123,7 @@ fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
             gemm_us: 0.0,
         }; 3],
         bandwidth_gb_s: 4000.0,
+        small: Default::default(),
     };
     let m = ModelInputs {
         graph_node_beside: Some(beside),
@@ -289,6 +290,7 @@ fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
         graph_node_beside: Some(BesideCosts {
             points: [point(1000.0, 0.1), point(2000.0, 0.2), point(5000.0, 0.5)],
             bandwidth_gb_s: 4000.0,
+            small: Default::default(),
         }),
         ..inputs()
     };
@@ -425,4 +427,45 @@ fn a_device_to_device_copy_asks_for_its_bytes_read_and_written() {
     assert!((device_copy_gb_s(&copy("DtoD"), 3000.0) - 3000.0).abs() < 1e-9);
     assert_eq!(device_copy_gb_s(&copy("HtoD"), 4000.0), 0.0);
     assert_eq!(device_copy_gb_s(&Op::kernel("k", 0.0, 4000.0), 4000.0), 0.0);
+}
+
+#[test]
+fn small_kernels_that_are_not_gemms_or_attention_wait_on_their_loads() {
+    let add = Op::kernel("vectorized_elementwise_kernel<add>", 0.0, 1000.0);
+    assert!(waits_on_loads(&add, 0.01));
+    let reduce = Op::kernel("reduce_kernel<512, 1>", 0.0, 2000.0);
+    assert!(waits_on_loads(&reduce, 0.2));
+    // One that fills half the GPU or more is held by its bandwidth, which the sharing prices.
+    assert!(!waits_on_loads(&add, 0.5));
+    // GEMMs (recorded calls, their further kernels, or by name) and attention stream or
+    // compute: the pair stretch prices them.
+    let call = Op {
+        matmul: Some(MatmulRole::Call(memra_engine::Gemm::plain(
+            memra_engine::GemmType::Bf16,
+            4096,
+            8,
+            4096,
+        ))),
+        ..Op::kernel("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", 0.0, 8000.0)
+    };
+    assert!(!waits_on_loads(&call, 0.1));
+    let part = Op {
+        matmul: Some(MatmulRole::Part),
+        ..Op::kernel("splitKreduce_kernel", 0.0, 1000.0)
+    };
+    assert!(!waits_on_loads(&part, 0.01));
+    let sgemm = Op::kernel("cutlass_80_simt_sgemm_128x32_8x5_nn_align1", 0.0, 3000.0);
+    assert!(!waits_on_loads(&sgemm, 0.1));
+    let attention = Op::kernel("flash_fwd_kernel", 0.0, 5000.0);
+    assert!(!waits_on_loads(&attention, 0.1));
+    // Copies and memsets are not kernels.
+    let copy = Op {
+        kind: OpKind::Memcpy {
+            bytes: 1 << 20,
+            direction: "DtoD".into(),
+            pageable: false,
+        },
+        ..Op::kernel("Memcpy DtoD", 0.0, 1000.0)
+    };
+    assert!(!waits_on_loads(&copy, 0.0));
 }
