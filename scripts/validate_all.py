@@ -180,6 +180,10 @@ GROUPS = [
                                          "hx_prefill_beside_decode,hx_vit_beside_decode,"
                                          "hx_flash_prefill_beside_mlp_b512,"
                                          "hx_h2d_kv_beside_decode"),
+    ("heldout23", "heldout_23_walks.py", "hy_qwen2_beside_llama_b4,hy_mistral_prefill_beside_decode,"
+                                         "hy_gpt2_two_batches,hy_three_small_decodes,"
+                                         "hy_decode_beside_image_post,"
+                                         "hy_decode_beside_retrieval_encoder"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
