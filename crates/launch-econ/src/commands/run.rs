@@ -123,7 +123,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         .context("measuring the two levels of graph node cost")?;
     // At the upper level, where the graph step is priced.
     pb.set_prefix("measuring graph nodes beside another stream");
-    let beside =
+    let (beside, small_warning) =
         crate::beside::measure(&e).context("measuring graph nodes beside another stream")?;
     pb.set_prefix("measuring GEMM peaks");
     let peaks = crate::roofline::GemmPeaks::measure(&e).context("measuring GEMM peaks")?;
@@ -158,6 +158,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     report.push_str(&format!("  {placement}\n"));
     report.push_str(&prediction_text(&inputs, &round, &prediction));
     let mut warnings = point.warnings.clone();
+    warnings.extend(small_warning);
     warnings.extend(
         crate::node_gap::shipped_gap_us(&e.device_info().name).and_then(|(shipped, name)| {
             crate::caveats::estimated_gap_above_shipped(node_gap_us, shipped, &name)
