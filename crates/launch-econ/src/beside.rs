@@ -93,38 +93,17 @@ impl BesideCosts {
     /// known bytes a second): linear from (0, 0) through the points, the last point's above
     /// them; 0 without points.
     pub fn stretch(&self, gb_s: f64) -> f64 {
-        if gb_s.is_nan() || gb_s <= 0.0 {
-            return 0.0;
-        }
-        let mut prev = (0.0, 0.0);
-        for p in self.points.iter().filter(|p| p.load_gb_s > 0.0) {
-            if gb_s <= p.load_gb_s {
-                let (x0, y0) = prev;
-                let t = (gb_s - x0) / (p.load_gb_s - x0).max(f64::MIN_POSITIVE);
-                return (y0 + t * (p.stretch - y0)).max(0.0);
-            }
-            prev = (p.load_gb_s, p.stretch);
-        }
-        prev.1.max(0.0)
+        through_points(self.points.iter().map(|p| (p.load_gb_s, p.stretch)), gb_s)
     }
 
     /// The stretch of a small kernel (one that waits on its loads) while other kernels ask
     /// `others_gb_s` of device memory: linear from (0, 0) through [`BesideCosts::small`],
     /// the last point's above them; 0 where not measured.
     pub fn small_stretch(&self, others_gb_s: f64) -> f64 {
-        if others_gb_s.is_nan() || others_gb_s <= 0.0 {
-            return 0.0;
-        }
-        let mut prev = (0.0, 0.0);
-        for p in self.small.iter().filter(|p| p.load_gb_s > 0.0) {
-            if others_gb_s <= p.load_gb_s {
-                let (x0, y0) = prev;
-                let t = (others_gb_s - x0) / (p.load_gb_s - x0).max(f64::MIN_POSITIVE);
-                return (y0 + t * (p.stretch - y0)).max(0.0);
-            }
-            prev = (p.load_gb_s, p.stretch);
-        }
-        prev.1.max(0.0)
+        through_points(
+            self.small.iter().map(|p| (p.load_gb_s, p.stretch)),
+            others_gb_s,
+        )
     }
 
     /// How much slower kernels run together whose load is `gb_s`, where that is more than
@@ -162,6 +141,25 @@ impl BesideCosts {
         let shared = self.memory_slowdown(gb_s).max(held).max(1.0);
         ((1.0 + self.stretch(gb_s)) / shared - 1.0).max(0.0)
     }
+}
+
+/// The stretch at `gb_s` over measured (load, stretch) `points` by rising load: linear from
+/// (0, 0) through them, the last one's above them, at least 0; points without a load (not
+/// measured) are skipped, and without any it is 0.
+fn through_points(points: impl Iterator<Item = (f64, f64)>, gb_s: f64) -> f64 {
+    if gb_s.is_nan() || gb_s <= 0.0 {
+        return 0.0;
+    }
+    let mut prev = (0.0, 0.0);
+    for (load, stretch) in points.filter(|p| p.0 > 0.0) {
+        if gb_s <= load {
+            let (x0, y0) = prev;
+            let t = (gb_s - x0) / (load - x0).max(f64::MIN_POSITIVE);
+            return (y0 + t * (stretch - y0)).max(0.0);
+        }
+        prev = (load, stretch);
+    }
+    prev.1.max(0.0)
 }
 
 /// What a chain issues a layer.

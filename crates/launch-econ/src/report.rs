@@ -311,16 +311,17 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         }
     }
     if let Some(c) = m.graph_node_beside {
+        let at = |stretch: f64, load_gb_s: f64| {
+            format!(
+                "+{}% at {} GB/s",
+                num(stretch * 100.0, 0),
+                num(load_gb_s, 0)
+            )
+        };
         let points: Vec<String> = c
             .points
             .iter()
-            .map(|p| {
-                format!(
-                    "+{}% at {} GB/s",
-                    num(p.stretch * 100.0, 0),
-                    num(p.load_gb_s, 0)
-                )
-            })
+            .map(|p| at(p.stretch, p.load_gb_s))
             .collect();
         let _ = writeln!(
             out,
@@ -338,13 +339,7 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             .small
             .iter()
             .filter(|p| p.load_gb_s > 0.0)
-            .map(|p| {
-                format!(
-                    "+{}% at {} GB/s",
-                    num(p.stretch * 100.0, 0),
-                    num(p.load_gb_s, 0)
-                )
-            })
+            .map(|p| at(p.stretch, p.load_gb_s))
             .collect();
         if !small.is_empty() {
             let _ = writeln!(
