@@ -347,22 +347,10 @@ fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoin
         two.node_count(),
         one.node_count()
     );
-    let time = |g: &memra_engine::Graph| -> anyhow::Result<f64> {
-        Ok(e.gpu_time_ms(|| g.launch())? * 1e3)
-    };
-    for g in [&gemms, &one, &two] {
-        g.launch()?;
-    }
-    e.stream().synchronize()?;
-    let (mut tg, mut t1, mut t2) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..REPLAYS {
-        tg.push(time(&gemms)?);
-        t1.push(time(&one)?);
-        t2.push(time(&two)?);
-    }
-    let gemm_us = median(&tg) / layers as f64;
+    let t = replay_times(e, &[&gemms, &one, &two])?;
+    let gemm_us = t[0] / layers as f64;
     let bytes = crate::trace::matmul::operand_bytes(&mine.gemm) as f64;
-    let per_gemm_us = ((median(&t2) - median(&t1)) / layers as f64).max(0.0);
+    let per_gemm_us = ((t[2] - t[1]) / layers as f64).max(0.0);
     Ok(BesidePoint {
         // Two GEMMs; bytes / µs = MB/s, / 1e3 = GB/s.
         load_gb_s: 2.0 * bytes / gemm_us / 1e3,

@@ -30,13 +30,17 @@ pub fn operand_bytes(g: &Gemm) -> u64 {
 /// Whether a kernel's name is one of cuBLAS's (its GEMM kernels and their helpers).
 pub fn is_blas_kernel(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    names_a_gemm(&n) || ["splitk", "cublas"].iter().any(|k| n.contains(k))
+    lower_names_a_gemm(&n) || ["splitk", "cublas"].iter().any(|k| n.contains(k))
 }
 
 /// Whether a cuBLAS kernel's name says it multiplies (a GEMM or GEMV kernel of cuBLAS, cuBLASLt
 /// or CUTLASS), not a helper that scales, reduces split-K partials or applies an epilogue.
 pub fn names_a_gemm(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
+    lower_names_a_gemm(&name.to_ascii_lowercase())
+}
+
+/// [`names_a_gemm`] of a name already in lower case.
+fn lower_names_a_gemm(n: &str) -> bool {
     ["gemm", "gemv", "nvjet", "cutlass", "xmma"]
         .iter()
         .any(|k| n.contains(k))
