@@ -184,6 +184,10 @@ GROUPS = [
                                          "hy_gpt2_two_batches,hy_three_small_decodes,"
                                          "hy_decode_beside_image_post,"
                                          "hy_decode_beside_retrieval_encoder"),
+    ("heldout24", "heldout_24_walks.py", "hz_bert_encoder_beside_decode,hz_medusa_heads_b1,"
+                                         "hz_four_experts_with_router_b8,"
+                                         "hz_gptneox_beside_qwen2_prefill,hz_two_phi3_decodes,"
+                                         "hz_kv_append_beside_decode,hz_qwen3_decode_b8"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
