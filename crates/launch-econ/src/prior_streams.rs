@@ -9,6 +9,12 @@
 //! capture stream; `--prior-streams N` reproduces that state with N launches, one on each of
 //! N streams.
 //!
+//! Unless told, a walk whose streams run side by side replays after [`FRAMEWORK_LAUNCHES`]:
+//! the real graphs a trace is priced against run in a framework's process, and over the 92
+//! stored multi-stream walk runs (batches 12-23 and the in-sample groups) eight launches first
+//! came within 5% of 68 against 60 from a fresh process (docs/validation-h200.md, "Eight
+//! launches first by default").
+//!
 //! It is not the whole of a framework process's state: on a walk of one stream the same eight
 //! launches keep the replay's graphs from moving to the upper level of per-node cost
 //! ([`crate::other_stream::activate`] no longer moves them), where the real graphs of one
@@ -16,6 +22,17 @@
 //! graphs, against 33 of 34 within 5% without. The replay warns where it is asked for there.
 
 use memra_engine::{Engine, EngineOptions};
+
+/// Launches run first where the walk has branches and `--prior-streams` is not given: seven or
+/// more put the process in the state a framework's is in, so eight.
+pub const FRAMEWORK_LAUNCHES: u32 = 8;
+
+/// The prior streams a replay runs: `asked` where given, else [`FRAMEWORK_LAUNCHES`] for a
+/// walk whose streams run side by side and none for one that runs as one lane (there the
+/// launches would keep its graphs below the level real ones ran at).
+pub fn resolve(asked: Option<u32>, side_by_side: bool) -> u32 {
+    asked.unwrap_or(if side_by_side { FRAMEWORK_LAUNCHES } else { 0 })
+}
 
 /// Creates `n` streams on device `device`, one after another, and runs the empty kernel on
 /// each (waiting for it) before the next; the caller keeps them alive through the replay, as
@@ -29,4 +46,17 @@ pub fn run(device: usize, n: u32) -> memra_engine::Result<Vec<Engine>> {
             Ok(e)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_with_branches_replay_after_framework_launches_unless_told() {
+        assert_eq!(resolve(None, true), FRAMEWORK_LAUNCHES);
+        assert_eq!(resolve(None, false), 0);
+        assert_eq!(resolve(Some(0), true), 0);
+        assert_eq!(resolve(Some(3), false), 3);
+    }
 }

@@ -96,8 +96,10 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         None => None,
     };
     walk.uncontend();
+    let side_by_side = crate::lanes::Schedule::of(&walk).lanes() > 1;
+    let prior_streams = crate::prior_streams::resolve(args.prior_streams, side_by_side);
     // Before the engine: the replay's streams must come after them to see their effect.
-    let _prior = crate::prior_streams::run(args.device, args.prior_streams)?;
+    let _prior = crate::prior_streams::run(args.device, prior_streams)?;
     let e = start_engine(args.device, args.pdl)?;
     let node_gap = args
         .node_gap
@@ -125,7 +127,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         element_wise: args.element_wise,
         l2_resident: args.l2_resident,
         spin_fit: args.spin_fit,
-        prior_streams: args.prior_streams,
+        prior_streams,
         grid_nodes: grid_table(args, &e.device_info().name)?,
         node_gap,
         profile,
@@ -255,7 +257,7 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     if c.prior_streams > 0 {
         let _ = writeln!(
             out,
-            "prior streams: {} ran a kernel each before the replay's own were created (--prior-streams)",
+            "prior streams: {} ran a kernel each before the replay's own were created (--prior-streams; 8 unless set on a walk with branches)",
             c.prior_streams
         );
     }

@@ -365,13 +365,13 @@ pub struct ReplayArgs {
     pub spin_fit: crate::stand_in::SpinFit,
 
     /// Streams that each run a kernel before the replay creates its own, standing for the
-    /// work a framework process has run before it makes its capture stream. A graph with
-    /// branches can replay shorter after them (on the H200, after 7 or more launches: the 26
-    /// multi-stream walks a median 1.9 points, up to 10); the trace does not record them. On a
-    /// walk of one stream they keep the replay below the level real graphs ran at (the 34
-    /// one-stream walks a median 7% under them): leave it at 0 there.
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=256))]
-    pub prior_streams: u32,
+    /// work a framework process has run before it makes its capture stream, which the trace
+    /// does not record. Default: 8 on a walk whose streams run side by side (its graph replays
+    /// shorter after 7 or more launches, as real ones in a framework's process run), 0 on one
+    /// that runs as one lane (there they keep the replay under the level real graphs ran at).
+    /// 0 prices a fresh process.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=256))]
+    pub prior_streams: Option<u32>,
 
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
     /// Chrome-trace JSON (open it in Perfetto beside the recording).

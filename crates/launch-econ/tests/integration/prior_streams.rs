@@ -5,6 +5,7 @@ use crate::common::{fixture, replay, replay_json, stdout_of, succeeds};
 
 /// `--prior-streams N` runs a kernel on N streams before the replay makes its own: the report
 /// says so, the JSON records N, and the warning on the process the graph runs in names it.
+/// Unless told, eight on a walk whose streams run side by side.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn prior_streams_run_first_and_are_recorded() {
@@ -23,8 +24,12 @@ fn prior_streams_run_first_and_are_recorded() {
         text.contains("prior streams: 2 ran a kernel each"),
         "{text}"
     );
-    let plain = succeeds(&replay(&fx, "--trials 2 --reps 3"));
-    assert!(!stdout_of(&plain).contains("prior streams"));
+    // Unless told, a walk whose streams run side by side replays after eight launches, and
+    // `--prior-streams 0` asks for a fresh process.
+    let plain = replay_json(&fx, "--trials 2 --reps 3 --export-json -");
+    assert_eq!(plain["result"]["replay"]["config"]["prior_streams"], 8);
+    let fresh = succeeds(&replay(&fx, "--trials 2 --reps 3 --prior-streams 0"));
+    assert!(!stdout_of(&fresh).contains("prior streams"));
 }
 
 /// On a walk of one stream, launches first keep the replay's graphs below the level real ones
@@ -39,6 +44,8 @@ fn prior_streams_on_one_stream_are_warned_against() {
         warnings.contains("--prior-streams 8 on a walk whose streams do not run side by side"),
         "{warnings}"
     );
+    // Not asked, a walk of one lane replays from a fresh process, with nothing to warn of.
     let plain = replay_json(&fx, "--trials 2 --reps 3 --export-json -");
+    assert_eq!(plain["result"]["replay"]["config"]["prior_streams"], 0);
     assert!(!plain["warnings"].to_string().contains("--prior-streams"));
 }
