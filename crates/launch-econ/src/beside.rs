@@ -34,7 +34,10 @@
 //! So a chain of small adds, several times longer than the GEMMs, is measured beside the GEMMs
 //! alone of each size, too
 //! ([`BesideCosts::small`]): how much longer an add node takes while the GEMMs run, by one
-//! GEMM's load. Nothing in it is taken from a recorded walk.
+//! GEMM's load. And the same adds beside themselves on another stream
+//! ([`BesideCosts::small_pair`]): at the small kernels' own load they cost each other ~17%,
+//! which a curve linear from zero to the first GEMM point would leave out. Nothing in it is
+//! taken from a recorded walk.
 
 use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
@@ -77,6 +80,10 @@ pub struct BesideCosts {
     /// not measured.
     #[serde(default)]
     pub small: [SmallPoint; SIZES.len()],
+    /// Small adds beside the same adds on another stream: the small kernels' stretch at the
+    /// lowest load, that of small kernels themselves; zeros (older profiles): not measured.
+    #[serde(default)]
+    pub small_pair: SmallPoint,
 }
 
 /// How much longer a small kernel's node runs beside another stream's load.
@@ -97,13 +104,15 @@ impl BesideCosts {
     }
 
     /// The stretch of a small kernel (one that waits on its loads) while other kernels ask
-    /// `others_gb_s` of device memory: linear from (0, 0) through [`BesideCosts::small`],
-    /// the last point's above them; 0 where not measured.
+    /// `others_gb_s` of device memory: linear from (0, 0) through [`BesideCosts::small_pair`]
+    /// and [`BesideCosts::small`], the last point's above them; 0 where not measured.
     pub fn small_stretch(&self, others_gb_s: f64) -> f64 {
-        through_points(
-            self.small.iter().map(|p| (p.load_gb_s, p.stretch)),
-            others_gb_s,
-        )
+        let mut points: Vec<(f64, f64)> = std::iter::once(&self.small_pair)
+            .chain(&self.small)
+            .map(|p| (p.load_gb_s, p.stretch))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        through_points(points.into_iter(), others_gb_s)
     }
 
     /// How much slower kernels run together whose load is `gb_s`, where that is more than
@@ -276,11 +285,18 @@ pub fn measure(e: &Engine) -> anyhow::Result<(BesideCosts, Option<String>)> {
         small = [SmallPoint::default(); SIZES.len()];
     }
     small.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
+    let small_pair = measure_small_pair(e, &other).unwrap_or_else(|err| {
+        warning.get_or_insert_with(|| format!(
+            "small kernels beside small kernels of another stream not measured ({err:#}); replay --summary prices them with the GEMM pair's stretch alone"
+        ));
+        SmallPoint::default()
+    });
     Ok((
         BesideCosts {
             points,
             bandwidth_gb_s: crate::roofline::copy_bandwidth(e)?,
             small,
+            small_pair,
         },
         warning,
     ))
@@ -353,6 +369,48 @@ fn measure_small(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<SmallPoin
     })
 }
 
+/// Rounds of the smallest chain's adds (128 each) in [`BesideCosts::small_pair`]'s chains.
+const PAIR_ROUNDS: usize = 4;
+
+/// [`BesideCosts::small_pair`]: the small points' adds on `other`, forked alone, and forked
+/// beside the same adds on `e`; the two chains start together and run alike, so each add
+/// took `t_both / t_alone` times as long. Its load is one add's bytes (two inputs read, one
+/// result written) over its node time alone, as the offline model reckons a recorded
+/// element-wise kernel's.
+fn measure_small_pair(e: &Engine, other: &Engine) -> anyhow::Result<SmallPoint> {
+    let mut mine = Adds::new(e, SIZES[0])?;
+    let mut theirs = Adds::new(other, SIZES[0])?;
+    let (fork, join) = (e.event()?, other.event()?);
+    let mut forked = |both: bool| {
+        e.capture_graph_across(&[other], |eng| {
+            fork.record()?;
+            other.wait_event(&fork)?;
+            for _ in 0..PAIR_ROUNDS {
+                if both {
+                    mine.issue(eng)?;
+                }
+                theirs.issue(other)?;
+            }
+            join.record()?;
+            eng.wait_event(&join)
+        })
+    };
+    let (alone, _keep_alone) = forked(false)?;
+    let (both, _keep_both) = forked(true)?;
+    let t = replay_times(e, &[&alone, &both])?;
+    let adds = (PAIR_ROUNDS * theirs.layers) as f64;
+    let bytes = 3.0 * (theirs.bufs[0].len() * std::mem::size_of::<f32>()) as f64;
+    anyhow::ensure!(
+        t[0] > 0.0 && t[1] > 0.0,
+        "small adds beside small adds: no time measured"
+    );
+    Ok(SmallPoint {
+        // bytes / µs = MB/s, / 1e3 = GB/s.
+        load_gb_s: bytes / (t[0] / adds) / 1e3,
+        stretch: (t[1] / t[0] - 1.0).max(0.0),
+    })
+}
+
 fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoint> {
     let mut mine = Chain::new(e, d)?;
     let mut theirs = Chain::new(other, d)?;
@@ -406,6 +464,7 @@ mod tests {
             points: [point(1000.0, 0.2); 3],
             bandwidth_gb_s: 0.0,
             small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
+            small_pair: Default::default(),
         };
         assert_eq!(c.small_stretch(0.0), 0.0);
         assert_eq!(c.small_stretch(f64::NAN), 0.0);
@@ -421,7 +480,30 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(old.small, [SmallPoint::default(); 3]);
+        assert_eq!(old.small_pair, SmallPoint::default());
         assert_eq!(old.small_stretch(3000.0), 0.0);
+    }
+
+    #[test]
+    fn small_kernels_beside_small_kernels_are_the_curves_first_point() {
+        let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
+        let c = BesideCosts {
+            points: [point(1000.0, 0.2); 3],
+            bandwidth_gb_s: 0.0,
+            small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
+            small_pair: small(100.0, 0.15),
+        };
+        // Linear from (0, 0) to the pair's point, then on to the GEMM-load points.
+        assert!((c.small_stretch(50.0) - 0.075).abs() < 1e-12);
+        assert!((c.small_stretch(100.0) - 0.15).abs() < 1e-12);
+        assert!((c.small_stretch(300.0) - 0.175).abs() < 1e-12);
+        assert!((c.small_stretch(1000.0) - 0.2).abs() < 1e-12);
+        // Without the GEMM-load points, the pair's stretch holds above it.
+        let pair_only = BesideCosts {
+            small: Default::default(),
+            ..c
+        };
+        assert!((pair_only.small_stretch(3000.0) - 0.15).abs() < 1e-12);
     }
 
     #[test]
@@ -431,6 +513,7 @@ mod tests {
             points: [point(1000.0, 0.2), point(3000.0, 0.6), point(0.0, 5.0)],
             bandwidth_gb_s: 0.0,
             small: Default::default(),
+            small_pair: Default::default(),
         };
         assert_eq!(c.stretch(0.0), 0.0);
         assert_eq!(c.stretch(f64::NAN), 0.0);
@@ -443,6 +526,7 @@ mod tests {
             points: [none; 3],
             bandwidth_gb_s: 0.0,
             small: Default::default(),
+            small_pair: Default::default(),
         };
         assert_eq!(none.stretch(800.0), 0.0);
     }
@@ -455,6 +539,7 @@ mod tests {
             points: [point(1000.0, 0.2), point(3000.0, 0.5), point(0.0, 5.0)],
             bandwidth_gb_s: 0.0,
             small: Default::default(),
+            small_pair: Default::default(),
         };
         assert_eq!(c.one_round_hold(), Some(0.75));
         // One after the other (or worse) holds all of it, no more.
@@ -462,12 +547,14 @@ mod tests {
             points: [point(1000.0, 0.2), point(2000.0, 0.5), point(3000.0, 1.4)],
             bandwidth_gb_s: 0.0,
             small: Default::default(),
+            small_pair: Default::default(),
         };
         assert_eq!(serial.one_round_hold(), Some(1.0));
         let none = BesideCosts {
             points: [point(0.0, 1.0); 3],
             bandwidth_gb_s: 0.0,
             small: Default::default(),
+            small_pair: Default::default(),
         };
         assert_eq!(none.one_round_hold(), None);
     }
@@ -478,6 +565,7 @@ mod tests {
             points: [point(1000.0, 0.2), point(2000.0, 0.4), point(4000.0, 0.6)],
             bandwidth_gb_s: 2500.0,
             small: Default::default(),
+            small_pair: Default::default(),
         };
         // Below the bandwidth, with kernels that fit beside each other, all of it is the
         // stretch beside.

@@ -348,6 +348,13 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
                 small.join(", ")
             );
         }
+        if c.small_pair.load_gb_s > 0.0 {
+            let _ = writeln!(
+                out,
+                "  (small adds beside the same adds on another stream run longer: {}; replay --summary slows small kernels beside small kernels by it)",
+                at(c.small_pair.stretch, c.small_pair.load_gb_s)
+            );
+        }
     }
     if let Some(g) = m.gemm_peaks {
         let _ = writeln!(

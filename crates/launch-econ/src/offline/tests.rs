@@ -124,6 +124,7 @@ fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
         }; 3],
         bandwidth_gb_s: 4000.0,
         small: Default::default(),
+        small_pair: Default::default(),
     };
     let m = ModelInputs {
         graph_node_beside: Some(beside),
@@ -291,6 +292,7 @@ fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
             points: [point(1000.0, 0.1), point(2000.0, 0.2), point(5000.0, 0.5)],
             bandwidth_gb_s: 4000.0,
             small: Default::default(),
+            small_pair: Default::default(),
         }),
         ..inputs()
     };

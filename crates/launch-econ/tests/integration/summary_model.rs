@@ -43,6 +43,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
             points: [p(1000.0), p(2000.0), p(4000.0)],
             bandwidth_gb_s,
             small: Default::default(),
+            small_pair: Default::default(),
         })
     };
     let sms = SmLimits::of("9.0", 132);
