@@ -188,6 +188,8 @@ GROUPS = [
                                          "hz_four_experts_with_router_b8,"
                                          "hz_gptneox_beside_qwen2_prefill,hz_two_phi3_decodes,"
                                          "hz_kv_append_beside_decode,hz_qwen3_decode_b8"),
+    ("heldout25", "heldout_25_walks.py", "ia_two_gpt2_decodes_b1,ia_prefill_attention_beside_norms,"
+                                         "ia_sampling_beside_decode_b8,ia_conv_blocks_beside_gemvs"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
