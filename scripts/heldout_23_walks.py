@@ -16,14 +16,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_registry import builder  # noqa: E402
+from walk_parts import LLAMA_SMALL as SMALL, LLAMA_MID as MID  # noqa: E402
 from walk_parts import corner as _corner  # noqa: E402
-
-SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
-             num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-             max_position_embeddings=2048)
-MID = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=6,
-           num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-           max_position_embeddings=2048)
 
 
 def qwen2_beside_llama_b4():
@@ -49,22 +43,9 @@ def gpt2_two_batches():
 
 
 def three_small_decodes():
-    import torch
-    from walk_parts import hf_decoder_step
+    from walk_parts import fork_lanes, hf_decoder_step
     steps = [hf_decoder_step("Llama", "bfloat16", b, 1, **SMALL) for b in (1, 2, 4)]
-    streams = [torch.cuda.Stream() for _ in steps]
-
-    def step():
-        main = torch.cuda.current_stream()
-        outs = []
-        for s, f in zip(streams, steps):
-            s.wait_stream(main)
-            with torch.cuda.stream(s):
-                outs.append(_corner(f()))
-        for s in streams:
-            main.wait_stream(s)
-        return sum(outs)
-    return step
+    return fork_lanes(steps)
 
 
 def decode_beside_image_post():

@@ -15,14 +15,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_registry import builder  # noqa: E402
-from walk_parts import corner as _corner, decoder  # noqa: E402
-
-SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
-             num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-             max_position_embeddings=2048)
-MID = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=6,
-           num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-           max_position_embeddings=2048)
+from walk_parts import LLAMA_SMALL as SMALL, LLAMA_MID as MID  # noqa: E402
+from walk_parts import corner as _corner, decoder, fork_lanes  # noqa: E402
 
 
 def bert_encoder_beside_decode():
@@ -39,25 +33,6 @@ def bert_encoder_beside_decode():
     return fork_join(lambda: _corner(decode()), lambda: _corner(encode()))
 
 
-def _streams_over(parts):
-    """A step that forks `parts` (each taking the value the main stream made) onto a stream
-    each and adds their corners back on the main stream."""
-    import torch
-    streams = [torch.cuda.Stream() for _ in parts]
-
-    def fork(x):
-        main = torch.cuda.current_stream()
-        outs = []
-        for s, f in zip(streams, parts):
-            s.wait_stream(main)
-            with torch.cuda.stream(s):
-                outs.append(_corner(f(x)))
-        for s in streams:
-            main.wait_stream(s)
-        return sum(outs)
-    return fork
-
-
 def medusa_heads_b1():
     import torch
     from walk_parts import hf_model
@@ -70,7 +45,7 @@ def medusa_heads_b1():
                 torch.nn.Linear(1024, 32000, bias=False)).to(torch.bfloat16))
     ids = torch.randint(0, 32000, (1, 1), device="cuda")
     mask = torch.ones(1, 1, 1, 1, dtype=torch.bool, device="cuda")
-    fork = _streams_over([lambda h, m=m: m(h) for m in heads])
+    fork = fork_lanes(heads)
 
     def step():
         with torch.no_grad():
@@ -92,7 +67,7 @@ def four_experts_with_router_b8():
     def mlp(e):
         gate, up, down = e
         return lambda h: down(f.silu(gate(h)) * up(h))
-    fork = _streams_over([mlp(e) for e in experts])
+    fork = fork_lanes([mlp(e) for e in experts])
 
     def step():
         with torch.no_grad():

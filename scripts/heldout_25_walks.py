@@ -13,11 +13,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_registry import builder  # noqa: E402
+from walk_parts import LLAMA_MID as MID  # noqa: E402
 from walk_parts import corner as _corner  # noqa: E402
-
-MID = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=6,
-           num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-           max_position_embeddings=2048)
 
 
 def two_gpt2_decodes_b1():

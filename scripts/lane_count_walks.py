@@ -12,29 +12,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_registry import builder  # noqa: E402
-from walk_parts import corner as _corner  # noqa: E402
-
-SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
-             num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-             max_position_embeddings=2048)
-
-
-def _lanes(steps):
-    """A step that forks each of `steps` onto a stream of its own and joins them back."""
-    import torch
-    streams = [torch.cuda.Stream() for _ in steps]
-
-    def step():
-        main = torch.cuda.current_stream()
-        outs = []
-        for s, f in zip(streams, steps):
-            s.wait_stream(main)
-            with torch.cuda.stream(s):
-                outs.append(_corner(f()))
-        for s in streams:
-            main.wait_stream(s)
-        return sum(outs)
-    return step
+from walk_parts import LLAMA_SMALL as SMALL  # noqa: E402
+from walk_parts import fork_lanes  # noqa: E402
 
 
 def adds(k):
@@ -51,14 +30,14 @@ def adds(k):
                     y = y + b
                 return y
             return run
-        return _lanes([lane() for _ in range(k)])
+        return fork_lanes([lane() for _ in range(k)])
     return make
 
 
 def decodes(k):
     def make():
         from walk_parts import hf_decoder_step
-        return _lanes([hf_decoder_step("Llama", "bfloat16", 1, 1, **SMALL) for _ in range(k)])
+        return fork_lanes([hf_decoder_step("Llama", "bfloat16", 1, 1, **SMALL) for _ in range(k)])
     return make
 
 

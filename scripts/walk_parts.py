@@ -3,6 +3,15 @@ transformers decoders with random weights and their step, and two branches forke
 streams. PyTorch and transformers are imported when a part is used, so the harness and its
 tables load without them."""
 
+# Llama-shaped configs of the later held-out batches: four layers of hidden 1024, and six of
+# hidden 2048 (grouped-query attention, 32000-token vocabulary).
+LLAMA_SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
+                   num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
+                   max_position_embeddings=2048)
+LLAMA_MID = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=6,
+                 num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
+                 max_position_embeddings=2048)
+
 LLAMA = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
              num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
              max_position_embeddings=2048)
@@ -73,6 +82,27 @@ def fork_join(side_a, side_b):
         main.wait_stream(s2)
         return a + b
     return step
+
+
+def fork_lanes(parts):
+    """A function that forks `parts` from the current stream onto a stream each (each stream
+    waits for the current stream's work, then runs its part with the arguments the function
+    was given), joins them back and adds the corners of their results on the current stream:
+    [`fork_join`] for any number of lanes, issued lane by lane."""
+    import torch
+    streams = [torch.cuda.Stream() for _ in parts]
+
+    def run(*args):
+        main = torch.cuda.current_stream()
+        outs = []
+        for s, f in zip(streams, parts):
+            s.wait_stream(main)
+            with torch.cuda.stream(s):
+                outs.append(corner(f(*args)))
+        for s in streams:
+            main.wait_stream(s)
+        return sum(outs)
+    return run
 
 
 def chain(fn, n):
