@@ -1,0 +1,167 @@
+use super::*;
+
+fn point(load_gb_s: f64, stretch: f64) -> BesidePoint {
+    BesidePoint {
+        load_gb_s,
+        stretch,
+        gemm_us: 4.0,
+    }
+}
+
+#[test]
+fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
+    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
+    let c = BesideCosts {
+        points: [point(1000.0, 0.2); 3],
+        bandwidth_gb_s: 0.0,
+        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
+        small_pair: Default::default(),
+    };
+    assert_eq!(c.small_stretch(0.0), 0.0);
+    assert_eq!(c.small_stretch(f64::NAN), 0.0);
+    assert!((c.small_stretch(250.0) - 0.1).abs() < 1e-12);
+    assert!((c.small_stretch(1000.0) - 0.2).abs() < 1e-12);
+    assert!((c.small_stretch(2000.0) - 0.9).abs() < 1e-12);
+    assert!((c.small_stretch(5000.0) - 1.6).abs() < 1e-12);
+    // A profile written before small kernels were measured reads as none measured.
+    let p = serde_json::json!({"load_gb_s": 1000.0, "stretch": 0.2, "gemm_us": 4.0});
+    let old: BesideCosts = serde_json::from_value(serde_json::json!({
+        "points": [p, p, p],
+        "bandwidth_gb_s": 4000.0,
+    }))
+    .unwrap();
+    assert_eq!(old.small, [SmallPoint::default(); 3]);
+    assert_eq!(old.small_pair, SmallPoint::default());
+    assert_eq!(old.small_stretch(3000.0), 0.0);
+}
+
+#[test]
+fn small_kernels_beside_small_kernels_are_the_curves_first_point() {
+    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
+    let c = BesideCosts {
+        points: [point(1000.0, 0.2); 3],
+        bandwidth_gb_s: 0.0,
+        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
+        small_pair: small(100.0, 0.15),
+    };
+    // Linear from (0, 0) to the pair's point, then on to the GEMM-load points.
+    assert!((c.small_stretch(50.0) - 0.075).abs() < 1e-12);
+    assert!((c.small_stretch(100.0) - 0.15).abs() < 1e-12);
+    assert!((c.small_stretch(300.0) - 0.175).abs() < 1e-12);
+    assert!((c.small_stretch(1000.0) - 0.2).abs() < 1e-12);
+    // Without the GEMM-load points, the pair's stretch holds above it.
+    let pair_only = BesideCosts {
+        small: Default::default(),
+        ..c
+    };
+    assert!((pair_only.small_stretch(3000.0) - 0.15).abs() < 1e-12);
+}
+
+#[test]
+fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
+    // A point not measured (no load) is skipped.
+    let c = BesideCosts {
+        points: [point(1000.0, 0.2), point(3000.0, 0.6), point(0.0, 5.0)],
+        bandwidth_gb_s: 0.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+    };
+    assert_eq!(c.stretch(0.0), 0.0);
+    assert_eq!(c.stretch(f64::NAN), 0.0);
+    assert!((c.stretch(500.0) - 0.1).abs() < 1e-12);
+    assert!((c.stretch(1000.0) - 0.2).abs() < 1e-12);
+    assert!((c.stretch(2000.0) - 0.4).abs() < 1e-12);
+    assert!((c.stretch(9000.0) - 0.6).abs() < 1e-12);
+    let none = point(0.0, 1.0);
+    let none = BesideCosts {
+        points: [none; 3],
+        bandwidth_gb_s: 0.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+    };
+    assert_eq!(none.stretch(800.0), 0.0);
+}
+
+#[test]
+fn a_one_round_kernel_holds_what_the_widest_pair_says() {
+    // The last measured point: two GEMMs side by side took 1.5 times one alone, so each
+    // held three quarters of the GPU.
+    let c = BesideCosts {
+        points: [point(1000.0, 0.2), point(3000.0, 0.5), point(0.0, 5.0)],
+        bandwidth_gb_s: 0.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+    };
+    assert_eq!(c.one_round_hold(), Some(0.75));
+    // One after the other (or worse) holds all of it, no more.
+    let serial = BesideCosts {
+        points: [point(1000.0, 0.2), point(2000.0, 0.5), point(3000.0, 1.4)],
+        bandwidth_gb_s: 0.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+    };
+    assert_eq!(serial.one_round_hold(), Some(1.0));
+    let none = BesideCosts {
+        points: [point(0.0, 1.0); 3],
+        bandwidth_gb_s: 0.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+    };
+    assert_eq!(none.one_round_hold(), None);
+}
+
+#[test]
+fn beyond_the_bandwidth_the_memory_sharing_takes_the_measured_slowdown_over() {
+    let c = BesideCosts {
+        points: [point(1000.0, 0.2), point(2000.0, 0.4), point(4000.0, 0.6)],
+        bandwidth_gb_s: 2500.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+    };
+    // Below the bandwidth, with kernels that fit beside each other, all of it is the
+    // stretch beside.
+    assert_eq!(c.memory_slowdown(2000.0), 1.0);
+    assert!((c.beside_stretch(2000.0, 0.5) - 0.4).abs() < 1e-12);
+    // At 4000 GB/s sharing 2500 costs 1.6x: the measured 1.6x is all of it.
+    assert!((c.memory_slowdown(4000.0) - 1.6).abs() < 1e-12);
+    assert!(c.beside_stretch(4000.0, 0.5).abs() < 1e-12);
+    // Far beyond, never below 0.
+    assert_eq!(c.beside_stretch(10_000.0, 0.5), 0.0);
+    // Kernels that hold 1.2 of the GPU share its SMs at 1 / 1.2: of the 1.4x measured at
+    // 2000 GB/s, 1.4 / 1.2 is left to the start.
+    assert!((c.beside_stretch(2000.0, 1.2) - (1.4 / 1.2 - 1.0)).abs() < 1e-12);
+    // Holding more than the stretch: nothing left.
+    assert_eq!(c.beside_stretch(2000.0, 1.5), 0.0);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn three_sizes_are_measured_on_the_device() {
+    let e = Engine::new(0).unwrap();
+    let (c, warning) = measure(&e).unwrap();
+    for p in &c.points {
+        assert!(
+            p.load_gb_s > 0.0 && p.gemm_us > 0.0 && p.stretch >= 0.0,
+            "{c:?}"
+        );
+    }
+    assert!(c
+        .points
+        .windows(2)
+        .all(|w| w[0].load_gb_s <= w[1].load_gb_s));
+    // Small adds beside each size's GEMMs: measured, or none of them with a warning.
+    assert_eq!(
+        warning.is_some(),
+        c.small.iter().all(|p| p.load_gb_s == 0.0),
+        "{warning:?}"
+    );
+    if warning.is_none() {
+        assert!(
+            c.small
+                .iter()
+                .all(|p| p.load_gb_s > 0.0 && p.stretch >= 0.0),
+            "{c:?}"
+        );
+        assert!(c.small.windows(2).all(|w| w[0].load_gb_s <= w[1].load_gb_s));
+    }
+}
