@@ -36,8 +36,9 @@
 //! ([`BesideCosts::small`]): how much longer an add node takes while the GEMMs run, by one
 //! GEMM's load. And the same adds beside themselves on another stream
 //! ([`BesideCosts::small_pair`]): at the small kernels' own load they cost each other ~17%,
-//! which a curve linear from zero to the first GEMM point would leave out. Nothing in it is
-//! taken from a recorded walk.
+//! which a curve linear from zero to the first GEMM point would leave out; it is the least a
+//! small kernel takes beside another lane's kernel. Nothing in it is taken from a recorded
+//! walk.
 
 use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
@@ -103,16 +104,24 @@ impl BesideCosts {
         through_points(self.points.iter().map(|p| (p.load_gb_s, p.stretch)), gb_s)
     }
 
-    /// The stretch of a small kernel (one that waits on its loads) while other kernels ask
-    /// `others_gb_s` of device memory: linear from (0, 0) through [`BesideCosts::small_pair`]
-    /// and [`BesideCosts::small`], the last point's above them; 0 where not measured.
+    /// The stretch of a small kernel (one that waits on its loads) while other lanes' kernels
+    /// run, asking `others_gb_s` of device memory: through [`BesideCosts::small_pair`] and
+    /// [`BesideCosts::small`], the last point's above them, and never less than the pair's:
+    /// small kernels cost each other that much at their own small load, and a kernel whose
+    /// bytes the trace does not give (a reduction, a gather) still has a load. Without the
+    /// pair, linear from (0, 0); 0 where nothing was measured.
     pub fn small_stretch(&self, others_gb_s: f64) -> f64 {
         let mut points: Vec<(f64, f64)> = std::iter::once(&self.small_pair)
             .chain(&self.small)
             .map(|p| (p.load_gb_s, p.stretch))
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        through_points(points.into_iter(), others_gb_s)
+        let floor = if self.small_pair.load_gb_s > 0.0 {
+            self.small_pair.stretch.max(0.0)
+        } else {
+            0.0
+        };
+        through_points(points.into_iter(), others_gb_s).max(floor)
     }
 
     /// How much slower kernels run together whose load is `gb_s`, where that is more than

@@ -36,7 +36,7 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
 }
 
 #[test]
-fn small_kernels_beside_small_kernels_are_the_curves_first_point() {
+fn small_kernels_beside_small_kernels_are_the_least_stretch_beside_any_kernel() {
     let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
     let c = BesideCosts {
         points: [point(1000.0, 0.2); 3],
@@ -44,11 +44,15 @@ fn small_kernels_beside_small_kernels_are_the_curves_first_point() {
         small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
         small_pair: small(100.0, 0.15),
     };
-    // Linear from (0, 0) to the pair's point, then on to the GEMM-load points.
-    assert!((c.small_stretch(50.0) - 0.075).abs() < 1e-12);
+    // Beside kernels of little or no known load, what small kernels cost each other.
+    assert!((c.small_stretch(0.0) - 0.15).abs() < 1e-12);
+    assert!((c.small_stretch(f64::NAN) - 0.15).abs() < 1e-12);
+    assert!((c.small_stretch(50.0) - 0.15).abs() < 1e-12);
     assert!((c.small_stretch(100.0) - 0.15).abs() < 1e-12);
+    // From the pair's point on to the GEMM-load points.
     assert!((c.small_stretch(300.0) - 0.175).abs() < 1e-12);
     assert!((c.small_stretch(1000.0) - 0.2).abs() < 1e-12);
+    assert!((c.small_stretch(2000.0) - 0.9).abs() < 1e-12);
     // Without the GEMM-load points, the pair's stretch holds above it.
     let pair_only = BesideCosts {
         small: Default::default(),
