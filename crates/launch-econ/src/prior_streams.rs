@@ -28,10 +28,11 @@ use memra_engine::{Engine, EngineOptions};
 pub const FRAMEWORK_LAUNCHES: u32 = 8;
 
 /// The prior streams a replay runs: `asked` where given, else [`FRAMEWORK_LAUNCHES`] for a
-/// walk whose streams run side by side and none for one that runs as one lane (there the
-/// launches would keep its graphs below the level real ones ran at).
-pub fn resolve(asked: Option<u32>, side_by_side: bool) -> u32 {
-    asked.unwrap_or(if side_by_side { FRAMEWORK_LAUNCHES } else { 0 })
+/// walk laid out on several lanes (streams ordered by recorded waits, as the replay runs them
+/// side by side) and none for one on one lane (there the launches would keep its graphs below
+/// the level real ones ran at).
+pub fn resolve(asked: Option<u32>, several_lanes: bool) -> u32 {
+    asked.unwrap_or(if several_lanes { FRAMEWORK_LAUNCHES } else { 0 })
 }
 
 /// Creates `n` streams on device `device`, one after another, and runs the empty kernel on

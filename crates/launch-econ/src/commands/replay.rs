@@ -96,8 +96,8 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         None => None,
     };
     walk.uncontend();
-    let side_by_side = crate::lanes::Schedule::of(&walk).lanes() > 1;
-    let prior_streams = crate::prior_streams::resolve(args.prior_streams, side_by_side);
+    let several_lanes = crate::lanes::Schedule::of(&walk).lanes() > 1;
+    let prior_streams = crate::prior_streams::resolve(args.prior_streams, several_lanes);
     // Before the engine: the replay's streams must come after them to see their effect.
     let _prior = crate::prior_streams::run(args.device, prior_streams)?;
     let e = start_engine(args.device, args.pdl)?;
