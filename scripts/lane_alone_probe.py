@@ -24,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import heldout_22_walks as h  # noqa: E402
-from walk_parts import corner, hf_decoder_step  # noqa: E402
+from walk_parts import fork_lanes, hf_decoder_step, replay_ms  # noqa: E402
 
 
 def sides(name):
@@ -38,23 +38,6 @@ def sides(name):
         return (hf_decoder_step("Llama", "bfloat16", 8, 1, **h.LLAMA_2K),
                 hf_decoder_step("Llama", "bfloat16", 8, 1, **h.LLAMA_2K))
     raise SystemExit(f"error: unknown pair {name!r}")
-
-
-def forked(torch, fns):
-    """A step that runs each of `fns` on a stream of its own, forked and joined."""
-    streams = [torch.cuda.Stream() for _ in fns]
-
-    def step():
-        main = torch.cuda.current_stream()
-        outs = []
-        for s, f in zip(streams, fns):
-            s.wait_stream(main)
-            with torch.cuda.stream(s):
-                outs.append(corner(f()))
-        for s in streams:
-            main.wait_stream(s)
-        return sum(outs)
-    return step
 
 
 def capture(torch, step):
@@ -74,18 +57,7 @@ def capture(torch, step):
 
 def timed(torch, graphs, reps=20, trials=21):
     """Median, min and max ms of one replay of each graph, the graphs interleaved."""
-    times = {k: [] for k in graphs}
-    for _ in range(trials):
-        for k, (g, _) in graphs.items():
-            g.replay()
-            torch.cuda.synchronize()
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(reps):
-                g.replay()
-            b.record()
-            torch.cuda.synchronize()
-            times[k].append(a.elapsed_time(b) / reps)
+    times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, reps, trials)
     return {k: (statistics.median(v), min(v), max(v)) for k, v in times.items()}
 
 
@@ -98,10 +70,10 @@ def main():
     out = {"device": torch.cuda.get_device_name(), "pairs": {}}
     for name in args.pairs.split(","):
         a, b = sides(name)
-        graphs = {"a_alone": capture(torch, forked(torch, [a])),
-                  "b_alone": capture(torch, forked(torch, [b])),
-                  "side_by_side": capture(torch, forked(torch, [a, b])),
-                  "one_stream": capture(torch, forked(torch, [lambda: (a(), b())[1]]))}
+        graphs = {"a_alone": capture(torch, fork_lanes([a])),
+                  "b_alone": capture(torch, fork_lanes([b])),
+                  "side_by_side": capture(torch, fork_lanes([a, b])),
+                  "one_stream": capture(torch, fork_lanes([lambda: (a(), b())[1]]))}
         t = timed(torch, graphs)
         r = {k: v[0] for k, v in t.items()}
         r["range_ms"] = {k: [v[1], v[2]] for k, v in t.items()}

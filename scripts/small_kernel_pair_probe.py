@@ -16,8 +16,13 @@ Needs a CUDA device and PyTorch (docs/validation-h200.md, "What a decoder beside
 misses").
 """
 import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import replay_ms  # noqa: E402
 
 NODES = 200
 CASES = [("fill", 1024), ("add", 1024), ("add", 65536), ("add", 1 << 20), ("add", 1 << 22),
@@ -67,19 +72,8 @@ def capture(torch, fns):
 
 def timed(torch, graphs, reps=30, trials=15):
     """Median µs of one replay of each graph, the graphs interleaved."""
-    times = {k: [] for k in graphs}
-    for _ in range(trials):
-        for k, g in graphs.items():
-            g.replay()
-            torch.cuda.synchronize()
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(reps):
-                g.replay()
-            b.record()
-            torch.cuda.synchronize()
-            times[k].append(a.elapsed_time(b) / reps * 1000)
-    return {k: statistics.median(v) for k, v in times.items()}
+    times = replay_ms(torch, graphs, reps, trials)
+    return {k: statistics.median(v) * 1000 for k, v in times.items()}
 
 
 def main():

@@ -105,6 +105,25 @@ def fork_lanes(parts):
     return run
 
 
+def replay_ms(torch, graphs, reps, trials):
+    """Milliseconds of one replay of each of `graphs` (name to `torch.cuda.CUDAGraph`), one
+    sample a trial: `reps` replays between two events after one warm replay, the graphs
+    interleaved trial by trial so that drift falls on all of them alike."""
+    times = {k: [] for k in graphs}
+    for _ in range(trials):
+        for k, g in graphs.items():
+            g.replay()
+            torch.cuda.synchronize()
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(reps):
+                g.replay()
+            b.record()
+            torch.cuda.synchronize()
+            times[k].append(a.elapsed_time(b) / reps)
+    return times
+
+
 def chain(fn, n):
     """A step that applies `fn(i, y)` for i in 0..n, each given the previous result (None
     first), and returns the last."""
