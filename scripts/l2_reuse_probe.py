@@ -17,8 +17,13 @@ import argparse
 import json
 import os
 import statistics
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture  # noqa: E402
 
 PASSES = 8
 
@@ -67,16 +72,7 @@ def capture(parts):
         for s in (s1, s2)[:len(parts)]:
             main.wait_stream(s)
         return outs
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            step()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        step()
+    g, _ = capture(step)
     g.replay()
     torch.cuda.synchronize()
     return g

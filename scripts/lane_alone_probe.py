@@ -24,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import heldout_22_walks as h  # noqa: E402
-from walk_parts import fork_lanes, hf_decoder_step, replay_ms  # noqa: E402
+from walk_parts import capture, fork_lanes, hf_decoder_step, replay_ms  # noqa: E402
 
 
 def sides(name):
@@ -38,21 +38,6 @@ def sides(name):
         return (hf_decoder_step("Llama", "bfloat16", 8, 1, **h.LLAMA_2K),
                 hf_decoder_step("Llama", "bfloat16", 8, 1, **h.LLAMA_2K))
     raise SystemExit(f"error: unknown pair {name!r}")
-
-
-def capture(torch, step):
-    """`step` warmed up on a side stream, then captured; (graph, its output kept alive)."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            step()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        kept = step()
-    return g, kept
 
 
 def timed(torch, graphs, reps=20, trials=21):
@@ -70,10 +55,10 @@ def main():
     out = {"device": torch.cuda.get_device_name(), "pairs": {}}
     for name in args.pairs.split(","):
         a, b = sides(name)
-        graphs = {"a_alone": capture(torch, fork_lanes([a])),
-                  "b_alone": capture(torch, fork_lanes([b])),
-                  "side_by_side": capture(torch, fork_lanes([a, b])),
-                  "one_stream": capture(torch, fork_lanes([lambda: (a(), b())[1]]))}
+        graphs = {"a_alone": capture(fork_lanes([a])),
+                  "b_alone": capture(fork_lanes([b])),
+                  "side_by_side": capture(fork_lanes([a, b])),
+                  "one_stream": capture(fork_lanes([lambda: (a(), b())[1]]))}
         t = timed(torch, graphs)
         r = {k: v[0] for k, v in t.items()}
         r["range_ms"] = {k: [v[1], v[2]] for k, v in t.items()}

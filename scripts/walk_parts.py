@@ -105,6 +105,24 @@ def fork_lanes(parts):
     return run
 
 
+def capture(step, warmups=3):
+    """`step` warmed up `warmups` times on a side stream (as PyTorch asks before capture),
+    then captured into a `torch.cuda.CUDAGraph`: (the graph, the captured step's output,
+    which the graph's replays write and the caller keeps alive)."""
+    import torch
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmups):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        kept = step()
+    return g, kept
+
+
 def replay_ms(torch, graphs, reps, trials):
     """Milliseconds of one replay of each of `graphs` (name to `torch.cuda.CUDAGraph`), one
     sample a trial: `reps` replays between two events after one warm replay, the graphs
