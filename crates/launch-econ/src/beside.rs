@@ -111,17 +111,16 @@ impl BesideCosts {
     /// bytes the trace does not give (a reduction, a gather) still has a load. Without the
     /// pair, linear from (0, 0); 0 where nothing was measured.
     pub fn small_stretch(&self, others_gb_s: f64) -> f64 {
-        let mut points: Vec<(f64, f64)> = std::iter::once(&self.small_pair)
-            .chain(&self.small)
-            .map(|p| (p.load_gb_s, p.stretch))
-            .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // On the stack: the lay-out asks this at every step of every lane.
+        let mut points = [self.small_pair; SIZES.len() + 1];
+        points[1..].copy_from_slice(&self.small);
+        points.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
         let floor = if self.small_pair.load_gb_s > 0.0 {
             self.small_pair.stretch.max(0.0)
         } else {
             0.0
         };
-        through_points(points.into_iter(), others_gb_s).max(floor)
+        through_points(points.iter().map(|p| (p.load_gb_s, p.stretch)), others_gb_s).max(floor)
     }
 
     /// How much slower kernels run together whose load is `gb_s`, where that is more than
