@@ -190,6 +190,8 @@ GROUPS = [
                                          "hz_kv_append_beside_decode,hz_qwen3_decode_b8"),
     ("heldout25", "heldout_25_walks.py", "ia_two_gpt2_decodes_b1,ia_prefill_attention_beside_norms,"
                                          "ia_sampling_beside_decode_b8,ia_conv_blocks_beside_gemvs"),
+    ("heldout26", "heldout_26_walks.py", "ib_olmo2_decode_b4,ib_two_mistral_decodes_b2,"
+                                         "ib_rmsnorms_beside_gemvs,ib_sampling_beside_prefill_mlp"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
