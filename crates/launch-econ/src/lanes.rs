@@ -31,6 +31,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::trace::{WaitRule, Walk};
 
+/// An op laid out on a lane: its lane, start and end, ns.
+pub type Span = (usize, f64, f64);
+
 /// One thing to issue, in host order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
@@ -167,6 +170,31 @@ impl Schedule {
                 Item::WaitOn { lane, at } => {
                     clock[*lane] = clock[*lane].max(until[*at]);
                 }
+            }
+        }
+        out
+    }
+
+    /// `spans` of a lay-out of this schedule ([`Schedule::lay_out`], in issue order, or
+    /// [`crate::sharing::lay_out_sharing`], in the order the ops end) by op index: each op's
+    /// (lane, start, end), `None` for ops of a walk of `ops` the schedule does not hold. Each
+    /// lane runs its ops in issue order, so a lane's n-th span is its n-th op.
+    pub fn spans_by_op(&self, spans: &[Span], ops: usize) -> Vec<Option<Span>> {
+        let mut lane_ops = vec![Vec::new(); self.lanes()];
+        for item in &self.items {
+            if let Item::Op { lane, op } = item {
+                lane_ops[*lane].push(*op);
+            }
+        }
+        let mut taken = vec![0usize; self.lanes()];
+        let mut out = vec![None; ops];
+        for &(lane, start, end) in spans {
+            let Some(&op) = lane_ops.get(lane).and_then(|l| l.get(taken[lane])) else {
+                continue;
+            };
+            taken[lane] += 1;
+            if let Some(slot) = out.get_mut(op) {
+                *slot = Some((lane, start, end));
             }
         }
         out

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use crate::footprint::{Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
-use crate::lanes::Schedule;
+use crate::lanes::{Schedule, Span};
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
 use crate::roofline::Roofline;
@@ -138,7 +138,29 @@ pub fn graph_step_model_serial(walk: &Walk, dev: &OfflineDevice<'_>) -> Option<f
     })
 }
 
+/// Where [`graph_step_model`] puts each op of `walk` in its graph step: the schedule it laid
+/// the walk out on (its lanes' streams) and each op's (lane, start, end), ns from the step's
+/// first node, by op index (`replay --summary --export-trace`).
+pub fn graph_step_spans(walk: &Walk, dev: &OfflineDevice<'_>) -> (Schedule, Vec<Option<Span>>) {
+    let schedule = Schedule::of(walk);
+    let spans = lay_out_on(&schedule, walk, dev, dev.level_step_us(walk));
+    let by_op = schedule.spans_by_op(&spans, walk.ops.len());
+    (schedule, by_op)
+}
+
 fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {
+    let spans = lay_out_on(schedule, walk, dev, shared_us);
+    let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
+    (nodes_ns + dev.inputs.graph_launch_fixed_us * 1e3) / 1e6
+}
+
+/// The walk's nodes laid out on `schedule`: each op's (lane, start, end), ns.
+fn lay_out_on(
+    schedule: &Schedule,
+    walk: &Walk,
+    dev: &OfflineDevice<'_>,
+    shared_us: f64,
+) -> Vec<Span> {
     let (m, grids) = (dev.inputs, dev.grids);
     let sms = dev.sms.filter(|_| dev.sharing);
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
@@ -155,7 +177,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
         .gemm_peaks
         .filter(|_| bandwidth > 0.0)
         .map(|p| p.roofline(bandwidth));
-    let spans = match sms {
+    match sms {
         Some(l) if schedule.lanes() > 1 => lay_out_sharing_with(
             schedule,
             |op| {
@@ -194,9 +216,7 @@ fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shar
             bandwidth,
         ),
         _ => schedule.lay_out(node_ns),
-    };
-    let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
-    (nodes_ns + m.graph_launch_fixed_us * 1e3) / 1e6
+    }
 }
 
 /// Whether `o` is a small kernel that waits on its loads, as the profile's small adds do

@@ -14,7 +14,7 @@ use crate::node_gap::GapSource;
 use crate::occupancy::SmLimits;
 use crate::offline::{
     build_model, engine_floor_model, graph_step_model, graph_step_model_quiet,
-    graph_step_model_serial, OfflineDevice,
+    graph_step_model_serial, graph_step_spans, OfflineDevice,
 };
 use crate::price::{eager_from_trace, EagerSource, GraphSource, StepPrice};
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
@@ -83,22 +83,9 @@ pub fn price_offline(
     eager_step_ms: Option<f64>,
     grids: Option<WideGrids>,
 ) -> SummaryReport {
+    let (sms, l2) = (sm_limits(&profile), l2_bytes(&profile));
     let m = profile.model_inputs;
-    let sms = profile
-        .device
-        .as_ref()
-        .and_then(|d| SmLimits::of(&d.compute_capability, u32::try_from(d.sm_count).ok()?));
-    let dev = OfflineDevice {
-        inputs: &m,
-        sms: sms.as_ref(),
-        sharing: true,
-        grids: grids.as_ref(),
-        l2_bytes: profile
-            .device
-            .as_ref()
-            .map(|d| f64::from(d.l2_bytes))
-            .filter(|&b| b > 0.0),
-    };
+    let dev = offline_device(&m, l2, sms.as_ref(), grids.as_ref());
     let eager = choose_eager(eager_step_ms, walk, m.eager_issue_us, || {
         engine_floor_model(walk, &m)
     });
@@ -124,6 +111,57 @@ pub fn price_offline(
         level_step,
         prediction,
     }
+}
+
+/// The SM limits of the profile's device, where it names one.
+fn sm_limits(profile: &ModelProfile) -> Option<SmLimits> {
+    profile
+        .device
+        .as_ref()
+        .and_then(|d| SmLimits::of(&d.compute_capability, u32::try_from(d.sm_count).ok()?))
+}
+
+/// The L2 of the profile's device, bytes, where it names one.
+fn l2_bytes(profile: &ModelProfile) -> Option<f64> {
+    profile
+        .device
+        .as_ref()
+        .map(|d| f64::from(d.l2_bytes))
+        .filter(|&b| b > 0.0)
+}
+
+/// The offline model's view of a profile's device (see [`OfflineDevice`]), sharing on.
+fn offline_device<'a>(
+    m: &'a crate::model::ModelInputs,
+    l2_bytes: Option<f64>,
+    sms: Option<&'a SmLimits>,
+    grids: Option<&'a WideGrids>,
+) -> OfflineDevice<'a> {
+    OfflineDevice {
+        inputs: m,
+        sms,
+        sharing: true,
+        grids,
+        l2_bytes,
+    }
+}
+
+/// Where [`price_offline`]'s graph step puts each op of `walk` (see
+/// [`crate::offline::graph_step_spans`]), as a Chrome trace beside the recording.
+pub fn offline_trace(
+    walk: &Walk,
+    profile: &ModelProfile,
+    grids: Option<&WideGrids>,
+) -> serde_json::Value {
+    let sms = sm_limits(profile);
+    let dev = offline_device(
+        &profile.model_inputs,
+        l2_bytes(profile),
+        sms.as_ref(),
+        grids,
+    );
+    let (schedule, spans) = graph_step_spans(walk, &dev);
+    crate::timeline::chrome_trace_offline(walk, &schedule.streams, &spans)
 }
 
 /// Replays the walk on `e` (eager and as a graph, with the trial runner) and prices it from

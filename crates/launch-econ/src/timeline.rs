@@ -1,6 +1,8 @@
 //! The replayed walks as a Chrome trace (`replay --export-trace`), to open in Perfetto or
 //! `chrome://tracing` beside the recording: one process for the recording as read, one for
-//! the replayed eager walk and one for the replayed graph, a thread per stream.
+//! the replayed eager walk and one for the replayed graph, a thread per stream. With
+//! `--summary`, the recording and the offline model's graph step
+//! ([`chrome_trace_offline`]).
 //!
 //! Replayed times are the GPU's own: each timed stand-in stamps its start and end from
 //! `%globaltimer` (the first block's start, the last block's end), so the trace shows the
@@ -134,26 +136,68 @@ fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> 
     out
 }
 
-/// The Chrome trace of the recording and both replayed walks.
-pub fn chrome_trace(walk: &Walk, t: &Timeline) -> Value {
-    let mut events = vec![
-        json!({"ph": "M", "pid": 0, "name": "process_name", "args": {"name": "recorded walk (as read)"}}),
-        json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "replayed eager walk"}}),
-        json!({"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "replayed graph"}}),
-    ];
+/// The recording as read, as process 0: a thread per recorded stream, times from its first
+/// op, µs.
+fn recorded(walk: &Walk) -> Vec<Value> {
     let t0 = walk
         .ops
         .iter()
         .map(|o| o.start_ns)
         .fold(f64::INFINITY, f64::min);
+    let mut events = vec![
+        json!({"ph": "M", "pid": 0, "name": "process_name", "args": {"name": "recorded walk (as read)"}}),
+    ];
     for o in &walk.ops {
         events.push(json!({
             "ph": "X", "pid": 0, "tid": o.stream.unwrap_or(0), "name": o.name,
             "ts": (o.start_ns - t0) / 1e3, "dur": o.duration_ns / 1e3,
         }));
     }
+    events
+}
+
+/// The Chrome trace of the recording and both replayed walks.
+pub fn chrome_trace(walk: &Walk, t: &Timeline) -> Value {
+    let mut events = recorded(walk);
+    events.push(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "replayed eager walk"}}));
+    events.push(
+        json!({"ph": "M", "pid": 2, "name": "process_name", "args": {"name": "replayed graph"}}),
+    );
     events.extend(replayed(walk, &t.eager, 1, &t.lane_streams));
     events.extend(replayed(walk, &t.graph, 2, &t.lane_streams));
+    json!({"displayTimeUnit": "ns", "traceEvents": events})
+}
+
+/// The Chrome trace of the recording and of where the offline model (`replay --summary`) puts
+/// each node of the graph step (`spans`: each op's lane, start and end, ns, by op index; see
+/// [`crate::offline::graph_step_spans`]), as process 1, a thread per lane: a node spans the
+/// graph's own per-node cost and its kernel, stretched where the model slows it beside other
+/// lanes. Beside the recording (and a real graph's profile) it shows which nodes the model
+/// takes to overlap and how long it makes each.
+pub fn chrome_trace_offline(
+    walk: &Walk,
+    lane_streams: &[Option<u64>],
+    spans: &[Option<crate::lanes::Span>],
+) -> Value {
+    let mut events = recorded(walk);
+    events.push(json!({"ph": "M", "pid": 1, "name": "process_name",
+                       "args": {"name": "graph step, offline model"}}));
+    for lane in 0..lane_streams.len() {
+        events.push(
+            json!({"ph": "M", "pid": 1, "tid": lane, "name": "thread_name",
+                           "args": {"name": lane_name(lane_streams, lane)}}),
+        );
+    }
+    for (op, span) in walk.ops.iter().zip(spans) {
+        let Some((lane, start, end)) = *span else {
+            continue;
+        };
+        events.push(json!({
+            "ph": "X", "pid": 1, "tid": lane, "name": op.name,
+            "ts": start / 1e3, "dur": (end - start) / 1e3,
+            "args": {"recorded_dur_us": op.duration_ns / 1e3, "timing": "model"},
+        }));
+    }
     json!({"displayTimeUnit": "ns", "traceEvents": events})
 }
 

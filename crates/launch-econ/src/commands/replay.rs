@@ -5,7 +5,9 @@ use std::fmt::Write;
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{CommandResult, Device, Document, TraceInfo};
 use crate::options::{ReplayArgs, TimingDefaults};
-use crate::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
+use crate::pricing::{
+    load_profile, offline_trace, price_offline, price_replayed, read_walk, BadInput,
+};
 use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
 use crate::stand_in::{ElementWise, SubFloor};
@@ -49,12 +51,6 @@ fn grid_line(table: Option<&str>) -> String {
 
 pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     check_outputs(&args.export, &[&args.export_trace])?;
-    if args.summary && args.export_trace.is_some() {
-        return Err(UsageError(
-            "--export-trace needs a replay on the GPU; it cannot be used with --summary".into(),
-        )
-        .into());
-    }
     let rule = args.timing.rule(DEFAULTS).map_err(UsageError)?;
     let filter = Filter {
         device: args.trace_device,
@@ -80,6 +76,10 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         let device = profile.0.device.clone();
         let device_name = device.as_ref().map_or("", |d| d.name.as_str());
         let grids = grid_table(args, device_name)?;
+        let trace = args
+            .export_trace
+            .as_ref()
+            .map(|path| (path, offline_trace(&walk, &profile.0, grids.as_ref())));
         let priced = price_offline(&walk, info, profile, args.eager_step_ms, grids);
         report.push_str(&grid_line(priced.grid_nodes.as_deref()));
         if let Some(level) = &priced.level_step {
@@ -89,7 +89,12 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         let mut doc = Document::new(argv, device, CommandResult::ReplaySummary(priced));
         doc.warnings = crate::replay::unreproduced(&walk, false);
         with_captured(&mut doc, captured);
-        return deliver(&doc, &report, &args.export);
+        let delivered = deliver(&doc, &report, &args.export);
+        let traced = trace.map_or(Ok(()), |(path, v)| {
+            write_trace(path, &v)
+                .map(|()| eprintln!("wrote the model's trace to {}", path.display()))
+        });
+        return crate::commands::with_extra_output(delivered, traced);
     }
     let user_profile = match &args.profile {
         Some(p) => Some(load_profile(Some(p)).map_err(usage)?),
@@ -157,13 +162,8 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let delivered = deliver(&doc, &report, &args.export);
     let traced = match (&args.export_trace, &doc.result) {
         (Some(path), CommandResult::Replay(p)) => match &p.replay.timeline {
-            Some(t) => {
-                let v = crate::timeline::chrome_trace(&walk, t);
-                serde_json::to_vec(&v)
-                    .map_err(anyhow::Error::from)
-                    .and_then(|bytes| crate::export::write_atomically(path, &bytes))
-                    .map(|()| eprintln!("wrote the replay trace to {}", path.display()))
-            }
+            Some(t) => write_trace(path, &crate::timeline::chrome_trace(&walk, t))
+                .map(|()| eprintln!("wrote the replay trace to {}", path.display())),
             None => Err(anyhow::anyhow!(
                 "no replay trace written to {}: the run was interrupted before it",
                 path.display()
@@ -172,6 +172,12 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         _ => Ok(()),
     };
     crate::commands::with_extra_output(delivered, traced)
+}
+
+/// Writes a Chrome trace to `path` (`--export-trace`), whole or not at all.
+fn write_trace(path: &std::path::Path, trace: &serde_json::Value) -> anyhow::Result<()> {
+    let bytes = serde_json::to_vec(trace)?;
+    crate::export::write_atomically(path, &bytes)
 }
 
 /// `--captured`: the recorded walk against the graph replay's trace at `path` (on the device

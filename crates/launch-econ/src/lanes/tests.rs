@@ -348,3 +348,34 @@ fn waits_before_any_other_work_and_on_unknown_streams_are_dropped() {
     assert_eq!(s.basis, Basis::RecordedWaits(0));
     assert!(s.items.iter().all(|i| matches!(i, Item::Op { .. })));
 }
+
+#[test]
+fn spans_of_a_lay_out_map_back_to_their_ops_in_any_order() {
+    // main runs op 0 and op 3, s1 op 1, s2 op 2 (fork and join as above).
+    let w = Walk {
+        ops: vec![op(7, 1), op(13, 4), op(17, 6), op(7, 9)],
+        waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    let costs = [10.0, 20.0, 30.0, 5.0];
+    let issued = s.lay_out(|op| costs[op]);
+    let by_op = s.spans_by_op(&issued, 4);
+    assert_eq!(
+        by_op,
+        vec![
+            Some((0, 0.0, 10.0)),
+            Some((1, 10.0, 20.0 + 10.0)),
+            Some((2, 10.0, 40.0)),
+            Some((0, 40.0, 45.0)),
+        ]
+    );
+    // Spans in the order they end (as the sharing lay-out gives them) map the same.
+    let mut by_end = issued.clone();
+    by_end.sort_by(|a, b| a.2.total_cmp(&b.2));
+    assert_eq!(s.spans_by_op(&by_end, 4), by_op);
+    // A span beyond what a lane holds is left out; an op with none is None.
+    assert_eq!(s.spans_by_op(&issued[..1], 4)[1], None);
+    let extra = [issued.clone(), vec![(1, 50.0, 60.0)]].concat();
+    assert_eq!(s.spans_by_op(&extra, 4), by_op);
+}

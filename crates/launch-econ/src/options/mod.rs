@@ -374,7 +374,8 @@ pub struct ReplayArgs {
     pub prior_streams: Option<u32>,
 
     /// Write the recording and the replayed eager walk and graph, on the GPU's own clock, as a
-    /// Chrome-trace JSON (open it in Perfetto beside the recording).
+    /// Chrome-trace JSON (open it in Perfetto beside the recording); with --summary, the
+    /// recording and where the offline model puts each node of the graph step.
     #[arg(long, value_name = "FILE.json")]
     pub export_trace: Option<PathBuf>,
 
