@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""How much longer each kind of kernel runs beside other streams' kernels: in the profiled
+real graph each stored walk's run recorded, and in the offline model (`launch-econ replay
+--summary --export-trace`), per kernel class, on the machine without a GPU.
+
+For each stored multi-stream walk whose graph ran the recorded walk, and each class (GEMMs,
+attention, normalisations, reductions, element-wise kernels, others):
+
+- real: the median of the class's kernels that overlapped another stream's kernel in the
+  profiled graph replay, each over its kernel's mean eager duration, divided by the same for
+  the class's kernels that ran alone there (so the profiler's own cost on a graph's kernels
+  cancels);
+- model: the same for the model's nodes (a node holds the graph's per-node cost and its
+  kernel, as the model lays them out), over their recorded durations.
+
+A profiled graph starts its side branches late (docs/validation-h200.md, "A profiled graph's
+late second branch"), so which kernels overlap there is not what overlapped in the unprofiled
+graph; the classes' stretches are what this compares, not the steps.
+
+    python3 scripts/stretch_by_class.py --runs DIR [--runs DIR ...] --launch-econ BIN \\
+        [--min-kernels 3] [--out STRETCH.json]
+"""
+import argparse
+import gzip
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+from replay_variants import walks
+
+CLASSES = ("gemm", "attention", "norm", "reduce", "element-wise", "other")
+
+
+def load(path):
+    with (gzip.open if path.endswith(".gz") else open)(path) as f:
+        return json.load(f)
+
+
+def kernel_class(name):
+    n = name.lower()
+    if "fmha" in n or "attention" in n or "sdpa" in n or "flash" in n:
+        return "attention"
+    if "nvjet" in n or "gemm" in n or "gemv" in n or ("cutlass" in n and "conv" not in n):
+        return "gemm"
+    if "norm" in n:
+        return "norm"
+    if "reduce" in n or "softmax" in n:
+        return "reduce"
+    if "elementwise" in n or "copy" in n:
+        return "element-wise"
+    return "other"
+
+
+def beside(events, lane):
+    """For each event, whether an event of another lane overlaps it."""
+    spans = [(e["ts"], e["ts"] + e["dur"], lane(e)) for e in events]
+    return [any(l2 != l and a2 < b and b2 > a for a2, b2, l2 in spans) for a, b, l in spans]
+
+
+def ratio(together, alone):
+    if not together:
+        return None
+    return statistics.median(together) / (statistics.median(alone) if alone else 1.0)
+
+
+def walk_stretches(launch_econ, eager_path, graph_path, tmp):
+    """{class: (kernels beside others in the real graph, real stretch, model stretch)}."""
+    eager = [e for e in load(eager_path)["traceEvents"] if e.get("cat") == "kernel"]
+    if len({e["args"].get("stream") for e in eager}) < 2:
+        return None
+    plain = os.path.join(tmp, "eager.json")
+    with open(plain, "w") as f:
+        json.dump(load(eager_path), f)
+    out = os.path.join(tmp, "model.json")
+    p = subprocess.run([launch_econ, "replay", plain, "--summary", "--export-trace", out],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr[-2000:])
+    nodes = [e for e in load(out)["traceEvents"] if e.get("pid") == 1 and e["ph"] == "X"]
+    graph = [e for e in load(graph_path)["traceEvents"] if e.get("cat") == "kernel"]
+    mean_eager = defaultdict(list)
+    for e in eager:
+        mean_eager[e["name"]].append(e["dur"])
+    mean_eager = {k: statistics.mean(v) for k, v in mean_eager.items()}
+    parts = defaultdict(lambda: {"real": ([], []), "model": ([], [])})
+    for e, together in zip(nodes, beside(nodes, lambda e: e["tid"])):
+        recorded = e["args"]["recorded_dur_us"]
+        if recorded > 0:
+            parts[kernel_class(e["name"])]["model"][0 if together else 1].append(e["dur"] / recorded)
+    for e, together in zip(graph, beside(graph, lambda e: e["args"].get("stream"))):
+        if mean_eager.get(e["name"], 0) > 0:
+            parts[kernel_class(e["name"])]["real"][0 if together else 1].append(
+                e["dur"] / mean_eager[e["name"]])
+    return {c: (len(v["real"][0]), ratio(*v["real"]), ratio(*v["model"]))
+            for c, v in parts.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", action="append", required=True)
+    ap.add_argument("--launch-econ", required=True)
+    ap.add_argument("--min-kernels", type=int, default=3,
+                    help="kernels of a class beside others in the real graph to count a walk")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    rows, seen = [], set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for group, r, trace in walks(args.runs):
+            graph = os.path.join(os.path.dirname(trace), os.path.basename(r.get("graph_trace", "")))
+            key = (r["walk"], r.get("graph_step_ms"))
+            if key in seen or not r.get("same_walk", True) or not os.path.isfile(graph):
+                continue
+            seen.add(key)
+            s = walk_stretches(args.launch_econ, trace, graph, tmp)
+            if s is None:
+                continue
+            rows.append({"group": group, "walk": r["walk"], "classes": {
+                c: {"kernels": n, "real": g, "model": m} for c, (n, g, m) in s.items()}})
+            cells = [f"{c} {n}: {g:.2f} / {m:.2f}" for c, (n, g, m) in sorted(s.items())
+                     if n >= args.min_kernels and g is not None and m is not None]
+            print(f"{r['walk'][:44]:44s} " + ", ".join(cells))
+    print(f"\n{len(rows)} walks; per class, over the walks with at least {args.min_kernels} of "
+          "its kernels beside others (real / model, medians):")
+    for c in CLASSES:
+        pairs = [(x["real"], x["model"]) for row in rows
+                 for k, x in row["classes"].items()
+                 if k == c and x["kernels"] >= args.min_kernels
+                 and x["real"] is not None and x["model"] is not None]
+        if pairs:
+            real = statistics.median(p[0] for p in pairs)
+            model = statistics.median(p[1] for p in pairs)
+            higher = sum(p[0] > p[1] for p in pairs)
+            print(f"  {c:13s} {len(pairs):3d} walks: real x{real:.2f}, model x{model:.2f}; "
+                  f"real higher on {higher}")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
