@@ -12,13 +12,17 @@ use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
+use launch_econ::export::write_atomically;
 use launch_econ::node_gap::{profile_for, NodeGapChoice};
 use launch_econ::operand_pool::GemmOperands;
 use launch_econ::options::TimingArgs;
-use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
+use launch_econ::pricing::{
+    load_profile, offline_trace, price_offline, price_replayed, read_walk, BadInput,
+};
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::{ConcurrentStandIn, SubFloor, DEFAULT_STREAM_FROM_NS};
+use launch_econ::timeline::chrome_trace;
 use launch_econ::trace::{Filter, StepChoice, WaitRule};
 use launch_econ::wide_grids::WideGrids;
 use pyo3::create_exception;
@@ -78,10 +82,12 @@ fn json(doc: &Document) -> PyResult<String> {
 /// result document as JSON. With `gpu`, the walk is replayed on `device` (eager and as one
 /// graph) under the trial runner; without, the offline model over `profile` (the shipped H200
 /// profile by default) prices it. `eager_step_ms` is the step timed without a profiler.
+/// `export_trace`: a path to write the recording and the replayed walks (with `gpu`) or the
+/// offline model's graph step node by node, as a Chrome trace.
 /// Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh"))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh", export_trace=None))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -97,8 +103,18 @@ fn price_trace(
     gemms: &str,
     profiler_step: &str,
     gemm_operands: &str,
+    export_trace: Option<PathBuf>,
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
+    // Before the work: a trace with nowhere to go must not cost a replay's result.
+    if let Some(dir) = export_trace.as_deref().and_then(|p| p.parent()) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(PyValueError::new_err(format!(
+                "export_trace: directory {} does not exist",
+                dir.display()
+            )));
+        }
+    }
     let step: StepChoice = profiler_step
         .parse()
         .map_err(|e: String| PyValueError::new_err(format!("profiler_step: {e}")))?;
@@ -121,6 +137,9 @@ fn price_trace(
         walk.uncontend_where(|o| launch_econ::offline::prices_load(o, m));
         let dev = profile.0.device.clone();
         let grids = WideGrids::shipped_for(dev.as_ref().map_or("", |d| d.name.as_str()));
+        if let Some(path) = &export_trace {
+            write_trace(path, &offline_trace(&walk, &profile.0, grids.as_ref()))?;
+        }
         let priced = price_offline(&walk, info, profile, eager_step_ms, grids);
         let mut doc = Document::new(&argv, dev, CommandResult::ReplaySummary(priced));
         doc.warnings = unreproduced(&walk, false);
@@ -141,7 +160,7 @@ fn price_trace(
         spin_ramp_ns: DEFAULT_SPIN_RAMP_NS,
         stream_from_ns: Some(DEFAULT_STREAM_FROM_NS),
         pdl,
-        timeline: false,
+        timeline: export_trace.is_some(),
         gemms,
         gemm_operands,
         sub_floor: SubFloor::default(),
@@ -203,6 +222,11 @@ fn price_trace(
     let raised = signal.into_inner().ok().flatten();
     let doc = outcome.map_err(to_py)?;
     let text = json(&doc)?;
+    if let (Some(path), CommandResult::Replay(p)) = (&export_trace, &doc.result) {
+        if let Some(t) = &p.replay.timeline {
+            write_trace(path, &chrome_trace(&walk, t))?;
+        }
+    }
     match raised {
         Some(err) if err.is_instance_of::<PyKeyboardInterrupt>(py) => {
             Err(PyKeyboardInterrupt::new_err((
@@ -213,6 +237,13 @@ fn price_trace(
         Some(err) => Err(err),
         None => Ok(text),
     }
+}
+
+/// Writes a Chrome trace to `path` (`export_trace`), whole or not at all.
+fn write_trace(path: &std::path::Path, trace: &serde_json::Value) -> PyResult<()> {
+    let bytes = serde_json::to_vec(trace).map_err(|e| LaunchEconError::new_err(e.to_string()))?;
+    write_atomically(path, &bytes)
+        .map_err(|e| PyValueError::new_err(format!("export_trace: {e:#}")))
 }
 
 /// The device profile at `path` (a `launch-econ --export-json` document), or the H200 profile

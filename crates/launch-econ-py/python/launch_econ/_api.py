@@ -23,7 +23,7 @@ def profile(path=None):
 
 def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
                 trials=None, pdl=False, waits="join", gemms="auto", profiler_step="last",
-                gemm_operands="fresh"):
+                gemm_operands="fresh", export_trace=None):
     """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
 
     With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
@@ -33,14 +33,18 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     CLI's ``--waits`` (``"join"`` or ``"all"``), ``--gemms`` (``"auto"``, ``"real"`` or
     ``"stand-in"``) and ``--gemm-operands`` (``"fresh"`` or ``"recycled"``). Of a
     trace that marks several steps (``prof.step()``), ``profiler_step`` picks one: N of
-    ``ProfilerStep#N``, ``"last"`` (default) or ``"all"`` (the whole trace). Ctrl-C during a replay
-    raises ``KeyboardInterrupt`` with what was measured in its ``partial`` attribute.
+    ``ProfilerStep#N``, ``"last"`` (default) or ``"all"`` (the whole trace). ``export_trace``:
+    a path to write, as a Chrome trace to open in Perfetto, the recording and the replayed
+    eager walk and graph (``gpu=True``) or where the offline model puts each node of the graph
+    step (the CLI's ``--export-trace``). Ctrl-C during a replay raises ``KeyboardInterrupt``
+    with what was measured in its ``partial`` attribute.
     """
     try:
         doc = _native.price_trace(
             os.fspath(path), eager_step_ms, gpu, device,
             None if profile is None else os.fspath(profile), max_time, trials, pdl, waits,
-            gemms, str(profiler_step), gemm_operands)
+            gemms, str(profiler_step), gemm_operands,
+            None if export_trace is None else os.fspath(export_trace))
     except KeyboardInterrupt as e:
         if len(e.args) == 2 and isinstance(e.args[1], str):
             e.partial = Price(json.loads(e.args[1]))

@@ -1,6 +1,7 @@
 """The package without a GPU or PyTorch: offline pricing of the committed traces, the result
 object, and the errors (ValueError for bad input, LaunchEconError for failures)."""
 
+import json
 import math
 import pathlib
 import shutil
@@ -205,3 +206,19 @@ def test_kernels_that_fill_the_gpu_share_it_side_by_side(tmp_path):
                        .replace('"branch_b"', '"nvjet_branch_b"'))
     blas = launch_econ.price_trace(renamed)
     assert blas.graph_ms == pytest.approx(blas.graph_serial_ms, rel=0.02)
+
+
+def test_the_model_s_graph_step_is_exported_as_a_trace(tmp_path):
+    out = tmp_path / "model.json"
+    r = launch_econ.price_trace(FIXTURES / "kineto_two_streams.json", export_trace=out)
+    events = json.loads(out.read_text())["traceEvents"]
+    names = [e["args"]["name"] for e in events if e.get("name") == "process_name"]
+    assert names == ["recorded walk (as read)", "graph step, offline model"]
+    nodes = [e for e in events if e.get("pid") == 1 and e["ph"] == "X"]
+    assert len(nodes) == r.kernels
+    assert max(e["ts"] + e["dur"] for e in nodes) <= r.graph_ms * 1e3
+
+
+def test_a_trace_with_nowhere_to_go_is_refused_before_pricing(tmp_path):
+    with pytest.raises(ValueError, match="export_trace: directory"):
+        launch_econ.price_trace(STEP, export_trace=tmp_path / "missing" / "t.json")
