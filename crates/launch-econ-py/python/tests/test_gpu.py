@@ -113,3 +113,15 @@ def test_ctrl_c_during_a_replay_keeps_what_was_measured():
     partial = info.value.partial
     assert partial.partial
     assert partial.document["result"]["replay"]["trials"], "trials measured before the signal"
+
+
+def test_a_replay_exports_its_trace(tmp_path):
+    out = tmp_path / "replay.json"
+    r = launch_econ.price_trace(FIXTURES / "kineto_two_streams.json", gpu=True, trials=2,
+                                export_trace=out)
+    import json
+    events = json.loads(out.read_text())["traceEvents"]
+    names = [e["args"]["name"] for e in events if e.get("name") == "process_name"]
+    assert names == ["recorded walk (as read)", "replayed eager walk", "replayed graph"]
+    graph = [e for e in events if e.get("pid") == 2 and e["ph"] == "X"]
+    assert len(graph) == r.kernels
