@@ -335,4 +335,42 @@ mod tests {
         assert_eq!(of("c")["args"]["timing"], "stamped");
         assert_eq!(of("c")["ts"], 3.7);
     }
+
+    #[test]
+    fn the_model_s_nodes_sit_on_their_lanes_in_us_and_unplaced_ops_are_left_out() {
+        let walk = Walk {
+            ops: vec![
+                k("a", 1000.0, 2000.0),
+                Op {
+                    stream: Some(9),
+                    ..k("b", 1500.0, 1000.0)
+                },
+                k("c", 4000.0, 500.0),
+            ],
+            ..Walk::default()
+        };
+        let spans = vec![Some((0, 0.0, 2400.0)), Some((1, 0.0, 1300.0)), None];
+        let v = chrome_trace_offline(&walk, &[Some(7), Some(9)], &spans);
+        let ev = v["traceEvents"].as_array().unwrap();
+        let model: Vec<&Value> = ev
+            .iter()
+            .filter(|e| e["pid"] == 1 && e["ph"] == "X")
+            .collect();
+        assert_eq!(model.len(), 2);
+        let b = event(ev, 1, "b");
+        assert_eq!((b["tid"].as_u64(), b["ts"].as_f64()), (Some(1), Some(0.0)));
+        assert_eq!(b["dur"], 1.3);
+        assert_eq!(b["args"]["recorded_dur_us"], 1.0);
+        assert_eq!(event(ev, 1, "a")["dur"], 2.4);
+        // The recording keeps every op; each lane is named by its stream.
+        assert_eq!(
+            ev.iter()
+                .filter(|e| e["pid"] == 0 && e["ph"] == "X")
+                .count(),
+            3
+        );
+        assert!(ev
+            .iter()
+            .any(|e| e["pid"] == 1 && e["tid"] == 1 && e["args"]["name"] == "stream 9"));
+    }
 }
