@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, fork_lanes  # noqa: E402
+from walk_parts import capture, fork_lanes, replay_ms  # noqa: E402
 
 STAMP_SRC = r'''
 extern "C" __global__ void stamp(unsigned long long* rec, int slot){
@@ -107,17 +107,9 @@ def main():
                 if k == "gemvs_alone":
                     continue
                 spans[k].append((int(r[1]) - int(r[0])) / 1e3)
-        # The GEMV lane's own time, for its load: one replay between events, medians.
-        g = graphs["gemvs_alone"][0]
-        times = []
-        for _ in range(args.replays):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            g.replay()
-            b.record()
-            torch.cuda.synchronize()
-            times.append(a.elapsed_time(b) * 1e3)
-        gemv_us = statistics.median(times)
+        # The GEMV lane's own time, for its load: one replay between events, median.
+        times = replay_ms(torch, {"gemvs": graphs["gemvs_alone"][0]}, 1, args.replays)
+        gemv_us = statistics.median(times["gemvs"]) * 1e3
         r = {k: statistics.median(v) for k, v in spans.items() if v}
         r["spread_us"] = {k: [min(v), max(v)] for k, v in spans.items() if v}
         r["stretch_beside_gemvs"] = r["beside_gemvs"] / r["alone"] - 1

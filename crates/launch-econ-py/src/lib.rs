@@ -12,7 +12,6 @@ use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
-use launch_econ::export::write_atomically;
 use launch_econ::node_gap::{profile_for, NodeGapChoice};
 use launch_econ::operand_pool::GemmOperands;
 use launch_econ::options::TimingArgs;
@@ -22,7 +21,7 @@ use launch_econ::pricing::{
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::{ConcurrentStandIn, SubFloor, DEFAULT_STREAM_FROM_NS};
-use launch_econ::timeline::chrome_trace;
+use launch_econ::timeline::{chrome_trace, write};
 use launch_econ::trace::{Filter, StepChoice, WaitRule};
 use launch_econ::wide_grids::WideGrids;
 use pyo3::create_exception;
@@ -241,9 +240,7 @@ fn price_trace(
 
 /// Writes a Chrome trace to `path` (`export_trace`), whole or not at all.
 fn write_trace(path: &std::path::Path, trace: &serde_json::Value) -> PyResult<()> {
-    let bytes = serde_json::to_vec(trace).map_err(|e| LaunchEconError::new_err(e.to_string()))?;
-    write_atomically(path, &bytes)
-        .map_err(|e| PyValueError::new_err(format!("export_trace: {e:#}")))
+    write(path, trace).map_err(|e| PyValueError::new_err(format!("export_trace: {e:#}")))
 }
 
 /// The device profile at `path` (a `launch-econ --export-json` document), or the H200 profile

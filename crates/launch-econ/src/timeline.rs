@@ -168,6 +168,12 @@ pub fn chrome_trace(walk: &Walk, t: &Timeline) -> Value {
     json!({"displayTimeUnit": "ns", "traceEvents": events})
 }
 
+/// Writes a Chrome trace to `path` (`--export-trace`), whole or not at all.
+pub fn write(path: &std::path::Path, trace: &Value) -> anyhow::Result<()> {
+    let bytes = serde_json::to_vec(trace)?;
+    crate::export::write_atomically(path, &bytes)
+}
+
 /// The Chrome trace of the recording and of where the offline model (`replay --summary`) puts
 /// each node of the graph step (`spans`: each op's lane, start and end, ns, by op index; see
 /// [`crate::offline::graph_step_spans`]), as process 1, a thread per lane: a node spans the

@@ -91,7 +91,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         with_captured(&mut doc, captured);
         let delivered = deliver(&doc, &report, &args.export);
         let traced = trace.map_or(Ok(()), |(path, v)| {
-            write_trace(path, &v)
+            crate::timeline::write(path, &v)
                 .map(|()| eprintln!("wrote the model's trace to {}", path.display()))
         });
         return crate::commands::with_extra_output(delivered, traced);
@@ -162,7 +162,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let delivered = deliver(&doc, &report, &args.export);
     let traced = match (&args.export_trace, &doc.result) {
         (Some(path), CommandResult::Replay(p)) => match &p.replay.timeline {
-            Some(t) => write_trace(path, &crate::timeline::chrome_trace(&walk, t))
+            Some(t) => crate::timeline::write(path, &crate::timeline::chrome_trace(&walk, t))
                 .map(|()| eprintln!("wrote the replay trace to {}", path.display())),
             None => Err(anyhow::anyhow!(
                 "no replay trace written to {}: the run was interrupted before it",
@@ -172,12 +172,6 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         _ => Ok(()),
     };
     crate::commands::with_extra_output(delivered, traced)
-}
-
-/// Writes a Chrome trace to `path` (`--export-trace`), whole or not at all.
-fn write_trace(path: &std::path::Path, trace: &serde_json::Value) -> anyhow::Result<()> {
-    let bytes = serde_json::to_vec(trace)?;
-    crate::export::write_atomically(path, &bytes)
 }
 
 /// `--captured`: the recorded walk against the graph replay's trace at `path` (on the device
