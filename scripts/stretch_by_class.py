@@ -30,7 +30,7 @@ import sys
 import tempfile
 from collections import defaultdict
 
-from replay_variants import walks
+from replay_variants import plain, walks
 
 CLASSES = ("gemm", "attention", "norm", "reduce", "element-wise", "other")
 
@@ -72,11 +72,9 @@ def walk_stretches(launch_econ, eager_path, graph_path, tmp):
     eager = [e for e in load(eager_path)["traceEvents"] if e.get("cat") == "kernel"]
     if len({e["args"].get("stream") for e in eager}) < 2:
         return None
-    plain = os.path.join(tmp, "eager.json")
-    with open(plain, "w") as f:
-        json.dump(load(eager_path), f)
     out = os.path.join(tmp, "model.json")
-    p = subprocess.run([launch_econ, "replay", plain, "--summary", "--export-trace", out],
+    p = subprocess.run([launch_econ, "replay", plain(eager_path, tmp), "--summary",
+                        "--export-trace", out],
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(p.stderr[-2000:])
