@@ -12,7 +12,10 @@
 //! is conserved, as when blocks that find no room wait for blocks of other kernels to retire,
 //! or two f32 GEMMs whose small blocks fit an SM together share its FMA units. While kernels of
 //! two or more lanes run together they also advance slower by what was measured for kernels
-//! side by side at their load beyond what that sharing already costs ([`crate::beside`]), so
+//! side by side at their load beyond what that sharing already costs ([`crate::beside`]): the
+//! stretch of a whole node, as it was measured (a GEMM's or an add's node time beside the
+//! other stream against alone), laid on the node's kernel, which alone runs beside the other
+//! lanes (a 1 µs add in a 1.4 µs node takes 0.4 × 1.4 µs more at +40%, not 0.4 × 1). So
 //! a pair like the measured one comes out as measured, and a kernel that overlaps another for
 //! part of its time is slowed for that part: which of two kernels started first, by a hair or
 //! by half their time, does not decide which one pays. One lane alone comes out as
@@ -59,6 +62,9 @@ enum State {
         gb_s: f64,
         math: f64,
         waits_on_loads: bool,
+        /// The whole node's time over its kernel's: the stretches were measured on whole
+        /// nodes, and the lay-out puts a node's extra time on its kernel.
+        node_over_work: f64,
     },
 }
 
@@ -70,7 +76,9 @@ const DONE_NS: f64 = 1e-6;
 /// above `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold
 /// more than the SMs, keep more than the arithmetic busy or ask for more than the bandwidth,
 /// each advances at the whole over their demand, the largest of the three. While kernels of
-/// two or more lanes run, each advances `1 + stretch(load, held)` times slower again, the load
+/// two or more lanes run, each advances `1 + stretch(load, held) × node / kernel` times slower
+/// again (the stretch is of the whole node, [`NodeCost::fixed_ns`] and
+/// [`NodeCost::work_ns`] together, laid on the kernel), the load
 /// being their GB/s together, `held` the larger of their shares of the SMs together and of
 /// the arithmetic together (what the sharing already prices). Returns each op's lane, start and end, ns, in the order
 /// the ops end.
@@ -84,8 +92,8 @@ pub fn lay_out_sharing(
 }
 
 /// [`lay_out_sharing`], where a kernel that waits on its loads ([`NodeCost::waits_on_loads`])
-/// runs beside other lanes' kernels `1 + small_stretch(their GB/s)` times slower instead,
-/// where that is more.
+/// runs beside other lanes' kernels by `small_stretch(their GB/s)` of its node instead, where
+/// that is more.
 pub fn lay_out_sharing_with(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
@@ -176,18 +184,26 @@ pub fn lay_out_sharing_with(
         };
         let shared = held.max(memory).max(math).max(1.0);
         // Each lane's kernel's rate: a kernel that waits on its loads runs slower beside the
-        // others' load where that costs it more than the pair stretch.
+        // others' load where that costs it more than the pair stretch. A stretch is of the
+        // whole node, as measured (a GEMM's or an add's node time alone against beside),
+        // laid on the kernel's part of it.
         let rates: Vec<f64> = state
             .iter()
             .map(|s| match *s {
                 State::Kernel {
                     gb_s,
-                    waits_on_loads: true,
+                    waits_on_loads,
+                    node_over_work,
                     ..
-                } if running.len() >= 2 => {
-                    1.0 / (shared * beside.max(1.0 + small_stretch((load - gb_s).max(0.0))))
+                } => {
+                    let stretch = if waits_on_loads && running.len() >= 2 {
+                        (beside - 1.0).max(small_stretch((load - gb_s).max(0.0)))
+                    } else {
+                        beside - 1.0
+                    };
+                    1.0 / (shared * (1.0 + stretch * node_over_work))
                 }
-                _ => 1.0 / (shared * beside),
+                _ => 1.0 / shared,
             })
             .collect();
         // The next moment a lane's part ends.
@@ -213,6 +229,11 @@ pub fn lay_out_sharing_with(
                     gb_s: kernel.gb_s.max(0.0),
                     math: kernel.math.clamp(0.0, 1.0),
                     waits_on_loads: kernel.waits_on_loads,
+                    node_over_work: if kernel.work_ns > 0.0 {
+                        (kernel.fixed_ns.max(0.0) + kernel.work_ns) / kernel.work_ns
+                    } else {
+                        1.0
+                    },
                 },
                 State::Fixed { left_ns, kernel } => State::Fixed {
                     left_ns: left_ns - step,
@@ -224,12 +245,14 @@ pub fn lay_out_sharing_with(
                     gb_s,
                     math,
                     waits_on_loads,
+                    node_over_work,
                 } => State::Kernel {
                     left_ns: left_ns - step * rates[l],
                     share,
                     gb_s,
                     math,
                     waits_on_loads,
+                    node_over_work,
                 },
                 State::Ready => State::Ready,
             };
