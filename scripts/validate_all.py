@@ -192,6 +192,9 @@ GROUPS = [
                                          "ia_sampling_beside_decode_b8,ia_conv_blocks_beside_gemvs"),
     ("heldout26", "heldout_26_walks.py", "ib_olmo2_decode_b4,ib_two_mistral_decodes_b2,"
                                          "ib_rmsnorms_beside_gemvs,ib_sampling_beside_prefill_mlp"),
+    ("heldout27", "heldout_27_walks.py", "ic_llama_decode_b8_gqa,ic_two_qwen3_decodes,"
+                                         "ic_layernorm_gelu_beside_gemvs,"
+                                         "ic_rope_kv_beside_mlp_and_softmax"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
