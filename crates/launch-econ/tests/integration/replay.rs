@@ -266,7 +266,7 @@ fn replay_summary_shares_the_gpu_between_kernels_that_fill_it() {
 
     // The branches of the plain fixture (8 small blocks each) fit beside each other, so they
     // share nothing; as small kernels that wait on their loads they run slower beside each
-    // other by what small adds measured beside small adds, on their kernel time, no more.
+    // other by what small adds measured beside small adds, of their whole nodes, no more.
     let plain = json_of(&succeeds(&replay(
         &fixture("kineto_two_streams.json"),
         "--summary --export-json -",
