@@ -360,12 +360,12 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             .iter()
             .zip(2..)
             .filter(|(p, _)| p.load_gb_s > 0.0)
-            .map(|(p, k)| format!("{} beside {k} other streams", at(p.stretch, p.load_gb_s)))
+            .map(|(p, k)| format!("{} beside {k}", at(p.stretch, p.load_gb_s)))
             .collect();
         if !lanes.is_empty() {
             let _ = writeln!(
                 out,
-                "  (small adds beside the same adds on more streams run longer: {}; replay --summary slows small kernels beside that many lanes by it)",
+                "  (small adds beside the same adds on more streams run longer: {}; replay --summary slows small kernels beside as many lanes by it)",
                 lanes.join(", ")
             );
         }
