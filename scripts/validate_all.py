@@ -195,6 +195,9 @@ GROUPS = [
     ("heldout27", "heldout_27_walks.py", "ic_llama_decode_b8_gqa,ic_two_qwen3_decodes,"
                                          "ic_layernorm_gelu_beside_gemvs,"
                                          "ic_rope_kv_beside_mlp_and_softmax"),
+    ("heldout28", "heldout_28_walks.py", "id_starcoder2_decode_b8,id_three_gpt2_decodes_b1,"
+                                         "id_four_lanes_of_small_decoder_kernels,"
+                                         "id_two_add_lanes_beside_projections"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
