@@ -38,11 +38,8 @@
 //! GEMM's load. And the same adds beside themselves on another stream
 //! ([`BesideCosts::small_pair`]): at the small kernels' own load they cost each other ~17%,
 //! which a curve linear from zero to the first GEMM point would leave out; it is the least a
-//! small kernel takes beside another lane's kernel. And beside two and three other lanes of
-//! the same adds ([`BesideCosts::small_lanes`]): each lane more costs a small kernel more
-//! although their load stays far below any GEMM point (on the H200 lanes of adds side by side
-//! ran 18, 27 and 30% longer for one, two and three others). Nothing in it is taken from a
-//! recorded walk.
+//! small kernel takes beside another lane's kernel. Nothing in it is taken from a recorded
+//! walk.
 
 use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
@@ -89,15 +86,7 @@ pub struct BesideCosts {
     /// lowest load, that of small kernels themselves; zeros (older profiles): not measured.
     #[serde(default)]
     pub small_pair: SmallPoint,
-    /// Small adds beside the same adds on two and on three other streams (load: the others'
-    /// together); zeros (older profiles): not measured, the pair's stretch stands for any
-    /// number of others.
-    #[serde(default)]
-    pub small_lanes: [SmallPoint; MORE_LANES],
 }
-
-/// Other lanes beyond one that the default run measures small adds beside: two and three.
-pub const MORE_LANES: usize = 2;
 
 /// How much longer a small kernel's node runs beside another stream's load.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -133,18 +122,6 @@ impl BesideCosts {
             0.0
         };
         through_points(points.iter().map(|p| (p.load_gb_s, p.stretch)), others_gb_s).max(floor)
-    }
-
-    /// [`BesideCosts::small_stretch`] while `others` lanes run kernels beside it: at least what
-    /// small adds measured beside that many other lanes of adds ([`BesideCosts::small_lanes`];
-    /// beyond the most measured, that one's), where measured.
-    pub fn small_stretch_beside(&self, others_gb_s: f64, others: usize) -> f64 {
-        let lanes_floor = self.small_lanes[..others.saturating_sub(1).min(MORE_LANES)]
-            .iter()
-            .rev()
-            .find(|p| p.load_gb_s > 0.0)
-            .map_or(0.0, |p| p.stretch.max(0.0));
-        self.small_stretch(others_gb_s).max(lanes_floor)
     }
 
     /// How much slower kernels run together whose load is `gb_s`, where that is more than
@@ -317,38 +294,18 @@ pub fn measure(e: &Engine) -> anyhow::Result<(BesideCosts, Option<String>)> {
         small = [SmallPoint::default(); SIZES.len()];
     }
     small.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
-    let small_pair = measure_small_lanes(e, &[&other]).unwrap_or_else(|err| {
+    let small_pair = measure_small_pair(e, &other).unwrap_or_else(|err| {
         warning.get_or_insert_with(|| format!(
             "small kernels beside small kernels of another stream not measured ({err:#}); replay --summary prices them with the GEMM pair's stretch alone"
         ));
         SmallPoint::default()
     });
-    // Beside two and three other lanes: streams of their own; one that cannot be measured
-    // leaves the pair's stretch for any number of others.
-    let mut small_lanes = [SmallPoint::default(); MORE_LANES];
-    let more = (0..MORE_LANES)
-        .map(|_| crate::other_stream::second_engine(e))
-        .collect::<memra_engine::Result<Vec<_>>>();
-    let measured = more.map_err(anyhow::Error::from).and_then(|more| {
-        for (k, p) in small_lanes.iter_mut().enumerate() {
-            let others: Vec<&Engine> = std::iter::once(&other).chain(&more[..=k]).collect();
-            *p = measure_small_lanes(e, &others)?;
-        }
-        Ok(())
-    });
-    if let Err(err) = measured {
-        small_lanes = [SmallPoint::default(); MORE_LANES];
-        warning.get_or_insert_with(|| format!(
-            "small kernels beside several other streams not measured ({err:#}); replay --summary prices them as beside one"
-        ));
-    }
     Ok((
         BesideCosts {
             points,
             bandwidth_gb_s: crate::roofline::copy_bandwidth(e)?,
             small,
             small_pair,
-            small_lanes,
         },
         warning,
     ))
@@ -421,61 +378,44 @@ fn measure_small(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<SmallPoin
     })
 }
 
-/// Rounds of the smallest chain's adds (128 each) in [`BesideCosts::small_pair`]'s and
-/// [`BesideCosts::small_lanes`]'s chains.
+/// Rounds of the smallest chain's adds (128 each) in [`BesideCosts::small_pair`]'s chains.
 const PAIR_ROUNDS: usize = 4;
 
-/// [`BesideCosts::small_pair`] (one engine in `others`) and [`BesideCosts::small_lanes`] (two
-/// or three): the small points' adds on `others[0]`, forked alone, and forked beside the same
-/// adds on `e` and on every other engine of `others`; the chains start together and run alike,
-/// so each add took `t_all / t_alone` times as long. Its load is the other lanes' adds' bytes
-/// (two inputs read, one result written, each) over one add's node time alone, as the offline
-/// model reckons a recorded element-wise kernel's.
-fn measure_small_lanes(e: &Engine, others: &[&Engine]) -> anyhow::Result<SmallPoint> {
-    anyhow::ensure!(!others.is_empty(), "small adds beside no other lane");
-    let mut lanes = std::iter::once(e)
-        .chain(others.iter().copied())
-        .map(|eng| Ok((eng, Adds::new(eng, SIZES[0])?)))
-        .collect::<memra_engine::Result<Vec<_>>>()?;
-    let fork = e.event()?;
-    let joins = others
-        .iter()
-        .map(|o| o.event())
-        .collect::<memra_engine::Result<Vec<_>>>()?;
-    let mut forked = |all: bool| {
-        e.capture_graph_across(others, |eng| {
+/// [`BesideCosts::small_pair`]: the small points' adds on `other`, forked alone, and forked
+/// beside the same adds on `e`; the two chains start together and run alike, so each add
+/// took `t_both / t_alone` times as long. Its load is one add's bytes (two inputs read, one
+/// result written) over its node time alone, as the offline model reckons a recorded
+/// element-wise kernel's.
+fn measure_small_pair(e: &Engine, other: &Engine) -> anyhow::Result<SmallPoint> {
+    let mut mine = Adds::new(e, SIZES[0])?;
+    let mut theirs = Adds::new(other, SIZES[0])?;
+    let (fork, join) = (e.event()?, other.event()?);
+    let mut forked = |both: bool| {
+        e.capture_graph_across(&[other], |eng| {
             fork.record()?;
-            for o in others {
-                o.wait_event(&fork)?;
-            }
+            other.wait_event(&fork)?;
             for _ in 0..PAIR_ROUNDS {
-                // Lane 1 (`others[0]`) always; the rest, `e` first, only beside it.
-                for (k, (lane, adds)) in lanes.iter_mut().enumerate() {
-                    if all || k == 1 {
-                        adds.issue(if k == 0 { eng } else { lane })?;
-                    }
+                if both {
+                    mine.issue(eng)?;
                 }
+                theirs.issue(other)?;
             }
-            // Each join event records on the engine that made it.
-            for join in &joins {
-                join.record()?;
-                eng.wait_event(join)?;
-            }
-            Ok(())
+            join.record()?;
+            eng.wait_event(&join)
         })
     };
     let (alone, _keep_alone) = forked(false)?;
-    let (all, _keep_all) = forked(true)?;
-    let t = replay_times(e, &[&alone, &all])?;
-    let adds = (PAIR_ROUNDS * lanes[1].1.layers) as f64;
-    let bytes = 3.0 * (lanes[1].1.bufs[0].len() * std::mem::size_of::<f32>()) as f64;
+    let (both, _keep_both) = forked(true)?;
+    let t = replay_times(e, &[&alone, &both])?;
+    let adds = (PAIR_ROUNDS * theirs.layers) as f64;
+    let bytes = 3.0 * (theirs.bufs[0].len() * std::mem::size_of::<f32>()) as f64;
     anyhow::ensure!(
         t[0] > 0.0 && t[1] > 0.0,
         "small adds beside small adds: no time measured"
     );
     Ok(SmallPoint {
-        // The others' bytes; bytes / µs = MB/s, / 1e3 = GB/s.
-        load_gb_s: others.len() as f64 * bytes / (t[0] / adds) / 1e3,
+        // bytes / µs = MB/s, / 1e3 = GB/s.
+        load_gb_s: bytes / (t[0] / adds) / 1e3,
         stretch: (t[1] / t[0] - 1.0).max(0.0),
     })
 }

@@ -209,9 +209,9 @@ fn lay_out_on(
                 m.graph_node_beside
                     .map_or(0.0, |c| c.beside_stretch(gb_s, held))
             },
-            |others_gb_s, others| {
+            |others_gb_s| {
                 m.graph_node_beside
-                    .map_or(0.0, |c| c.small_stretch_beside(others_gb_s, others))
+                    .map_or(0.0, |c| c.small_stretch(others_gb_s))
             },
             bandwidth,
         ),

@@ -355,20 +355,6 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
                 at(c.small_pair.stretch, c.small_pair.load_gb_s)
             );
         }
-        let lanes: Vec<String> = c
-            .small_lanes
-            .iter()
-            .zip(2..)
-            .filter(|(p, _)| p.load_gb_s > 0.0)
-            .map(|(p, k)| format!("{} beside {k}", at(p.stretch, p.load_gb_s)))
-            .collect();
-        if !lanes.is_empty() {
-            let _ = writeln!(
-                out,
-                "  (small adds beside the same adds on more streams run longer: {}; replay --summary slows small kernels beside as many lanes by it)",
-                lanes.join(", ")
-            );
-        }
     }
     if let Some(g) = m.gemm_peaks {
         let _ = writeln!(

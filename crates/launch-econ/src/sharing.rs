@@ -88,17 +88,17 @@ pub fn lay_out_sharing(
     stretch: impl Fn(f64, f64) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
-    lay_out_sharing_with(schedule, node, stretch, |_, _| 0.0, bandwidth_gb_s)
+    lay_out_sharing_with(schedule, node, stretch, |_| 0.0, bandwidth_gb_s)
 }
 
 /// [`lay_out_sharing`], where a kernel that waits on its loads ([`NodeCost::waits_on_loads`])
-/// runs beside other lanes' kernels by `small_stretch(their GB/s, how many run)` of its node
-/// instead, where that is more.
+/// runs beside other lanes' kernels by `small_stretch(their GB/s)` of its node instead, where
+/// that is more.
 pub fn lay_out_sharing_with(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64, f64) -> f64,
-    small_stretch: impl Fn(f64, usize) -> f64,
+    small_stretch: impl Fn(f64) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
     let lanes = schedule.lanes();
@@ -197,7 +197,7 @@ pub fn lay_out_sharing_with(
                     ..
                 } => {
                     let stretch = if waits_on_loads && running.len() >= 2 {
-                        (beside - 1.0).max(small_stretch((load - gb_s).max(0.0), running.len() - 1))
+                        (beside - 1.0).max(small_stretch((load - gb_s).max(0.0)))
                     } else {
                         beside - 1.0
                     };

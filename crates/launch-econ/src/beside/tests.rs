@@ -16,7 +16,6 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
         bandwidth_gb_s: 0.0,
         small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     assert_eq!(c.small_stretch(0.0), 0.0);
     assert_eq!(c.small_stretch(f64::NAN), 0.0);
@@ -44,7 +43,6 @@ fn small_kernels_beside_small_kernels_are_the_least_stretch_beside_any_kernel() 
         bandwidth_gb_s: 0.0,
         small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
         small_pair: small(100.0, 0.15),
-        small_lanes: Default::default(),
     };
     // Beside kernels of little or no known load, what small kernels cost each other.
     assert!((c.small_stretch(0.0) - 0.15).abs() < 1e-12);
@@ -71,7 +69,6 @@ fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     assert_eq!(c.stretch(0.0), 0.0);
     assert_eq!(c.stretch(f64::NAN), 0.0);
@@ -85,7 +82,6 @@ fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     assert_eq!(none.stretch(800.0), 0.0);
 }
@@ -99,7 +95,6 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     assert_eq!(c.one_round_hold(), Some(0.75));
     // One after the other (or worse) holds all of it, no more.
@@ -108,7 +103,6 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     assert_eq!(serial.one_round_hold(), Some(1.0));
     let none = BesideCosts {
@@ -116,7 +110,6 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     assert_eq!(none.one_round_hold(), None);
 }
@@ -128,7 +121,6 @@ fn beyond_the_bandwidth_the_memory_sharing_takes_the_measured_slowdown_over() {
         bandwidth_gb_s: 2500.0,
         small: Default::default(),
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     // Below the bandwidth, with kernels that fit beside each other, all of it is the
     // stretch beside.
@@ -176,40 +168,4 @@ fn three_sizes_are_measured_on_the_device() {
         );
         assert!(c.small.windows(2).all(|w| w[0].load_gb_s <= w[1].load_gb_s));
     }
-}
-
-#[test]
-fn small_kernels_beside_more_lanes_take_at_least_what_that_many_measured() {
-    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
-    let c = BesideCosts {
-        points: [point(1000.0, 0.2); 3],
-        bandwidth_gb_s: 0.0,
-        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
-        small_pair: small(150.0, 0.17),
-        small_lanes: [small(300.0, 0.27), small(450.0, 0.3)],
-    };
-    // One other lane: the pair; two and three: their points; more: the last measured.
-    assert!((c.small_stretch_beside(0.0, 1) - 0.17).abs() < 1e-12);
-    assert!((c.small_stretch_beside(0.0, 0) - 0.17).abs() < 1e-12);
-    assert!((c.small_stretch_beside(0.0, 2) - 0.27).abs() < 1e-12);
-    assert!((c.small_stretch_beside(0.0, 3) - 0.3).abs() < 1e-12);
-    assert!((c.small_stretch_beside(0.0, 7) - 0.3).abs() < 1e-12);
-    // The GEMM-load curve where it is more.
-    assert!((c.small_stretch_beside(2000.0, 3) - 0.9).abs() < 1e-12);
-    // Only two others measured: it stands for three and more.
-    let two_only = BesideCosts {
-        small_lanes: [small(300.0, 0.27), SmallPoint::default()],
-        ..c
-    };
-    assert!((two_only.small_stretch_beside(0.0, 3) - 0.27).abs() < 1e-12);
-    // Profiles without them (older ones): the pair's for any number of others.
-    let p = serde_json::json!({"load_gb_s": 1000.0, "stretch": 0.2, "gemm_us": 4.0});
-    let old: BesideCosts = serde_json::from_value(serde_json::json!({
-        "points": [p, p, p],
-        "bandwidth_gb_s": 4000.0,
-        "small_pair": {"load_gb_s": 150.0, "stretch": 0.17},
-    }))
-    .unwrap();
-    assert_eq!(old.small_lanes, [SmallPoint::default(); MORE_LANES]);
-    assert!((old.small_stretch_beside(0.0, 3) - 0.17).abs() < 1e-12);
 }

@@ -125,7 +125,6 @@ fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
         bandwidth_gb_s: 4000.0,
         small: Default::default(),
         small_pair: Default::default(),
-        small_lanes: Default::default(),
     };
     let m = ModelInputs {
         graph_node_beside: Some(beside),
@@ -294,7 +293,6 @@ fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
             bandwidth_gb_s: 4000.0,
             small: Default::default(),
             small_pair: Default::default(),
-            small_lanes: Default::default(),
         }),
         ..inputs()
     };

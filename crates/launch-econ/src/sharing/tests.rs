@@ -32,28 +32,6 @@ fn fork_join() -> Schedule {
     }
 }
 
-/// Lane 0 forks lanes 1, 2 and 3 after op 0, they run ops 1, 2 and 3, lane 0 joins them and
-/// runs op 4.
-fn fork_three() -> Schedule {
-    let mut items = vec![Item::Op { lane: 0, op: 0 }];
-    items.extend((1..=3).map(|lane| Item::Wait { lane, on: vec![0] }));
-    items.extend((1..=3).map(|lane| Item::Op { lane, op: lane }));
-    items.push(Item::Wait {
-        lane: 0,
-        on: vec![1, 2, 3],
-    });
-    items.push(Item::Op { lane: 0, op: 4 });
-    Schedule {
-        streams: vec![Some(1), Some(2), Some(3), Some(4)],
-        items,
-        basis: Basis::RecordedWaits(4),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    }
-}
-
 fn end(spans: &[(usize, f64, f64)]) -> f64 {
     spans.iter().map(|s| s.2).fold(0.0, f64::max)
 }
@@ -377,7 +355,7 @@ fn a_kernel_that_waits_on_its_loads_runs_slower_beside_the_others_load() {
     };
     let costs = [node(0.0, 1.0, 1.0), gemm, small];
     // Measured for small kernels: +100% at 2000 GB/s of the others' load, linear from zero.
-    let small_stretch = |others: f64, _lanes: usize| others / 2000.0;
+    let small_stretch = |others: f64| others / 2000.0;
     let spans = lay_out_sharing_with(&s, |op| costs[op.min(2)], |_, _| 0.0, small_stretch, 0.0);
     let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
     // The small kernel runs at half its pace beside the GEMM (the others' 2000 GB/s; its own
@@ -397,35 +375,4 @@ fn a_kernel_that_waits_on_its_loads_runs_slower_beside_the_others_load() {
     let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_, _| 0.0, 0.0);
     let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
     assert!((lane(2).2 - 5.0).abs() < 1e-9, "{spans:?}");
-}
-
-#[test]
-fn a_small_kernel_beside_more_lanes_takes_what_that_many_measured() {
-    let s = fork_three();
-    let small = NodeCost {
-        waits_on_loads: true,
-        ..node(0.0, 10.0, 0.05)
-    };
-    // Measured: +20% beside one other lane of small kernels, +30% beside two, +40% three.
-    let by_count = |_: f64, others: usize| [0.0, 0.2, 0.3, 0.4][others.min(3)];
-    let three = [
-        node(0.0, 1.0, 1.0),
-        small,
-        small,
-        small,
-        node(0.0, 1.0, 1.0),
-    ];
-    let spans = lay_out_sharing_with(&s, |op| three[op], |_, _| 0.0, by_count, 0.0);
-    // Three lanes side by side: each beside two others, 10 ns of work in 13.
-    assert!((end(&spans) - (1.0 + 13.0 + 1.0)).abs() < 1e-9, "{spans:?}");
-    // Two of them: each beside one other, in 12.
-    let two = [
-        node(0.0, 1.0, 1.0),
-        small,
-        small,
-        node(0.0, 0.0, 0.0),
-        node(0.0, 1.0, 1.0),
-    ];
-    let spans = lay_out_sharing_with(&s, |op| two[op], |_, _| 0.0, by_count, 0.0);
-    assert!((end(&spans) - (1.0 + 12.0 + 1.0)).abs() < 1e-9, "{spans:?}");
 }

@@ -44,7 +44,6 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
             bandwidth_gb_s,
             small: Default::default(),
             small_pair: Default::default(),
-            small_lanes: Default::default(),
         })
     };
     let sms = SmLimits::of("9.0", 132);
