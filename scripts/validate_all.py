@@ -198,6 +198,9 @@ GROUPS = [
     ("heldout28", "heldout_28_walks.py", "id_starcoder2_decode_b8,id_three_gpt2_decodes_b1,"
                                          "id_four_lanes_of_small_decoder_kernels,"
                                          "id_two_add_lanes_beside_projections"),
+    ("heldout29", "heldout_29_walks.py", "ie_gemma_decode_b4,ie_decode_beside_prefill_chunk,"
+                                         "ie_projection_with_adapter_lanes,"
+                                         "ie_embedding_bags_beside_mlp"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
