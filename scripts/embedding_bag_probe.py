@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Where held-out batch 29's embedding bags beside an MLP spend their graph step: the walk's
+two lanes captured alone and forked together, unprofiled (replays between events, medians),
+and the lookups with their tables shrunk to 64 Ki rows (so their random rows stay in the L2).
+
+    python3 scripts/embedding_bag_probe.py --out embedding_bag.json [--trials 15]
+
+Needs a CUDA device and PyTorch.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture, corner, fork_join, fork_lanes, replay_ms  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--trials", type=int, default=15)
+    args = ap.parse_args()
+    import torch
+    f = torch.nn.functional
+    torch.manual_seed(129_29)
+
+    def tables_of(rows):
+        with torch.device("cuda"):
+            tables = [torch.nn.EmbeddingBag(rows, 64, mode="sum") for _ in range(4)]
+            idx = [torch.randint(0, rows, (512 * 20,)) for _ in range(4)]
+            offsets = torch.arange(0, 512 * 20, 20)
+
+        def lookups():
+            with torch.no_grad():
+                return torch.cat([t(i, offsets) for t, i in zip(tables, idx)], dim=1)
+        return lookups
+
+    with torch.device("cuda"):
+        dense = torch.randn(512, 256)
+        mlp = [torch.nn.Linear(256, 512), torch.nn.Linear(512, 512), torch.nn.Linear(512, 256)]
+
+    def bottom():
+        with torch.no_grad():
+            y = dense
+            for layer in mlp:
+                y = f.relu(layer(y))
+            return y
+
+    big, small = tables_of(1_000_000), tables_of(64 * 1024)
+    graphs = {
+        "walk": capture(fork_join(lambda: corner(big()), lambda: corner(bottom()))),
+        "lookups_alone": capture(fork_lanes([big])),
+        "mlp_alone": capture(fork_lanes([bottom])),
+        "lookups_64k_rows_alone": capture(fork_lanes([small])),
+        "walk_64k_rows": capture(fork_join(lambda: corner(small()), lambda: corner(bottom()))),
+    }
+    times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, 20, args.trials)
+    out = {"device": torch.cuda.get_device_name(),
+           "us": {k: statistics.median(v) * 1e3 for k, v in times.items()},
+           "spread_us": {k: [min(v) * 1e3, max(v) * 1e3] for k, v in times.items()}}
+    for k, v in out["us"].items():
+        print(f"{k}: {v:.1f} us ({out['spread_us'][k][0]:.1f}-{out['spread_us'][k][1]:.1f})",
+              flush=True)
+    with open(args.out, "w") as fh:
+        json.dump(out, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
