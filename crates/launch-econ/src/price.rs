@@ -51,7 +51,7 @@ pub enum GraphSource {
 impl GraphSource {
     /// How far this source's graph step came from the real graph on the H200 validation
     /// walks of its kind (docs/validation-h200.md: 91 walks at 7022f03 and the runs of the
-    /// event walks since, and 230 walks held out in twenty-eight batches, each first run with the
+    /// event walks since, and 234 walks held out in twenty-nine batches, each first run with the
     /// version of its day unchanged), as a fraction: on one stream the replay came within 7%
     /// (−1.2 … +3.5% on the 56 walks of the full run, held out a top-k sampling step −5.6% and
     /// CuPy raw kernels +6.4%) and the offline model within 10% (−8.8 … +5.0%); with streams
@@ -60,7 +60,8 @@ impl GraphSource {
     /// and −0.8% since it reads the GEMM kernel; two chains of f32 linear layers −40.4%, −0.2%
     /// to +4.2% since their GEMMs run with the bias in cuBLASLt's epilogue; the process the
     /// graph runs in moves such graphs, see [`crate::prior_streams`]) and the model within 33%
-    /// (−34.5 … +21.1%; the one beyond, the same f32 walk, −2.3% since).
+    /// (−34.5 … +21.1%; beyond, the same f32 walk, −2.3% since, and embedding-bag lookups
+    /// beside an f32 MLP, −33.3%, whose lanes ran longer side by side than one after the other).
     pub fn validated_error(self, branches: bool) -> f64 {
         match (self, branches) {
             (GraphSource::Replay, false) => 0.07,
