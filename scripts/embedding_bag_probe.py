@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where held-out batch 29's embedding bags beside an MLP spend their graph step: the walk's
 two lanes captured alone and forked together, unprofiled (replays between events, medians),
-and the lookups with their tables shrunk to 64 Ki rows (so their random rows stay in the L2).
+the lookups with their tables shrunk to 64 Ki rows (so their random rows stay in the L2), and
+the MLP in bf16 instead of f32 (cuBLAS's tensor-core kernels in place of its FMA ones).
 
     python3 scripts/embedding_bag_probe.py --out embedding_bag.json [--trials 15]
 
@@ -41,13 +42,18 @@ def main():
     with torch.device("cuda"):
         dense = torch.randn(512, 256)
         mlp = [torch.nn.Linear(256, 512), torch.nn.Linear(512, 512), torch.nn.Linear(512, 256)]
+        dense16 = dense.bfloat16()
+        mlp16 = [torch.nn.Linear(m.in_features, m.out_features).bfloat16() for m in mlp]
 
-    def bottom():
-        with torch.no_grad():
-            y = dense
-            for layer in mlp:
-                y = f.relu(layer(y))
-            return y
+    def mlp_of(x, layers):
+        def run():
+            with torch.no_grad():
+                y = x
+                for layer in layers:
+                    y = f.relu(layer(y))
+                return y
+        return run
+    bottom, bottom16 = mlp_of(dense, mlp), mlp_of(dense16, mlp16)
 
     big, small = tables_of(1_000_000), tables_of(64 * 1024)
     graphs = {
@@ -56,6 +62,8 @@ def main():
         "mlp_alone": capture(fork_lanes([bottom])),
         "lookups_64k_rows_alone": capture(fork_lanes([small])),
         "walk_64k_rows": capture(fork_join(lambda: corner(small()), lambda: corner(bottom()))),
+        "mlp_bf16_alone": capture(fork_lanes([bottom16])),
+        "walk_bf16_mlp": capture(fork_join(lambda: corner(big()), lambda: corner(bottom16()))),
     }
     times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, 20, args.trials)
     out = {"device": torch.cuda.get_device_name(),
