@@ -45,6 +45,26 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
 /// `crate::offline`) came from real graphs. `None` where fewer than two streams run such
 /// kernels for [`FMA_GEMM_SHARE`] of their recorded kernel time or more.
 fn simt_gemms_side_by_side(walk: &Walk) -> Option<String> {
+    let (streams, _) = fma_gemm_streams(walk);
+    (streams >= 2).then(|| format!(
+        "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model lets each such GEMM hold the SMs its blocks spread over, no more than the profile's widest GEMM pair held, where real blocks of such GEMMs sharing an SM each ran 1.4-2.1 times as long as alone: on the H200 the 17 held-out walks of such GEMMs on two or more streams came out -16.7% to +17.9% with it (12 within 10%; the first 12 -12.5% to -34.5% before it; two f32 GEMVs side by side +17.9%, f32 GEMVs beside f32 or bf16 GEMMs -15.1% and -14.9%), the replay -8.4% to +10.3% on 14 of them (11 within 5%); prefer the replay (`replay` without --summary) for this walk",
+        streams
+    ))
+}
+
+/// The offline model's warning for IEEE f32 GEMM kernels on one stream beside other streams'
+/// kernels: how far such walks came. `None` unless exactly one stream runs such kernels for
+/// [`FMA_GEMM_SHARE`] of its recorded kernel time or more and another stream runs kernels.
+fn simt_gemms_beside_other_streams(walk: &Walk) -> Option<String> {
+    let (fma, busy) = fma_gemm_streams(walk);
+    (fma == 1 && busy >= 2).then(|| {
+        "one stream runs f32 GEMM kernels on the FMA units (not tensor cores) beside other streams' kernels: on the H200 the 14 stored validation walks of the kind came -33.3% to +17.2% with this version (10 within 10%), the extremes an f32 MLP beside embedding-bag lookups, whose lanes ran longer side by side than one after the other (82 us against 25 + 44 us alone; the replay -22%), and an f32 GEMM beside small adds (+17.2%)".to_string()
+    })
+}
+
+/// How many streams run f32 FMA GEMMs for [`FMA_GEMM_SHARE`] of their recorded kernel time or
+/// more, and how many run kernels at all.
+fn fma_gemm_streams(walk: &Walk) -> (usize, usize) {
     let on_fma = |name: &str| {
         crate::roofline::named_math_is_tf32(name) == Some(false)
             || name.contains("f32f32_f32f32_f32")
@@ -59,14 +79,12 @@ fn simt_gemms_side_by_side(walk: &Walk) -> Option<String> {
             t.0 += o.duration_ns.max(0.0);
         }
     }
-    let streams = time
+    let fma = time
         .values()
         .filter(|(fma, all)| *fma > 0.0 && *fma >= FMA_GEMM_SHARE * all)
         .count();
-    (streams >= 2).then(|| format!(
-        "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model lets each such GEMM hold the SMs its blocks spread over, no more than the profile's widest GEMM pair held, where real blocks of such GEMMs sharing an SM each ran 1.4-2.1 times as long as alone: on the H200 the 17 held-out walks of such GEMMs on two or more streams came out -16.7% to +17.9% with it (12 within 10%; the first 12 -12.5% to -34.5% before it; two f32 GEMVs side by side +17.9%, f32 GEMVs beside f32 or bf16 GEMMs -15.1% and -14.9%), the replay -8.4% to +10.3% on 14 of them (11 within 5%); prefer the replay (`replay` without --summary) for this walk",
-        streams
-    ))
+    let busy = time.values().filter(|(_, all)| *all > 0.0).count();
+    (fma, busy)
 }
 
 /// The share of a stream's recorded kernel time its f32 FMA GEMMs take for the warning to
@@ -153,6 +171,9 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             if !on_lanes {
                 out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
                 if let Some(m) = simt_gemms_side_by_side(walk) {
+                    out.push(m);
+                }
+                if let Some(m) = simt_gemms_beside_other_streams(walk) {
                     out.push(m);
                 }
             }
@@ -294,6 +315,14 @@ mod tests {
             ..Walk::default()
         };
         assert_eq!(simt_gemms_side_by_side(&tf32), None);
+        // One stream of them beside another stream's kernels: the spread of such walks.
+        let beside = simt_gemms_beside_other_streams(&tf32).expect("f32 GEMMs beside TF32 ones");
+        assert!(
+            beside.starts_with("one stream runs f32 GEMM kernels"),
+            "{beside}"
+        );
+        assert_eq!(simt_gemms_beside_other_streams(&one), None);
+        assert_eq!(simt_gemms_beside_other_streams(&two), None);
         // cuBLAS's IEEE f32 kernels say so by their types alone.
         let xmma = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x32x8_stage3_warpsize2x1x1";
         let ieee = Walk {
