@@ -201,6 +201,8 @@ GROUPS = [
     ("heldout29", "heldout_29_walks.py", "ie_gemma_decode_b4,ie_decode_beside_prefill_chunk,"
                                          "ie_projection_with_adapter_lanes,"
                                          "ie_embedding_bags_beside_mlp"),
+    ("heldout30", "heldout_30_walks.py", "if_phi_decode_b1,if_decode_beside_kv_block_copies,"
+                                         "if_three_sampling_lanes,if_cross_attention_beside_ffn"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
