@@ -12,6 +12,7 @@ use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
+use launch_econ::export::check_writable;
 use launch_econ::node_gap::{profile_for, NodeGapChoice};
 use launch_econ::operand_pool::GemmOperands;
 use launch_econ::options::TimingArgs;
@@ -106,13 +107,8 @@ fn price_trace(
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
     // Before the work: a trace with nowhere to go must not cost a replay's result.
-    if let Some(dir) = export_trace.as_deref().and_then(|p| p.parent()) {
-        if !dir.as_os_str().is_empty() && !dir.is_dir() {
-            return Err(PyValueError::new_err(format!(
-                "export_trace: directory {} does not exist",
-                dir.display()
-            )));
-        }
+    if let Some(path) = &export_trace {
+        check_writable(path).map_err(|e| PyValueError::new_err(format!("export_trace: {e}")))?;
     }
     let step: StepChoice = profiler_step
         .parse()

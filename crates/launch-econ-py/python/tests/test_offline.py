@@ -220,5 +220,7 @@ def test_the_model_s_graph_step_is_exported_as_a_trace(tmp_path):
 
 
 def test_a_trace_with_nowhere_to_go_is_refused_before_pricing(tmp_path):
-    with pytest.raises(ValueError, match="export_trace: directory"):
+    with pytest.raises(ValueError, match="export_trace: cannot write .*: directory .* does not exist"):
         launch_econ.price_trace(STEP, export_trace=tmp_path / "missing" / "t.json")
+    with pytest.raises(ValueError, match="export_trace: .* is a directory, not a file"):
+        launch_econ.price_trace(STEP, export_trace=tmp_path)
