@@ -16,9 +16,7 @@ use launch_econ::export::check_writable;
 use launch_econ::node_gap::{profile_for, NodeGapChoice};
 use launch_econ::operand_pool::GemmOperands;
 use launch_econ::options::TimingArgs;
-use launch_econ::pricing::{
-    load_profile, offline_trace, price_offline, price_replayed, read_walk, BadInput,
-};
+use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::{ConcurrentStandIn, SubFloor, DEFAULT_STREAM_FROM_NS};
@@ -132,10 +130,11 @@ fn price_trace(
         walk.uncontend_where(|o| launch_econ::offline::prices_load(o, m));
         let dev = profile.0.device.clone();
         let grids = WideGrids::shipped_for(dev.as_ref().map_or("", |d| d.name.as_str()));
-        if let Some(path) = &export_trace {
-            write_trace(path, &offline_trace(&walk, &profile.0, grids.as_ref()))?;
+        let timeline = export_trace.is_some();
+        let mut priced = price_offline(&walk, info, profile, eager_step_ms, grids, timeline);
+        if let Some((path, trace)) = export_trace.as_ref().zip(priced.timeline.take()) {
+            write_trace(path, &trace)?;
         }
-        let priced = price_offline(&walk, info, profile, eager_step_ms, grids);
         let mut doc = Document::new(&argv, dev, CommandResult::ReplaySummary(priced));
         doc.warnings = unreproduced(&walk, false);
         return json(&doc);

@@ -120,6 +120,10 @@ pub struct SummaryReport {
     #[serde(default)]
     pub level_step: Option<crate::footprint::LevelStep>,
     pub prediction: crate::price::StepPrice,
+    /// Where the model put each op, as a Chrome trace, when asked for (`--export-trace`); not
+    /// part of the JSON document (it has its own file).
+    #[serde(skip)]
+    pub timeline: Option<serde_json::Value>,
 }
 
 /// The one table form every exporter reads: a header and rows of cells.
@@ -420,6 +424,7 @@ mod tests {
                     (2.0, crate::price::EagerSource::User),
                     3.0,
                 ),
+                timeline: None,
             }),
         );
         let text = serde_json::to_string(&p).unwrap();

@@ -115,37 +115,73 @@ fn on_one_stream(walk: &Walk) -> bool {
 /// [`crate::lanes`]), else one after another; plus one graph launch. The rest of `dev`
 /// as [`OfflineDevice`] says.
 pub fn graph_step_model(walk: &Walk, dev: &OfflineDevice<'_>) -> f64 {
-    graph_step_on(&Schedule::of(walk), walk, dev, dev.level_step_us(walk))
+    ModelledWalk::new(walk, dev).step_ms()
 }
 
-/// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
-pub fn graph_step_model_quiet(walk: &Walk, dev: &OfflineDevice<'_>) -> f64 {
-    graph_step_on(&Schedule::of(walk), walk, dev, 0.0)
+/// One walk before the offline model: its schedule and its step to the upper level, found
+/// once for every figure `replay --summary` prints of it (each figure lays the walk out again
+/// with its own node cost; the schedule and the memory it touches do not change).
+pub struct ModelledWalk<'w> {
+    walk: &'w Walk,
+    dev: OfflineDevice<'w>,
+    schedule: Schedule,
+    level: LevelStep,
 }
 
-/// [`graph_step_model`] with every stream of the walk one after another (in issue order), ms;
-/// `None` for a walk the model does not run side by side (one stream, or no recorded waits).
-pub fn graph_step_model_serial(walk: &Walk, dev: &OfflineDevice<'_>) -> Option<f64> {
-    let schedule = Schedule::of(walk);
-    (schedule.lanes() > 1).then(|| {
-        let serial = dev.without_sharing();
-        graph_step_on(
-            &Schedule::serialised(walk),
+impl<'w> ModelledWalk<'w> {
+    pub fn new(walk: &'w Walk, dev: &OfflineDevice<'w>) -> ModelledWalk<'w> {
+        ModelledWalk {
             walk,
-            &serial,
-            dev.level_step_us(walk),
-        )
-    })
-}
+            dev: *dev,
+            schedule: Schedule::of(walk),
+            level: dev.level_step(walk),
+        }
+    }
 
-/// Where [`graph_step_model`] puts each op of `walk` in its graph step: the schedule it laid
-/// the walk out on (its lanes' streams) and each op's (lane, start, end), ns from the step's
-/// first node, by op index (`replay --summary --export-trace`).
-pub fn graph_step_spans(walk: &Walk, dev: &OfflineDevice<'_>) -> (Schedule, Vec<Option<Span>>) {
-    let schedule = Schedule::of(walk);
-    let spans = lay_out_on(&schedule, walk, dev, dev.level_step_us(walk));
-    let by_op = schedule.spans_by_op(&spans, walk.ops.len());
-    (schedule, by_op)
+    /// Whether the model runs the walk's streams side by side (recorded waits between them).
+    pub fn branches(&self) -> bool {
+        self.schedule.lanes() > 1
+    }
+
+    /// How far the walk's nodes step to the upper level, and why.
+    pub fn level_step(&self) -> LevelStep {
+        self.level
+    }
+
+    /// [`graph_step_model`], ms.
+    pub fn step_ms(&self) -> f64 {
+        graph_step_on(&self.schedule, self.walk, &self.dev, self.level.step_us)
+    }
+
+    /// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
+    pub fn quiet_ms(&self) -> f64 {
+        graph_step_on(&self.schedule, self.walk, &self.dev, 0.0)
+    }
+
+    /// [`graph_step_model`] with kernels side by side overlapping perfectly, ms.
+    pub fn unshared_ms(&self) -> f64 {
+        let free = self.dev.without_sharing();
+        graph_step_on(&self.schedule, self.walk, &free, self.level.step_us)
+    }
+
+    /// [`graph_step_model`] with every stream one after another (in issue order), ms; `None`
+    /// where the model does not run the walk's streams side by side.
+    pub fn serial_ms(&self) -> Option<f64> {
+        self.branches().then(|| {
+            let serial = self.dev.without_sharing();
+            let schedule = Schedule::serialised(self.walk);
+            graph_step_on(&schedule, self.walk, &serial, self.level.step_us)
+        })
+    }
+
+    /// Where [`Self::step_ms`] puts each op in the graph step: the schedule's lanes' streams
+    /// and each op's (lane, start, end), ns from the step's first node, by op index
+    /// (`replay --summary --export-trace`).
+    pub fn spans(&self) -> (&Schedule, Vec<Option<Span>>) {
+        let spans = lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us);
+        let by_op = self.schedule.spans_by_op(&spans, self.walk.ops.len());
+        (&self.schedule, by_op)
+    }
 }
 
 fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {

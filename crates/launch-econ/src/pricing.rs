@@ -12,10 +12,7 @@ use crate::document::{
 };
 use crate::node_gap::GapSource;
 use crate::occupancy::SmLimits;
-use crate::offline::{
-    build_model, engine_floor_model, graph_step_model, graph_step_model_quiet,
-    graph_step_model_serial, graph_step_spans, OfflineDevice,
-};
+use crate::offline::{build_model, engine_floor_model, ModelledWalk, OfflineDevice};
 use crate::price::{eager_from_trace, EagerSource, GraphSource, StepPrice};
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
 use crate::runner::Context;
@@ -75,41 +72,55 @@ pub fn load_profile(path: Option<&Path>) -> anyhow::Result<(ModelProfile, String
 
 /// Prices the walk with the offline model over `profile`, no GPU: graph step from the model,
 /// eager step from `eager_step_ms`, else the trace's host side, else the engine's floor;
-/// wide kernels by `grids` (see [`crate::wide_grids`]).
+/// wide kernels by `grids` (see [`crate::wide_grids`]). With `timeline`, also where the model
+/// put each op, as a Chrome trace beside the recording ([`SummaryReport::timeline`]).
 pub fn price_offline(
     walk: &Walk,
     info: TraceInfo,
     (profile, origin): (ModelProfile, String),
     eager_step_ms: Option<f64>,
     grids: Option<WideGrids>,
+    timeline: bool,
 ) -> SummaryReport {
     let (sms, l2) = (sm_limits(&profile), l2_bytes(&profile));
-    let m = profile.model_inputs;
-    let dev = offline_device(&m, l2, sms.as_ref(), grids.as_ref());
+    let m = &profile.model_inputs;
+    let dev = OfflineDevice {
+        inputs: m,
+        sms: sms.as_ref(),
+        sharing: true,
+        grids: grids.as_ref(),
+        l2_bytes: l2,
+    };
+    let modelled = ModelledWalk::new(walk, &dev);
     let eager = choose_eager(eager_step_ms, walk, m.eager_issue_us, || {
-        engine_floor_model(walk, &m)
+        engine_floor_model(walk, m)
     });
     let mut prediction = StepPrice::new(
-        (graph_step_model(walk, &dev), GraphSource::Model),
+        (modelled.step_ms(), GraphSource::Model),
         eager,
-        build_model(walk, &m),
+        build_model(walk, m),
     );
     if m.graph_node_other_stream_us.is_some() {
-        prediction = prediction.with_quiet(graph_step_model_quiet(walk, &dev));
+        prediction = prediction.with_quiet(modelled.quiet_ms());
     }
-    if let Some(serial) = graph_step_model_serial(walk, &dev) {
+    if let Some(serial) = modelled.serial_ms() {
         prediction = prediction.with_serial(serial).with_branches();
         if sms.is_some() {
-            prediction = prediction.with_unshared(graph_step_model(walk, &dev.without_sharing()));
+            prediction = prediction.with_unshared(modelled.unshared_ms());
         }
     }
-    let level_step = Some(dev.level_step(walk));
+    let timeline = timeline.then(|| {
+        let (schedule, spans) = modelled.spans();
+        crate::timeline::chrome_trace_offline(walk, &schedule.streams, &spans)
+    });
+    let level_step = Some(modelled.level_step());
     SummaryReport {
         trace: info,
         profile: origin,
         grid_nodes: grids.map(|t| t.device),
         level_step,
         prediction,
+        timeline,
     }
 }
 
@@ -128,40 +139,6 @@ fn l2_bytes(profile: &ModelProfile) -> Option<f64> {
         .as_ref()
         .map(|d| f64::from(d.l2_bytes))
         .filter(|&b| b > 0.0)
-}
-
-/// The offline model's view of a profile's device (see [`OfflineDevice`]), sharing on.
-fn offline_device<'a>(
-    m: &'a crate::model::ModelInputs,
-    l2_bytes: Option<f64>,
-    sms: Option<&'a SmLimits>,
-    grids: Option<&'a WideGrids>,
-) -> OfflineDevice<'a> {
-    OfflineDevice {
-        inputs: m,
-        sms,
-        sharing: true,
-        grids,
-        l2_bytes,
-    }
-}
-
-/// Where [`price_offline`]'s graph step puts each op of `walk` (see
-/// [`crate::offline::graph_step_spans`]), as a Chrome trace beside the recording.
-pub fn offline_trace(
-    walk: &Walk,
-    profile: &ModelProfile,
-    grids: Option<&WideGrids>,
-) -> serde_json::Value {
-    let sms = sm_limits(profile);
-    let dev = offline_device(
-        &profile.model_inputs,
-        l2_bytes(profile),
-        sms.as_ref(),
-        grids,
-    );
-    let (schedule, spans) = graph_step_spans(walk, &dev);
-    crate::timeline::chrome_trace_offline(walk, &schedule.streams, &spans)
 }
 
 /// Replays the walk on `e` (eager and as a graph, with the trial runner) and prices it from

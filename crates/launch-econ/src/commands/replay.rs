@@ -5,9 +5,7 @@ use std::fmt::Write;
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{CommandResult, Device, Document, TraceInfo};
 use crate::options::{ReplayArgs, TimingDefaults};
-use crate::pricing::{
-    load_profile, offline_trace, price_offline, price_replayed, read_walk, BadInput,
-};
+use crate::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
 use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
 use crate::stand_in::{ElementWise, SubFloor};
@@ -76,11 +74,9 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         let device = profile.0.device.clone();
         let device_name = device.as_ref().map_or("", |d| d.name.as_str());
         let grids = grid_table(args, device_name)?;
-        let trace = args
-            .export_trace
-            .as_ref()
-            .map(|path| (path, offline_trace(&walk, &profile.0, grids.as_ref())));
-        let priced = price_offline(&walk, info, profile, args.eager_step_ms, grids);
+        let timeline = args.export_trace.is_some();
+        let mut priced = price_offline(&walk, info, profile, args.eager_step_ms, grids, timeline);
+        let trace = args.export_trace.as_ref().zip(priced.timeline.take());
         report.push_str(&grid_line(priced.grid_nodes.as_deref()));
         if let Some(level) = &priced.level_step {
             report.push_str(&level.line());

@@ -101,7 +101,7 @@ fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
     assert!((graph_step_model(&w, &dev) - 0.0135).abs() < 1e-12);
     // The lower level is the same either way; without the L2 or the larger step measured,
     // the smaller step.
-    assert!((graph_step_model_quiet(&w, &dev) - 0.012).abs() < 1e-12);
+    assert!((ModelledWalk::new(&w, &dev).quiet_ms() - 0.012).abs() < 1e-12);
     assert_eq!(OfflineDevice::of(&m).level_step_us(&w), 0.25);
     let older = ModelInputs {
         graph_node_other_stream_beyond_l2_us: None,
@@ -194,7 +194,7 @@ fn streams_with_recorded_waits_overlap_in_the_model() {
         ..with_gap
     };
     assert!((graph_step_model(&w, &OfflineDevice::of(&shared)) - 0.05225).abs() < 1e-12);
-    assert!((graph_step_model_quiet(&w, &OfflineDevice::of(&shared)) - 0.0515).abs() < 1e-12);
+    assert!((ModelledWalk::new(&w, &OfflineDevice::of(&shared)).quiet_ms() - 0.0515).abs() < 1e-12);
     // Without the waits the streams add up.
     w.waits.clear();
     assert!((graph_step_model(&w, &OfflineDevice::of(&m)) - 0.070).abs() < 1e-12);
