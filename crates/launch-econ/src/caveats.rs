@@ -58,7 +58,7 @@ fn simt_gemms_side_by_side(walk: &Walk) -> Option<String> {
 fn simt_gemms_beside_other_streams(walk: &Walk) -> Option<String> {
     let (fma, busy) = fma_gemm_streams(walk);
     (fma == 1 && busy >= 2).then(|| {
-        "one stream runs f32 GEMM kernels on the FMA units (not tensor cores) beside other streams' kernels: on the H200 the 14 stored validation walks of the kind came -33.3% to +17.2% with this version (10 within 10%), the extremes an f32 MLP beside embedding-bag lookups, whose lanes ran longer side by side than one after the other (82 us against 25 + 44 us alone; the replay -22%), and an f32 GEMM beside small adds (+17.2%)".to_string()
+        "one stream runs f32 GEMM kernels on the FMA units (not tensor cores) beside other streams' kernels: on the H200 the 14 stored validation walks of the kind came -33.3% to +17.2% with this version (10 within 10%), the extremes an f32 MLP beside embedding-bag lookups, whose lanes ran longer side by side than one after the other (82 us against 25 + 44 us alone; the replay -22%), and an f32 GEMM beside small adds (+17.2%); that MLP (cuBLAS FMA kernels of 64-thread blocks) ran 1.12-1.34 times its lanes' serial time beside any lane of kernels spread over the SMs, clock spins that read nothing included, where the model gives at most the serial time".to_string()
     })
 }
 
