@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Whether memset nodes make lanes of small kernels cost each other more in a CUDA graph.
+
+Held-out batch 30's sampling lanes (softmax and top-k: 27 small kernels and two memsets of
+2 KiB and 392 bytes a lane) ran 0.079 ms alone and 0.092 ms two side by side in real graphs,
+where `replay` gave the second lane almost nothing (0.078 and 0.080 ms). The lanes here are
+24 element-wise kernels over 64 Ki floats, with and without two such memsets
+(`cudaMemsetAsync`, which a graph keeps as memset nodes) in the middle, and the sampling lane
+itself; each captured as one lane and as two and three side by side, replayed unprofiled
+(replays between events, medians, interleaved).
+
+    python3 scripts/lane_memset_probe.py --out lane_memset.json [--trials 21]
+
+Needs a CUDA device, PyTorch and CuPy.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture, fork_lanes, replay_ms  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--trials", type=int, default=21)
+    args = ap.parse_args()
+    import cupy as cp
+    import torch
+    torch.manual_seed(130_31)
+
+    def adds(memsets):
+        with torch.device("cuda"):
+            x = torch.randn(64 * 1024)
+            scratch = torch.empty(4096, dtype=torch.uint8)
+
+        def run():
+            y = x
+            for i in range(24):
+                if memsets and i == 12:
+                    s = torch.cuda.current_stream().cuda_stream
+                    cp.cuda.runtime.memsetAsync(scratch.data_ptr(), 0, 2048, s)
+                    cp.cuda.runtime.memsetAsync(scratch.data_ptr() + 2048, 0, 392, s)
+                y = y * 1.0001
+            return y
+        return run
+
+    def sampling():
+        with torch.device("cuda"):
+            logits = torch.randn(2, 50000)
+
+        def run():
+            p = (logits / 0.8).softmax(-1)
+            top, idx = torch.topk(p, 50, dim=-1)
+            return (top / top.sum(-1, keepdim=True)) * idx.float()
+        return run
+
+    kinds = {"adds": lambda: adds(False), "adds_with_memsets": lambda: adds(True),
+             "sampling": sampling}
+    graphs = {}
+    for name, make in kinds.items():
+        for n in (1, 2, 3):
+            graphs[f"{name}_x{n}"] = capture(fork_lanes([make() for _ in range(n)]))
+    times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, 20, args.trials)
+    us = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    out = {"device": torch.cuda.get_device_name(), "us": us,
+           "spread_us": {k: [min(v) * 1e3, max(v) * 1e3] for k, v in times.items()}}
+    for k, v in us.items():
+        print(f"{k}: {v:.1f} us ({out['spread_us'][k][0]:.1f}-{out['spread_us'][k][1]:.1f})",
+              flush=True)
+    with open(args.out, "w") as fh:
+        json.dump(out, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
