@@ -64,27 +64,32 @@ def samples(k):
     return make
 
 
+def small_adds_lane(memsets):
+    """A lane of 24 f32 element-wise kernels over 64 Ki floats (inputs of its own), with two
+    memsets of 2 KiB and 392 bytes (`cudaMemsetAsync`: memset nodes in a graph) after the
+    twelfth where `memsets`, as the sampling lanes' top-k runs them."""
+    import cupy as cp
+    import torch
+    with torch.device("cuda"):
+        x = torch.randn(64 * 1024)
+        scratch = torch.empty(4096, dtype=torch.uint8)
+
+    def run():
+        y = x
+        for i in range(24):
+            if memsets and i == 12:
+                s = torch.cuda.current_stream().cuda_stream
+                cp.cuda.runtime.memsetAsync(scratch.data_ptr(), 0, 2048, s)
+                cp.cuda.runtime.memsetAsync(scratch.data_ptr() + 2048, 0, 392, s)
+            y = y * 1.0001
+        return y
+    return run
+
+
 def memset_lanes(k, memsets=True, forked=True):
     def make():
-        import cupy as cp
-        import torch
-
-        def lane():
-            with torch.device("cuda"):
-                x = torch.randn(64 * 1024)
-                scratch = torch.empty(4096, dtype=torch.uint8)
-
-            def run():
-                y = x
-                for i in range(24):
-                    if memsets and i == 12:
-                        s = torch.cuda.current_stream().cuda_stream
-                        cp.cuda.runtime.memsetAsync(scratch.data_ptr(), 0, 2048, s)
-                        cp.cuda.runtime.memsetAsync(scratch.data_ptr() + 2048, 0, 392, s)
-                    y = y * 1.0001
-                return y
-            return run
-        return fork_lanes([lane() for _ in range(k)]) if forked else lane()
+        lanes = [small_adds_lane(memsets) for _ in range(k)]
+        return fork_lanes(lanes) if forked else lanes[0]
     return make
 
 

@@ -21,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from lane_count_walks import small_adds_lane  # noqa: E402
 from walk_parts import capture, fork_lanes, replay_ms  # noqa: E402
 
 
@@ -29,25 +30,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=21)
     args = ap.parse_args()
-    import cupy as cp
     import torch
     torch.manual_seed(130_31)
-
-    def adds(memsets):
-        with torch.device("cuda"):
-            x = torch.randn(64 * 1024)
-            scratch = torch.empty(4096, dtype=torch.uint8)
-
-        def run():
-            y = x
-            for i in range(24):
-                if memsets and i == 12:
-                    s = torch.cuda.current_stream().cuda_stream
-                    cp.cuda.runtime.memsetAsync(scratch.data_ptr(), 0, 2048, s)
-                    cp.cuda.runtime.memsetAsync(scratch.data_ptr() + 2048, 0, 392, s)
-                y = y * 1.0001
-            return y
-        return run
 
     def sampling():
         with torch.device("cuda"):
@@ -59,7 +43,8 @@ def main():
             return (top / top.sum(-1, keepdim=True)) * idx.float()
         return run
 
-    kinds = {"adds": lambda: adds(False), "adds_with_memsets": lambda: adds(True),
+    kinds = {"adds": lambda: small_adds_lane(False),
+             "adds_with_memsets": lambda: small_adds_lane(True),
              "sampling": sampling}
     graphs = {}
     for name, make in kinds.items():
