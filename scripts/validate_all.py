@@ -203,6 +203,8 @@ GROUPS = [
                                          "ie_embedding_bags_beside_mlp"),
     ("heldout30", "heldout_30_walks.py", "if_phi_decode_b1,if_decode_beside_kv_block_copies,"
                                          "if_three_sampling_lanes,if_cross_attention_beside_ffn"),
+    ("heldout31", "heldout_31_walks.py", "ig_falcon_mqa_decode_b16,ig_decode_beside_kv_offload,"
+                                         "ig_top_p_beside_decode,ig_text_beside_vision_encoders"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
