@@ -176,7 +176,7 @@ pub fn write(path: &std::path::Path, trace: &Value) -> anyhow::Result<()> {
 
 /// The Chrome trace of the recording and of where the offline model (`replay --summary`) puts
 /// each node of the graph step (`spans`: each op's lane, start and end, ns, by op index; see
-/// [`crate::offline::graph_step_spans`]), as process 1, a thread per lane: a node spans the
+/// [`crate::offline::ModelledWalk::spans`]), as process 1, a thread per lane: a node spans the
 /// graph's own per-node cost and its kernel, stretched where the model slows it beside other
 /// lanes. Beside the recording (and a real graph's profile) it shows which nodes the model
 /// takes to overlap and how long it makes each.
