@@ -41,25 +41,19 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
 
 /// The offline model's warning for IEEE f32 GEMM kernels (FMA units, not tensor cores: see
 /// [`crate::roofline::named_math_is_tf32`], and cuBLAS's `…_f32f32_f32f32_f32_…` kernels) on
-/// two or more streams: how far the model's hold of the SMs for such GEMMs (see
-/// `crate::offline`) came from real graphs. `None` where fewer than two streams run such
-/// kernels for [`FMA_GEMM_SHARE`] of their recorded kernel time or more.
-fn simt_gemms_side_by_side(walk: &Walk) -> Option<String> {
-    let (streams, _) = fma_gemm_streams(walk);
-    (streams >= 2).then(|| format!(
-        "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model lets each such GEMM hold the SMs its blocks spread over, no more than the profile's widest GEMM pair held, where real blocks of such GEMMs sharing an SM each ran 1.4-2.1 times as long as alone: on the H200 the 17 held-out walks of such GEMMs on two or more streams came out -16.7% to +17.9% with it (12 within 10%; the first 12 -12.5% to -34.5% before it; two f32 GEMVs side by side +17.9%, f32 GEMVs beside f32 or bf16 GEMMs -15.1% and -14.9%), the replay -8.4% to +10.3% on 14 of them (11 within 5%); prefer the replay (`replay` without --summary) for this walk",
-        streams
-    ))
-}
-
-/// The offline model's warning for IEEE f32 GEMM kernels on one stream beside other streams'
-/// kernels: how far such walks came. `None` unless exactly one stream runs such kernels for
-/// [`FMA_GEMM_SHARE`] of its recorded kernel time or more and another stream runs kernels.
-fn simt_gemms_beside_other_streams(walk: &Walk) -> Option<String> {
-    let (fma, busy) = fma_gemm_streams(walk);
-    (fma == 1 && busy >= 2).then(|| {
-        "one stream runs f32 GEMM kernels on the FMA units (not tensor cores) beside other streams' kernels: on the H200 the 14 stored validation walks of the kind came -33.3% to +17.2% with this version (10 within 10%), the extremes an f32 MLP beside embedding-bag lookups, whose lanes ran longer side by side than one after the other (82 us against 25 + 44 us alone; the replay -22%), and an f32 GEMM beside small adds (+17.2%); that MLP (cuBLAS FMA kernels of 64-thread blocks) ran 1.12-1.34 times its lanes' serial time beside any lane of kernels spread over the SMs, clock spins that read nothing included, where the model gives at most the serial time".to_string()
-    })
+/// several streams: how far such walks came from real graphs. Two or more streams running
+/// them for [`FMA_GEMM_SHARE`] of their recorded kernel time or more: the model's hold of the
+/// SMs for such GEMMs (see `crate::offline`) against real graphs; exactly one beside other
+/// streams' kernels: the spread of that kind. `None` otherwise.
+fn simt_gemms_warning(walk: &Walk) -> Option<String> {
+    match fma_gemm_streams(walk) {
+        (streams, _) if streams >= 2 => Some(format!(
+            "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model lets each such GEMM hold the SMs its blocks spread over, no more than the profile's widest GEMM pair held, where real blocks of such GEMMs sharing an SM each ran 1.4-2.1 times as long as alone: on the H200 the 17 held-out walks of such GEMMs on two or more streams came out -16.7% to +17.9% with it (12 within 10%; the first 12 -12.5% to -34.5% before it; two f32 GEMVs side by side +17.9%, f32 GEMVs beside f32 or bf16 GEMMs -15.1% and -14.9%), the replay -8.4% to +10.3% on 14 of them (11 within 5%); prefer the replay (`replay` without --summary) for this walk",
+            streams
+        )),
+        (1, busy) if busy >= 2 => Some("one stream runs f32 GEMM kernels on the FMA units (not tensor cores) beside other streams' kernels: on the H200 the 14 stored validation walks of the kind came -33.3% to +17.2% with this version (10 within 10%), the extremes an f32 MLP beside embedding-bag lookups, whose lanes ran longer side by side than one after the other (82 us against 25 + 44 us alone; the replay -22%), and an f32 GEMM beside small adds (+17.2%); that MLP (cuBLAS FMA kernels of 64-thread blocks) ran 1.12-1.34 times its lanes' serial time beside any lane of kernels spread over the SMs, clock spins that read nothing included, where the model gives at most the serial time".to_string()),
+        _ => None,
+    }
 }
 
 /// How many streams run f32 FMA GEMMs for [`FMA_GEMM_SHARE`] of their recorded kernel time or
@@ -170,12 +164,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             }
             if !on_lanes {
                 out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
-                if let Some(m) = simt_gemms_side_by_side(walk) {
-                    out.push(m);
-                }
-                if let Some(m) = simt_gemms_beside_other_streams(walk) {
-                    out.push(m);
-                }
+                out.extend(simt_gemms_warning(walk));
             }
         }
         _ => {
@@ -296,14 +285,14 @@ mod tests {
             ops: vec![gemm(simt, 13), gemm(simt, 17)],
             ..Walk::default()
         };
-        let m = simt_gemms_side_by_side(&two).expect("two streams of FMA GEMMs");
+        let m = simt_gemms_warning(&two).expect("two streams of FMA GEMMs");
         assert!(m.starts_with("2 streams run f32 GEMM kernels"), "{m}");
         // One stream of them, or TF32 ones beside them: nothing to say.
         let one = Walk {
             ops: vec![gemm(simt, 13), gemm(simt, 13)],
             ..Walk::default()
         };
-        assert_eq!(simt_gemms_side_by_side(&one), None);
+        assert_eq!(simt_gemms_warning(&one), None);
         let tf32 = Walk {
             ops: vec![
                 gemm(simt, 13),
@@ -314,22 +303,19 @@ mod tests {
             ],
             ..Walk::default()
         };
-        assert_eq!(simt_gemms_side_by_side(&tf32), None);
         // One stream of them beside another stream's kernels: the spread of such walks.
-        let beside = simt_gemms_beside_other_streams(&tf32).expect("f32 GEMMs beside TF32 ones");
+        let beside = simt_gemms_warning(&tf32).expect("f32 GEMMs beside TF32 ones");
         assert!(
             beside.starts_with("one stream runs f32 GEMM kernels"),
             "{beside}"
         );
-        assert_eq!(simt_gemms_beside_other_streams(&one), None);
-        assert_eq!(simt_gemms_beside_other_streams(&two), None);
         // cuBLAS's IEEE f32 kernels say so by their types alone.
         let xmma = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x32x8_stage3_warpsize2x1x1";
         let ieee = Walk {
             ops: vec![gemm(xmma, 13), gemm(xmma, 17)],
             ..Walk::default()
         };
-        assert!(simt_gemms_side_by_side(&ieee).is_some());
+        assert!(simt_gemms_warning(&ieee).is_some_and(|m| m.starts_with("2 streams")));
         // A one-block f32 GEMM on each of two streams of long bf16 GEMMs (a decoder's rotary
         // embedding): under a tenth of each stream's time, nothing to say.
         let nvjet = |stream: u64| Op {
@@ -340,7 +326,7 @@ mod tests {
             ops: vec![gemm(simt, 13), nvjet(13), gemm(simt, 17), nvjet(17)],
             ..Walk::default()
         };
-        assert_eq!(simt_gemms_side_by_side(&rotary), None);
+        assert_eq!(simt_gemms_warning(&rotary), None);
     }
 
     #[test]
