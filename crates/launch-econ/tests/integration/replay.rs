@@ -160,6 +160,16 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
             ],
             "/nonexistent-dir/replay.json",
         ),
+        (
+            vec![
+                "replay".into(),
+                fx("kineto_step.json"),
+                "--summary".into(),
+                "--export-trace".into(),
+                "/nonexistent-dir/model.json".into(),
+            ],
+            "/nonexistent-dir/model.json",
+        ),
     ];
     for (args, msg) in cases {
         assert_usage_error(&args, msg);
