@@ -24,13 +24,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, fork_lanes  # noqa: E402
+from walk_parts import capture, fork_lanes, lane_stamps  # noqa: E402
 
-STAMP_SRC = r'''
-extern "C" __global__ void stamp(unsigned long long* rec, int slot){
-  unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;":"=l"(t));
-  if (threadIdx.x == 0) rec[slot] = t; }
-'''
 ROWS = (512, 2048, 8192)
 
 
@@ -39,15 +34,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--replays", type=int, default=31)
     args = ap.parse_args()
-    import cupy as cp
     import torch
     f = torch.nn.functional
-    stamp = cp.RawKernel(STAMP_SRC, "stamp")
-    rec = cp.zeros(8, dtype=cp.uint64)
-
-    def mark(slot):
-        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
-            stamp((1,), (32,), (rec, cp.int32(slot)))
+    mark, rec = lane_stamps()
 
     with torch.device("cuda"):
         layers = [torch.nn.Linear(3072, 3072, bias=False).bfloat16() for _ in range(10)]

@@ -25,13 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, fork_lanes, replay_ms  # noqa: E402
-
-STAMP_SRC = r'''
-extern "C" __global__ void stamp(unsigned long long* rec, int slot){
-  unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;":"=l"(t));
-  if (threadIdx.x == 0) rec[slot] = t; }
-'''
+from walk_parts import capture, fork_lanes, lane_stamps, replay_ms  # noqa: E402
 
 
 def main():
@@ -41,14 +35,8 @@ def main():
     ap.add_argument("--gemvs", type=int, default=64, help="GEMVs of the other lane")
     ap.add_argument("--replays", type=int, default=41)
     args = ap.parse_args()
-    import cupy as cp
     import torch
-    stamp = cp.RawKernel(STAMP_SRC, "stamp")
-    rec = cp.zeros(8, dtype=cp.uint64)
-
-    def mark(slot):
-        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
-            stamp((1,), (32,), (rec, cp.int32(slot)))
+    mark, rec = lane_stamps()
 
     d = 2048
     with torch.device("cuda"):

@@ -203,3 +203,25 @@ def cupy_spin_module(extra_src=""):
     spin.max_dynamic_shared_size_bytes = 213268
     return mod, spin
 
+
+# A one-block CuPy kernel that writes the global timer into one slot of a record.
+STAMP_SRC = r'''
+extern "C" __global__ void stamp(unsigned long long* rec, int slot){
+  unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;":"=l"(t));
+  if (threadIdx.x == 0) rec[slot] = t; }
+'''
+
+
+def lane_stamps(slots=8):
+    """(mark, rec): `mark(slot)` stamps %globaltimer (ns) into `rec[slot]` from the current
+    PyTorch stream, in order with the kernels around it (captured into a graph as a node of
+    its own); `rec` is the CuPy array of `slots` stamps, read with `rec.get()`."""
+    import cupy as cp
+    import torch
+    stamp = cp.RawKernel(STAMP_SRC, "stamp")
+    rec = cp.zeros(slots, dtype=cp.uint64)
+
+    def mark(slot):
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            stamp((1,), (32,), (rec, cp.int32(slot)))
+    return mark, rec
