@@ -203,10 +203,18 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
         ));
     }
     let to_host = copies(&|d, _| d == CopyDirection::DeviceToHost);
-    if to_host > 0 {
-        out.push(format!(
-            "the step copies device to host {to_host} time(s): a graph cannot hold the host's wait on that copy, so frameworks take another path under capture (transformers materialises the attention mask and leaves flash attention: 12-18% more kernels on the H200 validation walks) and the captured graph may run a different, longer walk than this trace"
-        ));
+    let capture_path = "so frameworks take another path under capture (transformers materialises the attention mask and leaves flash attention: 12-18% more kernels on the H200 validation walks) and the captured graph may run a different, longer walk than this trace";
+    match walk.host.as_ref().map(|h| h.blocking_waits_mid_step) {
+        // The host never waited between launches: the copies are copy nodes of a graph.
+        Some(0) => {}
+        Some(waits) if to_host > 0 => out.push(format!(
+            "the step copies device to host {to_host} time(s) and the host waits for the GPU {waits} time(s) before its last launch: a graph cannot hold that wait, {capture_path}"
+        )),
+        Some(_) => {}
+        None if to_host > 0 => out.push(format!(
+            "the step copies device to host {to_host} time(s) and the trace does not say whether the host waited on them between launches: if it did, a graph cannot hold that wait, {capture_path}"
+        )),
+        None => {}
     }
     let graphed = walk.ops.iter().filter(|o| o.from_graph).count();
     if graphed > 0 {
@@ -432,6 +440,41 @@ mod tests {
             "{replayed}"
         );
         assert!(replayed.contains("1 copies that are neither"), "{replayed}");
+    }
+
+    #[test]
+    fn copies_to_the_host_are_warned_of_only_where_the_host_may_wait_on_them_mid_step() {
+        let copy = Op {
+            stream: Some(7),
+            kind: OpKind::Memcpy {
+                bytes: 1 << 20,
+                direction: "DtoH".into(),
+                pageable: false,
+            },
+            ..Op::kernel("Memcpy DtoH (Device -> Pinned)", 0.0, 1.0)
+        };
+        let with_host = |waits: Option<usize>| Walk {
+            ops: vec![copy.clone()],
+            host: waits.map(|w| crate::trace::HostSide {
+                blocking_waits_mid_step: w,
+                ..crate::trace::HostSide::default()
+            }),
+            ..Walk::default()
+        };
+        let warned = |w: &Walk| {
+            unreproduced(w, true)
+                .into_iter()
+                .find(|m| m.contains("device to host"))
+        };
+        // An offload to page-locked memory the host never waits on is a copy node.
+        assert_eq!(warned(&with_host(Some(0))), None);
+        let waited = warned(&with_host(Some(2))).unwrap();
+        assert!(
+            waited.contains("copies device to host 1 time(s) and the host waits for the GPU 2 time(s) before its last launch"),
+            "{waited}"
+        );
+        let unknown = warned(&with_host(None)).unwrap();
+        assert!(unknown.contains("the trace does not say"), "{unknown}");
     }
 
     #[test]

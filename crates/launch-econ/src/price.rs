@@ -326,6 +326,7 @@ mod tests {
             profiler_inside_op_ns: 0.0,
             profiler_inside_call_ns: 0.0,
             first_call_excess_ns: 0.0,
+            blocking_waits_mid_step: 0,
         };
         let w = walk(&[500.0, 4000.0], Some(h));
         let e = eager_from_trace(&w, 3.0).unwrap();

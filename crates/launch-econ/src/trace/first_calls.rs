@@ -102,6 +102,7 @@ mod tests {
             dur_ns,
             kind: HostKind::Operator,
             waits: false,
+            blocks: false,
             thread: 1,
             call,
         }

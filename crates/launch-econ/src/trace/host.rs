@@ -66,6 +66,11 @@ pub struct HostSide {
     /// (see `trace::first_calls`).
     #[serde(default)]
     pub first_call_excess_ns: f64,
+    /// Calls that held the host until the GPU caught up (a synchronize, a blocking copy)
+    /// before the step's last call that issues GPU work: the host read the GPU's results
+    /// mid-step, which a graph cannot hold. A wait after the last launch ends the step.
+    #[serde(default)]
+    pub blocking_waits_mid_step: usize,
 }
 
 /// What a recorded CPU event was.
@@ -123,6 +128,9 @@ pub(crate) struct HostEvent {
     pub kind: HostKind,
     /// Whether the call waits for the GPU (a synchronize, a blocking copy, a query).
     pub waits: bool,
+    /// Whether the call holds the host until the GPU is done (see
+    /// [`HostKind::blocks_on_gpu`]).
+    pub blocks: bool,
     pub thread: u64,
     /// The call's signature: a hash of its name and recorded input shapes (see
     /// `trace::first_calls`).
@@ -165,6 +173,14 @@ impl HostKind {
         name.contains("Synchronize") || name.contains("Query") || (copy && !name.contains("Async"))
     }
 
+    /// Whether a runtime or driver call named `name` holds the host until the GPU has done
+    /// the work before it: a synchronize or a copy that is not asynchronous (a query only
+    /// reads where the GPU is).
+    pub(crate) fn blocks_on_gpu(name: &str) -> bool {
+        let copy = name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy");
+        name.contains("Synchronize") || (copy && !name.contains("Async"))
+    }
+
     /// Whether the event is a framework operator (of any kind).
     pub(crate) fn is_operator(self) -> bool {
         matches!(self, HostKind::Operator | HostKind::ViewOperator)
@@ -200,6 +216,15 @@ pub(crate) fn host_side(
     if !h.start_ns.is_finite() {
         return None;
     }
+    let last_issue_ns = events
+        .iter()
+        .filter(|e| inside(e) && e.kind == HostKind::Issue)
+        .map(|e| e.ts_ns)
+        .fold(f64::NEG_INFINITY, f64::max);
+    h.blocking_waits_mid_step = events
+        .iter()
+        .filter(|e| inside(e) && e.blocks && e.ts_ns < last_issue_ns)
+        .count();
     let overhead = by_start(overhead);
     h.profiler_overhead_ns = covered_ns(&overhead, h.start_ns, gpu_end_ns);
     let order: Vec<u32> = (0..events.len() as u32)
@@ -336,9 +361,36 @@ mod tests {
             dur_ns,
             kind,
             waits: false,
+            blocks: false,
             thread: 1,
             call: 0,
         }
+    }
+
+    #[test]
+    fn only_blocking_waits_before_the_last_launch_are_mid_step() {
+        let blocking = |ts_ns: f64| HostEvent {
+            waits: true,
+            blocks: true,
+            ..ev(ts_ns, 1.0, HostKind::OtherCall)
+        };
+        let query = HostEvent {
+            waits: true,
+            ..ev(15.0, 1.0, HostKind::QueryCall)
+        };
+        // A synchronize between launches (the host reading a copy's result), a query, and the
+        // synchronize that ends the step after its last launch.
+        let events = [
+            ev(0.0, 2.0, HostKind::Issue),
+            blocking(10.0),
+            query,
+            ev(20.0, 2.0, HostKind::Issue),
+            blocking(30.0),
+        ];
+        let h = host_side(&events, &[], (0.0, 100.0), 100.0).unwrap();
+        assert_eq!(h.blocking_waits_mid_step, 1);
+        let h = host_side(&events[3..], &[], (0.0, 100.0), 100.0).unwrap();
+        assert_eq!(h.blocking_waits_mid_step, 0);
     }
 
     #[test]
@@ -374,6 +426,10 @@ mod tests {
             HostKind::of("cuda_runtime", "cudaStreamSynchronize"),
             Some(HostKind::OtherCall)
         );
+        assert!(HostKind::blocks_on_gpu("cudaStreamSynchronize"));
+        assert!(HostKind::blocks_on_gpu("cuMemcpyDtoH_v2"));
+        assert!(!HostKind::blocks_on_gpu("cudaEventQuery"));
+        assert!(!HostKind::blocks_on_gpu("cudaMemcpyAsync"));
         assert_eq!(HostKind::of("user_annotation", "ProfilerStep#3"), None);
     }
 

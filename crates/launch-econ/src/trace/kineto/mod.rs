@@ -188,6 +188,7 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
             dur_ns,
             kind,
             waits: !kind.is_operator() && HostKind::waits_for_gpu(name),
+            blocks: !kind.is_operator() && HostKind::blocks_on_gpu(name),
             thread,
             call: signature(name, shapes),
         },
