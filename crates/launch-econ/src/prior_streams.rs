@@ -15,6 +15,13 @@
 //! came within 5% of 68 against 60 from a fresh process (docs/validation-h200.md, "Eight
 //! launches first by default").
 //!
+//! Nor is it the framework's state reproduced: real PyTorch graphs with branches ran the same
+//! whatever streams their process had used first (N = 0-16 pool streams), at the upper level
+//! of per-node cost, while the replay's graphs with branches move with N and not monotonically
+//! (on lanes of small kernels four launches moved some walks and six did not), and no
+//! activation tried moves them to the upper level (docs/validation-h200.md, "Graphs with
+//! branches and the process's history"). Eight is the choice that priced more walks right.
+//!
 //! It is not the whole of a framework process's state: on a walk of one stream the same eight
 //! launches keep the replay's graphs from moving to the upper level of per-node cost
 //! ([`crate::other_stream::activate`] no longer moves them), where the real graphs of one
