@@ -93,10 +93,10 @@ pub(crate) fn process_history(prior_streams: u32) -> String {
     let state = match prior_streams {
         // The package replays in its caller's process, whose own streams may have run.
         0 => "with no streams run first by the replay (in a fresh process when run from the CLI with --prior-streams 0; from Python, after what the process had run)".to_string(),
-        n => format!("after {n} other streams each ran a kernel (--prior-streams; 8 unless set, the state of a framework's process)"),
+        n => format!("after {n} other streams each ran a kernel (--prior-streams; 8 unless set)"),
     };
     format!(
-        "a graph with branches also depends on the process it runs in, which a trace does not record: this replay ran {state}; on the H200 eight such launches moved the multi-stream validation walks a median 2 points (up to 11) shorter than a fresh process, and over the 92 stored multi-stream walk runs came within 5% of their real graphs on 68 against 60 from a fresh one; 165 walks held out from the method in thirty-one batches, each first run with the version of its day (batches 1-23 from a fresh process), came -73.5% to +27.0% (94 of the 163 that ran within 5%; the extremes two chains of f32 linear layers whose GEMMs cuBLAS runs after a scaling kernel, which the trace reader took for the GEMM, +1.4% since it reads the GEMM kernel, and f32 convolutions beside f32 linear layers): the 41% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first, 0 a fresh one)"
+        "the replay of a graph with branches depends on the process it runs in (real PyTorch graphs with branches did not move with theirs): this replay ran {state}; on the H200 eight such launches moved the multi-stream validation walks a median 2 points (up to 11) shorter than a fresh process, and over the 92 stored multi-stream walk runs came within 5% of their real graphs on 68 against 60 from a fresh one; 165 walks held out from the method in thirty-one batches, each first run with the version of its day (batches 1-23 from a fresh process), came -73.5% to +27.0% (94 of the 163 that ran within 5%; the extremes two chains of f32 linear layers whose GEMMs cuBLAS runs after a scaling kernel, which the trace reader took for the GEMM, +1.4% since it reads the GEMM kernel, and f32 convolutions beside f32 linear layers): the 41% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first, 0 a fresh one)"
     )
 }
 
