@@ -20,7 +20,7 @@ use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_wal
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::{ConcurrentStandIn, SubFloor, DEFAULT_STREAM_FROM_NS};
-use launch_econ::timeline::{chrome_trace, write};
+use launch_econ::timeline::{write, write_replayed};
 use launch_econ::trace::{Filter, StepChoice, WaitRule};
 use launch_econ::wide_grids::WideGrids;
 use pyo3::create_exception;
@@ -216,20 +216,24 @@ fn price_trace(
     let raised = signal.into_inner().ok().flatten();
     let doc = outcome.map_err(to_py)?;
     let text = json(&doc)?;
-    if let (Some(path), CommandResult::Replay(p)) = (&export_trace, &doc.result) {
-        if let Some(t) = &p.replay.timeline {
-            write_trace(path, &chrome_trace(&walk, t))?;
+    let traced = match (&export_trace, &doc.result) {
+        (Some(path), CommandResult::Replay(p)) => {
+            write_replayed(path, &walk, p.replay.timeline.as_deref())
         }
-    }
+        _ => Ok(()),
+    };
     match raised {
         Some(err) if err.is_instance_of::<PyKeyboardInterrupt>(py) => {
+            let not_traced = traced.err().map_or(String::new(), |e| format!(" ({e:#})"));
             Err(PyKeyboardInterrupt::new_err((
-                "interrupted; the partial result is the second argument".to_string(),
+                format!("interrupted; the partial result is the second argument{not_traced}"),
                 text,
             )))
         }
         Some(err) => Err(err),
-        None => Ok(text),
+        None => traced
+            .map(|()| text)
+            .map_err(|e| PyValueError::new_err(format!("export_trace: {e:#}"))),
     }
 }
 

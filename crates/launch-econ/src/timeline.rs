@@ -174,6 +174,23 @@ pub fn write(path: &std::path::Path, trace: &Value) -> anyhow::Result<()> {
     crate::export::write_atomically(path, &bytes)
 }
 
+/// Writes the recording and the replayed walks of `timeline` (`--export-trace` of a GPU
+/// replay) to `path`; an error that says so where the replay was interrupted before it
+/// recorded them, so that a trace asked for is never silently missing.
+pub fn write_replayed(
+    path: &std::path::Path,
+    walk: &Walk,
+    timeline: Option<&Timeline>,
+) -> anyhow::Result<()> {
+    match timeline {
+        Some(t) => write(path, &chrome_trace(walk, t)),
+        None => Err(anyhow::anyhow!(
+            "no replay trace written to {}: the run was interrupted before it",
+            path.display()
+        )),
+    }
+}
+
 /// The Chrome trace of the recording and of where the offline model (`replay --summary`) puts
 /// each node of the graph step (`spans`: each op's lane, start and end, ns, by op index; see
 /// [`crate::offline::ModelledWalk::spans`]), as process 1, a thread per lane: a node spans the
@@ -226,6 +243,25 @@ mod tests {
             stream: Some(7),
             ..Op::kernel(name, start, dur)
         }
+    }
+
+    #[test]
+    fn a_replay_trace_is_written_or_its_absence_said() {
+        let dir = std::env::temp_dir().join(format!("le-timeline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("replay.json");
+        let walk = Walk {
+            ops: vec![k("a", 1000.0, 2000.0)],
+            ..Walk::default()
+        };
+        let err = write_replayed(&path, &walk, None).unwrap_err().to_string();
+        assert!(err.contains("interrupted before it"), "{err}");
+        assert!(!path.exists());
+        write_replayed(&path, &walk, Some(&Timeline::default())).unwrap();
+        let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        assert_eq!(event(events, 0, "a")["dur"], 2.0);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -157,14 +157,10 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     doc.placement = Some(placement.to_string());
     let delivered = deliver(&doc, &report, &args.export);
     let traced = match (&args.export_trace, &doc.result) {
-        (Some(path), CommandResult::Replay(p)) => match &p.replay.timeline {
-            Some(t) => crate::timeline::write(path, &crate::timeline::chrome_trace(&walk, t))
-                .map(|()| eprintln!("wrote the replay trace to {}", path.display())),
-            None => Err(anyhow::anyhow!(
-                "no replay trace written to {}: the run was interrupted before it",
-                path.display()
-            )),
-        },
+        (Some(path), CommandResult::Replay(p)) => {
+            crate::timeline::write_replayed(path, &walk, p.replay.timeline.as_deref())
+                .map(|()| eprintln!("wrote the replay trace to {}", path.display()))
+        }
         _ => Ok(()),
     };
     crate::commands::with_extra_output(delivered, traced)
