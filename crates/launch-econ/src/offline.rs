@@ -74,6 +74,13 @@ impl<'a> OfflineDevice<'a> {
 
     /// [`Self::level_step_us`] with the footprint and the L2 it was chosen by, for the report.
     pub fn level_step(&self, walk: &Walk) -> LevelStep {
+        self.level_step_with(walk, || on_one_stream(walk))
+    }
+
+    /// [`Self::level_step`] where `one_stream` says whether the walk's streams do not run
+    /// side by side, asked only where that decides the step (a caller that has the walk's
+    /// schedule already need not lay it out again).
+    fn level_step_with(&self, walk: &Walk, one_stream: impl FnOnce() -> bool) -> LevelStep {
         let m = self.inputs;
         let footprint = self.footprint(walk);
         let small = m.graph_node_other_stream_us.unwrap_or(0.0);
@@ -82,7 +89,7 @@ impl<'a> OfflineDevice<'a> {
                 // What the trace does say (copies, memsets) may already be past the line.
                 if footprint.source == FootprintSource::Durations
                     && !Footprint::stated(walk).beyond_l2(l2)
-                    && on_one_stream(walk)
+                    && one_stream()
                 {
                     (small + UNKNOWN_SHARE * (beyond - small), true)
                 } else {
@@ -130,11 +137,13 @@ pub struct ModelledWalk<'w> {
 
 impl<'w> ModelledWalk<'w> {
     pub fn new(walk: &'w Walk, dev: &OfflineDevice<'w>) -> ModelledWalk<'w> {
+        let schedule = Schedule::of(walk);
+        let level = dev.level_step_with(walk, || schedule.lanes() <= 1);
         ModelledWalk {
             walk,
             dev: *dev,
-            schedule: Schedule::of(walk),
-            level: dev.level_step(walk),
+            schedule,
+            level,
         }
     }
 
