@@ -37,7 +37,8 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     a path to write, as a Chrome trace to open in Perfetto, the recording and the replayed
     eager walk and graph (``gpu=True``) or where the offline model puts each node of the graph
     step (the CLI's ``--export-trace``). Ctrl-C during a replay raises ``KeyboardInterrupt``
-    with what was measured in its ``partial`` attribute.
+    with what was measured in its ``partial`` attribute (and, where the replay stopped before
+    its trace was recorded, a message that says none was written).
     """
     try:
         doc = _native.price_trace(
