@@ -205,6 +205,8 @@ GROUPS = [
                                          "if_three_sampling_lanes,if_cross_attention_beside_ffn"),
     ("heldout31", "heldout_31_walks.py", "ig_falcon_mqa_decode_b16,ig_decode_beside_kv_offload,"
                                          "ig_top_p_beside_decode,ig_text_beside_vision_encoders"),
+    ("heldout32", "heldout_32_walks.py", "ih_smollm3_decode_b8,ih_glm4_prefill_64,"
+                                         "ih_decode_beside_draft_acceptance,ih_controlnet_beside_unet"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
