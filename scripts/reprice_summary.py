@@ -8,12 +8,15 @@ machine without a GPU: each stored run's eager traces are priced by the new bina
 
     python3 scripts/reprice_summary.py --runs DIR [--runs DIR ...] --launch-econ BIN \\
         [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8] [--out ERRORS.json]
+        [--trace-eager]
 
 `--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
 and the walks' eager traces, `.json` or `.json.gz`), or one holding a `pairs.jsonl` of
 validation records beside their traces (the kernel-pair probes). `--show P` lists the walks whose error
 moved by more than P points between the binaries (or, without a baseline, whose error is
-beyond P%).
+beyond P%). `--trace-eager` judges the eager step estimated from the trace alone (priced
+without `--eager-step-ms`) against the unprofiled eager step each run measured, within 25%,
+instead of the graph step.
 """
 import argparse
 import json
@@ -26,23 +29,28 @@ from concurrent.futures import ThreadPoolExecutor
 from replay_variants import walks
 
 
-def stored_walks(root):
-    """(walk, trace, eager step ms, real graph ms) for every walk of a stored run."""
+def stored_walks(root, trace_eager=False):
+    """(walk, trace, eager step ms, the figure judged: the real graph ms, or with `trace_eager`
+    the real eager ms) for every walk of a stored run."""
     for _, r, trace in walks([root]):
-        yield r["walk"], trace, r["eager_step_ms"], r.get(
+        real = r["eager_step_ms"] if trace_eager else r.get(
             "graph_step_other_stream_ms", r["graph_step_ms"])
+        yield r["walk"], trace, r["eager_step_ms"], real
 
 
-def price(binary, trace, eager_ms, profile):
-    """The offline graph step, ms, or the error launch-econ gave."""
-    cmd = [binary, "replay", trace, "--summary", "--eager-step-ms", f"{eager_ms:.6f}",
-           "--export-json", "-"]
+def price(binary, trace, eager_ms, profile, trace_eager=False):
+    """The offline graph step, ms (with `trace_eager`: the eager step from the trace alone), or
+    the error launch-econ gave."""
+    cmd = [binary, "replay", trace, "--summary", "--export-json", "-"]
+    if not trace_eager:
+        cmd += ["--eager-step-ms", f"{eager_ms:.6f}"]
     if profile:
         cmd += ["--profile", profile]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return None, p.stderr.strip().splitlines()[-1:] or ["failed"]
-    return json.loads(p.stdout)["result"]["prediction"]["graph_step_ms"], None
+    figure = "eager_step_ms" if trace_eager else "graph_step_ms"
+    return json.loads(p.stdout)["result"]["prediction"][figure], None
 
 
 def main():
@@ -57,9 +65,12 @@ def main():
                          "(without --baseline: whose error is beyond this many %%)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", help="also write every walk's errors, %%, as JSON here")
+    ap.add_argument("--trace-eager", action="store_true",
+                    help="judge the eager step from the trace alone against the measured one (within 25%%)")
     args = ap.parse_args()
+    target = 25 if args.trace_eager else 10
     binaries = [("new", args.launch_econ)] + ([("base", args.baseline)] if args.baseline else [])
-    jobs = [(root, *w) for root in args.runs for w in stored_walks(root)]
+    jobs = [(root, *w) for root in args.runs for w in stored_walks(root, args.trace_eager)]
     if not jobs:
         sys.exit("no stored walks with traces under --runs")
 
@@ -67,7 +78,7 @@ def main():
         root, walk, trace, eager, real = job
         errs = {}
         for name, binary in binaries:
-            got, err = price(binary, trace, eager, args.profile)
+            got, err = price(binary, trace, eager, args.profile, args.trace_eager)
             errs[name] = (got / real - 1) * 100 if got is not None else None
             if err:
                 print(f"{root} {walk} ({name}): {err[0]}", file=sys.stderr)
@@ -84,10 +95,15 @@ def main():
         for name, _ in binaries:
             e = [r[2][name] for r in rows if r[0] == root and r[2][name] is not None]
             if e:
-                cells.append(f"{name}: {sum(abs(x) <= 10 for x in e)} of {len(e)} within 10%, "
+                cells.append(f"{name}: {sum(abs(x) <= target for x in e)} of {len(e)} within {target}%, "
                              f"median |error| {statistics.median(abs(x) for x in e):.1f}%, "
                              f"{min(e):+.1f}% … {max(e):+.1f}%")
         print(f"{root}: " + "; ".join(cells))
+    for name, _ in binaries:
+        e = [r[2][name] for r in rows if r[2][name] is not None]
+        if e:
+            print(f"all runs, {name}: {sum(abs(x) <= target for x in e)} of {len(e)} within {target}%, "
+                  f"median |error| {statistics.median(abs(x) for x in e):.1f}%, median {statistics.median(e):+.1f}%")
     if args.show is not None:
         for root, walk, errs in rows:
             new, base = errs.get("new"), errs.get("base")
