@@ -207,6 +207,8 @@ GROUPS = [
                                          "ig_top_p_beside_decode,ig_text_beside_vision_encoders"),
     ("heldout32", "heldout_32_walks.py", "ih_smollm3_decode_b8,ih_glm4_prefill_64,"
                                          "ih_decode_beside_draft_acceptance,ih_controlnet_beside_unet"),
+    ("heldout33", "heldout_33_walks.py", "ii_llama_wide_decode_b1,ii_cupy_layernorm_chain,"
+                                         "ii_shared_expert_beside_dispatch,ii_decode_beside_logits_to_host"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
