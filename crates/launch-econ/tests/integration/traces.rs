@@ -220,3 +220,26 @@ fn real_pytorch_profiler_trace() {
     assert!(w.ops.windows(2).all(|p| p[0].start_ns <= p[1].start_ns));
     assert!(w.kernels().all(|o| matches!(o.kind, OpKind::Kernel { .. })));
 }
+
+/// Two H200 recordings (`scripts/host_read_probe.py`): a step whose host reads a value mid-step
+/// (`.item()`: a copy to the host and a synchronize between launches; its capture fails), and
+/// one that copies into page-locked memory without waiting (captured). Only the first is
+/// warned of.
+#[test]
+fn a_copy_to_the_host_is_warned_of_only_where_the_host_waits_on_it_mid_step() {
+    let reads = trace::read(&fixture("kineto_host_reads_mid_step.json")).unwrap();
+    let host = reads.host.expect("the trace records its host side");
+    assert_eq!(host.blocking_waits_mid_step, 1);
+    let warned = launch_econ::replay::unreproduced(&reads, false).join("\n");
+    assert!(
+        warned.contains("copies device to host 1 time(s) and the host waits for the GPU 1 time(s) before its last launch"),
+        "{warned}"
+    );
+    let offloads = trace::read(&fixture("kineto_offload_to_host.json")).unwrap();
+    assert!(offloads.ops.iter().any(
+        |o| matches!(&o.kind, OpKind::Memcpy { direction, .. } if direction.starts_with("DtoH"))
+    ));
+    assert_eq!(offloads.host.unwrap().blocking_waits_mid_step, 0);
+    let quiet = launch_econ::replay::unreproduced(&offloads, false).join("\n");
+    assert!(!quiet.contains("device to host"), "{quiet}");
+}
