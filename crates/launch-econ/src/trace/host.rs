@@ -169,8 +169,7 @@ impl HostKind {
     /// Whether a runtime or driver call named `name` waits for the GPU: a synchronize, a
     /// query of work's completion, or a copy that is not asynchronous.
     pub(crate) fn waits_for_gpu(name: &str) -> bool {
-        let copy = name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy");
-        name.contains("Synchronize") || name.contains("Query") || (copy && !name.contains("Async"))
+        Self::blocks_on_gpu(name) || name.contains("Query")
     }
 
     /// Whether a runtime or driver call named `name` holds the host until the GPU has done
@@ -201,6 +200,7 @@ pub(crate) fn host_side(
         ..HostSide::default()
     };
     let inside = |e: &&HostEvent| e.ts_ns >= from && e.ts_ns < to;
+    let (mut last_issue_ns, mut blocking) = (f64::NEG_INFINITY, Vec::new());
     for e in events.iter().filter(inside) {
         h.start_ns = h.start_ns.min(e.ts_ns);
         match e.kind {
@@ -209,22 +209,18 @@ pub(crate) fn host_side(
                 h.launch_calls += 1;
                 h.launch_call_ns += f64::from(e.dur_ns);
                 h.runtime_calls += 1;
+                last_issue_ns = last_issue_ns.max(e.ts_ns);
             }
             HostKind::QueryCall | HostKind::OtherCall => h.runtime_calls += 1,
+        }
+        if e.blocks {
+            blocking.push(e.ts_ns);
         }
     }
     if !h.start_ns.is_finite() {
         return None;
     }
-    let last_issue_ns = events
-        .iter()
-        .filter(|e| inside(e) && e.kind == HostKind::Issue)
-        .map(|e| e.ts_ns)
-        .fold(f64::NEG_INFINITY, f64::max);
-    h.blocking_waits_mid_step = events
-        .iter()
-        .filter(|e| inside(e) && e.blocks && e.ts_ns < last_issue_ns)
-        .count();
+    h.blocking_waits_mid_step = blocking.iter().filter(|&&t| t < last_issue_ns).count();
     let overhead = by_start(overhead);
     h.profiler_overhead_ns = covered_ns(&overhead, h.start_ns, gpu_end_ns);
     let order: Vec<u32> = (0..events.len() as u32)
