@@ -5,37 +5,38 @@ of 64 one-element adds timed at each point (per node, us). ORDER: forked_first o
 
     python3 scripts/graph_level_fork_probe.py forked_first
 """
-import json, sys, torch
+import json
+import os
+import statistics
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture as capture_kept, replay_ms  # noqa: E402
+
 order = sys.argv[1]
 x = torch.zeros(1, device="cuda")
+
 
 def chain():
     for _ in range(64):
         x.add_(1)
 
+
 def capture(step):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        step()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        step()
+    """`step` warmed once on a side stream and captured (`walk_parts.capture`)."""
+    g, _ = capture_kept(step, warmups=1)
     torch.cuda.synchronize()
     return g
 
+
 def per_node(g, nodes, batches=9, reps=20):
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    got = []
-    for _ in range(batches):
-        g.replay(); torch.cuda.synchronize()
-        a.record()
-        for _ in range(reps):
-            g.replay()
-        b.record(); b.synchronize()
-        got.append(a.elapsed_time(b) / reps * 1000 / nodes)
-    return round(sorted(got)[len(got) // 2], 4)
+    """Median µs a node of `g` (`replay_ms`: `reps` replays between events, `batches` times)."""
+    ms = replay_ms(torch, {"g": g}, reps, batches)["g"]
+    return round(statistics.median(ms) * 1000 / nodes, 4)
+
 
 y = torch.zeros(64 * 1024, device="cuda")
 side = torch.cuda.Stream()

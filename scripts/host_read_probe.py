@@ -10,7 +10,13 @@ import os
 import sys
 
 import torch
-out, only = sys.argv[1], sys.argv[2]
+from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture  # noqa: E402
+
+out, name = sys.argv[1], sys.argv[2]
 torch.manual_seed(0)
 x = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
 w = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
@@ -27,28 +33,18 @@ def offloads():
     host.copy_(a, non_blocking=True)  # nothing waits on it inside the step
     return torch.tanh(a @ w)
 
-for name, step in [("reads_mid_step", reads_mid_step), ("offloads", offloads)]:
-    if name != only:
-        continue
-    for _ in range(3):
-        step()
+step = {"reads_mid_step": reads_mid_step, "offloads": offloads}[name]
+for _ in range(3):
+    step()
+torch.cuda.synchronize()
+try:
+    graph, kept = capture(step, warmups=1)
+    captured = "captured"
+except Exception as e:
+    captured = "capture failed: " + str(e).splitlines()[0][:160]
+torch.cuda.synchronize()
+print(name, captured)
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as p:
+    step()
     torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    try:
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            step()
-        torch.cuda.current_stream().wait_stream(s)
-        with torch.cuda.graph(g):
-            step()
-        captured = "captured"
-    except Exception as e:
-        captured = "capture failed: " + str(e).splitlines()[0][:160]
-    torch.cuda.synchronize()
-    print(name, captured)
-    from torch.profiler import profile, ProfilerActivity
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as p:
-        step()
-        torch.cuda.synchronize()
-    p.export_chrome_trace(os.path.join(out, name + ".json"))
+p.export_chrome_trace(os.path.join(out, name + ".json"))

@@ -1,8 +1,22 @@
 """Real PyTorch graphs of small-kernel lanes (24 f32 multiplies over 64 Ki floats) on the capture
 stream, forked onto one side stream, and forked onto two, timed unprofiled in a process that first
 took N streams from PyTorch's pool and ran a kernel on each: does the real graph move with the
-process's stream history as the replay does with --prior-streams?"""
-import json, sys, torch
+process's stream history as the replay does with --prior-streams? One process per N; prints one
+JSON line (us a step, fresh and after 32 kernels on a new stream).
+
+    for n in 0 1 2 4 8 16; do python3 scripts/pool_streams_probe.py $n; done
+"""
+import json
+import os
+import statistics
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture, replay_ms  # noqa: E402
+
 n = int(sys.argv[1])
 prior = []
 for _ in range(n):
@@ -37,35 +51,15 @@ def forked(k):
     return run
 
 walks = {"unforked": lane(), "forked1": forked(1), "forked2": forked(2)}
-graphs = {}
-for name, step in walks.items():
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            step()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        step()
-    graphs[name] = g
+captured = {name: capture(step) for name, step in walks.items()}
+graphs = {name: g for name, (g, _) in captured.items()}
 torch.cuda.synchronize()
 
-def time(g, reps=20):
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    g.replay(); torch.cuda.synchronize()
-    a.record()
-    for _ in range(reps):
-        g.replay()
-    b.record(); b.synchronize()
-    return a.elapsed_time(b) / reps * 1000
 
-def medians(batches):
-    got = {k: [] for k in graphs}
-    for i in range(batches):
-        for k in list(graphs)[i % 3:] + list(graphs)[:i % 3]:
-            got[k].append(time(graphs[k]))
-    return {k: sorted(v)[len(v) // 2] for k, v in got.items()}
+def medians(trials):
+    """Median µs of one replay of each graph (`replay_ms`: 20 replays between events)."""
+    return {k: statistics.median(v) * 1000 for k, v in replay_ms(torch, graphs, 20, trials).items()}
+
 
 fresh = medians(15)
 other = torch.cuda.Stream()
