@@ -48,6 +48,7 @@ pub mod streaming;
 pub mod tables;
 pub mod timeline;
 pub mod trace;
+pub mod trace_eager;
 pub mod update_walk;
 pub mod wide_grids;
 

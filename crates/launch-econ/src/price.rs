@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::output::num;
-use crate::trace::Walk;
+use crate::trace_eager::ProfilerReadings;
 
 /// Where the eager step came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +29,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls, per recorded event its callbacks' cost read from the trace (outside each event, and inside each operator and call as its views and state queries record), and what the first call of each kind ran beyond its later ones (paid once); off by 0.2-2.6x (129 H200 validation walks, the 91 of the full run and 38 held out: the PyTorch and CUDA C++ walks a median 1.15x, 54 of 121 within 25%, 79 high; the CuPy walks 0.6-1.6x, a median 0.9x; before the first calls 0.4-3.2x, a median 1.5x; 44 walks written after it, 0.56-1.56x, a median 1.04x, 33 within 25%; the 184 walks of the runs stored since, priced again, 0.11-2.55x, a median 1.11x, 108 within 25%): pass --eager-step-ms"
+                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls, per recorded event its callbacks' cost read from the trace (outside each event, and inside each operator and call as its views and state queries record), and what the first call of each kind ran beyond its later ones (paid once); off by 0.2-2.6x (129 H200 validation walks, the 91 of the full run and 38 held out: the PyTorch and CUDA C++ walks a median 1.15x, 54 of 121 within 25%, 79 high; the CuPy walks 0.6-1.6x, a median 0.9x; before the first calls 0.4-3.2x, a median 1.5x; 44 walks written after it, 0.56-1.56x, a median 1.04x, 33 within 25%; the 188 walks of the runs stored since, priced again, 0.11-2.55x, a median 1.11x, 110 within 25%): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
@@ -119,6 +119,9 @@ pub struct StepPrice {
     /// upper level; the step may be that much off either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph_step_unknown_memory_ms: Option<f64>,
+    /// What an eager step from the trace read the profiler's cost from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiler_readings: Option<ProfilerReadings>,
 }
 
 impl StepPrice {
@@ -139,6 +142,15 @@ impl StepPrice {
             graph_step_serial_ms: None,
             graph_step_unshared_ms: None,
             graph_step_unknown_memory_ms: None,
+            profiler_readings: None,
+        }
+    }
+
+    /// The same price with what its eager step from the trace read the profiler's cost from.
+    pub fn with_profiler_readings(self, readings: Option<ProfilerReadings>) -> StepPrice {
+        StepPrice {
+            profiler_readings: readings,
+            ..self
         }
     }
 
@@ -271,8 +283,9 @@ impl StepPrice {
                 num(ms, 4)
             )
         });
+        let readings = self.profiler_readings.map_or(String::new(), |r| r.text());
         format!(
-            "\nprediction:\n  graph step  {} ms   from {graph_from}\n{unknown}{quiet}{serial}  eager step  {} ms   from {}\n  saving      {saving}\n",
+            "\nprediction:\n  graph step  {} ms   from {graph_from}\n{unknown}{quiet}{serial}  eager step  {} ms   from {}\n{readings}  saving      {saving}\n",
             num(self.graph_step_ms, 4),
             num(self.eager_step_ms, 4),
             self.eager_source.describe()
@@ -280,101 +293,9 @@ impl StepPrice {
     }
 }
 
-/// The eager step estimated from the trace's host side, ms: from the first CPU event to the
-/// end of the last GPU operation, less what the profiler added to each launch call (its
-/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
-/// its callbacks' cost outside each recorded event and inside each operator and each call that
-/// issues no GPU work (see [`crate::trace::host`]), and its own work recorded in between, and
-/// never below the recorded GPU time. `None` without a host side.
-pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
-    let h = walk.host?;
-    let span_ns = walk.end_ns() - h.start_ns;
-    if !(span_ns.is_finite() && span_ns > 0.0) {
-        return None;
-    }
-    let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
-    let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
-    let callbacks_ns = (h.cpu_ops + h.runtime_calls) as f64 * h.profiler_per_event_ns.max(0.0);
-    let inside_ns = h.cpu_ops as f64 * h.profiler_inside_op_ns.max(0.0)
-        + h.runtime_calls.saturating_sub(h.launch_calls) as f64
-            * h.profiler_inside_call_ns.max(0.0);
-    let own_ns = h.profiler_overhead_ns.max(0.0)
-        + callbacks_ns
-        + inside_ns
-        + h.first_call_excess_ns.max(0.0);
-    Some((span_ns - excess_ns - own_ns).max(gpu_ns) / 1e6)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offline::tests::walk;
-    use crate::trace::HostSide;
-
-    #[test]
-    fn trace_estimate_removes_launch_inflation_and_keeps_gpu_time() {
-        // Ops end at 0.5 + 5 + 4 = 9.5 µs; host starts 10 µs earlier; 2 launches of 8 µs
-        // against a 3 µs floor: 10 µs of inflation.
-        let h = HostSide {
-            start_ns: -10_000.0,
-            launch_calls: 2,
-            launch_call_ns: 16_000.0,
-            cpu_ops: 2,
-            profiler_overhead_ns: 0.0,
-            runtime_calls: 2,
-            profiler_per_event_ns: 0.0,
-            profiler_inside_op_ns: 0.0,
-            profiler_inside_call_ns: 0.0,
-            first_call_excess_ns: 0.0,
-            blocking_waits_mid_step: 0,
-        };
-        let w = walk(&[500.0, 4000.0], Some(h));
-        let e = eager_from_trace(&w, 3.0).unwrap();
-        assert!((e - 0.0095).abs() < 1e-12, "{e}");
-        // Each of the 4 recorded events cost the profiler 1 µs outside it.
-        let callbacks = HostSide {
-            start_ns: -20_000.0,
-            profiler_per_event_ns: 1_000.0,
-            ..h
-        };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(callbacks)), 3.0).unwrap();
-        assert!((e - 0.0155).abs() < 1e-12, "{e}");
-        // Inside each of the 2 operators 1.5 µs, inside each of the 3 calls that issue no GPU
-        // work 0.5 µs (the 2 launches' part is in their inflation): 4.5 µs.
-        let inside = HostSide {
-            start_ns: -20_000.0,
-            runtime_calls: 5,
-            profiler_inside_op_ns: 1_500.0,
-            profiler_inside_call_ns: 500.0,
-            ..h
-        };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(inside)), 3.0).unwrap();
-        assert!((e - 0.015).abs() < 1e-12, "{e}");
-        // First calls that ran 3 µs beyond the same calls later: paid once, not every step.
-        let first = HostSide {
-            start_ns: -20_000.0,
-            first_call_excess_ns: 3_000.0,
-            ..h
-        };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(first)), 3.0).unwrap();
-        assert!((e - 0.0165).abs() < 1e-12, "{e}");
-        // The profiler's own 2 µs of buffer work inside the step is not the step's.
-        let busy = HostSide {
-            start_ns: -20_000.0,
-            profiler_overhead_ns: 2_000.0,
-            ..h
-        };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(busy)), 3.0).unwrap();
-        assert!((e - 0.0175).abs() < 1e-12, "{e}");
-        // Never below the recorded GPU time, however much the profiler claims.
-        let all = HostSide {
-            profiler_overhead_ns: 1e9,
-            ..h
-        };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(all)), 3.0).unwrap();
-        assert!((e - 0.0045).abs() < 1e-12, "{e}");
-        assert!(eager_from_trace(&walk(&[1.0], None), 3.0).is_none());
-    }
 
     #[test]
     fn a_walk_with_branches_carries_the_wider_error_of_such_walks() {

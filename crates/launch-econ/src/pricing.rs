@@ -13,10 +13,11 @@ use crate::document::{
 use crate::node_gap::GapSource;
 use crate::occupancy::SmLimits;
 use crate::offline::{build_model, engine_floor_model, ModelledWalk, OfflineDevice};
-use crate::price::{eager_from_trace, EagerSource, GraphSource, StepPrice};
+use crate::price::{EagerSource, GraphSource, StepPrice};
 use crate::replay::{replay, ReplayConfig, ReplayFigure};
 use crate::runner::Context;
 use crate::trace::{self, summarize, Filter, Walk};
+use crate::trace_eager::{eager_from_trace, ProfilerReadings};
 use crate::wide_grids::WideGrids;
 
 /// Bad input (an unreadable trace, a filter that leaves nothing, a profile that is not one):
@@ -99,7 +100,8 @@ pub fn price_offline(
         (modelled.step_ms(), GraphSource::Model),
         eager,
         build_model(walk, m),
-    );
+    )
+    .with_profiler_readings(readings_of(walk, eager.1));
     if m.graph_node_other_stream_us.is_some() {
         prediction = prediction.with_quiet(modelled.quiet_ms());
     }
@@ -180,7 +182,8 @@ pub fn price_replayed(
         (graph + unknown.unwrap_or(0.0), GraphSource::Replay),
         eager,
         r.median(ReplayFigure::BuildMs),
-    );
+    )
+    .with_profiler_readings(readings_of(walk, eager.1));
     if r.graph_wall_other_stream_ms.is_some() {
         prediction = prediction.with_quiet(quiet);
     }
@@ -219,6 +222,13 @@ fn choose_eager(
         Some(ms) => (ms, EagerSource::Trace),
         None => (floor(), EagerSource::EngineFloor),
     }
+}
+
+/// What the eager step read the profiler's cost from, where it came from the trace.
+fn readings_of(walk: &Walk, source: EagerSource) -> Option<ProfilerReadings> {
+    (source == EagerSource::Trace)
+        .then(|| ProfilerReadings::of(walk))
+        .flatten()
 }
 
 /// Which marked step the walk holds, in words; `None` for a trace that marks none.

@@ -22,7 +22,11 @@ class Price:
     (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off, what
     the H200 validation walks of its kind came within: on one stream 7% of it from the replay
     and 10% from the model, with streams side by side 41% and 33%; the saving carries the
-    same), ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
+    same), ``profiler_readings`` (for an eager step from the trace: what it read the
+    profiler's cost from, a dict of ``per_event_us`` outside each event from
+    ``per_event_samples`` operators that only call operators, ``inside_op_us`` inside each
+    operator from ``inside_op_samples`` views, and ``operators``; ``None`` otherwise),
+    ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
     none), and after ``price(...,
@@ -47,6 +51,7 @@ class Price:
         self.saving_quiet_ms = p.get("saving_quiet_ms")
         self.graph_error_ms = p.get("graph_step_error_ms")
         self.branches = bool(p.get("branches", False))
+        self.profiler_readings = p.get("profiler_readings")
         self.build_ms = p["build_ms"]
         self.break_even_steps = p["break_even_steps"]
         self.kernels = s["kernels"]
@@ -72,7 +77,8 @@ class Price:
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
                 "graph_serial_ms", "graph_unshared_ms", "graph_unknown_memory_ms", "saving_ms",
-                "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms", "kernels",
+                "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms",
+                "profiler_readings", "kernels",
                 "copies", "memsets", "recorded_gpu_ms", "step", "warnings", "partial", "device",
                 "real_eager_ms", "real_graph_ms", "real_saving_ms"]
         return {k: getattr(self, k) for k in keys}
@@ -83,8 +89,18 @@ class Price:
                 else f"{self.break_even_steps:.1f} steps")
         rows = [
             ("eager step", f"{self.eager_ms:.4f} ms", _EAGER.get(self.eager_source, "")),
-            ("graph step", f"{self.graph_ms:.4f} ms", _GRAPH.get(self.graph_source, "")),
         ]
+        r = self.profiler_readings
+        if r and r["operators"] > 0:
+            fewest = min(r["per_event_samples"], r["inside_op_samples"])
+            # As the CLI says: none read is not taken out; fewer than ten is rough.
+            note = (": none of one kind, not taken out (estimate high)" if fewest == 0
+                    else ": few, may be far off" if fewest < 10 else "")
+            rows.append(("  profiler cost",
+                         f"{r['per_event_us']:.2f}+{r['inside_op_us']:.2f} us",
+                         f"an event outside + inside, read from {r['per_event_samples']}"
+                         f" operators and {r['inside_op_samples']} views{note}"))
+        rows.append(("graph step", f"{self.graph_ms:.4f} ms", _GRAPH.get(self.graph_source, "")))
         if self.graph_quiet_ms is not None:
             rows.append(("  lower level", f"{self.graph_quiet_ms:.4f} ms",
                          "graph nodes at the lower of their two costs: a lower bound"))

@@ -19,6 +19,9 @@ def test_offline_price_of_a_recorded_step():
     r = launch_econ.price_trace(STEP)
     assert r.graph_source == "model"
     assert r.eager_source == "trace"
+    # What the estimate read the profiler's cost from, and that it read none here.
+    assert r.profiler_readings["per_event_samples"] == 0
+    assert "not taken out (estimate high)" in repr(r)
     assert (r.kernels, r.copies, r.memsets) == (2, 1, 1)
     assert r.graph_ms > 0 and r.eager_ms > 0
     assert math.isclose(r.saving_ms, r.eager_ms - r.graph_ms, rel_tol=1e-9)
@@ -32,6 +35,7 @@ def test_offline_price_of_a_recorded_step():
 def test_the_users_eager_step_is_used_and_named():
     r = launch_econ.price_trace(DECODE, eager_step_ms=5.0)
     assert r.eager_source == "user"
+    assert r.profiler_readings is None
     assert r.eager_ms == 5.0
     assert r.saving_ms == pytest.approx(5.0 - r.graph_ms)
 

@@ -53,11 +53,18 @@ pub struct HostSide {
     /// docs); 0 where no operator has nested events.
     #[serde(default)]
     pub profiler_per_event_ns: f64,
+    /// The operators whose nested events are all operators, whose median own time per nested
+    /// event [`Self::profiler_per_event_ns`] is: few make it a rough reading.
+    #[serde(default)]
+    pub profiler_per_event_samples: usize,
     /// What recording one operator cost inside its own interval, ns: the median duration of
     /// the leaf operators that only make a view or an empty tensor (see the module docs); 0
     /// where the trace has none.
     #[serde(default)]
     pub profiler_inside_op_ns: f64,
+    /// The leaf view operators [`Self::profiler_inside_op_ns`] is the median of.
+    #[serde(default)]
+    pub profiler_inside_op_samples: usize,
     /// The same for a runtime call that issues no GPU work: the median duration of the calls
     /// that only read state; 0 where the trace has none.
     #[serde(default)]
@@ -200,6 +207,7 @@ pub(crate) fn host_side(
         ..HostSide::default()
     };
     let inside = |e: &&HostEvent| e.ts_ns >= from && e.ts_ns < to;
+    let overhead = by_start(overhead);
     let (mut last_issue_ns, mut blocking) = (f64::NEG_INFINITY, Vec::new());
     for e in events.iter().filter(inside) {
         h.start_ns = h.start_ns.min(e.ts_ns);
@@ -207,7 +215,10 @@ pub(crate) fn host_side(
             HostKind::Operator | HostKind::ViewOperator => h.cpu_ops += 1,
             HostKind::Issue => {
                 h.launch_calls += 1;
-                h.launch_call_ns += f64::from(e.dur_ns);
+                // The profiler's own work inside a call (a buffer request can hold up the
+                // first launch for milliseconds) is counted once, as its overhead.
+                h.launch_call_ns +=
+                    f64::from(e.dur_ns) - covered_ns(&overhead, e.ts_ns, e.end_ns());
                 h.runtime_calls += 1;
                 last_issue_ns = last_issue_ns.max(e.ts_ns);
             }
@@ -221,15 +232,16 @@ pub(crate) fn host_side(
         return None;
     }
     h.blocking_waits_mid_step = blocking.iter().filter(|&&t| t < last_issue_ns).count();
-    let overhead = by_start(overhead);
     h.profiler_overhead_ns = covered_ns(&overhead, h.start_ns, gpu_end_ns);
     let order: Vec<u32> = (0..events.len() as u32)
         .filter(|&i| inside(&&events[i as usize]))
         .collect();
     let costs = callback_costs(events, order);
-    h.profiler_per_event_ns = costs.per_event_ns.unwrap_or(0.0);
-    h.profiler_inside_op_ns = costs.inside_op_ns.unwrap_or(0.0);
-    h.profiler_inside_call_ns = costs.inside_call_ns.unwrap_or(0.0);
+    h.profiler_per_event_ns = costs.per_event.median.unwrap_or(0.0);
+    h.profiler_per_event_samples = costs.per_event.samples;
+    h.profiler_inside_op_ns = costs.inside_op.median.unwrap_or(0.0);
+    h.profiler_inside_op_samples = costs.inside_op.samples;
+    h.profiler_inside_call_ns = costs.inside_call.median.unwrap_or(0.0);
     h.first_call_excess_ns = first_call_excess_ns(events, &overhead, (from, to));
     Some(h)
 }
@@ -237,13 +249,28 @@ pub(crate) fn host_side(
 /// What the profiler's callbacks cost, read from the events (see the module docs), ns;
 /// `None` where the events say nothing of it.
 struct CallbackCosts {
-    /// Outside each event: the median own time per nested event of the operators whose
-    /// nested events are all operators.
-    per_event_ns: Option<f64>,
-    /// Inside an operator: the median duration of the leaf view operators.
-    inside_op_ns: Option<f64>,
-    /// Inside a call that issues no GPU work: the median duration of the query calls.
-    inside_call_ns: Option<f64>,
+    /// Outside each event: the own time per nested event of the operators whose nested
+    /// events are all operators.
+    per_event: Reading,
+    /// Inside an operator: the durations of the leaf view operators.
+    inside_op: Reading,
+    /// Inside a call that issues no GPU work: the durations of the query calls.
+    inside_call: Reading,
+}
+
+/// The median of some samples, ns, and how many there were.
+struct Reading {
+    median: Option<f64>,
+    samples: usize,
+}
+
+impl Reading {
+    fn of(v: Vec<f64>) -> Reading {
+        Reading {
+            samples: v.len(),
+            median: (!v.is_empty()).then(|| crate::stats::median(&v)),
+        }
+    }
 }
 
 /// How deep events are followed into one another.
@@ -313,15 +340,10 @@ fn callback_costs(events: &[HostEvent], mut order: Vec<u32>) -> CallbackCosts {
         close(o, &mut own, &mut views);
     }
     CallbackCosts {
-        per_event_ns: median(own),
-        inside_op_ns: median(views),
-        inside_call_ns: median(calls),
+        per_event: Reading::of(own),
+        inside_op: Reading::of(views),
+        inside_call: Reading::of(calls),
     }
-}
-
-/// The median of `v`; `None` for none.
-fn median(v: Vec<f64>) -> Option<f64> {
-    (!v.is_empty()).then(|| crate::stats::median(&v))
 }
 
 /// `intervals` sorted by their starts, as [`covered_ns`] takes them.
@@ -401,7 +423,9 @@ mod tests {
         let h = host_side(&events, &[(90.0, 120.0)], (101.0, 300.0), 250.0).unwrap();
         assert_eq!(h.start_ns, 102.0);
         assert_eq!((h.launch_calls, h.cpu_ops, h.runtime_calls), (2, 0, 3));
-        assert_eq!(h.launch_call_ns, 10.0);
+        // The launch at 102 lies inside the profiler's own work (90..120): its 4 are that
+        // work's, counted once, as overhead; the launch at 150 keeps its 6.
+        assert_eq!(h.launch_call_ns, 6.0);
         // Overhead counts from the first event (102) on, not from the interval's start.
         assert_eq!(h.profiler_overhead_ns, 18.0);
         assert!(host_side(&events, &[], (400.0, 500.0), 600.0).is_none());
@@ -462,6 +486,19 @@ mod tests {
             HostKind::of("cuda_runtime", "cudaStreamIsCapturing"),
             Some(HostKind::QueryCall)
         );
+    }
+
+    #[test]
+    fn the_profilers_work_inside_a_launch_call_is_not_its_inflation() {
+        // A first launch held 2.9 ms by a buffer request, as Kineto records CuPy's first
+        // launch: its recorded 2.904 ms, less the 2.9 ms of overhead inside it, is 4 us.
+        let events = [
+            ev(0.0, 2_904_000.0, HostKind::Issue),
+            ev(3_000_000.0, 4_000.0, HostKind::Issue),
+        ];
+        let h = host_side(&events, &[(1_000.0, 2_901_000.0)], (0.0, 1e7), 3_010_000.0).unwrap();
+        assert_eq!(h.launch_call_ns, 8_000.0);
+        assert_eq!(h.profiler_overhead_ns, 2_900_000.0);
     }
 
     #[test]

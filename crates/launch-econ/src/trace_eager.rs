@@ -1,0 +1,224 @@
+//! The eager step from the trace alone, for a user who gives none (`--eager-step-ms`): the
+//! recorded span less what the profiler added, read from the trace's host side
+//! ([`crate::trace::host`]), and what that reading rests on.
+//!
+//! The profiler's cost per recorded event is read from the trace itself because it is not a
+//! constant: on the H200 (`scripts/profiler_cost_probe.py`) one decode step recorded in four
+//! profiler sessions of one process cost 1.8-5.6 µs an event in all, and steps of one kind of
+//! event (views, one-element adds, linear layers) 1.5-5.8 µs. Where the trace holds few of the operators it is read from, the reading
+//! is rough, and where it holds none that part is not taken out at all; the report says so.
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::Walk;
+
+/// Fewer operators than this behind the per-event reading make it a rough one: a median of
+/// a handful of operators' own time carries their own work (an H200 chain of one-element adds
+/// read its cost from 5 and came out 87% low).
+const FEW_SAMPLES: usize = 10;
+
+/// The eager step estimated from the trace's host side, ms: from the first CPU event to the
+/// end of the last GPU operation, less what the profiler added to each launch call (its
+/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
+/// its callbacks' cost outside each recorded event and inside each operator and each call that
+/// issues no GPU work (see [`crate::trace::host`]), and its own work recorded in between, and
+/// never below the recorded GPU time. `None` without a host side.
+pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
+    let h = walk.host?;
+    let span_ns = walk.end_ns() - h.start_ns;
+    if !(span_ns.is_finite() && span_ns > 0.0) {
+        return None;
+    }
+    let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
+    let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
+    let callbacks_ns = (h.cpu_ops + h.runtime_calls) as f64 * h.profiler_per_event_ns.max(0.0);
+    let inside_ns = h.cpu_ops as f64 * h.profiler_inside_op_ns.max(0.0)
+        + h.runtime_calls.saturating_sub(h.launch_calls) as f64
+            * h.profiler_inside_call_ns.max(0.0);
+    let own_ns = h.profiler_overhead_ns.max(0.0)
+        + callbacks_ns
+        + inside_ns
+        + h.first_call_excess_ns.max(0.0);
+    Some((span_ns - excess_ns - own_ns).max(gpu_ns) / 1e6)
+}
+
+/// What the trace-only eager step read the profiler's cost from, for the report.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ProfilerReadings {
+    /// The cost outside each recorded event, µs ([`crate::trace::HostSide::profiler_per_event_ns`]).
+    pub per_event_us: f64,
+    /// The operators that only call operators it was read from.
+    pub per_event_samples: usize,
+    /// The cost inside each operator, µs ([`crate::trace::HostSide::profiler_inside_op_ns`]).
+    pub inside_op_us: f64,
+    /// The leaf view operators it was read from.
+    pub inside_op_samples: usize,
+    /// The operators the trace recorded.
+    pub operators: usize,
+}
+
+impl ProfilerReadings {
+    /// The readings of `walk`'s host side; `None` without one.
+    pub fn of(walk: &Walk) -> Option<ProfilerReadings> {
+        let h = walk.host?;
+        Some(ProfilerReadings {
+            per_event_us: h.profiler_per_event_ns / 1e3,
+            per_event_samples: h.profiler_per_event_samples,
+            inside_op_us: h.profiler_inside_op_ns / 1e3,
+            inside_op_samples: h.profiler_inside_op_samples,
+            operators: h.cpu_ops,
+        })
+    }
+
+    /// The readings in words, and what they leave open: a line under the eager step.
+    pub fn text(&self) -> String {
+        if self.operators == 0 {
+            return "              (no framework operators recorded: of the profiler's cost only its inflation of the launch calls, over this GPU's launch floor, is taken out)\n".into();
+        }
+        let outside = match self.per_event_samples {
+            0 => "none read outside the events (no operator that only calls operators): not taken out, so the estimate is high by it".to_string(),
+            n => format!(
+                "{:.2} us outside each event, from {n} operator(s) that only call operators",
+                self.per_event_us
+            ),
+        };
+        let inside = match self.inside_op_samples {
+            0 => "none read inside the operators (no view operator): not taken out".to_string(),
+            n => format!(
+                "{:.2} us inside each operator, from {n} view operator(s)",
+                self.inside_op_us
+            ),
+        };
+        let fewest = self.per_event_samples.min(self.inside_op_samples);
+        let rough = if fewest == 0 {
+            " (recording cost 1.5-5.8 us an event in all on the H200: scripts/profiler_cost_probe.py)"
+        } else if fewest < FEW_SAMPLES {
+            " (read from so few, may be far off either way: pass --eager-step-ms)"
+        } else {
+            ""
+        };
+        format!(
+            "              (the profiler's cost per recorded event: {outside}; {inside}{rough})\n"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offline::tests::walk;
+    use crate::trace::HostSide;
+
+    #[test]
+    fn trace_estimate_removes_launch_inflation_and_keeps_gpu_time() {
+        // Ops end at 0.5 + 5 + 4 = 9.5 µs; host starts 10 µs earlier; 2 launches of 8 µs
+        // against a 3 µs floor: 10 µs of inflation.
+        let h = HostSide {
+            start_ns: -10_000.0,
+            launch_calls: 2,
+            launch_call_ns: 16_000.0,
+            cpu_ops: 2,
+            profiler_overhead_ns: 0.0,
+            runtime_calls: 2,
+            profiler_per_event_ns: 0.0,
+            profiler_per_event_samples: 0,
+            profiler_inside_op_ns: 0.0,
+            profiler_inside_op_samples: 0,
+            profiler_inside_call_ns: 0.0,
+            first_call_excess_ns: 0.0,
+            blocking_waits_mid_step: 0,
+        };
+        let w = walk(&[500.0, 4000.0], Some(h));
+        let e = eager_from_trace(&w, 3.0).unwrap();
+        assert!((e - 0.0095).abs() < 1e-12, "{e}");
+        // Each of the 4 recorded events cost the profiler 1 µs outside it.
+        let callbacks = HostSide {
+            start_ns: -20_000.0,
+            profiler_per_event_ns: 1_000.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(callbacks)), 3.0).unwrap();
+        assert!((e - 0.0155).abs() < 1e-12, "{e}");
+        // Inside each of the 2 operators 1.5 µs, inside each of the 3 calls that issue no GPU
+        // work 0.5 µs (the 2 launches' part is in their inflation): 4.5 µs.
+        let inside = HostSide {
+            start_ns: -20_000.0,
+            runtime_calls: 5,
+            profiler_inside_op_ns: 1_500.0,
+            profiler_inside_call_ns: 500.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(inside)), 3.0).unwrap();
+        assert!((e - 0.015).abs() < 1e-12, "{e}");
+        // First calls that ran 3 µs beyond the same calls later: paid once, not every step.
+        let first = HostSide {
+            start_ns: -20_000.0,
+            first_call_excess_ns: 3_000.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(first)), 3.0).unwrap();
+        assert!((e - 0.0165).abs() < 1e-12, "{e}");
+        // The profiler's own 2 µs of buffer work inside the step is not the step's.
+        let busy = HostSide {
+            start_ns: -20_000.0,
+            profiler_overhead_ns: 2_000.0,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(busy)), 3.0).unwrap();
+        assert!((e - 0.0175).abs() < 1e-12, "{e}");
+        // Never below the recorded GPU time, however much the profiler claims.
+        let all = HostSide {
+            profiler_overhead_ns: 1e9,
+            ..h
+        };
+        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(all)), 3.0).unwrap();
+        assert!((e - 0.0045).abs() < 1e-12, "{e}");
+        assert!(eager_from_trace(&walk(&[1.0], None), 3.0).is_none());
+    }
+
+    fn readings(per_event_samples: usize, inside_op_samples: usize) -> ProfilerReadings {
+        let h = HostSide {
+            cpu_ops: 40,
+            profiler_per_event_ns: 2_500.0,
+            profiler_per_event_samples: per_event_samples,
+            profiler_inside_op_ns: 1_200.0,
+            profiler_inside_op_samples: inside_op_samples,
+            ..HostSide::default()
+        };
+        ProfilerReadings::of(&walk(&[500.0], Some(h))).unwrap()
+    }
+
+    #[test]
+    fn the_readings_say_what_they_rest_on_and_when_they_are_rough() {
+        let t = readings(30, 12).text();
+        assert!(
+            t.contains("2.50 us outside each event, from 30 operator(s) that only call operators; 1.20 us inside each operator, from 12 view operator(s))"),
+            "{t}"
+        );
+        let few = readings(5, 12).text();
+        assert!(few.contains("from 5 operator(s)"), "{few}");
+        assert!(few.contains("may be far off either way"), "{few}");
+        let none = readings(0, 12).text();
+        assert!(
+            none.contains("not taken out, so the estimate is high by it"),
+            "{none}"
+        );
+        assert!(none.contains("1.5-5.8 us an event"), "{none}");
+        let no_views = readings(30, 0).text();
+        assert!(no_views.contains("no view operator"), "{no_views}");
+        let few_views = readings(30, 3).text();
+        assert!(few_views.contains("may be far off"), "{few_views}");
+        let no_operators = ProfilerReadings {
+            operators: 0,
+            ..readings(0, 0)
+        };
+        assert!(
+            no_operators
+                .text()
+                .contains("no framework operators recorded"),
+            "{}",
+            no_operators.text()
+        );
+        assert!(ProfilerReadings::of(&walk(&[500.0], None)).is_none());
+    }
+}
