@@ -209,6 +209,8 @@ GROUPS = [
                                          "ih_decode_beside_draft_acceptance,ih_controlnet_beside_unet"),
     ("heldout33", "heldout_33_walks.py", "ii_llama_wide_decode_b1,ii_cupy_layernorm_chain,"
                                          "ii_shared_expert_beside_dispatch,ii_decode_beside_logits_to_host"),
+    ("heldout34", "heldout_34_walks.py", "ij_convnext_stages_b4,ij_rwkv_time_mix_scan,"
+                                         "ij_decode_beside_beam_reorder,ij_whisper_encoder_beside_decode"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
