@@ -20,7 +20,7 @@ class Price:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
     measured), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off, what
-    the H200 validation walks of its kind came within: on one stream 7% of it from the replay
+    the H200 validation walks of its kind came within: on one stream 10% of it from the replay
     and 10% from the model, with streams side by side 41% and 33%; the saving carries the
     same), ``profiler_readings`` (for an eager step from the trace: what it read the
     profiler's cost from, a dict of ``per_event_us`` outside each event from
