@@ -27,13 +27,14 @@ import argparse
 import importlib.util
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+
+from walk_parts import sync_events_config, timed_ms  # noqa: E402
 
 SYNTHETIC = {"views": 400, "unbind": 400, "adds": 400, "linears": 200, "cupy_adds": 400}
 
@@ -89,19 +90,6 @@ def walk_step(spec):
     return step
 
 
-def unprofiled_ms(torch, step, batches=15, reps=20):
-    """The step's median time over `batches` batches of `reps` back-to-back steps, ms."""
-    times = []
-    for _ in range(batches):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(reps):
-            step()
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - t) * 1e3 / reps)
-    return statistics.median(times), times
-
-
 def child(case, out, recordings, activities, steps):
     """Measures one case in this process and prints its record as JSON."""
     import torch
@@ -110,13 +98,8 @@ def child(case, out, recordings, activities, steps):
     for _ in range(5):
         step()
     torch.cuda.synchronize()
-    before, before_samples = unprofiled_ms(torch, step)
-    extra = {}
-    try:
-        extra["experimental_config"] = torch._C._profiler._ExperimentalConfig(
-            enable_cuda_sync_events=True)
-    except (AttributeError, TypeError):
-        pass
+    before, before_samples = timed_ms(step, 20, 15)
+    extra = sync_events_config(torch)
     label = case.replace(":", "_").replace(".py", "") + ("" if activities == "cpu,cuda" else ".cpu")
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if "cuda" in activities else [])
     traces, spans = [], []
@@ -143,7 +126,7 @@ def child(case, out, recordings, activities, steps):
         path = os.path.join(out, f"{label}.steps.json")
         prof.export_chrome_trace(path)
         traces.append(path)
-    after, after_samples = unprofiled_ms(torch, step)
+    after, after_samples = timed_ms(step, 20, 15)
     print(json.dumps({"case": case, "activities": activities, "unprofiled_ms": before, "unprofiled_samples_ms": before_samples,
                       "unprofiled_after_ms": after, "unprofiled_after_samples_ms": after_samples,
                       "session_wall_ms": spans, "traces": traces}))

@@ -18,6 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_decode import build, model_args, wall_ms  # noqa: E402
+from walk_parts import sync_events_config  # noqa: E402
 
 
 def profiler_kwargs():
@@ -25,11 +26,7 @@ def profiler_kwargs():
         activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
         record_shapes=True,
     )
-    try:  # the cross-stream waits, where this PyTorch supports recording them
-        kw["experimental_config"] = torch._C._profiler._ExperimentalConfig(
-            enable_cuda_sync_events=True)
-    except (AttributeError, TypeError):
-        pass
+    kw.update(sync_events_config(torch))  # the cross-stream waits, where supported
     return kw
 
 

@@ -29,6 +29,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_parts import sync_events_config  # noqa: E402
+
 
 def kernels_by_source(trace):
     """The session's kernels in two sets: `real`, those of the torch graph's launches (their
@@ -79,12 +81,7 @@ def child(name, module, out):
     eager_ms = validate.replay_ms(step)
     from torch.profiler import ProfilerActivity, profile
     acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
-    extra = {}
-    try:  # the cross-stream waits, as validate.py records them
-        extra["experimental_config"] = torch._C._profiler._ExperimentalConfig(
-            enable_cuda_sync_events=True)
-    except (AttributeError, TypeError):
-        pass
+    extra = sync_events_config(torch)  # the cross-stream waits, as validate.py records them
     with profile(activities=acts, record_shapes=True, **extra) as prof:
         step()
         torch.cuda.synchronize()

@@ -33,7 +33,7 @@ import sys
 import time
 import traceback
 
-from walk_parts import LLAMA, fork_join, hf_model, hf_step
+from walk_parts import LLAMA, fork_join, hf_model, hf_step, sync_events_config, timed_ms
 
 WALKS = [
     "llama_decode_b1",
@@ -172,16 +172,7 @@ def capture_torch(step, stream):
 
 def replay_ms(replay, reps=20, batches=7):
     """Median wall time of one `replay()`, ms, over `batches` batches of `reps` (unprofiled)."""
-    import torch
-    out = []
-    for _ in range(batches):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(reps):
-            replay()
-        torch.cuda.synchronize()
-        out.append((time.perf_counter() - t) * 1e3 / reps)
-    return statistics.median(out)
+    return timed_ms(replay, reps, batches)[0]
 
 
 def build_from(module_path, name):
@@ -283,12 +274,7 @@ def child(name, out, batches, reps, walk_module=""):
     # Only now the profiler: one eager step, then one graph replay.
     from torch.profiler import ProfilerActivity, profile
     acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
-    extra = {}
-    try:  # records which event each stream waited on (cuda_sync events), where supported
-        extra["experimental_config"] = torch._C._profiler._ExperimentalConfig(
-            enable_cuda_sync_events=True)
-    except (AttributeError, TypeError):
-        pass
+    extra = sync_events_config(torch)
     for label, fn in (("eager", eager), ("graph", replay)):
         fn()
         sync()

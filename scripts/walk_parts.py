@@ -225,3 +225,32 @@ def lane_stamps(slots=8):
         with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
             stamp((1,), (32,), (rec, cp.int32(slot)))
     return mark, rec
+
+
+def sync_events_config(torch):
+    """The `torch.profiler.profile` keywords that record which event each stream waited on
+    (cuda_sync events, which `launch-econ replay` orders streams by), where this PyTorch
+    supports them; none where it does not."""
+    try:
+        return {"experimental_config": torch._C._profiler._ExperimentalConfig(
+            enable_cuda_sync_events=True)}
+    except (AttributeError, TypeError):
+        return {}
+
+
+def timed_ms(fn, reps, batches):
+    """`fn`'s wall time, ms: the median over `batches` batches of `reps` back-to-back calls,
+    each batch synchronised before and after, and every batch's figure."""
+    import statistics
+    import time
+
+    import torch
+    out = []
+    for _ in range(batches):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+        out.append((time.perf_counter() - t) * 1e3 / reps)
+    return statistics.median(out), out
