@@ -5,8 +5,9 @@
 //! The profiler's cost per recorded event is read from the trace itself because it is not a
 //! constant: on the H200 (`scripts/profiler_cost_probe.py`) one decode step recorded in four
 //! profiler sessions of one process cost 1.8-5.6 µs an event in all, and steps of one kind of
-//! event (views, one-element adds, linear layers) 1.5-5.8 µs. Where the trace holds few of the operators it is read from, the reading
-//! is rough, and where it holds none that part is not taken out at all; the report says so.
+//! event (views, one-element adds, linear layers) 1.5-5.8 µs. Where the trace holds few of the
+//! operators it is read from, the reading is rough, and where it holds none that part is not
+//! taken out at all; the report says so.
 
 use serde::{Deserialize, Serialize};
 
