@@ -56,6 +56,35 @@ pub struct ProfilerReadings {
     pub inside_op_samples: usize,
     /// The operators the trace recorded.
     pub operators: usize,
+    /// What the readings rest on, for readers of the JSON (the report's note says the same).
+    pub basis: ReadingBasis,
+}
+
+/// What a trace-only eager step's profiler readings rest on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadingBasis {
+    /// No framework operators (CuPy, CUDA C++): only the launch calls' inflation is taken out.
+    NoOperators,
+    /// No operator that only calls operators, or no view: that part is not taken out, so the
+    /// estimate is high by it.
+    Missing,
+    /// Fewer than [`FEW_SAMPLES`] of either: a rough reading.
+    Rough,
+    /// Enough of both.
+    Read,
+}
+
+impl ReadingBasis {
+    fn of(operators: usize, per_event_samples: usize, inside_op_samples: usize) -> ReadingBasis {
+        let fewest = per_event_samples.min(inside_op_samples);
+        match (operators, fewest) {
+            (0, _) => ReadingBasis::NoOperators,
+            (_, 0) => ReadingBasis::Missing,
+            (_, n) if n < FEW_SAMPLES => ReadingBasis::Rough,
+            _ => ReadingBasis::Read,
+        }
+    }
 }
 
 impl ProfilerReadings {
@@ -68,12 +97,17 @@ impl ProfilerReadings {
             inside_op_us: h.profiler_inside_op_ns / 1e3,
             inside_op_samples: h.profiler_inside_op_samples,
             operators: h.cpu_ops,
+            basis: ReadingBasis::of(
+                h.cpu_ops,
+                h.profiler_per_event_samples,
+                h.profiler_inside_op_samples,
+            ),
         })
     }
 
     /// The readings in words, and what they leave open: a line under the eager step.
     pub fn text(&self) -> String {
-        if self.operators == 0 {
+        if self.basis == ReadingBasis::NoOperators {
             return "              (no framework operators recorded: of the profiler's cost only its inflation of the launch calls, over this GPU's launch floor, is taken out)\n".into();
         }
         let outside = match self.per_event_samples {
@@ -90,13 +124,14 @@ impl ProfilerReadings {
                 self.inside_op_us
             ),
         };
-        let fewest = self.per_event_samples.min(self.inside_op_samples);
-        let rough = if fewest == 0 {
-            " (recording cost 1.5-5.8 us an event in all on the H200: scripts/profiler_cost_probe.py)"
-        } else if fewest < FEW_SAMPLES {
-            " (read from so few, may be far off either way: pass --eager-step-ms)"
-        } else {
-            ""
+        let rough = match self.basis {
+            ReadingBasis::Missing => {
+                " (recording cost 1.5-5.8 us an event in all on the H200: scripts/profiler_cost_probe.py)"
+            }
+            ReadingBasis::Rough => {
+                " (read from so few, may be far off either way: pass --eager-step-ms)"
+            }
+            ReadingBasis::NoOperators | ReadingBasis::Read => "",
         };
         format!(
             "              (the profiler's cost per recorded event: {outside}; {inside}{rough})\n"
@@ -209,10 +244,8 @@ mod tests {
         assert!(no_views.contains("no view operator"), "{no_views}");
         let few_views = readings(30, 3).text();
         assert!(few_views.contains("may be far off"), "{few_views}");
-        let no_operators = ProfilerReadings {
-            operators: 0,
-            ..readings(0, 0)
-        };
+        let no_operators =
+            ProfilerReadings::of(&walk(&[500.0], Some(HostSide::default()))).unwrap();
         assert!(
             no_operators
                 .text()

@@ -25,7 +25,9 @@ class Price:
     same), ``profiler_readings`` (for an eager step from the trace: what it read the
     profiler's cost from, a dict of ``per_event_us`` outside each event from
     ``per_event_samples`` operators that only call operators, ``inside_op_us`` inside each
-    operator from ``inside_op_samples`` views, and ``operators``; ``None`` otherwise),
+    operator from ``inside_op_samples`` views, ``operators``, and ``basis``: ``read``,
+    ``rough`` (fewer than ten of either), ``missing`` (none of one: not taken out) or
+    ``no-operators``; ``None`` otherwise),
     ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
@@ -91,11 +93,9 @@ class Price:
             ("eager step", f"{self.eager_ms:.4f} ms", _EAGER.get(self.eager_source, "")),
         ]
         r = self.profiler_readings
-        if r and r["operators"] > 0:
-            fewest = min(r["per_event_samples"], r["inside_op_samples"])
-            # As the CLI says: none read is not taken out; fewer than ten is rough.
-            note = (": none of one kind, not taken out (estimate high)" if fewest == 0
-                    else ": few, may be far off" if fewest < 10 else "")
+        if r and r["basis"] != "no-operators":
+            note = {"missing": ": none of one kind, not taken out (estimate high)",
+                    "rough": ": few, may be far off"}.get(r["basis"], "")
             rows.append(("  profiler cost",
                          f"{r['per_event_us']:.2f}+{r['inside_op_us']:.2f} us",
                          f"an event outside + inside, read from {r['per_event_samples']}"
