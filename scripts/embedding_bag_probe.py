@@ -8,22 +8,17 @@ the MLP in bf16 instead of f32 (cuBLAS's tensor-core kernels in place of its FMA
 
 Needs a CUDA device and PyTorch.
 """
-import argparse
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, corner, fork_join, fork_lanes, replay_ms  # noqa: E402
+from walk_parts import capture, corner, fork_join, fork_lanes, graph_times, probe_args  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--trials", type=int, default=15)
-    args = ap.parse_args()
+    args = probe_args(__doc__, 15)
     import torch
     f = torch.nn.functional
     torch.manual_seed(129_29)
@@ -65,13 +60,7 @@ def main():
         "mlp_bf16_alone": capture(fork_lanes([bottom16])),
         "walk_bf16_mlp": capture(fork_join(lambda: corner(big()), lambda: corner(bottom16()))),
     }
-    times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, 20, args.trials)
-    out = {"device": torch.cuda.get_device_name(),
-           "us": {k: statistics.median(v) * 1e3 for k, v in times.items()},
-           "spread_us": {k: [min(v) * 1e3, max(v) * 1e3] for k, v in times.items()}}
-    for k, v in out["us"].items():
-        print(f"{k}: {v:.1f} us ({out['spread_us'][k][0]:.1f}-{out['spread_us'][k][1]:.1f})",
-              flush=True)
+    out = graph_times(torch, graphs, args.trials)
     with open(args.out, "w") as fh:
         json.dump(out, fh, indent=1)
 

@@ -14,22 +14,18 @@ runs: a GEMM block waits for an SM to empty).
 
 Needs a CUDA device and PyTorch.
 """
-import argparse
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, corner, cupy_spin_module, fork_join, fork_lanes, replay_ms  # noqa: E402
+from walk_parts import (capture, corner, cupy_spin_module, fork_join, fork_lanes,  # noqa: E402
+                        graph_times, probe_args)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--trials", type=int, default=15)
-    args = ap.parse_args()
+    args = probe_args(__doc__, 15)
     import torch
     f = torch.nn.functional
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -104,14 +100,9 @@ def main():
         for name, run in lanes.items():
             graphs[f"{name}+{m}"] = capture(
                 fork_join(lambda r=run: corner(r()), lambda r=mrun: corner(r())))
-    times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, 20, args.trials)
-    us = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-    out = {"device": torch.cuda.get_device_name(), "us": us,
-           "spread_us": {k: [min(v) * 1e3, max(v) * 1e3] for k, v in times.items()},
-           "forked_over_serial": {}}
-    for k, v in us.items():
-        print(f"{k}: {v:.1f} us ({out['spread_us'][k][0]:.1f}-{out['spread_us'][k][1]:.1f})",
-              flush=True)
+    out = graph_times(torch, graphs, args.trials)
+    us = out["us"]
+    out["forked_over_serial"] = {}
     for m in mlps:
         for name in lanes:
             a, b, both = us[f"{name}_alone"], us[f"{m}_alone"], us[f"{name}+{m}"]

@@ -13,23 +13,18 @@ itself; each captured as one lane and as two and three side by side, replayed un
 
 Needs a CUDA device, PyTorch and CuPy.
 """
-import argparse
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from lane_count_walks import small_adds_lane  # noqa: E402
-from walk_parts import capture, fork_lanes, replay_ms  # noqa: E402
+from walk_parts import capture, fork_lanes, graph_times, probe_args  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--trials", type=int, default=21)
-    args = ap.parse_args()
+    args = probe_args(__doc__, 21)
     import torch
     torch.manual_seed(130_31)
 
@@ -50,13 +45,7 @@ def main():
     for name, make in kinds.items():
         for n in (1, 2, 3):
             graphs[f"{name}_x{n}"] = capture(fork_lanes([make() for _ in range(n)]))
-    times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, 20, args.trials)
-    us = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-    out = {"device": torch.cuda.get_device_name(), "us": us,
-           "spread_us": {k: [min(v) * 1e3, max(v) * 1e3] for k, v in times.items()}}
-    for k, v in us.items():
-        print(f"{k}: {v:.1f} us ({out['spread_us'][k][0]:.1f}-{out['spread_us'][k][1]:.1f})",
-              flush=True)
+    out = graph_times(torch, graphs, args.trials)
     with open(args.out, "w") as fh:
         json.dump(out, fh, indent=1)
 

@@ -254,3 +254,28 @@ def timed_ms(fn, reps, batches):
         torch.cuda.synchronize()
         out.append((time.perf_counter() - t) * 1e3 / reps)
     return statistics.median(out), out
+
+
+def probe_args(doc, trials):
+    """The arguments of a probe that times graphs and writes one JSON: `--out` and
+    `--trials` (default `trials`), with `doc`'s first paragraph as the description."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--trials", type=int, default=trials)
+    return ap.parse_args()
+
+
+def graph_times(torch, graphs, trials):
+    """Each of `graphs` (name to what [`capture`] returned) replayed 20 times a trial for
+    `trials` interleaved trials ([`replay_ms`]), printed, and as a probe's record: the
+    device, each graph's median µs and its spread."""
+    import statistics
+    times = replay_ms(torch, {k: g for k, (g, _) in graphs.items()}, 20, trials)
+    out = {"device": torch.cuda.get_device_name(),
+           "us": {k: statistics.median(v) * 1e3 for k, v in times.items()},
+           "spread_us": {k: [min(v) * 1e3, max(v) * 1e3] for k, v in times.items()}}
+    for k, v in out["us"].items():
+        print(f"{k}: {v:.1f} us ({out['spread_us'][k][0]:.1f}-{out['spread_us'][k][1]:.1f})",
+              flush=True)
+    return out
