@@ -128,7 +128,7 @@ fn measure_shape(
 /// gap every graph node is planned with ([`crate::stand_in::StandInPlan::gap_us`]). `prep` is
 /// one stream's part of a walk: its steps are sized in a graph of that part alone, so a walk
 /// on several streams keeps what its streams do to each other in the replay. Where `fit`
-/// fits this part's spins (`SpinFit::Streamed`: where streaming stand-ins are left once
+/// fits this part's spins (`SpinFit::Streamed`: only where streaming stand-ins are left once
 /// those that cannot stream have reverted to spins), each graph round also shifts the timed
 /// spins ([`fit_spins`]), in rounds of their own where nothing streams.
 pub(crate) fn size(
@@ -267,10 +267,11 @@ pub(crate) fn fit_paced(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
 }
 
 /// What one timed step showed: its start on the GPU's global timer and its span (a streaming
-/// step's to the block that ended last), ns.
+/// step's to the block that ended last), ns. The start stays an integer: the timer counts ns
+/// since the epoch (~1.8e18), which an `f64` holds only to the nearest 256 ns.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Measured {
-    pub start_ns: f64,
+    pub start_ns: u64,
     pub span_ns: f64,
 }
 
@@ -285,7 +286,7 @@ fn read_slots(e: &Engine, prep: &Prepared) -> memra_engine::Result<Vec<Option<Me
             _ => span,
         };
         Some(Measured {
-            start_ns: start as f64,
+            start_ns: start,
             span_ns: span as f64,
         })
     })
@@ -335,7 +336,9 @@ pub(crate) fn node_times(m: &[Option<Measured>]) -> Vec<Option<InGraph>> {
             let here = m[i]?;
             let next = m.get(i + 1).copied().flatten();
             Some(InGraph {
-                node_ns: next.map_or(f64::NAN, |n| n.start_ns - here.start_ns),
+                node_ns: next.map_or(f64::NAN, |n| {
+                    (i128::from(n.start_ns) - i128::from(here.start_ns)) as f64
+                }),
                 span_ns: here.span_ns,
             })
         })
@@ -426,17 +429,19 @@ mod tests {
         }
     }
 
-    fn at(start_ns: f64, span_ns: f64) -> Option<Measured> {
+    fn at(start_ns: u64, span_ns: f64) -> Option<Measured> {
         Some(Measured { start_ns, span_ns })
     }
 
     #[test]
     fn node_times_run_to_the_next_start() {
+        // On the epoch clock (~1.8e18 ns), where an f64 of a start rounds to 256 ns.
+        let t0: u64 = 1_764_842_000_123_456_789;
         let g = node_times(&[
-            at(1000.0, 400.0),
-            at(1500.0, 300.0),
+            at(t0, 400.0),
+            at(t0 + 500, 300.0),
             None,
-            at(3000.0, 100.0),
+            at(t0 + 2000, 100.0),
         ]);
         assert_eq!(g[0].unwrap().node_ns, 500.0);
         assert_eq!(g[0].unwrap().span_ns, 400.0);

@@ -59,17 +59,34 @@ fn clamp_stale_starts(stamps: &Stamps) -> (Stamps, Vec<bool>) {
     (out, stale)
 }
 
-/// Where the unstamped ops that lead each lane (before its first stamp) start, ns on the GPU
-/// clock: back to back at their recorded durations, the last ending where the lane's first
-/// stamped op starts. Nothing stamps them (a GEMM run for real often leads a lane), and laid
-/// forward from that stamp they would have no room. `None` for every other op.
-fn leading_starts(walk: &Walk, stamps: &Stamps, by_lane: &[Vec<usize>]) -> Vec<Option<f64>> {
+/// Each op's lane and (start, end) in ns after `origin`, as `f64`. The GPU clock counts ns
+/// since the epoch (~1.8e18): an `f64` holds such a value only to the nearest 256 ns, so
+/// stamps are made relative while they are still integers.
+type RelativeStamps = Vec<(usize, Option<(f64, f64)>)>;
+
+fn relative(stamps: &Stamps, origin: u64) -> RelativeStamps {
+    let rel = |t: u64| (i128::from(t) - i128::from(origin)) as f64;
+    stamps
+        .iter()
+        .map(|&(lane, s)| (lane, s.map(|(a, b)| (rel(a), rel(b)))))
+        .collect()
+}
+
+/// Where the unstamped ops that lead each lane (before its first stamp) start, ns after the
+/// stamps' origin: back to back at their recorded durations, the last ending where the lane's
+/// first stamped op starts. Nothing stamps them (a GEMM run for real often leads a lane), and
+/// laid forward from that stamp they would have no room. `None` for every other op.
+fn leading_starts(
+    walk: &Walk,
+    stamps: &RelativeStamps,
+    by_lane: &[Vec<usize>],
+) -> Vec<Option<f64>> {
     let mut out = vec![None; stamps.len()];
     for idx in by_lane {
         let Some(first) = idx.iter().position(|&i| stamps[i].1.is_some()) else {
             continue;
         };
-        let mut t = stamps[idx[first]].1.map_or(0.0, |(a, _)| a as f64);
+        let mut t = stamps[idx[first]].1.map_or(0.0, |(a, _)| a);
         for &i in idx[..first].iter().rev() {
             t -= walk.ops[i].duration_ns.max(0.0);
             out[i] = Some(t);
@@ -88,13 +105,14 @@ fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> 
     for (i, (lane, _)) in stamps.iter().enumerate() {
         by_lane[*lane].push(i);
     }
-    let leading = leading_starts(walk, stamps, &by_lane);
-    let base = stamps
+    let origin = stamps
         .iter()
-        .filter_map(|(_, s)| s.map(|(a, _)| a as f64))
-        .chain(leading.iter().flatten().copied())
-        .fold(f64::INFINITY, f64::min);
-    let base = if base.is_finite() { base } else { 0.0 };
+        .filter_map(|(_, s)| s.map(|(a, _)| a))
+        .min()
+        .unwrap_or(0);
+    let stamps = &relative(stamps, origin);
+    let leading = leading_starts(walk, stamps, &by_lane);
+    let base = leading.iter().flatten().copied().fold(0.0, f64::min);
     let rel = |t: f64| (t - base) / 1e3;
     let mut out = Vec::new();
     for (lane, idx) in by_lane.iter().enumerate() {
@@ -104,7 +122,7 @@ fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> 
             let recorded_us = op.duration_ns / 1e3;
             let (ts, dur, timing) = match (stamps[i].1, leading[i]) {
                 (Some((a, b)), _) => {
-                    let (a, b) = (rel(a as f64), rel(b as f64));
+                    let (a, b) = (rel(a), rel(b));
                     let timing = if stale[i] {
                         "end stamped, start clamped"
                     } else {
@@ -116,7 +134,7 @@ fn replayed(walk: &Walk, stamps: &Stamps, pid: u32, streams: &[Option<u64>]) -> 
                 (None, None) => {
                     let next = idx[k + 1..]
                         .iter()
-                        .find_map(|&j| stamps[j].1.map(|(a, _)| rel(a as f64)));
+                        .find_map(|&j| stamps[j].1.map(|(a, _)| rel(a)));
                     let room = next.map_or(recorded_us, |n| (n - prev_end).max(0.0));
                     (prev_end, room.min(recorded_us), "inferred")
                 }
@@ -308,6 +326,31 @@ mod tests {
         assert!(ev
             .iter()
             .any(|e| e["name"] == "thread_name" && e["args"]["name"] == "stream 7"));
+    }
+
+    #[test]
+    fn stamps_on_the_epoch_clock_keep_their_nanoseconds() {
+        // The GPU clock near 1.8e18 ns: an f64 of the absolute stamp rounds to 256 ns.
+        let t0: u64 = 1_764_842_000_123_456_789;
+        let walk = Walk {
+            ops: vec![k("a", 0.0, 1000.0), k("b", 1000.0, 900.0)],
+            ..Walk::default()
+        };
+        let stamps = vec![
+            (0, Some((t0, t0 + 1_032))),
+            (0, Some((t0 + 1_100, t0 + 2_004))),
+        ];
+        let t = Timeline {
+            eager: stamps.clone(),
+            graph: stamps,
+            lane_streams: vec![Some(7)],
+        };
+        let v = chrome_trace(&walk, &t);
+        let ev = v["traceEvents"].as_array().unwrap();
+        let us = |name: &str, key: &str| event(ev, 2, name)[key].as_f64().unwrap();
+        assert!((us("a", "dur") - 1.032).abs() < 1e-9);
+        assert!((us("b", "ts") - 1.1).abs() < 1e-9);
+        assert!((us("b", "dur") - 0.904).abs() < 1e-9);
     }
 
     #[test]
