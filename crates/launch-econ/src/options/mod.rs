@@ -359,9 +359,9 @@ pub struct ReplayArgs {
     /// its planned time less the spin's calibrated ramp; `streamed`, on a stream that keeps
     /// streaming stand-ins (a decode's), every spin is shifted by the median of what its spins'
     /// graph nodes cost over their planned recorded duration + gap, in the graph rounds that
-    /// size the streaming stand-ins; `graph` (experimental), so on every stream, in rounds of
-    /// their own where nothing streams.
-    #[arg(long, value_enum, default_value_t = crate::stand_in::SpinFit::Streamed)]
+    /// size the streaming stand-ins; `graph`, so on every stream, in rounds of their own where
+    /// nothing streams.
+    #[arg(long, value_enum, default_value_t = crate::stand_in::SpinFit::Graph)]
     pub spin_fit: crate::stand_in::SpinFit,
 
     /// Streams that each run a kernel before the replay creates its own, standing for the

@@ -112,7 +112,9 @@ pub fn plan(
         real_math_gemms: false,
         gemm_operands: Default::default(),
         sub_floor: SubFloor::default(),
-        spin_fit: SpinFit::default(),
+        // Fitted where the caller asks (replay: --spin-fit); the all-spin walks that
+        // update-walk prepares replay their spins as calibrated.
+        spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
         roofline: None,
         paced_from_ns: f64::INFINITY,

@@ -73,22 +73,22 @@ pub enum ElementWise {
 /// (`crate::streaming::size`). A spin's graph node costs its span + what the spin
 /// calibration's ramp and the profile's front-end gap say only where nothing evicted its
 /// slots: in decode walks on an H200 the spins' nodes ran a median 0.06–0.16 µs over their
-/// planned recorded duration + gap, a chain of adds' whole graph 0–0.03. Fitted on the
-/// streams that stream, the 23 such validation walks replayed within 1.2% of their real
-/// graphs (median), 1.7% unfitted (docs/validation-h200.md).
+/// planned recorded duration + gap; an RWKV-style chain of short element-wise kernels ran
+/// 0.89 of its plan. The fit reads each node from the GPU clock's stamps, which must stay
+/// integers (an `f64` of the clock rounds to 256 ns, which made one round's median noise
+/// on sub-µs spins until it was read exactly; docs/validation-h200.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpinFit {
     /// Spins ask for their planned time less the calibrated ramp, as measured alone.
     Off,
     /// As `graph`, but only on streams that keep streaming stand-ins, in the graph rounds that
-    /// size those already: where the overrun was measured (decodes), not on streams of spins
-    /// alone, whose sub-µs spins make one round's median noise.
-    #[default]
+    /// size those already (the default before spins were fitted on every stream).
     Streamed,
     /// In the rounds that size streaming stand-ins (or three of their own), every timed
     /// spin of a stream is shifted by the median of what its spins' nodes cost over their
     /// planned recorded duration + gap.
+    #[default]
     Graph,
 }
 
