@@ -211,6 +211,8 @@ GROUPS = [
                                          "ii_shared_expert_beside_dispatch,ii_decode_beside_logits_to_host"),
     ("heldout34", "heldout_34_walks.py", "ij_convnext_stages_b4,ij_rwkv_time_mix_scan,"
                                          "ij_decode_beside_beam_reorder,ij_whisper_encoder_beside_decode"),
+    ("heldout35", "heldout_35_walks.py", "ik_qwen2_verify_b8_s4,ik_t5_encoder_b2_s256,"
+                                         "ik_cupy_prefix_sums,ik_lora_adapters_beside_base"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
