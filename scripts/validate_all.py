@@ -213,6 +213,8 @@ GROUPS = [
                                          "ij_decode_beside_beam_reorder,ij_whisper_encoder_beside_decode"),
     ("heldout35", "heldout_35_walks.py", "ik_qwen2_verify_b8_s4,ik_t5_encoder_b2_s256,"
                                          "ik_cupy_prefix_sums,ik_lora_adapters_beside_base"),
+    ("heldout36", "heldout_36_walks.py", "il_persimmon_decode_b2,il_conformer_conv_modules,"
+                                         "il_cupy_kmeans_step,il_split_mlp_halves_b16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
