@@ -255,6 +255,15 @@ mod tests {
             .clone()
     }
 
+    /// A timeline whose eager walk and graph replay stamped the same.
+    fn both(stamps: Stamps, lane_streams: Vec<Option<u64>>) -> Timeline {
+        Timeline {
+            eager: stamps.clone(),
+            graph: stamps,
+            lane_streams,
+        }
+    }
+
     fn k(name: &str, start: f64, dur: f64) -> Op {
         Op {
             device: Some(0),
@@ -340,12 +349,7 @@ mod tests {
             (0, Some((t0, t0 + 1_032))),
             (0, Some((t0 + 1_100, t0 + 2_004))),
         ];
-        let t = Timeline {
-            eager: stamps.clone(),
-            graph: stamps,
-            lane_streams: vec![Some(7)],
-        };
-        let v = chrome_trace(&walk, &t);
+        let v = chrome_trace(&walk, &both(stamps, vec![Some(7)]));
         let ev = v["traceEvents"].as_array().unwrap();
         let us = |name: &str, key: &str| event(ev, 2, name)[key].as_f64().unwrap();
         assert!((us("a", "dur") - 1.032).abs() < 1e-9);
@@ -371,12 +375,7 @@ mod tests {
             (1, None),
             (1, Some((20_000, 21_000))),
         ];
-        let t = Timeline {
-            eager: stamps.clone(),
-            graph: stamps,
-            lane_streams: vec![Some(7), Some(13)],
-        };
-        let v = chrome_trace(&walk, &t);
+        let v = chrome_trace(&walk, &both(stamps, vec![Some(7), Some(13)]));
         let ev = v["traceEvents"].as_array().unwrap();
         let of = |name: &str| event(ev, 2, name);
         assert_eq!(of("first")["ts"], 0.0);
@@ -404,12 +403,7 @@ mod tests {
             (0, Some((100_000, 203_500))),
             (0, Some((203_700, 204_700))),
         ];
-        let t = Timeline {
-            eager: stamps.clone(),
-            graph: stamps,
-            lane_streams: vec![Some(7)],
-        };
-        let v = chrome_trace(&walk, &t);
+        let v = chrome_trace(&walk, &both(stamps, vec![Some(7)]));
         let ev = v["traceEvents"].as_array().unwrap();
         let of = |name: &str| event(ev, 2, name);
         // The stale start neither sets the walk's origin nor stretches `b`.
