@@ -9,10 +9,11 @@ step, GPU events only: small enough for a test fixture), torch_results.json (tim
 import argparse
 import json
 import statistics
-import time
 
 import torch
 import torch.nn.functional as F
+
+from walk_parts import timed_ms
 
 
 class Layer(torch.nn.Module):
@@ -69,18 +70,6 @@ def event_ms(fn, n):
     return statistics.median(times), times
 
 
-def wall_ms(fn, n, reps):
-    per = []
-    for _ in range(n):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        torch.cuda.synchronize()
-        per.append((time.perf_counter() - t) * 1e3 / reps)
-    return statistics.median(per), per
-
-
 def profile(step, path, cpu):
     acts = [torch.profiler.ProfilerActivity.CUDA]
     if cpu:
@@ -115,14 +104,14 @@ def main():
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
     eager_ev, _ = event_ms(step, 50)
-    eager_wall, _ = wall_ms(step, 15, 10)
+    eager_wall, _ = timed_ms(step, 10, 15)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         step()
     for _ in range(5):
         g.replay()
     graph_ev, graph_ev_all = event_ms(g.replay, 100)
-    graph_wall, _ = wall_ms(g.replay, 15, 10)
+    graph_wall, _ = timed_ms(g.replay, 10, 15)
     profile(step, f"{a.out}/decode_trace.json", cpu=True)
     small = build(2, 512, 8, 256)
     for _ in range(3):
