@@ -164,8 +164,9 @@ mod tests {
             first_call_excess_ns: 0.0,
             blocking_waits_mid_step: 0,
         };
-        let w = walk(&[500.0, 4000.0], Some(h));
-        let e = eager_from_trace(&w, 3.0).unwrap();
+        // The eager step of the two ops' walk with host side `h`, ms.
+        let eager = |h: HostSide| eager_from_trace(&walk(&[500.0, 4000.0], Some(h)), 3.0).unwrap();
+        let e = eager(h);
         assert!((e - 0.0095).abs() < 1e-12, "{e}");
         // Each of the 4 recorded events cost the profiler 1 µs outside it.
         let callbacks = HostSide {
@@ -173,7 +174,7 @@ mod tests {
             profiler_per_event_ns: 1_000.0,
             ..h
         };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(callbacks)), 3.0).unwrap();
+        let e = eager(callbacks);
         assert!((e - 0.0155).abs() < 1e-12, "{e}");
         // Inside each of the 2 operators 1.5 µs, inside each of the 3 calls that issue no GPU
         // work 0.5 µs (the 2 launches' part is in their inflation): 4.5 µs.
@@ -184,7 +185,7 @@ mod tests {
             profiler_inside_call_ns: 500.0,
             ..h
         };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(inside)), 3.0).unwrap();
+        let e = eager(inside);
         assert!((e - 0.015).abs() < 1e-12, "{e}");
         // First calls that ran 3 µs beyond the same calls later: paid once, not every step.
         let first = HostSide {
@@ -192,7 +193,7 @@ mod tests {
             first_call_excess_ns: 3_000.0,
             ..h
         };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(first)), 3.0).unwrap();
+        let e = eager(first);
         assert!((e - 0.0165).abs() < 1e-12, "{e}");
         // The profiler's own 2 µs of buffer work inside the step is not the step's.
         let busy = HostSide {
@@ -200,14 +201,14 @@ mod tests {
             profiler_overhead_ns: 2_000.0,
             ..h
         };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(busy)), 3.0).unwrap();
+        let e = eager(busy);
         assert!((e - 0.0175).abs() < 1e-12, "{e}");
         // Never below the recorded GPU time, however much the profiler claims.
         let all = HostSide {
             profiler_overhead_ns: 1e9,
             ..h
         };
-        let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(all)), 3.0).unwrap();
+        let e = eager(all);
         assert!((e - 0.0045).abs() < 1e-12, "{e}");
         assert!(eager_from_trace(&walk(&[1.0], None), 3.0).is_none());
     }
