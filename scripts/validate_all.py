@@ -215,6 +215,8 @@ GROUPS = [
                                          "ik_cupy_prefix_sums,ik_lora_adapters_beside_base"),
     ("heldout36", "heldout_36_walks.py", "il_persimmon_decode_b2,il_conformer_conv_modules,"
                                          "il_cupy_kmeans_step,il_split_mlp_halves_b16"),
+    ("heldout37", "heldout_37_walks.py", "im_mamba_scan_b2_s16,im_arcee_decode_b4,"
+                                         "im_cupy_jacobi_sweeps,im_trunk_into_four_heads"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
