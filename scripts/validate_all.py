@@ -217,6 +217,8 @@ GROUPS = [
                                          "il_cupy_kmeans_step,il_split_mlp_halves_b16"),
     ("heldout37", "heldout_37_walks.py", "im_mamba_scan_b2_s16,im_arcee_decode_b4,"
                                          "im_cupy_jacobi_sweeps,im_trunk_into_four_heads"),
+    ("heldout38", "heldout_38_walks.py", "io_cohere2_decode_b2,io_swin_stages_b2,"
+                                         "io_fp8_quantise_beside_gemm,io_eight_expert_lanes_b8"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
