@@ -106,7 +106,8 @@ impl BesideCosts {
     }
 
     /// The stretch of a small kernel (one that waits on its loads) while other lanes' kernels
-    /// run, asking `others_gb_s` of device memory: through [`BesideCosts::small_pair`] and
+    /// run, the widest of them asking `others_gb_s` of device memory (the points were measured
+    /// beside one lane): through [`BesideCosts::small_pair`] and
     /// [`BesideCosts::small`], the last point's above them, and never less than the pair's:
     /// small kernels cost each other that much at their own small load, and a kernel whose
     /// bytes the trace does not give (a reduction, a gather) still has a load. Without the

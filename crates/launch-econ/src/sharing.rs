@@ -92,8 +92,11 @@ pub fn lay_out_sharing(
 }
 
 /// [`lay_out_sharing`], where a kernel that waits on its loads ([`NodeCost::waits_on_loads`])
-/// runs beside other lanes' kernels by `small_stretch(their GB/s)` of its node instead, where
-/// that is more.
+/// runs beside other lanes' kernels by `small_stretch(GB/s of the widest of them)` of its node
+/// instead, where that is more: the small points were measured beside one lane of GEMMs, and
+/// more lanes of GEMMs of one size cost small adds little more than one
+/// (`scripts/small_beside_lanes_probe.py`: 41, 43, 55% of the GEMMs' time lost beside one, two
+/// and four lanes of 1024-square GEMMs, 98% beside one of 2048).
 pub fn lay_out_sharing_with(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
@@ -167,6 +170,14 @@ pub fn lay_out_sharing_with(
             .collect();
         let held: f64 = running.iter().map(|r| r.0).sum();
         let load: f64 = running.iter().map(|r| r.1).sum();
+        // The two largest loads: the largest beside a kernel is the other unless it is its own.
+        let (top, second) = running.iter().fold((0.0f64, 0.0f64), |(a, b), r| {
+            if r.1 >= a {
+                (r.1, a)
+            } else {
+                (a, b.max(r.1))
+            }
+        });
         let math: f64 = running.iter().map(|r| r.2).sum();
         // A kernel that alone asks for more than the bandwidth measured (its recorded time
         // holds that) is the bandwidth then.
@@ -184,7 +195,7 @@ pub fn lay_out_sharing_with(
         };
         let shared = held.max(memory).max(math).max(1.0);
         // Each lane's kernel's rate: a kernel that waits on its loads runs slower beside the
-        // others' load where that costs it more than the pair stretch. A stretch is of the
+        // widest other kernel's load where that costs it more than the pair stretch. A stretch is of the
         // whole node, as measured (a GEMM's or an add's node time alone against beside),
         // laid on the kernel's part of it.
         let rates: Vec<f64> = state
@@ -197,7 +208,8 @@ pub fn lay_out_sharing_with(
                     ..
                 } => {
                     let stretch = if waits_on_loads && running.len() >= 2 {
-                        (beside - 1.0).max(small_stretch((load - gb_s).max(0.0)))
+                        let widest = if gb_s >= top { second } else { top };
+                        (beside - 1.0).max(small_stretch(widest))
                     } else {
                         beside - 1.0
                     };

@@ -354,7 +354,8 @@ fn a_kernel_that_waits_on_its_loads_runs_slower_beside_the_others_load() {
         ..node(0.0, 4.0, 0.05)
     };
     let costs = [node(0.0, 1.0, 1.0), gemm, small];
-    // Measured for small kernels: +100% at 2000 GB/s of the others' load, linear from zero.
+    // Measured for small kernels: +100% at 2000 GB/s of the widest other kernel, linear from
+    // zero.
     let small_stretch = |others: f64| others / 2000.0;
     let spans = lay_out_sharing_with(&s, |op| costs[op.min(2)], |_, _| 0.0, small_stretch, 0.0);
     let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
@@ -375,4 +376,57 @@ fn a_kernel_that_waits_on_its_loads_runs_slower_beside_the_others_load() {
     let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_, _| 0.0, 0.0);
     let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
     assert!((lane(2).2 - 5.0).abs() < 1e-9, "{spans:?}");
+}
+
+#[test]
+fn a_kernel_that_waits_on_its_loads_is_slowed_by_the_widest_kernel_beside_it() {
+    // Three lanes forked off lane 0: two GEMMs asking 1000 GB/s each beside a small kernel.
+    let s = Schedule {
+        streams: vec![Some(1), Some(2), Some(3), Some(4)],
+        items: vec![
+            Item::Op { lane: 0, op: 0 },
+            Item::Wait {
+                lane: 1,
+                on: vec![0],
+            },
+            Item::Wait {
+                lane: 2,
+                on: vec![0],
+            },
+            Item::Wait {
+                lane: 3,
+                on: vec![0],
+            },
+            Item::Op { lane: 1, op: 1 },
+            Item::Op { lane: 2, op: 2 },
+            Item::Op { lane: 3, op: 3 },
+            Item::Wait {
+                lane: 0,
+                on: vec![1, 2, 3],
+            },
+            Item::Op { lane: 0, op: 4 },
+        ],
+        basis: Basis::RecordedWaits(4),
+        forks_on_join: 0,
+        waits_again: 0,
+        waits_at_record: 0,
+        waits_on_all_before: 0,
+    };
+    let gemm = NodeCost {
+        gb_s: 1000.0,
+        ..node(0.0, 10.0, 0.2)
+    };
+    let small = NodeCost {
+        gb_s: 10.0,
+        waits_on_loads: true,
+        ..node(0.0, 4.0, 0.05)
+    };
+    let costs = [node(0.0, 1.0, 1.0), gemm, gemm, small, node(0.0, 0.0, 0.0)];
+    // Measured beside one GEMM: +100% at 2000 GB/s, linear from zero. Two GEMMs of 1000 GB/s
+    // cost it what one such GEMM does (the measured points' one lane), +50%, not +100%.
+    let small_stretch = |widest: f64| widest / 2000.0;
+    let spans = lay_out_sharing_with(&s, |op| costs[op], |_, _| 0.0, small_stretch, 0.0);
+    let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
+    assert!((lane(3).2 - 7.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane(1).2 - 11.0).abs() < 1e-9, "{spans:?}");
 }
