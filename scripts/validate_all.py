@@ -219,6 +219,8 @@ GROUPS = [
                                          "im_cupy_jacobi_sweeps,im_trunk_into_four_heads"),
     ("heldout38", "heldout_38_walks.py", "io_cohere2_decode_b2,io_swin_stages_b2,"
                                          "io_fp8_quantise_beside_gemm,io_eight_expert_lanes_b8"),
+    ("heldout39", "heldout_39_walks.py", "ip_ernie45_decode_b4,ip_cupy_softmax_xent,"
+                                         "ip_three_gated_mlps_b8,ip_three_norm_qkv_lanes_b4"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
