@@ -4,27 +4,27 @@ use crate::lanes::Basis;
 /// Lane 0 forks lanes 1 and 2 after op 0, they run ops 1 and 2, lane 0 joins them and
 /// runs op 3.
 fn fork_join() -> Schedule {
+    forked(2)
+}
+
+/// Op 0 on lane 0, then `lanes` lanes forked off it, lane `l` running op `l`, joined back to
+/// lane 0, which runs op `lanes + 1`.
+fn forked(lanes: usize) -> Schedule {
+    let mut items = vec![Item::Op { lane: 0, op: 0 }];
+    items.extend((1..=lanes).map(|lane| Item::Wait { lane, on: vec![0] }));
+    items.extend((1..=lanes).map(|lane| Item::Op { lane, op: lane }));
+    items.push(Item::Wait {
+        lane: 0,
+        on: (1..=lanes).collect(),
+    });
+    items.push(Item::Op {
+        lane: 0,
+        op: lanes + 1,
+    });
     Schedule {
-        streams: vec![Some(1), Some(2), Some(3)],
-        items: vec![
-            Item::Op { lane: 0, op: 0 },
-            Item::Wait {
-                lane: 1,
-                on: vec![0],
-            },
-            Item::Wait {
-                lane: 2,
-                on: vec![0],
-            },
-            Item::Op { lane: 1, op: 1 },
-            Item::Op { lane: 2, op: 2 },
-            Item::Wait {
-                lane: 0,
-                on: vec![1, 2],
-            },
-            Item::Op { lane: 0, op: 3 },
-        ],
-        basis: Basis::RecordedWaits(3),
+        streams: (1..=lanes as u64 + 1).map(Some).collect(),
+        items,
+        basis: Basis::RecordedWaits(lanes + 1),
         forks_on_join: 0,
         waits_again: 0,
         waits_at_record: 0,
@@ -381,37 +381,7 @@ fn a_kernel_that_waits_on_its_loads_runs_slower_beside_the_others_load() {
 #[test]
 fn a_kernel_that_waits_on_its_loads_is_slowed_by_the_widest_kernel_beside_it() {
     // Three lanes forked off lane 0: two GEMMs asking 1000 GB/s each beside a small kernel.
-    let s = Schedule {
-        streams: vec![Some(1), Some(2), Some(3), Some(4)],
-        items: vec![
-            Item::Op { lane: 0, op: 0 },
-            Item::Wait {
-                lane: 1,
-                on: vec![0],
-            },
-            Item::Wait {
-                lane: 2,
-                on: vec![0],
-            },
-            Item::Wait {
-                lane: 3,
-                on: vec![0],
-            },
-            Item::Op { lane: 1, op: 1 },
-            Item::Op { lane: 2, op: 2 },
-            Item::Op { lane: 3, op: 3 },
-            Item::Wait {
-                lane: 0,
-                on: vec![1, 2, 3],
-            },
-            Item::Op { lane: 0, op: 4 },
-        ],
-        basis: Basis::RecordedWaits(4),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    };
+    let s = forked(3);
     let gemm = NodeCost {
         gb_s: 1000.0,
         ..node(0.0, 10.0, 0.2)
