@@ -17,9 +17,15 @@ widest GEMM").
 """
 import argparse
 import json
+import os
 import statistics
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture, gemm_kernels, replay_ms, side_by_side  # noqa: E402
 
 TOKENS = 8
 LAYERS = 8
@@ -43,63 +49,16 @@ def lane(d):
 def graph(lanes, forked=True):
     """A graph of `lanes` (functions), each forked onto a stream of its own, or all on the
     capture stream one after another."""
-    streams = [torch.cuda.Stream() for _ in lanes]
-
-    def step():
-        main = torch.cuda.current_stream()
-        if not forked:
-            for f in lanes:
-                f()
-            return
-        for s in streams:
-            s.wait_stream(main)
-        for s, f in zip(streams, lanes):
-            with torch.cuda.stream(s):
-                f()
-        for s in streams:
-            main.wait_stream(s)
-
-    warm = torch.cuda.Stream()
-    warm.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(warm):
-        step()
-    torch.cuda.current_stream().wait_stream(warm)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        step()
-    return g
+    def serial():
+        for f in lanes:
+            f()
+    return capture(side_by_side(lanes) if forked else serial, warmups=1)[0]
 
 
 def times(graphs, trials):
-    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    out = {k: [] for k in graphs}
-    for _ in range(trials):
-        for k, g in graphs.items():
-            g.replay()
-            torch.cuda.synchronize()
-            e0.record()
-            for _ in range(20):
-                g.replay()
-            e1.record()
-            torch.cuda.synchronize()
-            out[k].append(e0.elapsed_time(e1) / 20 * 1e3)
-    return {k: statistics.median(v) for k, v in out.items()}
-
-
-def grid_of(d):
-    w = torch.randn(d, d, dtype=torch.float16, device="cuda")
-    x = torch.randn(TOKENS, d, dtype=torch.float16, device="cuda")
-    torch.mm(x, w)
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        torch.mm(x, w)
-        torch.cuda.synchronize()
-    path = f"/tmp/gemm_lane_overlap_{d}.json"
-    prof.export_chrome_trace(path)
-    with open(path) as f:
-        return [{"name": e["name"][:80], "grid": e["args"].get("grid"),
-                 "shared_memory": e["args"].get("shared memory"), "us": e["dur"]}
-                for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"]
+    """Median µs of one replay of each graph, interleaved ([`walk_parts.replay_ms`])."""
+    return {k: statistics.median(v) * 1e3
+            for k, v in replay_ms(torch, graphs, 20, trials).items()}
 
 
 def main():
@@ -122,7 +81,7 @@ def main():
         print(row, flush=True)
     kernels = {}
     for d in SIZES:
-        kernels[d] = grid_of(d)
+        kernels[d] = gemm_kernels(d, TOKENS)
         print(d, kernels[d], flush=True)
     with open(args.out, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "tokens": TOKENS, "layers": LAYERS,

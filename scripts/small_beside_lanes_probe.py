@@ -22,9 +22,15 @@ Needs a CUDA device and PyTorch.
 """
 import argparse
 import json
+import os
 import statistics
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture, gemm_kernels, replay_ms, side_by_side  # noqa: E402
 
 TOKENS = 16
 CHAIN_BYTES = 256 << 20
@@ -49,44 +55,14 @@ def adds_chain(n=1024):
 
 def graph(lanes):
     """One graph forking each lane (a list of launches) onto a stream of its own."""
-    streams = [torch.cuda.Stream() for _ in lanes]
-
-    def step():
-        main = torch.cuda.current_stream()
-        for s in streams:
-            s.wait_stream(main)
-        for s, lane in zip(streams, lanes):
-            with torch.cuda.stream(s):
-                for f in lane:
-                    f()
-        for s in streams:
-            main.wait_stream(s)
-
-    warm = torch.cuda.Stream()
-    warm.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(warm):
-        step()
-    torch.cuda.current_stream().wait_stream(warm)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        step()
-    return g
+    parts = [lambda lane=lane: [f() for f in lane] for lane in lanes]
+    return capture(side_by_side(parts), warmups=1)[0]
 
 
 def times(graphs, trials):
-    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    out = [[] for _ in graphs]
-    for _ in range(trials):
-        for k, g in enumerate(graphs):
-            g.replay()
-            torch.cuda.synchronize()
-            e0.record()
-            for _ in range(10):
-                g.replay()
-            e1.record()
-            torch.cuda.synchronize()
-            out[k].append(e0.elapsed_time(e1) / 10 * 1e3)
-    return [statistics.median(t) for t in out]
+    """Median µs of one replay of each graph, interleaved ([`walk_parts.replay_ms`])."""
+    t = replay_ms(torch, dict(enumerate(graphs)), 10, trials)
+    return [statistics.median(t[k]) * 1e3 for k in range(len(graphs))]
 
 
 def main():
@@ -114,22 +90,7 @@ def main():
         torch.cuda.empty_cache()
     grids = {}
     for d in sorted({d for d, _ in CASES}):
-        w = torch.randn(d, d, dtype=torch.float16, device="cuda")
-        x = torch.randn(TOKENS, d, dtype=torch.float16, device="cuda")
-        torch.mm(x, w)
-        torch.cuda.synchronize()
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-            torch.mm(x, w)
-            torch.cuda.synchronize()
-        path = f"/tmp/small_beside_{d}.json"
-        prof.export_chrome_trace(path)
-        with open(path) as f:
-            kernels = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"]
-        grids[d] = [{"name": e["name"][:80], "grid": e["args"].get("grid"),
-                     "block": e["args"].get("block"),
-                     "shared_memory": e["args"].get("shared memory"),
-                     "registers": e["args"].get("registers per thread"), "us": e["dur"]}
-                    for e in kernels]
+        grids[d] = gemm_kernels(d, TOKENS)
         print(d, grids[d], flush=True)
     with open(args.out, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "rows": rows, "kernels": grids}, f,

@@ -105,6 +105,26 @@ def fork_lanes(parts):
     return run
 
 
+def side_by_side(parts):
+    """A step that forks each of `parts` (functions issuing work on the current stream) onto
+    a stream of its own off the current stream and joins them back, returning nothing: what
+    [`fork_lanes`] does without adding the lanes' results (probes that time lanes as they
+    are)."""
+    import torch
+    streams = [torch.cuda.Stream() for _ in parts]
+
+    def step():
+        main = torch.cuda.current_stream()
+        for s in streams:
+            s.wait_stream(main)
+        for s, f in zip(streams, parts):
+            with torch.cuda.stream(s):
+                f()
+        for s in streams:
+            main.wait_stream(s)
+    return step
+
+
 def capture(step, warmups=3):
     """`step` warmed up `warmups` times on a side stream (as PyTorch asks before capture),
     then captured into a `torch.cuda.CUDAGraph`: (the graph, the captured step's output,
@@ -140,6 +160,29 @@ def replay_ms(torch, graphs, reps, trials):
             torch.cuda.synchronize()
             times[k].append(a.elapsed_time(b) / reps)
     return times
+
+
+def gemm_kernels(d, tokens):
+    """The kernels PyTorch runs for one fp16 `tokens` x `d` by `d` x `d` matmul, as one
+    profiled call records them (name, grid, block, shared memory, registers, µs). Profile only
+    after every unprofiled timing of the process: an active CUPTI session slows launches."""
+    import json
+    import tempfile
+    import torch
+    w = torch.randn(d, d, dtype=torch.float16, device="cuda")
+    x = torch.randn(tokens, d, dtype=torch.float16, device="cuda")
+    torch.mm(x, w)
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        torch.mm(x, w)
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.load(open(f.name))["traceEvents"]
+    return [{"name": e["name"][:80], "grid": e["args"].get("grid"),
+             "block": e["args"].get("block"), "shared_memory": e["args"].get("shared memory"),
+             "registers": e["args"].get("registers per thread"), "us": e["dur"]}
+            for e in events if e.get("cat") == "kernel"]
 
 
 def chain(fn, n):

@@ -16,9 +16,15 @@ Needs a CUDA device and PyTorch (docs/validation-h200.md, "A paced stand-in that
 """
 import argparse
 import json
+import os
 import statistics
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture, replay_ms, side_by_side  # noqa: E402
 
 
 def kernels():
@@ -39,30 +45,8 @@ def kernels():
 
 def graph(side, gemv, n=4):
     """A graph of `n` launches of `side` (if any) forked beside `n` of `gemv` (if any)."""
-    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
-
-    def step():
-        main = torch.cuda.current_stream()
-        s1.wait_stream(main)
-        s2.wait_stream(main)
-        for s, f in ((s1, side), (s2, gemv)):
-            if f:
-                with torch.cuda.stream(s):
-                    for _ in range(n):
-                        f()
-        main.wait_stream(s1)
-        main.wait_stream(s2)
-
-    warm = torch.cuda.Stream()
-    warm.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(warm):
-        for _ in range(3):
-            step()
-    torch.cuda.current_stream().wait_stream(warm)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        step()
-    return g
+    parts = [lambda f=f: [f() for _ in range(n)] for f in (side, gemv) if f]
+    return capture(side_by_side(parts))[0]
 
 
 def main():
@@ -83,18 +67,7 @@ def main():
     for name, k in ks.items():
         graphs[name] = graph(k, None)
         graphs[name + "+gemv"] = graph(k, gemv)
-    times = {name: [] for name in graphs}
-    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(args.trials):
-        for name, gr in graphs.items():
-            gr.replay()
-            torch.cuda.synchronize()
-            e0.record()
-            for _ in range(20):
-                gr.replay()
-            e1.record()
-            torch.cuda.synchronize()
-            times[name].append(e0.elapsed_time(e1) / 20)
+    times = replay_ms(torch, graphs, 20, args.trials)
     ms = {name: statistics.median(t) for name, t in times.items()}
     rows = []
     for name in ks:
