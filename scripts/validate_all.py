@@ -221,6 +221,8 @@ GROUPS = [
                                          "io_fp8_quantise_beside_gemm,io_eight_expert_lanes_b8"),
     ("heldout39", "heldout_39_walks.py", "ip_ernie45_decode_b4,ip_cupy_softmax_xent,"
                                          "ip_three_gated_mlps_b8,ip_three_norm_qkv_lanes_b4"),
+    ("heldout40", "heldout_40_walks.py", "iq_glm_decode_b4,iq_cupy_rmsnorm_stack,"
+                                         "iq_four_gelu_linear_lanes_b4,iq_three_widths_silu_lanes_b16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
