@@ -340,63 +340,64 @@ fn kernels_asking_for_more_than_the_bandwidth_share_it() {
     assert!((end(&spans) - 10.0).abs() < 1e-9, "{spans:?}");
 }
 
+/// A GEMM's node of 10 ns of work holding `share` of the GPU and asking `gb_s` of memory.
+fn gemm_asking(gb_s: f64, share: f64) -> NodeCost {
+    NodeCost {
+        gb_s,
+        ..node(0.0, 10.0, share)
+    }
+}
+
+/// A small kernel's node of 4 ns of work that waits on its loads (asking 10 GB/s).
+fn small_kernel() -> NodeCost {
+    NodeCost {
+        gb_s: 10.0,
+        waits_on_loads: true,
+        ..node(0.0, 4.0, 0.05)
+    }
+}
+
+/// When the op of `lane` ends in `spans` (the lane's first op).
+fn lane_end(spans: &[(usize, f64, f64)], lane: usize) -> f64 {
+    spans.iter().find(|s| s.0 == lane).unwrap().2
+}
+
 #[test]
 fn a_kernel_that_waits_on_its_loads_runs_slower_beside_the_others_load() {
     let s = fork_join();
     // Lane 1 runs a GEMM asking 2000 GB/s, lane 2 beside it a small kernel asking 10.
-    let gemm = NodeCost {
-        gb_s: 2000.0,
-        ..node(0.0, 10.0, 0.5)
-    };
-    let small = NodeCost {
-        gb_s: 10.0,
-        waits_on_loads: true,
-        ..node(0.0, 4.0, 0.05)
-    };
+    let (gemm, small) = (gemm_asking(2000.0, 0.5), small_kernel());
     let costs = [node(0.0, 1.0, 1.0), gemm, small];
     // Measured for small kernels: +100% at 2000 GB/s of the widest other kernel, linear from
     // zero.
     let small_stretch = |others: f64| others / 2000.0;
     let spans = lay_out_sharing_with(&s, |op| costs[op.min(2)], |_, _| 0.0, small_stretch, 0.0);
-    let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
     // The small kernel runs at half its pace beside the GEMM (the others' 2000 GB/s; its own
     // 10 is not the others'): 4 ns of work from 1 to 9. The GEMM keeps its pace.
-    assert!((lane(2).2 - 9.0).abs() < 1e-9, "{spans:?}");
-    assert!((lane(1).2 - 11.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 2) - 9.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 1) - 11.0).abs() < 1e-9, "{spans:?}");
     // Where the pair stretch is more, it is the pair stretch.
     let spans = lay_out_sharing_with(&s, |op| costs[op.min(2)], |_, _| 2.0, small_stretch, 0.0);
-    let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
-    assert!((lane(2).2 - 13.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 2) - 13.0).abs() < 1e-9, "{spans:?}");
     // Alone it keeps its pace: lane 1 runs nothing but an empty node.
     let alone = [node(0.0, 1.0, 1.0), node(0.0, 0.0, 0.0), small];
     let spans = lay_out_sharing_with(&s, |op| alone[op.min(2)], |_, _| 0.0, small_stretch, 0.0);
-    let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
-    assert!((lane(2).2 - 5.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 2) - 5.0).abs() < 1e-9, "{spans:?}");
     // And `lay_out_sharing` prices no such stretch.
     let spans = lay_out_sharing(&s, |op| costs[op.min(2)], |_, _| 0.0, 0.0);
-    let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
-    assert!((lane(2).2 - 5.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 2) - 5.0).abs() < 1e-9, "{spans:?}");
 }
 
 #[test]
 fn a_kernel_that_waits_on_its_loads_is_slowed_by_the_widest_kernel_beside_it() {
     // Three lanes forked off lane 0: two GEMMs asking 1000 GB/s each beside a small kernel.
     let s = forked(3);
-    let gemm = NodeCost {
-        gb_s: 1000.0,
-        ..node(0.0, 10.0, 0.2)
-    };
-    let small = NodeCost {
-        gb_s: 10.0,
-        waits_on_loads: true,
-        ..node(0.0, 4.0, 0.05)
-    };
+    let (gemm, small) = (gemm_asking(1000.0, 0.2), small_kernel());
     let costs = [node(0.0, 1.0, 1.0), gemm, gemm, small, node(0.0, 0.0, 0.0)];
     // Measured beside one GEMM: +100% at 2000 GB/s, linear from zero. Two GEMMs of 1000 GB/s
     // cost it what one such GEMM does (the measured points' one lane), +50%, not +100%.
     let small_stretch = |widest: f64| widest / 2000.0;
     let spans = lay_out_sharing_with(&s, |op| costs[op], |_, _| 0.0, small_stretch, 0.0);
-    let lane = |l: usize| *spans.iter().find(|s| s.0 == l).unwrap();
-    assert!((lane(3).2 - 7.0).abs() < 1e-9, "{spans:?}");
-    assert!((lane(1).2 - 11.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 3) - 7.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 1) - 11.0).abs() < 1e-9, "{spans:?}");
 }
