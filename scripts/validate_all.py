@@ -223,6 +223,9 @@ GROUPS = [
                                          "ip_three_gated_mlps_b8,ip_three_norm_qkv_lanes_b4"),
     ("heldout40", "heldout_40_walks.py", "iq_glm_decode_b4,iq_cupy_rmsnorm_stack,"
                                          "iq_four_gelu_linear_lanes_b4,iq_three_widths_silu_lanes_b16"),
+    ("heldout41", "heldout_41_walks.py", "ir_gemma3_decode_b2,ir_qwen3_moe_decode_b4,"
+                                         "ir_cupy_fused_elementwise,"
+                                         "ir_attention_beside_swiglu_b8,ir_norm_linear_lanes_b32"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
