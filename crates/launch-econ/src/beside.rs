@@ -34,8 +34,8 @@
 //! beside decode GEMVs ran ~1.7 times as long, where the pair's stretch at that load is +26%).
 //! So a chain of small adds, several times longer than the GEMMs, is measured beside the GEMMs
 //! alone of each size, too
-//! ([`BesideCosts::small`]): how much longer an add node takes while the GEMMs run, by one
-//! GEMM's load. And the same adds beside themselves on another stream
+//! ([`BesideCosts::small`]): how much longer an add node takes while the GEMMs run than after
+//! they end, read from clock stamps in one replay, by one GEMM's load. And the same adds beside themselves on another stream
 //! ([`BesideCosts::small_pair`]): at the small kernels' own load they cost each other ~17%,
 //! which a curve linear from zero to the first GEMM point would leave out; it is the least a
 //! small kernel takes beside another lane's kernel. Nothing in it is taken from a recorded
@@ -45,6 +45,8 @@ use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
 
 use crate::stats::median;
+
+mod stamps;
 
 /// Tokens of the GEMMs (cuBLAS column-major: n).
 const TOKENS: u32 = 16;
@@ -106,23 +108,24 @@ impl BesideCosts {
     }
 
     /// The stretch of a small kernel (one that waits on its loads) while other lanes' kernels
-    /// run, the widest of them asking `others_gb_s` of device memory (the points were measured
-    /// beside one lane): through [`BesideCosts::small_pair`] and
-    /// [`BesideCosts::small`], the last point's above them, and never less than the pair's:
-    /// small kernels cost each other that much at their own small load, and a kernel whose
-    /// bytes the trace does not give (a reduction, a gather) still has a load. Without the
-    /// pair, linear from (0, 0); 0 where nothing was measured.
-    pub fn small_stretch(&self, others_gb_s: f64) -> f64 {
-        // On the stack: the lay-out asks this at every step of every lane.
-        let mut points = [self.small_pair; SIZES.len() + 1];
-        points[1..].copy_from_slice(&self.small);
-        points.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
+    /// run beside it, `others` asking those GB/s of device memory each: what each costs it,
+    /// through [`BesideCosts::small`] (linear from (0, 0), the last point's above them; each
+    /// point was measured beside one lane of GEMMs), summed over them, and never less than
+    /// [`BesideCosts::small_pair`]'s stretch: small kernels cost each other that much at their
+    /// own small load, and a kernel whose bytes the trace does not give (a reduction, a
+    /// gather) still has a load. Summed, as small adds read by clock stamps beside one, two and
+    /// four lanes of decode GEMMs ran (`crate::sharing`); the pair was measured beside one lane
+    /// of adds only, so it is a floor, not a part of the sum. 0 where nothing was measured.
+    pub fn small_stretch(&self, others: impl Iterator<Item = f64>) -> f64 {
         let floor = if self.small_pair.load_gb_s > 0.0 {
             self.small_pair.stretch.max(0.0)
         } else {
             0.0
         };
-        through_points(points.iter().map(|p| (p.load_gb_s, p.stretch)), others_gb_s).max(floor)
+        let beside: f64 = others
+            .map(|gb_s| through_points(self.small.iter().map(|p| (p.load_gb_s, p.stretch)), gb_s))
+            .sum();
+        beside.max(floor)
     }
 
     /// How much slower kernels run together whose load is `gb_s`, where that is more than
@@ -235,7 +238,12 @@ impl Adds {
 
 impl Chain {
     fn new(e: &Engine, d: u32) -> memra_engine::Result<Chain> {
-        let (gemm, layers) = chain_shape(d);
+        Chain::with_layers(e, d, chain_shape(d).1)
+    }
+
+    /// A `d`-square chain of `layers` layers, each GEMM on weights of its own.
+    fn with_layers(e: &Engine, d: u32, layers: usize) -> memra_engine::Result<Chain> {
+        let gemm = chain_shape(d).0;
         let (wa, xb, yb) = gemm.bytes();
         Ok(Chain {
             gemm,
@@ -249,7 +257,17 @@ impl Chain {
     }
 
     fn issue(&mut self, e: &Engine, nodes: Nodes) -> memra_engine::Result<()> {
-        for w in &self.weights {
+        self.issue_layers(e, 0..self.weights.len(), nodes)
+    }
+
+    /// Layers `range` of the chain.
+    fn issue_layers(
+        &mut self,
+        e: &Engine,
+        range: std::ops::Range<usize>,
+        nodes: Nodes,
+    ) -> memra_engine::Result<()> {
+        for w in &self.weights[range] {
             e.gemm(&self.gemm, w, &self.x, &mut self.y)?;
             if nodes == Nodes::GemmsAndAdds {
                 self.adds.issue_one(e)?;
@@ -328,54 +346,82 @@ fn replay_times(e: &Engine, graphs: &[&memra_engine::Graph]) -> anyhow::Result<V
 }
 
 /// How many times longer than the GEMMs alone the small-kernel chain runs alone: long enough
-/// that it outlasts them however much slower its adds run beside them (2.6 times on the H200).
+/// that it outlasts them however much slower its adds run beside them (2.6 times on the H200),
+/// leaving stamped rounds after them to compare with.
 const ADDS_OVER_GEMMS: f64 = 4.0;
 
-/// One [`SmallPoint`]: rounds of the smallest chain's adds (128 a round, as many as make them
-/// [`ADDS_OVER_GEMMS`] times the GEMMs' time) on `other`, forked alone, and forked beside the
-/// GEMMs alone of a `d`-square chain on `e`, and those GEMMs alone. The adds outlast the GEMMs,
-/// so side by side the step is the adds' chain; it ran longer by what its adds lost while the
-/// GEMMs ran, over the GEMMs' time `b`: an add that took `a` alone took `a'` beside them, where
-/// the extra `p` = `b (1 - a / a')`, so `a' / a - 1 = p / (b - p)`. (The GEMMs' own time beside
-/// the adds is taken as alone.)
+/// Stamped rounds of adds that fit within the GEMMs' time, at least (fewer adds a round where
+/// the GEMMs are short), and adds a round at most.
+const ROUNDS_WITHIN_GEMMS: f64 = 8.0;
+const ADDS_A_ROUND: usize = 64;
+
+/// One [`SmallPoint`]: the smallest chain's adds on `other` beside the GEMMs alone of a
+/// `d`-square chain on `e`, in one graph, the adds outlasting the GEMMs
+/// ([`ADDS_OVER_GEMMS`] times their time) and stamped every round
+/// ([`stamps`]): an add's node time in the rounds that ran wholly while the GEMMs ran, against
+/// the rounds wholly after them, in the same replay (median over replays). Taken as the
+/// difference between that graph's time and the adds' alone, it also held the per-node level
+/// the two graphs ran at (the GEMMs' 256 MiB put the one beside them at the upper level), which
+/// moved the 4096-square point from 1.0 to 2.2 from run to run on one H200.
 fn measure_small(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<SmallPoint> {
     let mut gemms = Chain::new(e, d)?;
     let mut adds = Adds::new(other, SIZES[0])?;
     let (fork, join) = (e.event()?, other.event()?);
     let alone = e.capture_graph(|eng| gemms.issue(eng, Nodes::Gemms))?;
-    let mut forked = |with_gemms: bool, rounds: usize| {
-        e.capture_graph_across(&[other], |eng| {
-            fork.record()?;
-            other.wait_event(&fork)?;
-            if with_gemms {
-                gemms.issue(eng, Nodes::Gemms)?;
-            }
-            for _ in 0..rounds {
-                adds.issue(other)?;
-            }
-            join.record()?;
-            eng.wait_event(&join)
-        })
-    };
-    let (round, _keep_round) = forked(false, 1)?;
+    let (round, _keep_round) = e.capture_graph_across(&[other], |eng| {
+        fork.record()?;
+        other.wait_event(&fork)?;
+        adds.issue(other)?;
+        join.record()?;
+        eng.wait_event(&join)
+    })?;
     let t = replay_times(e, &[&alone, &round])?;
-    let rounds = (ADDS_OVER_GEMMS * t[0] / t[1].max(f64::MIN_POSITIVE)).ceil() as usize;
-    let rounds = rounds.clamp(1, 256);
-    let (adds_alone, _keep_alone) = forked(false, rounds)?;
-    let (beside, _keep_beside) = forked(true, rounds)?;
-    let t = replay_times(e, &[&alone, &adds_alone, &beside])?;
-    let (b, p) = (t[0], t[2] - t[1]);
+    let (b, add_us) = (t[0], t[1] / adds.layers as f64);
     anyhow::ensure!(
-        t[2] > 1.05 * b && p < b,
-        "small kernels beside {d}-square GEMMs: the adds' chain ({:.1} µs alone, {:.1} µs beside) did not outlast the GEMMs ({b:.1} µs)",
-        t[1],
-        t[2]
+        b > 0.0 && add_us > 0.0,
+        "small kernels beside {d}-square GEMMs: no time measured"
+    );
+    let every = ((b / (ROUNDS_WITHIN_GEMMS * add_us)) as usize).clamp(1, ADDS_A_ROUND);
+    let rounds = ((ADDS_OVER_GEMMS * b / add_us) as usize)
+        .div_ceil(every)
+        .max(2);
+    let mut gemm_marks = stamps::Stamps::new(e, 2)?;
+    let mut add_marks = stamps::Stamps::new(other, rounds + 1)?;
+    let (beside, _keep_beside) = e.capture_graph_across(&[other], |eng| {
+        fork.record()?;
+        other.wait_event(&fork)?;
+        gemm_marks.mark(eng, 0)?;
+        gemms.issue(eng, Nodes::Gemms)?;
+        gemm_marks.mark(eng, 1)?;
+        add_marks.mark(other, 0)?;
+        for r in 0..rounds {
+            (0..every).try_for_each(|_| adds.issue_one(other))?;
+            add_marks.mark(other, r + 1)?;
+        }
+        join.record()?;
+        eng.wait_event(&join)
+    })?;
+    let mut stretches = Vec::with_capacity(REPLAYS);
+    for replay in 0..=REPLAYS {
+        beside.launch()?;
+        e.stream().synchronize()?;
+        other.stream().synchronize()?;
+        let g = gemm_marks.read(e)?;
+        let split = stamps::during_and_after(&add_marks.read(other)?, (g[0], g[1]), every);
+        // The first launch warms the graph up.
+        if let (true, Some((during, after))) = (replay > 0, split) {
+            stretches.push(during / after - 1.0);
+        }
+    }
+    anyhow::ensure!(
+        !stretches.is_empty(),
+        "small kernels beside {d}-square GEMMs: no stamped round of adds ran wholly while the GEMMs ran and after them ({b:.1} µs of GEMMs, {add_us:.2} µs an add)"
     );
     let bytes = crate::trace::matmul::operand_bytes(&gemms.gemm) as f64;
     Ok(SmallPoint {
         // One GEMM's bytes over its time alone; bytes / µs = MB/s, / 1e3 = GB/s.
         load_gb_s: bytes / (b / gemms.weights.len() as f64) / 1e3,
-        stretch: (p.max(0.0) / (b - p)).max(0.0),
+        stretch: median(&stretches).max(0.0),
     })
 }
 
@@ -421,36 +467,64 @@ fn measure_small_pair(e: &Engine, other: &Engine) -> anyhow::Result<SmallPoint> 
     })
 }
 
+/// Stamped rounds of a [`BesidePoint`]'s longer chain.
+const PAIR_ROUNDS_STAMPED: usize = 16;
+
+/// One [`BesidePoint`]: a `d`-square chain of GEMMs and adds on `e`, twice as long as its
+/// twin on `other` beside it (weights of their own), in one graph, the longer one stamped
+/// every round ([`stamps`]): a layer's time in the rounds that ran wholly beside the twin
+/// against the rounds wholly after it ended, in the same replay (median over replays), over
+/// a GEMM's node time alone (a graph of the GEMMs alone). Taken as the difference between
+/// the graph of the two chains and one chain's, it also held the per-node level the two
+/// graphs ran at: 0.18 at 1024 square on an H200 where the stamps read about 0.10 (PyTorch's
+/// GEMMs, `scripts/small_kernel_kind_probe.py --gemm-lanes`), alike at 4096.
 fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoint> {
-    let mut mine = Chain::new(e, d)?;
+    let layers = chain_shape(d).1;
+    let mut mine = Chain::with_layers(e, d, 2 * layers)?;
     let mut theirs = Chain::new(other, d)?;
-    let layers = mine.weights.len();
-    let gemms = e.capture_graph(|eng| mine.issue(eng, Nodes::Gemms))?;
-    let one = e.capture_graph(|eng| mine.issue(eng, Nodes::GemmsAndAdds))?;
+    let gemms = e.capture_graph(|eng| mine.issue_layers(eng, 0..layers, Nodes::Gemms))?;
+    let gemm_us = replay_times(e, &[&gemms])?[0] / layers as f64;
+    let every = (2 * layers / PAIR_ROUNDS_STAMPED).max(1);
+    let rounds = 2 * layers / every;
+    let mut my_marks = stamps::Stamps::new(e, rounds + 1)?;
+    let mut their_marks = stamps::Stamps::new(other, 2)?;
     let (fork, join) = (e.event()?, other.event()?);
     let (two, _keeper) = e.capture_graph_across(&[other], |eng| {
         // Fork the other stream off this one, run a chain on each, join back.
         fork.record()?;
         other.wait_event(&fork)?;
-        mine.issue(eng, Nodes::GemmsAndAdds)?;
+        their_marks.mark(other, 0)?;
         theirs.issue(other, Nodes::GemmsAndAdds)?;
+        their_marks.mark(other, 1)?;
+        my_marks.mark(eng, 0)?;
+        for r in 0..rounds {
+            mine.issue_layers(eng, r * every..(r + 1) * every, Nodes::GemmsAndAdds)?;
+            my_marks.mark(eng, r + 1)?;
+        }
         join.record()?;
         eng.wait_event(&join)
     })?;
+    let mut extra_us = Vec::with_capacity(REPLAYS);
+    for replay in 0..=REPLAYS {
+        two.launch()?;
+        e.stream().synchronize()?;
+        other.stream().synchronize()?;
+        let t = their_marks.read(other)?;
+        let split = stamps::during_and_after(&my_marks.read(e)?, (t[0], t[1]), every);
+        // The first launch warms the graph up.
+        if let (true, Some((during, after))) = (replay > 0, split) {
+            extra_us.push((during - after) / 1e3);
+        }
+    }
     anyhow::ensure!(
-        two.node_count() >= 2 * one.node_count(),
-        "the graph of two chains holds {} nodes, one chain {}",
-        two.node_count(),
-        one.node_count()
+        gemm_us > 0.0 && !extra_us.is_empty(),
+        "{d}-square GEMM chains side by side: no stamped round ran wholly beside the other chain and after it"
     );
-    let t = replay_times(e, &[&gemms, &one, &two])?;
-    let gemm_us = t[0] / layers as f64;
     let bytes = crate::trace::matmul::operand_bytes(&mine.gemm) as f64;
-    let per_gemm_us = ((t[2] - t[1]) / layers as f64).max(0.0);
     Ok(BesidePoint {
         // Two GEMMs; bytes / µs = MB/s, / 1e3 = GB/s.
         load_gb_s: 2.0 * bytes / gemm_us / 1e3,
-        stretch: per_gemm_us / gemm_us,
+        stretch: (median(&extra_us) / gemm_us).max(0.0),
         gemm_us,
     })
 }

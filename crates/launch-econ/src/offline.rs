@@ -254,10 +254,7 @@ fn lay_out_on(
                 m.graph_node_beside
                     .map_or(0.0, |c| c.beside_stretch(gb_s, held))
             },
-            |others_gb_s| {
-                m.graph_node_beside
-                    .map_or(0.0, |c| c.small_stretch(others_gb_s))
-            },
+            |others| m.graph_node_beside.map_or(0.0, |c| c.small_stretch(others)),
             bandwidth,
         ),
         _ => schedule.lay_out(node_ns),

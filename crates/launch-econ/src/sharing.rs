@@ -92,16 +92,21 @@ pub fn lay_out_sharing(
 }
 
 /// [`lay_out_sharing`], where a kernel that waits on its loads ([`NodeCost::waits_on_loads`])
-/// runs beside other lanes' kernels by `small_stretch(GB/s of the widest of them)` of its node
-/// instead, where that is more: the small points were measured beside one lane of GEMMs, and
-/// more lanes of GEMMs of one size cost small adds little more than one
-/// (`scripts/small_beside_lanes_probe.py`: 41, 43, 55% of the GEMMs' time lost beside one, two
-/// and four lanes of 1024-square GEMMs, 98% beside one of 2048).
+/// runs beside other lanes' kernels by `small_stretch(the other running kernels' GB/s)` of
+/// its node instead, where that is more; the profile's prices it as the sum of what each
+/// costs alone ([`crate::beside::BesideCosts::small_stretch`]): the small
+/// points were measured beside one lane of GEMMs, and small adds read by clock stamps beside
+/// one, two and four lanes of 1024-square decode GEMMs ran +11%, +19%, +42% a node, beside one
+/// and three lanes of 1536-square +12%, +38%, one and two of 2048-square +15%, +28%, one and
+/// two of 4096-square +114%, +214% (H200, `scripts/small_kernel_kind_probe.py --stamped`):
+/// each lane adds about what it costs alone, where a curve read at all lanes' load together
+/// gives two 2048-square lanes what one 4096-square costs, and one read at the widest kernel
+/// leaves the other lanes out.
 pub fn lay_out_sharing_with(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64, f64) -> f64,
-    small_stretch: impl Fn(f64) -> f64,
+    small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
     let lanes = schedule.lanes();
@@ -170,14 +175,6 @@ pub fn lay_out_sharing_with(
             .collect();
         let held: f64 = running.iter().map(|r| r.0).sum();
         let load: f64 = running.iter().map(|r| r.1).sum();
-        // The two largest loads: the largest beside a kernel is the other unless it is its own.
-        let (top, second) = running.iter().fold((0.0f64, 0.0f64), |(a, b), r| {
-            if r.1 >= a {
-                (r.1, a)
-            } else {
-                (a, b.max(r.1))
-            }
-        });
         let math: f64 = running.iter().map(|r| r.2).sum();
         // A kernel that alone asks for more than the bandwidth measured (its recorded time
         // holds that) is the bandwidth then.
@@ -194,22 +191,25 @@ pub fn lay_out_sharing_with(
             1.0
         };
         let shared = held.max(memory).max(math).max(1.0);
-        // Each lane's kernel's rate: a kernel that waits on its loads runs slower beside the
-        // widest other kernel's load where that costs it more than the pair stretch. A stretch is of the
-        // whole node, as measured (a GEMM's or an add's node time alone against beside),
-        // laid on the kernel's part of it.
+        // Each lane's kernel's rate: a kernel that waits on its loads runs slower by what the
+        // other running kernels cost it, where that costs it more than the pair stretch. A
+        // stretch is of the whole node, as measured (a GEMM's or an add's node time alone
+        // against beside), laid on the kernel's part of it.
         let rates: Vec<f64> = state
             .iter()
-            .map(|s| match *s {
+            .enumerate()
+            .map(|(l, s)| match *s {
                 State::Kernel {
-                    gb_s,
                     waits_on_loads,
                     node_over_work,
                     ..
                 } => {
                     let stretch = if waits_on_loads && running.len() >= 2 {
-                        let widest = if gb_s >= top { second } else { top };
-                        (beside - 1.0).max(small_stretch(widest))
+                        let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
+                            State::Kernel { gb_s, .. } if m != l => Some(gb_s),
+                            _ => None,
+                        });
+                        (beside - 1.0).max(small_stretch(&mut others))
                     } else {
                         beside - 1.0
                     };

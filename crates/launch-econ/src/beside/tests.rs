@@ -8,6 +8,11 @@ fn point(load_gb_s: f64, stretch: f64) -> BesidePoint {
     }
 }
 
+/// The small stretch beside one kernel of load `gb_s`.
+fn beside_one(c: &BesideCosts, gb_s: f64) -> f64 {
+    c.small_stretch(std::iter::once(gb_s))
+}
+
 #[test]
 fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
     let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
@@ -17,12 +22,14 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
         small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
         small_pair: Default::default(),
     };
-    assert_eq!(c.small_stretch(0.0), 0.0);
-    assert_eq!(c.small_stretch(f64::NAN), 0.0);
-    assert!((c.small_stretch(250.0) - 0.1).abs() < 1e-12);
-    assert!((c.small_stretch(1000.0) - 0.2).abs() < 1e-12);
-    assert!((c.small_stretch(2000.0) - 0.9).abs() < 1e-12);
-    assert!((c.small_stretch(5000.0) - 1.6).abs() < 1e-12);
+    assert_eq!(beside_one(&c, 0.0), 0.0);
+    assert_eq!(beside_one(&c, f64::NAN), 0.0);
+    assert!((beside_one(&c, 250.0) - 0.1).abs() < 1e-12);
+    assert!((beside_one(&c, 1000.0) - 0.2).abs() < 1e-12);
+    assert!((beside_one(&c, 2000.0) - 0.9).abs() < 1e-12);
+    assert!((beside_one(&c, 5000.0) - 1.6).abs() < 1e-12);
+    // Nothing beside it: no stretch.
+    assert_eq!(c.small_stretch(std::iter::empty()), 0.0);
     // A profile written before small kernels were measured reads as none measured.
     let p = serde_json::json!({"load_gb_s": 1000.0, "stretch": 0.2, "gemm_us": 4.0});
     let old: BesideCosts = serde_json::from_value(serde_json::json!({
@@ -32,7 +39,22 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
     .unwrap();
     assert_eq!(old.small, [SmallPoint::default(); 3]);
     assert_eq!(old.small_pair, SmallPoint::default());
-    assert_eq!(old.small_stretch(3000.0), 0.0);
+    assert_eq!(beside_one(&old, 3000.0), 0.0);
+}
+
+#[test]
+fn what_kernels_beside_a_small_kernel_cost_it_adds_up() {
+    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
+    let c = BesideCosts {
+        points: [point(1000.0, 0.2); 3],
+        bandwidth_gb_s: 0.0,
+        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
+        small_pair: Default::default(),
+    };
+    // Two lanes at 1000 GB/s cost it what each does, together; not the curve at 2000.
+    let two = c.small_stretch([1000.0, 1000.0].into_iter());
+    assert!((two - 0.4).abs() < 1e-12, "{two}");
+    assert!((c.small_stretch([1000.0, 2000.0, 0.0].into_iter()) - 1.1).abs() < 1e-12);
 }
 
 #[test]
@@ -45,20 +67,22 @@ fn small_kernels_beside_small_kernels_are_the_least_stretch_beside_any_kernel() 
         small_pair: small(100.0, 0.15),
     };
     // Beside kernels of little or no known load, what small kernels cost each other.
-    assert!((c.small_stretch(0.0) - 0.15).abs() < 1e-12);
-    assert!((c.small_stretch(f64::NAN) - 0.15).abs() < 1e-12);
-    assert!((c.small_stretch(50.0) - 0.15).abs() < 1e-12);
-    assert!((c.small_stretch(100.0) - 0.15).abs() < 1e-12);
-    // From the pair's point on to the GEMM-load points.
-    assert!((c.small_stretch(300.0) - 0.175).abs() < 1e-12);
-    assert!((c.small_stretch(1000.0) - 0.2).abs() < 1e-12);
-    assert!((c.small_stretch(2000.0) - 0.9).abs() < 1e-12);
+    assert!((beside_one(&c, 0.0) - 0.15).abs() < 1e-12);
+    assert!((beside_one(&c, f64::NAN) - 0.15).abs() < 1e-12);
+    assert!((beside_one(&c, 50.0) - 0.15).abs() < 1e-12);
+    assert!((beside_one(&c, 100.0) - 0.15).abs() < 1e-12);
+    // A floor, not a part of the sum: three small neighbours (40 GB/s each, 0.016 each
+    // through the GEMM-load points) cost it no more than one.
+    assert!((c.small_stretch([40.0, 40.0, 40.0].into_iter()) - 0.15).abs() < 1e-12);
+    // Above it, the GEMM-load points from (0, 0).
+    assert!((beside_one(&c, 1000.0) - 0.2).abs() < 1e-12);
+    assert!((beside_one(&c, 2000.0) - 0.9).abs() < 1e-12);
     // Without the GEMM-load points, the pair's stretch holds above it.
     let pair_only = BesideCosts {
         small: Default::default(),
         ..c
     };
-    assert!((pair_only.small_stretch(3000.0) - 0.15).abs() < 1e-12);
+    assert!((beside_one(&pair_only, 3000.0) - 0.15).abs() < 1e-12);
 }
 
 #[test]

@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Small adds beside a chain of decode GEMMs, measured two ways that disagree: the device
+profile's small points (`launch-econ`'s own add kernel, 64 blocks of 256 threads, forked off
+the stream that runs the GEMMs: +17% at 1024-square GEMMs) and
+`scripts/small_beside_lanes_probe.py` (PyTorch's vectorised add, 32 blocks of 128 threads,
+every chain forked onto a side stream: +70%). This probe changes one thing at a time, in one
+process: the add kernel (PyTorch's, or the engine's source launched through CuPy on PyTorch's
+stream), where the GEMMs run (a side stream of their own, or the capture stream itself), and
+which lane is issued first (the profile issues the GEMMs first, the other probe the adds).
+
+With `--stamped`, the stretch is also read inside one graph: clock stamps (a one-block CuPy
+kernel that writes the GPU's globaltimer) every `--stamp-every` adds and around the GEMMs, the
+adds' time per node while the GEMMs ran against after they ended, in the same replay, free of
+the per-node level that a difference of two graphs' times moves with; `--lanes 1,2,4` puts
+that many GEMM chains beside the adds, each on a stream of its own.
+
+For each GEMM size and variant: the GEMMs alone (a 256 MiB chain of d-square fp16 GEMMs over
+16 tokens), 1024 adds over 16 × 1024 floats alone, and the two side by side, as CUDA graphs
+replayed unprofiled and interleaved; `stretch` is how much longer an add ran while the GEMMs
+ran, p / (b - p), with b the GEMMs' time and p what the adds' chain lost (as the profile
+reckons it).
+
+    python3 scripts/small_kernel_kind_probe.py --out small_kernel_kind.json
+    python3 scripts/small_kernel_kind_probe.py --stamped-only --sizes 1024 --lanes 1,2,4 \
+        --adds 1920 --out stamped.json
+
+Needs a CUDA device, PyTorch and CuPy.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from walk_parts import capture, replay_ms  # noqa: E402
+
+TOKENS = 16
+CHAIN_BYTES = 256 << 20
+ELEMS = TOKENS * 1024
+# The engine's add kernel (crates/memra-engine/src/kernels/add.cu without its PDL hook), one
+# element a thread in blocks of 256 as the engine launches it.
+ENGINE_ADD = r"""
+extern "C" __global__ void add_f32(const float* __restrict__ a, const float* __restrict__ b,
+                                  float* __restrict__ y, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a[i] + b[i];
+}
+"""
+
+
+def gemm_chain(d, zeros=False):
+    layers = max(1, CHAIN_BYTES // (2 * d * d))
+    make = torch.zeros if zeros else torch.randn
+    ws = [make(d, d, dtype=torch.float16, device="cuda") for _ in range(layers)]
+    x = torch.randn(TOKENS, d, dtype=torch.float16, device="cuda")
+    y = torch.empty(TOKENS, d, dtype=torch.float16, device="cuda")
+
+    def run():
+        for w in ws:
+            torch.mm(x, w, out=y)
+    return run
+
+
+def torch_adds(count):
+    a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
+    y = torch.empty_like(a)
+
+    def run():
+        for _ in range(count):
+            torch.add(a, b, out=y)
+    return run
+
+
+def engine_adds(count):
+    import cupy as cp
+    kernel = cp.RawKernel(ENGINE_ADD, "add_f32")
+    a, b = (cp.random.standard_normal(ELEMS, dtype=cp.float32) for _ in range(2))
+    y = cp.empty_like(a)
+    n = cp.uint32(ELEMS)
+    grid = ((ELEMS + 255) // 256,)
+
+    def run():
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            for _ in range(count):
+                kernel(grid, (256,), (a, b, y, n))
+    return run
+
+
+STAMP = r"""
+extern "C" __global__ void stamp(unsigned long long* t, int i) {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (threadIdx.x == 0) t[i] = now;
+}
+"""
+
+
+def adds_lane(count):
+    """Launch function of a lane of `count` PyTorch adds on buffers of its own."""
+    a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
+    y = torch.empty_like(a)
+
+    def run():
+        for _ in range(count):
+            torch.add(a, b, out=y)
+    return run
+
+
+def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
+    """Per-add node µs while the GEMMs ran and after they ended, read from clock stamps in
+    one graph (`lanes` GEMM chains, each on a side stream of its own and issued first,
+    PyTorch's adds on another; "while" is while every lane ran), medians over `trials`
+    replays."""
+    import cupy as cp
+    kernel = cp.RawKernel(STAMP, "stamp")
+    rounds = count // every
+    at = cp.zeros(rounds + 1, dtype=cp.uint64)
+    gt = cp.zeros(2 * lanes, dtype=cp.uint64)
+    chains = [gemm_chain(d, zero_weights) if beside == "gemms" else adds_lane(count // 2)
+              for _ in range(lanes)]
+    a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
+    y = torch.empty_like(a)
+
+    def mark(t, i):
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            kernel((1,), (32,), (t, cp.int32(i)))
+
+    def step():
+        main = torch.cuda.current_stream()
+        sides = [torch.cuda.Stream() for _ in range(lanes + 1)]
+        for s in sides:
+            s.wait_stream(main)
+        for k, gemms in enumerate(chains):
+            with torch.cuda.stream(sides[k + 1]):
+                mark(gt, 2 * k)
+                gemms()
+                mark(gt, 2 * k + 1)
+        with torch.cuda.stream(sides[0]):
+            mark(at, 0)
+            for r in range(rounds):
+                for _ in range(every):
+                    torch.add(a, b, out=y)
+                mark(at, r + 1)
+        for s in sides:
+            main.wait_stream(s)
+    replayed = capture(step, warmups=1)[0]
+    during, after = [], []
+    for _ in range(trials):
+        replayed.replay()
+        torch.cuda.synchronize()
+        t, g = at.get().astype("int64"), gt.get().astype("int64")
+        g0, g1 = max(g[0::2]), min(g[1::2])
+        inside = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g0 and t[k + 1] <= g1]
+        later = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g1]
+        if inside and later:
+            during.append(sum(inside) / 1e3 / (len(inside) * every))
+            after.append(sum(later) / 1e3 / (len(later) * every))
+    if not during:
+        return None
+    dm, am = statistics.median(during), statistics.median(after)
+    return {"d": d, "beside": beside, "lanes": lanes, "adds": count, "add_node_us_during": dm,
+            "add_node_us_after": am,
+            "stretch": dm / am - 1}
+
+
+def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS):
+    """The GEMMs' own stretch beside other lanes like them, read by clock stamps: a lane of
+    d-square fp16 GEMMs over `tokens`, each followed by a small add (the profile's pair
+    chains), twice as long as each of `lanes` others like it beside it, stamped every `every`
+    layers; per-layer µs while every other lane ran against after they ended (medians over
+    `trials` replays). Weights of 256 MiB a lane of the others (512 MiB the stamped one)."""
+    import cupy as cp
+    kernel = cp.RawKernel(STAMP, "stamp")
+    layers = max(2, (CHAIN_BYTES // (2 * d * d)))
+
+    def lane(n):
+        ws = [torch.randn(d, d, dtype=torch.float16, device="cuda") for _ in range(n)]
+        x = torch.randn(tokens, d, dtype=torch.float16, device="cuda")
+        y = torch.empty(tokens, d, dtype=torch.float16, device="cuda")
+        a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
+        z = torch.empty_like(a)
+
+        def layer(k):
+            torch.mm(x, ws[k], out=y)
+            torch.add(a, b, out=z)
+        return layer
+
+    main_layer = lane(2 * layers)
+    others = [lane(layers) for _ in range(lanes)]
+    rounds = 2 * layers // every
+    at = cp.zeros(rounds + 1, dtype=cp.uint64)
+    gt = cp.zeros(2 * max(lanes, 1), dtype=cp.uint64)
+
+    def mark(t, i):
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            kernel((1,), (32,), (t, cp.int32(i)))
+
+    def step():
+        main = torch.cuda.current_stream()
+        sides = [torch.cuda.Stream() for _ in range(lanes + 1)]
+        for s in sides:
+            s.wait_stream(main)
+        for k, other in enumerate(others):
+            with torch.cuda.stream(sides[k + 1]):
+                mark(gt, 2 * k)
+                for j in range(layers):
+                    other(j)
+                mark(gt, 2 * k + 1)
+        with torch.cuda.stream(sides[0]):
+            mark(at, 0)
+            for r in range(rounds):
+                for j in range(every):
+                    main_layer(r * every + j)
+                mark(at, r + 1)
+        for s in sides:
+            main.wait_stream(s)
+    replayed = capture(step, warmups=1)[0]
+    during, after = [], []
+    for _ in range(trials):
+        replayed.replay()
+        torch.cuda.synchronize()
+        t, g = at.get().astype("int64"), gt.get().astype("int64")
+        g0, g1 = (max(g[0::2]), min(g[1::2])) if lanes else (t[0], t[0])
+        inside = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g0 and t[k + 1] <= g1]
+        later = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g1]
+        if inside and later:
+            during.append(sum(inside) / 1e3 / (len(inside) * every))
+            after.append(sum(later) / 1e3 / (len(later) * every))
+    if not during:
+        return None
+    dm, am = statistics.median(during), statistics.median(after)
+    return {"d": d, "tokens": tokens, "gemm_lanes_beside": lanes, "layer_us_during": dm,
+            "layer_us_after": am, "stretch": dm / am - 1}
+
+
+def graph(adds, gemms, gemms_forked, gemms_first):
+    """A graph of the adds on a side stream and, if given, the GEMMs on another side stream
+    (`gemms_forked`) or on the capture stream itself, the GEMMs issued first or last."""
+    def step():
+        main = torch.cuda.current_stream()
+        sides = [torch.cuda.Stream(), torch.cuda.Stream()]
+        for s in sides:
+            s.wait_stream(main)
+
+        def issue_adds():
+            if adds:
+                with torch.cuda.stream(sides[0]):
+                    adds()
+
+        def issue_gemms():
+            if gemms:
+                if gemms_forked:
+                    with torch.cuda.stream(sides[1]):
+                        gemms()
+                else:
+                    gemms()
+        for f in ((issue_gemms, issue_adds) if gemms_first else (issue_adds, issue_gemms)):
+            f()
+        for s in sides:
+            main.wait_stream(s)
+    return capture(step, warmups=1)[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--trials", type=int, default=9)
+    ap.add_argument("--sizes", default="1024,2048")
+    ap.add_argument("--stamped-only", action="store_true",
+                    help="skip the variants timed as differences of graphs")
+    ap.add_argument("--adds", type=int, default=1024, help="adds in the adds' chain")
+    ap.add_argument("--reps", type=int, default=10,
+                    help="replays between two events a sample (1: one launch, as the profile times)")
+    ap.add_argument("--stamped", action="store_true",
+                    help="also read the stretch from clock stamps inside one graph")
+    ap.add_argument("--stamp-every", type=int, default=64,
+                    help="with --stamped: adds between two stamps (fewer for short GEMM chains)")
+    ap.add_argument("--gemm-lanes", action="store_true",
+                    help="with --stamped: stamp a lane of GEMMs and adds (the profile's pair "
+                         "chains) beside --lanes others like it, instead of small adds")
+    ap.add_argument("--tokens", type=int, default=TOKENS, help="with --gemm-lanes: GEMM tokens")
+    ap.add_argument("--beside", choices=["gemms", "adds"], default="gemms",
+                    help="with --stamped: the lanes beside the stamped adds are GEMM chains, or "
+                         "chains of half as many adds")
+    ap.add_argument("--lanes", default="1",
+                    help="with --stamped: GEMM lanes beside the adds, comma-separated counts")
+    ap.add_argument("--zero-weights", action="store_true",
+                    help="GEMM weights of zeros, as the profile's chains have")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    rows = []
+    for d in [] if args.stamped_only else [int(s) for s in args.sizes.split(",")]:
+        gemms = gemm_chain(d, args.zero_weights)
+        for kind, make in (("torch_add", torch_adds), ("engine_add", engine_adds)):
+            adds = make(args.adds)
+            for forked, first in ((True, False), (False, False), (True, True), (False, True)):
+                graphs = {"gemms": graph(None, gemms, forked, first),
+                          "adds": graph(adds, None, forked, first),
+                          "both": graph(adds, gemms, forked, first)}
+                t = {k: statistics.median(v) * 1e3
+                     for k, v in replay_ms(torch, graphs, args.reps, args.trials).items()}
+                b, p = t["gemms"], t["both"] - t["adds"]
+                rows.append({"d": d, "adds": kind, "gemms_forked": forked, "gemms_first": first,
+                             **{f"{k}_us": v for k, v in t.items()},
+                             "stretch": max(p, 0.0) / (b - p) if p < b else None,
+                             "adds_outlast": t["adds"] > b})
+                print(json.dumps(rows[-1]), flush=True)
+                del graphs
+        del gemms
+        torch.cuda.empty_cache()
+    stamps = []
+    if args.stamped or args.stamped_only:
+        for d in [int(s) for s in args.sizes.split(",")]:
+            for n in [int(s) for s in args.lanes.split(",")]:
+                if args.gemm_lanes:
+                    stamps.append(stamped_gemm_lanes(d, args.trials, n, args.stamp_every,
+                                                     args.tokens))
+                    print(json.dumps(stamps[-1]), flush=True)
+                    torch.cuda.empty_cache()
+                    continue
+                stamps.append(stamped(d, args.adds, args.zero_weights, args.trials, n,
+                                      args.stamp_every, args.beside))
+                print(json.dumps(stamps[-1]), flush=True)
+                torch.cuda.empty_cache()
+    with open(args.out, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "tokens": TOKENS, "adds": args.adds, "reps": args.reps,
+                   "zero_weights": args.zero_weights, "stamped": stamps,
+                   "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
