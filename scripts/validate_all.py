@@ -226,6 +226,8 @@ GROUPS = [
     ("heldout41", "heldout_41_walks.py", "ir_gemma3_decode_b2,ir_qwen3_moe_decode_b4,"
                                          "ir_cupy_fused_elementwise,"
                                          "ir_attention_beside_swiglu_b8,ir_norm_linear_lanes_b32"),
+    ("heldout42", "heldout_42_walks.py", "is_qwen2_moe_decode_b2,is_three_gelu_lanes_1536_b8,"
+                                         "is_four_rmsnorm_gemv_lanes_b2,is_three_attention_lanes_b4"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
