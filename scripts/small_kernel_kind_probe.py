@@ -167,14 +167,16 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
             "stretch": dm / am - 1}
 
 
-def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS):
+def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS, add_kernel="torch"):
     """The GEMMs' own stretch beside other lanes like them, read by clock stamps: a lane of
     d-square fp16 GEMMs over `tokens`, each followed by a small add (the profile's pair
     chains), twice as long as each of `lanes` others like it beside it, stamped every `every`
     layers; per-layer µs while every other lane ran against after they ended (medians over
-    `trials` replays). Weights of 256 MiB a lane of the others (512 MiB the stamped one)."""
+    `trials` replays). Weights of 256 MiB a lane of the others (512 MiB the stamped one).
+    `add_kernel`: PyTorch's add, or the engine's (64 blocks of 256 threads, one element each)."""
     import cupy as cp
     kernel = cp.RawKernel(STAMP, "stamp")
+    engine_add = cp.RawKernel(ENGINE_ADD, "add_f32")
     layers = max(2, (CHAIN_BYTES // (2 * d * d)))
 
     def lane(n):
@@ -184,9 +186,18 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS):
         a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
         z = torch.empty_like(a)
 
+        def add():
+            if add_kernel == "torch":
+                torch.add(a, b, out=z)
+                return
+            with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+                engine_add(((ELEMS + 255) // 256,), (256,),
+                           (cp.uint64(a.data_ptr()), cp.uint64(b.data_ptr()),
+                            cp.uint64(z.data_ptr()), cp.uint32(ELEMS)))
+
         def layer(k):
             torch.mm(x, ws[k], out=y)
-            torch.add(a, b, out=z)
+            add()
         return layer
 
     main_layer = lane(2 * layers)
@@ -233,7 +244,8 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS):
     if not during:
         return None
     dm, am = statistics.median(during), statistics.median(after)
-    return {"d": d, "tokens": tokens, "gemm_lanes_beside": lanes, "layer_us_during": dm,
+    return {"d": d, "tokens": tokens, "add_kernel": add_kernel, "gemm_lanes_beside": lanes,
+            "layer_us_during": dm,
             "layer_us_after": am, "stretch": dm / am - 1}
 
 
@@ -283,6 +295,8 @@ def main():
                     help="with --stamped: stamp a lane of GEMMs and adds (the profile's pair "
                          "chains) beside --lanes others like it, instead of small adds")
     ap.add_argument("--tokens", type=int, default=TOKENS, help="with --gemm-lanes: GEMM tokens")
+    ap.add_argument("--add-kernel", choices=["torch", "engine"], default="torch",
+                    help="with --gemm-lanes: the add after each GEMM")
     ap.add_argument("--beside", choices=["gemms", "adds"], default="gemms",
                     help="with --stamped: the lanes beside the stamped adds are GEMM chains, or "
                          "chains of half as many adds")
@@ -318,7 +332,7 @@ def main():
             for n in [int(s) for s in args.lanes.split(",")]:
                 if args.gemm_lanes:
                     stamps.append(stamped_gemm_lanes(d, args.trials, n, args.stamp_every,
-                                                     args.tokens))
+                                                     args.tokens, args.add_kernel))
                     print(json.dumps(stamps[-1]), flush=True)
                     torch.cuda.empty_cache()
                     continue
