@@ -110,6 +110,28 @@ def adds_lane(count):
     return run
 
 
+def replayed_split(replayed, at, gt, every, trials):
+    """Medians over `trials` replays of `replayed` of the stamped lane's µs an op while every
+    other lane ran and after they ended: `at` holds the lane's stamps (`every` ops apart), `gt`
+    each other lane's start and end stamps in turn. None if no replay had rounds on both
+    sides."""
+    during, after = [], []
+    rounds = len(at) - 1
+    for _ in range(trials):
+        replayed.replay()
+        torch.cuda.synchronize()
+        t, g = at.get().astype("int64"), gt.get().astype("int64")
+        g0, g1 = max(g[0::2]), min(g[1::2])
+        inside = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g0 and t[k + 1] <= g1]
+        later = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g1]
+        if inside and later:
+            during.append(sum(inside) / 1e3 / (len(inside) * every))
+            after.append(sum(later) / 1e3 / (len(later) * every))
+    if not during:
+        return None
+    return statistics.median(during), statistics.median(after)
+
+
 def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     """Per-add node µs while the GEMMs ran and after they ended, read from clock stamps in
     one graph (`lanes` GEMM chains, each on a side stream of its own and issued first,
@@ -147,21 +169,10 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
                 mark(at, r + 1)
         for s in sides:
             main.wait_stream(s)
-    replayed = capture(step, warmups=1)[0]
-    during, after = [], []
-    for _ in range(trials):
-        replayed.replay()
-        torch.cuda.synchronize()
-        t, g = at.get().astype("int64"), gt.get().astype("int64")
-        g0, g1 = max(g[0::2]), min(g[1::2])
-        inside = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g0 and t[k + 1] <= g1]
-        later = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g1]
-        if inside and later:
-            during.append(sum(inside) / 1e3 / (len(inside) * every))
-            after.append(sum(later) / 1e3 / (len(later) * every))
-    if not during:
+    split = replayed_split(capture(step, warmups=1)[0], at, gt, every, trials)
+    if split is None:
         return None
-    dm, am = statistics.median(during), statistics.median(after)
+    dm, am = split
     return {"d": d, "beside": beside, "lanes": lanes, "adds": count, "add_node_us_during": dm,
             "add_node_us_after": am,
             "stretch": dm / am - 1}
@@ -229,21 +240,10 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS, add_kernel="torch
                 mark(at, r + 1)
         for s in sides:
             main.wait_stream(s)
-    replayed = capture(step, warmups=1)[0]
-    during, after = [], []
-    for _ in range(trials):
-        replayed.replay()
-        torch.cuda.synchronize()
-        t, g = at.get().astype("int64"), gt.get().astype("int64")
-        g0, g1 = (max(g[0::2]), min(g[1::2])) if lanes else (t[0], t[0])
-        inside = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g0 and t[k + 1] <= g1]
-        later = [t[k + 1] - t[k] for k in range(rounds) if t[k] >= g1]
-        if inside and later:
-            during.append(sum(inside) / 1e3 / (len(inside) * every))
-            after.append(sum(later) / 1e3 / (len(later) * every))
-    if not during:
+    split = replayed_split(capture(step, warmups=1)[0], at, gt, every, trials)
+    if split is None:
         return None
-    dm, am = statistics.median(during), statistics.median(after)
+    dm, am = split
     return {"d": d, "tokens": tokens, "add_kernel": add_kernel, "gemm_lanes_beside": lanes,
             "layer_us_during": dm,
             "layer_us_after": am, "stretch": dm / am - 1}

@@ -401,18 +401,16 @@ fn measure_small(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<SmallPoin
         join.record()?;
         eng.wait_event(&join)
     })?;
-    let mut stretches = Vec::with_capacity(REPLAYS);
-    for replay in 0..=REPLAYS {
-        beside.launch()?;
-        e.stream().synchronize()?;
-        other.stream().synchronize()?;
-        let g = gemm_marks.read(e)?;
-        let split = stamps::during_and_after(&add_marks.read(other)?, (g[0], g[1]), every);
-        // The first launch warms the graph up.
-        if let (true, Some((during, after))) = (replay > 0, split) {
-            stretches.push(during / after - 1.0);
-        }
-    }
+    let stretches: Vec<f64> = stamps::replayed_splits(
+        &beside,
+        (&add_marks, other),
+        (&gemm_marks, e),
+        every,
+        REPLAYS,
+    )?
+    .into_iter()
+    .map(|(during, after)| during / after - 1.0)
+    .collect();
     anyhow::ensure!(
         !stretches.is_empty(),
         "small kernels beside {d}-square GEMMs: no stamped round of adds ran wholly while the GEMMs ran and after them ({b:.1} µs of GEMMs, {add_us:.2} µs an add)"
@@ -504,18 +502,11 @@ fn measure_size(e: &Engine, other: &Engine, d: u32) -> anyhow::Result<BesidePoin
         join.record()?;
         eng.wait_event(&join)
     })?;
-    let mut extra_us = Vec::with_capacity(REPLAYS);
-    for replay in 0..=REPLAYS {
-        two.launch()?;
-        e.stream().synchronize()?;
-        other.stream().synchronize()?;
-        let t = their_marks.read(other)?;
-        let split = stamps::during_and_after(&my_marks.read(e)?, (t[0], t[1]), every);
-        // The first launch warms the graph up.
-        if let (true, Some((during, after))) = (replay > 0, split) {
-            extra_us.push((during - after) / 1e3);
-        }
-    }
+    let extra_us: Vec<f64> =
+        stamps::replayed_splits(&two, (&my_marks, e), (&their_marks, other), every, REPLAYS)?
+            .into_iter()
+            .map(|(during, after)| (during - after) / 1e3)
+            .collect();
     anyhow::ensure!(
         gemm_us > 0.0 && !extra_us.is_empty(),
         "{d}-square GEMM chains side by side: no stamped round ran wholly beside the other chain and after it"

@@ -10,7 +10,7 @@
 //! `scripts/small_kernel_kind_probe.py`), which over a chain of adds is as large as the loss it
 //! was meant to measure. Stamps put both sides of the ratio in the same replay.
 
-use memra_engine::{DeviceBuffer, Engine, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, Graph, LaunchShape};
 
 /// The clock at the end of marked points of one lane: a one-block kernel
 /// ([`Engine::spin_grid`] asked for no time) per mark, writing the GPU clock into a slot of
@@ -44,6 +44,31 @@ impl Stamps {
             .map(|k| words[k * Engine::SPIN_SLOT_WORDS + END_WORD])
             .collect())
     }
+}
+
+/// (time per op while the other lane ran, after it ended), ns, from `replays` launches of
+/// `graph` after one that warms it up: `lane`'s marks (each `per` ops apart, on that engine)
+/// split by the first two marks of `window` (the other lane's start and end, on its engine).
+/// A launch with no interval on either side gives nothing.
+pub(crate) fn replayed_splits(
+    graph: &Graph,
+    lane: (&Stamps, &Engine),
+    window: (&Stamps, &Engine),
+    per: usize,
+    replays: usize,
+) -> memra_engine::Result<Vec<(f64, f64)>> {
+    let mut splits = Vec::with_capacity(replays);
+    for replay in 0..=replays {
+        graph.launch()?;
+        lane.1.stream().synchronize()?;
+        window.1.stream().synchronize()?;
+        let w = window.0.read(window.1)?;
+        let split = during_and_after(&lane.0.read(lane.1)?, (w[0], w[1]), per);
+        if let (true, Some(s)) = (replay > 0, split) {
+            splits.push(s);
+        }
+    }
+    Ok(splits)
 }
 
 /// Time per op, ns, over the intervals between consecutive `marks` (each `per` ops apart)
