@@ -228,6 +228,9 @@ GROUPS = [
                                          "ir_attention_beside_swiglu_b8,ir_norm_linear_lanes_b32"),
     ("heldout42", "heldout_42_walks.py", "is_qwen2_moe_decode_b2,is_three_gelu_lanes_1536_b8,"
                                          "is_four_rmsnorm_gemv_lanes_b2,is_three_attention_lanes_b4"),
+    ("heldout43", "heldout_43_walks.py", "it_mixtral_decode_b2,it_cupy_row_reductions,"
+                                         "it_two_llama_decodes,it_three_conv_lanes_b4,"
+                                         "it_mlp_lanes_beside_layernorms"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
