@@ -51,7 +51,7 @@ pub enum GraphSource {
 impl GraphSource {
     /// How far this source's graph step came from the real graph on the H200 validation
     /// walks of its kind (docs/validation-h200.md: 91 walks at 7022f03 and the runs of the
-    /// event walks since, and 287 walks held out in forty-two batches, each first run with the
+    /// event walks since, and 292 walks held out in forty-three batches, each first run with the
     /// version of its day unchanged), as a fraction: on one stream the replay came within 10%
     /// (−1.2 … +3.5% on the 56 walks of the full run, held out a top-k sampling step −5.6%,
     /// CuPy raw kernels +6.4%, CuPy prefix sums +5.1% and an RWKV-style recurrence of sub-floor
