@@ -36,7 +36,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, replay_ms  # noqa: E402
+from walk_parts import capture, gemm_kernels, replay_ms  # noqa: E402
 
 TOKENS = 16
 CHAIN_BYTES = 256 << 20
@@ -53,15 +53,20 @@ extern "C" __global__ void add_f32(const float* __restrict__ a, const float* __r
 
 
 def gemm_chain(d, zeros=False):
-    layers = max(1, CHAIN_BYTES // (2 * d * d))
+    """A 256 MiB chain of fp16 GEMMs over TOKENS rows: `d`-square weights, or `KxN` (a
+    string) for K inputs and N outputs."""
+    k, n = (int(v) for v in (str(d).split("x") * 2)[:2])
+    layers = max(1, CHAIN_BYTES // (2 * k * n))
     make = torch.zeros if zeros else torch.randn
-    ws = [make(d, d, dtype=torch.float16, device="cuda") for _ in range(layers)]
-    x = torch.randn(TOKENS, d, dtype=torch.float16, device="cuda")
-    y = torch.empty(TOKENS, d, dtype=torch.float16, device="cuda")
+    ws = [make(k, n, dtype=torch.float16, device="cuda") for _ in range(layers)]
+    x = torch.randn(TOKENS, k, dtype=torch.float16, device="cuda")
+    y = torch.empty(TOKENS, n, dtype=torch.float16, device="cuda")
 
     def run():
         for w in ws:
             torch.mm(x, w, out=y)
+    run.layers = layers
+    run.bytes = 2 * k * n + 2 * TOKENS * (k + n)
     return run
 
 
@@ -173,8 +178,14 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     if split is None:
         return None
     dm, am = split
-    return {"d": d, "beside": beside, "lanes": lanes, "adds": count, "add_node_us_during": dm,
-            "add_node_us_after": am,
+    gemm = {}
+    if beside == "gemms":
+        g = gt.get().astype("int64")
+        node_us = (min(g[1::2]) - max(g[0::2])) / 1e3 / chains[0].layers
+        gemm = {"gemm_node_us_beside": node_us,
+                "load_gb_s_one_lane": chains[0].bytes / node_us / 1e3}
+    return {"d": d, "beside": beside, "lanes": lanes, "adds": count, **gemm,
+            "add_node_us_during": dm, "add_node_us_after": am,
             "stretch": dm / am - 1}
 
 
@@ -281,7 +292,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=9)
-    ap.add_argument("--sizes", default="1024,2048")
+    ap.add_argument("--sizes", default="1024,2048",
+                    help="GEMM sizes, comma-separated: D for D-square weights, or (with "
+                         "--stamped-only) KxN")
     ap.add_argument("--stamped-only", action="store_true",
                     help="skip the variants timed as differences of graphs")
     ap.add_argument("--adds", type=int, default=1024, help="adds in the adds' chain")
@@ -328,7 +341,7 @@ def main():
         torch.cuda.empty_cache()
     stamps = []
     if args.stamped or args.stamped_only:
-        for d in [int(s) for s in args.sizes.split(",")]:
+        for d in [s if "x" in s else int(s) for s in args.sizes.split(",")]:
             for n in [int(s) for s in args.lanes.split(",")]:
                 if args.gemm_lanes:
                     stamps.append(stamped_gemm_lanes(d, args.trials, n, args.stamp_every,
@@ -340,9 +353,16 @@ def main():
                                       args.stamp_every, args.beside))
                 print(json.dumps(stamps[-1]), flush=True)
                 torch.cuda.empty_cache()
+    # The GEMM kernels of each stamped size, profiled after every unprofiled timing.
+    grids = {}
+    if args.stamped_only and not args.gemm_lanes and args.beside == "gemms":
+        for spec in args.sizes.split(","):
+            k, n = (int(v) for v in (spec.split("x") * 2)[:2])
+            grids[spec] = gemm_kernels(k, TOKENS, n)
+            print(spec, json.dumps(grids[spec]), flush=True)
     with open(args.out, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "tokens": TOKENS, "adds": args.adds, "reps": args.reps,
-                   "zero_weights": args.zero_weights, "stamped": stamps,
+                   "zero_weights": args.zero_weights, "stamped": stamps, "kernels": grids,
                    "rows": rows}, f, indent=1)
 
 

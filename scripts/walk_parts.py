@@ -162,14 +162,15 @@ def replay_ms(torch, graphs, reps, trials):
     return times
 
 
-def gemm_kernels(d, tokens):
-    """The kernels PyTorch runs for one fp16 `tokens` x `d` by `d` x `d` matmul, as one
-    profiled call records them (name, grid, block, shared memory, registers, µs). Profile only
-    after every unprofiled timing of the process: an active CUPTI session slows launches."""
+def gemm_kernels(d, tokens, n=None):
+    """The kernels PyTorch runs for one fp16 `tokens` x `d` by `d` x `n` matmul (`n` = `d`
+    by default), as one profiled call records them (name, grid, block, shared memory,
+    registers, µs). Profile only after every unprofiled timing of the process: an active
+    CUPTI session slows launches."""
     import json
     import tempfile
     import torch
-    w = torch.randn(d, d, dtype=torch.float16, device="cuda")
+    w = torch.randn(d, n or d, dtype=torch.float16, device="cuda")
     x = torch.randn(tokens, d, dtype=torch.float16, device="cuda")
     torch.mm(x, w)
     torch.cuda.synchronize()
