@@ -19,6 +19,12 @@ records its kernel's grid.
     python3 scripts/small_beside_lanes_probe.py --out small_beside_lanes.json
 
 Needs a CUDA device and PyTorch.
+
+Superseded: its figures are differences of two graphs' times, which also hold the per-node
+level each graph ran at (the graph with 256 MiB of GEMMs beside the adds does not run at the
+adds-alone graph's level); `scripts/small_kernel_kind_probe.py --stamped-only` reads the same
+stretch by clock stamps within one replay (docs/validation-h200.md, "Stretches read by clock
+stamps").
 """
 import argparse
 import json
