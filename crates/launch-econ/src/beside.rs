@@ -351,8 +351,9 @@ fn replay_times(e: &Engine, graphs: &[&memra_engine::Graph]) -> anyhow::Result<V
 const ADDS_OVER_GEMMS: f64 = 4.0;
 
 /// Stamped rounds of adds that fit within the GEMMs' time, at least (fewer adds a round where
-/// the GEMMs are short), and adds a round at most.
+/// the GEMMs are short).
 const ROUNDS_WITHIN_GEMMS: f64 = 8.0;
+/// Adds a stamped round at most.
 const ADDS_A_ROUND: usize = 64;
 
 /// One [`SmallPoint`]: the smallest chain's adds on `other` beside the GEMMs alone of a
