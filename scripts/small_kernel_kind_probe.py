@@ -115,6 +115,18 @@ def adds_lane(count):
     return run
 
 
+def stamp_marker():
+    """`mark(t, i)`: a one-block kernel on PyTorch's current stream that writes the GPU clock
+    into `t[i]` (a CuPy array of uint64)."""
+    import cupy as cp
+    kernel = cp.RawKernel(STAMP, "stamp")
+
+    def mark(t, i):
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            kernel((1,), (32,), (t, cp.int32(i)))
+    return mark
+
+
 def replayed_split(replayed, at, gt, every, trials):
     """Medians over `trials` replays of `replayed` of the stamped lane's µs an op while every
     other lane ran and after they ended: `at` holds the lane's stamps (`every` ops apart), `gt`
@@ -143,7 +155,6 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     PyTorch's adds on another; "while" is while every lane ran), medians over `trials`
     replays."""
     import cupy as cp
-    kernel = cp.RawKernel(STAMP, "stamp")
     rounds = count // every
     at = cp.zeros(rounds + 1, dtype=cp.uint64)
     gt = cp.zeros(2 * lanes, dtype=cp.uint64)
@@ -152,9 +163,7 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
     y = torch.empty_like(a)
 
-    def mark(t, i):
-        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
-            kernel((1,), (32,), (t, cp.int32(i)))
+    mark = stamp_marker()
 
     def step():
         main = torch.cuda.current_stream()
@@ -197,7 +206,6 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS, add_kernel="torch
     `trials` replays). Weights of 256 MiB a lane of the others (512 MiB the stamped one).
     `add_kernel`: PyTorch's add, or the engine's (64 blocks of 256 threads, one element each)."""
     import cupy as cp
-    kernel = cp.RawKernel(STAMP, "stamp")
     engine_add = cp.RawKernel(ENGINE_ADD, "add_f32")
     layers = max(2, (CHAIN_BYTES // (2 * d * d)))
 
@@ -228,9 +236,7 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS, add_kernel="torch
     at = cp.zeros(rounds + 1, dtype=cp.uint64)
     gt = cp.zeros(2 * max(lanes, 1), dtype=cp.uint64)
 
-    def mark(t, i):
-        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
-            kernel((1,), (32,), (t, cp.int32(i)))
+    mark = stamp_marker()
 
     def step():
         main = torch.cuda.current_stream()
@@ -318,6 +324,12 @@ def main():
     ap.add_argument("--zero-weights", action="store_true",
                     help="GEMM weights of zeros, as the profile's chains have")
     args = ap.parse_args()
+    for spec in args.sizes.split(","):
+        dims = spec.split("x")
+        if not all(v.isdigit() and int(v) > 0 for v in dims) or len(dims) > 2 or (
+                len(dims) == 2 and not args.stamped_only):
+            ap.error(f"--sizes: {spec!r} is not D or (with --stamped-only) KxN of positive "
+                     "whole numbers")
     torch.manual_seed(0)
     rows = []
     for d in [] if args.stamped_only else [int(s) for s in args.sizes.split(",")]:

@@ -93,7 +93,7 @@ pub fn lay_out_sharing(
 
 /// [`lay_out_sharing`], where a kernel that waits on its loads ([`NodeCost::waits_on_loads`])
 /// runs beside other lanes' kernels by `small_stretch(the other running kernels' GB/s)` of
-/// its node instead, where that is more; the profile's prices it as the sum of what each
+/// its node instead, where that is more; the profile prices it as the sum of what each
 /// costs alone ([`crate::beside::BesideCosts::small_stretch`]): the small
 /// points were measured beside one lane of GEMMs, and small adds read by clock stamps beside
 /// one, two and four lanes of 1024-square decode GEMMs ran +11%, +19%, +42% a node, beside one

@@ -79,11 +79,17 @@ impl Adds {
     }
 }
 
-fn arg(n: usize, default: usize) -> usize {
-    std::env::args()
-        .nth(n)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
+/// Positional argument `n` as a positive whole number, `default` where it is not given.
+fn arg(n: usize, default: usize) -> Result<usize, String> {
+    match std::env::args().nth(n) {
+        None => Ok(default),
+        Some(s) => match s.parse() {
+            Ok(v) if v > 0 => Ok(v),
+            _ => Err(format!(
+                "argument {n} must be a positive whole number, got {s:?} (usage: small_beside [D] [ADDS] [REPS] [TRIALS])"
+            )),
+        },
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -92,10 +98,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let d = arg(1, 1024) as u32;
-    let adds_count = arg(2, 1920);
-    let reps = arg(3, 1).max(1);
-    let trials = arg(4, 9).max(1);
+    let d = u32::try_from(arg(1, 1024)?)?;
+    let adds_count = arg(2, 1920)?;
+    let reps = arg(3, 1)?;
+    let trials = arg(4, 9)?;
     let main_engine = Engine::new(0)?;
     let side = Engine::new(0)?;
     main_engine.prepare_gemm()?;

@@ -8,6 +8,17 @@ fn point(load_gb_s: f64, stretch: f64) -> BesidePoint {
     }
 }
 
+/// Costs with small points of +20% at 500 and 1500 GB/s and +160% at 2500, and `small_pair`.
+fn with_small_points(small_pair: SmallPoint) -> BesideCosts {
+    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
+    BesideCosts {
+        points: [point(1000.0, 0.2); 3],
+        bandwidth_gb_s: 0.0,
+        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
+        small_pair,
+    }
+}
+
 /// The small stretch beside one kernel of load `gb_s`.
 fn beside_one(c: &BesideCosts, gb_s: f64) -> f64 {
     c.small_stretch(std::iter::once(gb_s))
@@ -15,13 +26,7 @@ fn beside_one(c: &BesideCosts, gb_s: f64) -> f64 {
 
 #[test]
 fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
-    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
-    let c = BesideCosts {
-        points: [point(1000.0, 0.2); 3],
-        bandwidth_gb_s: 0.0,
-        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
-        small_pair: Default::default(),
-    };
+    let c = with_small_points(SmallPoint::default());
     assert_eq!(beside_one(&c, 0.0), 0.0);
     assert_eq!(beside_one(&c, f64::NAN), 0.0);
     assert!((beside_one(&c, 250.0) - 0.1).abs() < 1e-12);
@@ -44,13 +49,7 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
 
 #[test]
 fn what_kernels_beside_a_small_kernel_cost_it_adds_up() {
-    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
-    let c = BesideCosts {
-        points: [point(1000.0, 0.2); 3],
-        bandwidth_gb_s: 0.0,
-        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
-        small_pair: Default::default(),
-    };
+    let c = with_small_points(SmallPoint::default());
     // Two lanes at 1000 GB/s cost it what each does, together; not the curve at 2000.
     let two = c.small_stretch([1000.0, 1000.0].into_iter());
     assert!((two - 0.4).abs() < 1e-12, "{two}");
@@ -59,13 +58,10 @@ fn what_kernels_beside_a_small_kernel_cost_it_adds_up() {
 
 #[test]
 fn small_kernels_beside_small_kernels_are_the_least_stretch_beside_any_kernel() {
-    let small = |load_gb_s, stretch| SmallPoint { load_gb_s, stretch };
-    let c = BesideCosts {
-        points: [point(1000.0, 0.2); 3],
-        bandwidth_gb_s: 0.0,
-        small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
-        small_pair: small(100.0, 0.15),
-    };
+    let c = with_small_points(SmallPoint {
+        load_gb_s: 100.0,
+        stretch: 0.15,
+    });
     // Beside kernels of little or no known load, what small kernels cost each other.
     assert!((beside_one(&c, 0.0) - 0.15).abs() < 1e-12);
     assert!((beside_one(&c, f64::NAN) - 0.15).abs() < 1e-12);
