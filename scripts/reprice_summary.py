@@ -11,7 +11,8 @@ machine without a GPU: each stored run's eager traces are priced by the new bina
         [--trace-eager]
 
 `--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
-and the walks' eager traces, `.json` or `.json.gz`), or one holding a `pairs.jsonl` of
+and the walks' eager traces, `.json` or `.json.gz`; `store_run.py` keeps one small enough to
+commit, as docs/stored/all-93-5687dc7), or one holding a `pairs.jsonl` of
 validation records beside their traces (the kernel-pair probes). `--show P` lists the walks whose error
 moved by more than P points between the binaries (or, without a baseline, whose error is
 beyond P%). `--trace-eager` judges the eager step estimated from the trace alone (priced
