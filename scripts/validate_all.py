@@ -231,6 +231,11 @@ GROUPS = [
     ("heldout43", "heldout_43_walks.py", "it_mixtral_decode_b2,it_cupy_row_reductions,"
                                          "it_two_llama_decodes,it_three_conv_lanes_b4,"
                                          "it_mlp_lanes_beside_layernorms"),
+    ("heldout44", "heldout_44_walks.py", "iu_llama_3072_decode_b4,iu_cupy_custom_elementwise,"
+                                         "iu_mlp_block_lanes_b8,"
+                                         "iu_rmsnorm_lanes_beside_projections,"
+                                         "iu_gelu_chain_beside_prefill_gemms,"
+                                         "iu_two_qwen2_decodes"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
