@@ -1,5 +1,6 @@
 """Six walks written after the run of all 93 walks at 5687dc7 (no change to either graph price
-since ad0f462), before any run of them. They are of the two kinds that run found the offline
+since ad0f462 then), before any run of them and before `--summary` read each kernel's pair
+stretch at the load beside it. They are of the two kinds that run found the offline
 model's small-kernel stretch pulling apart: small kernels between GEMMs on two or three
 streams, which it now prices high, and lanes of small kernels beside decode GEMMs, which it
 was made for. On one stream: a Llama-shaped decode at hidden 3072 and batch 4 (bf16), and a

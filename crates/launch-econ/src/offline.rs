@@ -250,9 +250,9 @@ fn lay_out_on(
                     waits_on_loads: waits_on_loads(o, share),
                 }
             },
-            |gb_s, held| {
+            |beside, total, held| {
                 m.graph_node_beside
-                    .map_or(0.0, |c| c.beside_stretch(gb_s, held))
+                    .map_or(0.0, |c| c.beside_stretch(beside, total, held))
             },
             |others| m.graph_node_beside.map_or(0.0, |c| c.small_stretch(others)),
             bandwidth,
