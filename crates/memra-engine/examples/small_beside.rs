@@ -81,7 +81,12 @@ impl Adds {
 
 /// Positional argument `n` as a positive whole number, `default` where it is not given.
 fn arg(n: usize, default: usize) -> Result<usize, String> {
-    match std::env::args().nth(n) {
+    positive(std::env::args().nth(n), n, default)
+}
+
+/// `given` (positional argument `n`) as a positive whole number, `default` where it is `None`.
+fn positive(given: Option<String>, n: usize, default: usize) -> Result<usize, String> {
+    match given {
         None => Ok(default),
         Some(s) => match s.parse() {
             Ok(v) if v > 0 => Ok(v),
@@ -239,4 +244,23 @@ fn stamped(
         dm / am - 1.0
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positive;
+
+    #[test]
+    fn arguments_are_positive_whole_numbers_or_their_defaults() {
+        assert_eq!(positive(None, 1, 1024), Ok(1024));
+        assert_eq!(positive(Some("2048".into()), 1, 1024), Ok(2048));
+        for bad in ["0", "-3", "1.5", "many", ""] {
+            let e = positive(Some(bad.into()), 2, 1920).unwrap_err();
+            assert!(
+                e.contains("argument 2 must be a positive whole number"),
+                "{e}"
+            );
+            assert!(e.contains("usage: small_beside"), "{e}");
+        }
+    }
 }
