@@ -55,10 +55,10 @@ pub struct NodeCost {
 /// point is read at, and never more than `total`, the load the pair itself was read at. A
 /// kernel that asks most of the load is slowed by what little runs beside it (a decode GEMV
 /// beside a small add, not as two GEMVs would be); one that asks less, or an equal share, by
-/// the total, as before the pair is told apart. On the H200's 36 multi-stream validation
-/// walks of the run at 5687dc7, reading the total for every kernel priced them a median
-/// +3.3% (19 within 5%), this +0.8% (25 within 5%; the doubled load alone put three equal
-/// GEMM lanes +16.5%, against +9.5% at the total).
+/// the total, as every kernel was before. Chosen on the H200's 36 multi-stream validation
+/// walks of the run at 5687dc7 (in-sample): reading the total for every kernel priced them a
+/// median +3.3% (19 within 5%), this +0.8% (25 within 5%; the doubled load alone put three
+/// equal GEMM lanes +16.5%, against +9.5% at the total).
 pub fn load_beside(own: f64, total: f64) -> f64 {
     (2.0 * (total - own).max(0.0)).min(total)
 }
