@@ -127,6 +127,33 @@ def stamp_marker():
     return mark
 
 
+def stamped_step(others, stamped_round, rounds, at, gt):
+    """A step that forks each of `others` (a function issuing one lane's work) onto a stream
+    of its own, stamped into `gt` at its start (2k) and end (2k + 1), and beside them
+    `stamped_round(r)` for each of `rounds` rounds on one more stream, stamped into `at` before
+    the first round and after each; all joined back."""
+    mark = stamp_marker()
+
+    def step():
+        main = torch.cuda.current_stream()
+        sides = [torch.cuda.Stream() for _ in range(len(others) + 1)]
+        for s in sides:
+            s.wait_stream(main)
+        for k, other in enumerate(others):
+            with torch.cuda.stream(sides[k + 1]):
+                mark(gt, 2 * k)
+                other()
+                mark(gt, 2 * k + 1)
+        with torch.cuda.stream(sides[0]):
+            mark(at, 0)
+            for r in range(rounds):
+                stamped_round(r)
+                mark(at, r + 1)
+        for s in sides:
+            main.wait_stream(s)
+    return step
+
+
 def replayed_split(replayed, at, gt, every, trials):
     """Medians over `trials` replays of `replayed` of the stamped lane's µs an op while every
     other lane ran and after they ended: `at` holds the lane's stamps (`every` ops apart), `gt`
@@ -163,26 +190,10 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
     y = torch.empty_like(a)
 
-    mark = stamp_marker()
-
-    def step():
-        main = torch.cuda.current_stream()
-        sides = [torch.cuda.Stream() for _ in range(lanes + 1)]
-        for s in sides:
-            s.wait_stream(main)
-        for k, gemms in enumerate(chains):
-            with torch.cuda.stream(sides[k + 1]):
-                mark(gt, 2 * k)
-                gemms()
-                mark(gt, 2 * k + 1)
-        with torch.cuda.stream(sides[0]):
-            mark(at, 0)
-            for r in range(rounds):
-                for _ in range(every):
-                    torch.add(a, b, out=y)
-                mark(at, r + 1)
-        for s in sides:
-            main.wait_stream(s)
+    def adds_round(_):
+        for _ in range(every):
+            torch.add(a, b, out=y)
+    step = stamped_step(chains, adds_round, rounds, at, gt)
     split = replayed_split(capture(step, warmups=1)[0], at, gt, every, trials)
     if split is None:
         return None
@@ -236,27 +247,16 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS, add_kernel="torch
     at = cp.zeros(rounds + 1, dtype=cp.uint64)
     gt = cp.zeros(2 * max(lanes, 1), dtype=cp.uint64)
 
-    mark = stamp_marker()
+    def other_lane(other):
+        def run():
+            for j in range(layers):
+                other(j)
+        return run
 
-    def step():
-        main = torch.cuda.current_stream()
-        sides = [torch.cuda.Stream() for _ in range(lanes + 1)]
-        for s in sides:
-            s.wait_stream(main)
-        for k, other in enumerate(others):
-            with torch.cuda.stream(sides[k + 1]):
-                mark(gt, 2 * k)
-                for j in range(layers):
-                    other(j)
-                mark(gt, 2 * k + 1)
-        with torch.cuda.stream(sides[0]):
-            mark(at, 0)
-            for r in range(rounds):
-                for j in range(every):
-                    main_layer(r * every + j)
-                mark(at, r + 1)
-        for s in sides:
-            main.wait_stream(s)
+    def main_round(r):
+        for j in range(every):
+            main_layer(r * every + j)
+    step = stamped_step([other_lane(o) for o in others], main_round, rounds, at, gt)
     split = replayed_split(capture(step, warmups=1)[0], at, gt, every, trials)
     if split is None:
         return None
