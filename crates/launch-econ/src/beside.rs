@@ -15,8 +15,8 @@
 //! [`crate::sharing`] shares device memory between the kernels running together where that
 //! load is more than its bandwidth (and the SMs where they hold more than the GPU), and slows
 //! kernels of different lanes, while they run together, by what the measured stretch at the
-//! load beside each leaves beyond that sharing ([`BesideCosts::beside_stretch`]). Every stretch here is
-//! measured on whole graph nodes, and the lay-out lays it on whole nodes too.
+//! load beside each leaves beyond that sharing ([`BesideCosts::beside_stretch`]). Every
+//! stretch here is measured on whole graph nodes, and the lay-out lays it on whole nodes too.
 //!
 //! The stretch is measured here on the device, at the upper level of per-node graph cost:
 //! for each of three GEMM sizes (1024, 2048, 4096 square, fp16), a chain alone, its GEMMs

@@ -200,6 +200,7 @@ pub fn lay_out_sharing_with(
             0.0
         };
         let shared = held.max(memory).max(math).max(1.0);
+        let together = running.len() >= 2;
         // Each lane's kernel's rate: a kernel that waits on its loads runs slower by what the
         // other running kernels cost it, where that costs it more than the pair stretch. A
         // stretch is of the whole node, as measured (a GEMM's or an add's node time alone
@@ -217,12 +218,12 @@ pub fn lay_out_sharing_with(
                     // Kernels of two or more lanes running together slow each other by what
                     // was measured side by side at the load beside each, beyond the sharing,
                     // for as long as they overlap.
-                    let pair = if running.len() >= 2 {
+                    let pair = if together {
                         stretch(load_beside(gb_s, load), load, held.max(math)).max(0.0)
                     } else {
                         0.0
                     };
-                    let stretch = if waits_on_loads && running.len() >= 2 {
+                    let stretch = if waits_on_loads && together {
                         let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
                             State::Kernel { gb_s, .. } if m != l => Some(gb_s),
                             _ => None,
