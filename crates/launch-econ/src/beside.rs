@@ -14,9 +14,9 @@
 //! (reductions, gathers): they have no load.
 //! [`crate::sharing`] shares device memory between the kernels running together where that
 //! load is more than its bandwidth (and the SMs where they hold more than the GPU), and slows
-//! kernels of different lanes, while they run together, by what the measured stretch at the
-//! load beside each leaves beyond that sharing ([`BesideCosts::beside_stretch`]). Every
-//! stretch here is measured on whole graph nodes, and the lay-out lays it on whole nodes too.
+//! kernels of different lanes, while they run together, by what the measured stretch at their
+//! load leaves beyond that sharing ([`BesideCosts::beside_stretch`]). Every stretch here is
+//! measured on whole graph nodes, and the lay-out lays it on whole nodes too.
 //!
 //! The stretch is measured here on the device, at the upper level of per-node graph cost:
 //! for each of three GEMM sizes (1024, 2048, 4096 square, fp16), a chain alone, its GEMMs
@@ -154,15 +154,14 @@ impl BesideCosts {
             .map(|p| ((1.0 + p.stretch.max(0.0)) / 2.0).min(1.0))
     }
 
-    /// The stretch a kernel of one lane takes while kernels of other lanes run with it, read
-    /// at the load beside it (`beside_gb_s`, [`crate::sharing::load_beside`]), while all of
-    /// them ask `total_gb_s` and hold `held` of the GPU together, beyond what sharing the SMs
-    /// and the bandwidth already costs: the measured pair ran `1 + stretch` times as long, of
-    /// which the larger of the memory slowdown at the total load and the SMs' (`held`, where
-    /// more than 1) is the part [`crate::sharing`] prices as it goes.
-    pub fn beside_stretch(&self, beside_gb_s: f64, total_gb_s: f64, held: f64) -> f64 {
-        let shared = self.memory_slowdown(total_gb_s).max(held).max(1.0);
-        ((1.0 + self.stretch(beside_gb_s)) / shared - 1.0).max(0.0)
+    /// The stretch kernels of different lanes take while they run together at a load of
+    /// `gb_s`, holding `held` of the GPU together, beyond what sharing the SMs and the
+    /// bandwidth already costs them: the measured pair ran `1 + stretch` times as long, of
+    /// which the larger of the memory slowdown at that load and the SMs' (`held`, where more
+    /// than 1) is the part [`crate::sharing`] prices as it goes.
+    pub fn beside_stretch(&self, gb_s: f64, held: f64) -> f64 {
+        let shared = self.memory_slowdown(gb_s).max(held).max(1.0);
+        ((1.0 + self.stretch(gb_s)) / shared - 1.0).max(0.0)
     }
 }
 

@@ -250,9 +250,9 @@ fn lay_out_on(
                     waits_on_loads: waits_on_loads(o, share),
                 }
             },
-            |beside, total, held| {
+            |gb_s, held| {
                 m.graph_node_beside
-                    .map_or(0.0, |c| c.beside_stretch(beside, total, held))
+                    .map_or(0.0, |c| c.beside_stretch(gb_s, held))
             },
             |others| m.graph_node_beside.map_or(0.0, |c| c.small_stretch(others)),
             bandwidth,

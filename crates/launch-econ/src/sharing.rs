@@ -12,8 +12,7 @@
 //! is conserved, as when blocks that find no room wait for blocks of other kernels to retire,
 //! or two f32 GEMMs whose small blocks fit an SM together share its FMA units. While kernels of
 //! two or more lanes run together they also advance slower by what was measured for kernels
-//! side by side at their load beyond what that sharing already costs ([`crate::beside`]; the
-//! load a kernel is slowed by is what runs beside it, see [`load_beside`]): the
+//! side by side at their load beyond what that sharing already costs ([`crate::beside`]): the
 //! stretch of a whole node, as it was measured (a GEMM's or an add's node time beside the
 //! other stream against alone), laid on the node's kernel, which alone runs beside the other
 //! lanes (a 1 µs add in a 1.4 µs node takes 0.4 × 1.4 µs more at +40%, not 0.4 × 1). So
@@ -49,20 +48,6 @@ pub struct NodeCost {
     pub waits_on_loads: bool,
 }
 
-/// The load, GB/s, at which the measured pair's stretch is read for a kernel asking `own` of
-/// device memory while the kernels running with it ask `total` together: what the others
-/// ask, doubled, as each GEMM of the measured pair ran beside its twin's half of the load the
-/// point is read at, and never more than `total`, the load the pair itself was read at. A
-/// kernel that asks most of the load is slowed by what little runs beside it (a decode GEMV
-/// beside a small add, not as two GEMVs would be); one that asks less, or an equal share, by
-/// the total, as every kernel was before. Chosen on the H200's 36 multi-stream validation
-/// walks of the run at 5687dc7 (in-sample): reading the total for every kernel priced them a
-/// median +3.3% (19 within 5%), this +0.8% (25 within 5%; the doubled load alone put three
-/// equal GEMM lanes +16.5%, against +9.5% at the total).
-pub fn load_beside(own: f64, total: f64) -> f64 {
-    (2.0 * (total - own).max(0.0)).min(total)
-}
-
 /// Where a lane is.
 #[derive(Debug, Clone, Copy)]
 enum State {
@@ -91,17 +76,16 @@ const DONE_NS: f64 = 1e-6;
 /// above `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold
 /// more than the SMs, keep more than the arithmetic busy or ask for more than the bandwidth,
 /// each advances at the whole over their demand, the largest of the three. While kernels of
-/// two or more lanes run, each advances `1 + stretch(beside, load, held) × node / kernel` times
-/// slower again (the stretch is of the whole node, [`NodeCost::fixed_ns`] and
-/// [`NodeCost::work_ns`] together, laid on the kernel), `beside` being the load that slows
-/// that kernel ([`load_beside`]), `load` the running kernels' GB/s together and `held` the
-/// larger of their shares of the SMs together and of the arithmetic together (what the
-/// sharing already prices). Returns each op's lane, start and end, ns, in the order the ops
-/// end.
+/// two or more lanes run, each advances `1 + stretch(load, held) × node / kernel` times slower
+/// again (the stretch is of the whole node, [`NodeCost::fixed_ns`] and
+/// [`NodeCost::work_ns`] together, laid on the kernel), the load
+/// being their GB/s together, `held` the larger of their shares of the SMs together and of
+/// the arithmetic together (what the sharing already prices). Returns each op's lane, start and end, ns, in the order
+/// the ops end.
 pub fn lay_out_sharing(
     schedule: &Schedule,
     node: impl FnMut(usize) -> NodeCost,
-    stretch: impl Fn(f64, f64, f64) -> f64,
+    stretch: impl Fn(f64, f64) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
     lay_out_sharing_with(schedule, node, stretch, |_| 0.0, bandwidth_gb_s)
@@ -121,7 +105,7 @@ pub fn lay_out_sharing(
 pub fn lay_out_sharing_with(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
-    stretch: impl Fn(f64, f64, f64) -> f64,
+    stretch: impl Fn(f64, f64) -> f64,
     small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
@@ -201,6 +185,13 @@ pub fn lay_out_sharing_with(
         };
         let shared = held.max(memory).max(math).max(1.0);
         let together = running.len() >= 2;
+        // Kernels of two or more lanes running together slow each other by what was measured
+        // side by side at their load beyond the sharing, for as long as they overlap.
+        let beside = if together {
+            1.0 + stretch(load, held.max(math)).max(0.0)
+        } else {
+            1.0
+        };
         // Each lane's kernel's rate: a kernel that waits on its loads runs slower by what the
         // other running kernels cost it, where that costs it more than the pair stretch. A
         // stretch is of the whole node, as measured (a GEMM's or an add's node time alone
@@ -210,27 +201,18 @@ pub fn lay_out_sharing_with(
             .enumerate()
             .map(|(l, s)| match *s {
                 State::Kernel {
-                    gb_s,
                     waits_on_loads,
                     node_over_work,
                     ..
                 } => {
-                    // Kernels of two or more lanes running together slow each other by what
-                    // was measured side by side at the load beside each, beyond the sharing,
-                    // for as long as they overlap.
-                    let pair = if together {
-                        stretch(load_beside(gb_s, load), load, held.max(math)).max(0.0)
-                    } else {
-                        0.0
-                    };
                     let stretch = if waits_on_loads && together {
                         let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
                             State::Kernel { gb_s, .. } if m != l => Some(gb_s),
                             _ => None,
                         });
-                        pair.max(small_stretch(&mut others))
+                        (beside - 1.0).max(small_stretch(&mut others))
                     } else {
-                        pair
+                        beside - 1.0
                     };
                     1.0 / (shared * (1.0 + stretch * node_over_work))
                 }

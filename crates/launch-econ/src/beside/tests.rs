@@ -145,17 +145,17 @@ fn beyond_the_bandwidth_the_memory_sharing_takes_the_measured_slowdown_over() {
     // Below the bandwidth, with kernels that fit beside each other, all of it is the
     // stretch beside.
     assert_eq!(c.memory_slowdown(2000.0), 1.0);
-    assert!((c.beside_stretch(2000.0, 2000.0, 0.5) - 0.4).abs() < 1e-12);
+    assert!((c.beside_stretch(2000.0, 0.5) - 0.4).abs() < 1e-12);
     // At 4000 GB/s sharing 2500 costs 1.6x: the measured 1.6x is all of it.
     assert!((c.memory_slowdown(4000.0) - 1.6).abs() < 1e-12);
-    assert!(c.beside_stretch(4000.0, 4000.0, 0.5).abs() < 1e-12);
+    assert!(c.beside_stretch(4000.0, 0.5).abs() < 1e-12);
     // Far beyond, never below 0.
-    assert_eq!(c.beside_stretch(10_000.0, 10_000.0, 0.5), 0.0);
+    assert_eq!(c.beside_stretch(10_000.0, 0.5), 0.0);
     // Kernels that hold 1.2 of the GPU share its SMs at 1 / 1.2: of the 1.4x measured at
     // 2000 GB/s, 1.4 / 1.2 is left to the start.
-    assert!((c.beside_stretch(2000.0, 2000.0, 1.2) - (1.4 / 1.2 - 1.0)).abs() < 1e-12);
+    assert!((c.beside_stretch(2000.0, 1.2) - (1.4 / 1.2 - 1.0)).abs() < 1e-12);
     // Holding more than the stretch: nothing left.
-    assert_eq!(c.beside_stretch(2000.0, 2000.0, 1.5), 0.0);
+    assert_eq!(c.beside_stretch(2000.0, 1.5), 0.0);
 }
 
 #[test]
