@@ -236,6 +236,12 @@ GROUPS = [
                                          "iu_rmsnorm_lanes_beside_projections,"
                                          "iu_gelu_chain_beside_prefill_gemms,"
                                          "iu_two_qwen2_decodes"),
+    ("heldout45", "heldout_45_walks.py", "iv_two_linear_lanes_3072_b2,"
+                                         "iv_three_gated_mlp_lanes_b4,"
+                                         "iv_softmax_beside_projection_lanes,"
+                                         "iv_four_layernorm_gelu_lanes_b16,"
+                                         "iv_attention_lanes_beside_mlp_b2,"
+                                         "iv_two_llama_1536_decodes"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
