@@ -1,0 +1,118 @@
+"""Tests of the validation scripts that need neither a GPU nor PyTorch: storing a run, reading
+what ran beside each kernel, and the accuracy table. Run by `.ci/run`:
+
+    python3 -m pytest scripts/tests -q
+"""
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, SCRIPTS)
+
+import stretch_by_class  # noqa: E402
+import validate_all  # noqa: E402
+
+
+def run_script(name, *args):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, name), *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def record(walk, trace):
+    return {"walk": walk, "eager_trace": f"/elsewhere/{trace}", "eager_step_ms": 1.0,
+            "eager_samples_ms": [1.0, 1.1], "graph_samples_ms": [0.5], "graph_step_ms": 0.5}
+
+
+def test_store_run_keeps_records_without_samples_and_gzips_their_eager_traces(tmp_path):
+    run, out = tmp_path / "run", tmp_path / "out"
+    (run / "g1").mkdir(parents=True)
+    (run / "g1" / "validation.json").write_text(json.dumps(
+        [record("a", "a.eager.json"), record("b", "b.eager.json")]))
+    trace = {"traceEvents": [{"ph": "X", "name": "k", "ts": 0, "dur": 1}]}
+    (run / "g1" / "a.eager.json").write_text(json.dumps(trace))
+    (run / "g1" / "a.graph.json").write_text("{}")  # graph traces are left out
+    (run / "notes").mkdir()  # a directory without a validation.json is not a group
+    p = run_script("store_run.py", run, out)
+    assert p.returncode == 0, p.stderr
+    assert "1 eager traces stored" in p.stdout  # b's trace is missing: its record is kept alone
+    records = json.loads((out / "g1" / "validation.json").read_text())
+    assert [r["walk"] for r in records] == ["a", "b"]
+    assert all(not k.endswith("samples_ms") for r in records for k in r)
+    assert records[0]["graph_step_ms"] == 0.5
+    with gzip.open(out / "g1" / "a.eager.json.gz") as f:
+        assert json.load(f) == trace
+    assert sorted(os.listdir(out)) == ["g1"]
+    assert sorted(os.listdir(out / "g1")) == ["a.eager.json.gz", "validation.json"]
+
+
+def test_store_run_refuses_what_is_not_a_run(tmp_path):
+    p = run_script("store_run.py", tmp_path / "missing", tmp_path / "out")
+    assert p.returncode == 2 and "is not a directory" in p.stderr
+    (tmp_path / "empty").mkdir()
+    p = run_script("store_run.py", tmp_path / "empty", tmp_path / "out")
+    assert p.returncode == 1 and "no group directory with a validation.json" in p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def kernel(name, lane, ts, dur):
+    return {"name": name, "lane": lane, "ts": ts, "dur": dur}
+
+
+def test_neighbours_say_what_covered_each_kernel_and_leave_partial_overlaps_out():
+    events = [
+        kernel("vectorized_elementwise_kernel", 0, 0, 10),   # a GEMM covers all of it
+        kernel("nvjet_sm90_gemm", 1, 0, 20),                 # beside two small kernels
+        kernel("reduce_kernel", 0, 10, 10),                  # beside the GEMM, whole
+        kernel("layer_norm_kernel", 2, 15, 10),              # covered 5 of 10 only
+        kernel("elementwise_kernel", 1, 30, 5),              # two small kernels side by side
+        kernel("elementwise_kernel", 0, 30, 5),
+        kernel("elementwise_kernel", 0, 50, 5),              # nothing beside it
+    ]
+    got = stretch_by_class.neighbours(events, lambda e: e["lane"], 0.8)
+    assert got == ["big", "small", "big", "partial", "small", "small", None]
+    # Two other lanes that together cover a kernel count, however they split it.
+    events = [kernel("add_kernel", 0, 0, 10), kernel("add_kernel", 1, 0, 4),
+              kernel("gemv_kernel", 2, 4, 6)]
+    assert stretch_by_class.neighbours(events, lambda e: e["lane"], 0.8)[0] == "big"
+    assert stretch_by_class.neighbours([kernel("add", 0, 0, 1)], lambda e: e["lane"], 0.8) \
+        == [None]
+
+
+@pytest.mark.parametrize("name,cls", [
+    ("nvjet_sm90_hsh_64x8_64x16_4x2_h_bz_NNT", "gemm"),
+    ("pytorch_flash::flash_fwd_kernel", "attention"),
+    ("void at::native::vectorized_layer_norm_kernel", "norm"),
+    ("void cublasLt::splitKreduce_kernel", "reduce"),
+    ("void at::native::reduce_kernel<512, 1>", "reduce"),
+    ("void at::native::vectorized_elementwise_kernel<4>", "element-wise"),
+    ("void cudnn::conv_kernel", "other"),
+])
+def test_kernel_classes(name, cls):
+    assert stretch_by_class.kernel_class(name) == cls
+
+
+def row(walk, replay_err, summary_err, saving_err, same_walk=True):
+    return {"group": "g", "walk": walk, "same_walk": same_walk, "kernels": 3, "streams": 1,
+            "real_graph_ms": 1.0, "replay_ms": 1.0, "replay_err": replay_err,
+            "summary_ms": 1.0, "summary_err": summary_err, "saving_ms": 1.0,
+            "replay_saving_ms": 1.0, "saving_err": saving_err, "trace_eager_ms": 1.0,
+            "trace_eager_err": 0.0}
+
+
+def test_the_table_counts_each_target_and_leaves_walks_that_ran_another_graph_out():
+    text = validate_all.table([
+        row("a", 4.9, -9.9, None),        # no saving: left out of the savings line
+        row("b", -5.1, 10.1, 9.0),
+        row("c", 0.0, 0.0, -20.0, same_walk=False),
+    ])
+    assert "| `replay` graph step (5%) | 1 of 2 | -5.1% … +4.9% |" in text
+    assert "| saving with `--eager-step-ms` (10%) | 1 of 1 |" in text
+    assert "| `--summary` graph step (10%) | 1 of 2 |" in text
+    assert "**+10.1%**" in text and "**-5.1%**" in text
+    assert "c (graph ran another walk)" in text
+    assert "Not counted: 1 walk(s)" in text
