@@ -24,6 +24,14 @@ reckons it).
     python3 scripts/small_kernel_kind_probe.py --stamped-only --sizes 1024 --lanes 1,2,4 \
         --adds 1920 --out stamped.json
 
+`--beside stream` and `--beside spins` (with `--stamped-only`, `--sizes` then block counts)
+part what a GEMM lane does to the adds into its two causes: a lane of streaming reads in that
+many blocks of 512 threads (a load on device memory without holding SMs) and a lane of clock
+spins in that many blocks that each take a whole SM (SMs held without a load).
+
+    python3 scripts/small_kernel_kind_probe.py --stamped-only --beside stream \
+        --sizes 16,33,66,132,264 --adds 4096 --stamp-every 16 --out stream.json
+
 Needs a CUDA device, PyTorch and CuPy.
 """
 import argparse
@@ -115,6 +123,63 @@ def adds_lane(count):
     return run
 
 
+# A streaming read: each thread sums float4s of its slice, grid-stride; `blocks` of 512
+# threads take a quarter of an SM's threads each, so small kernels still fit beside them.
+STREAM_READ = r"""
+extern "C" __global__ void stream_read(const float4* __restrict__ x, unsigned long long n4,
+                                       float* out) {
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n4;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        float4 v = x[i];
+        acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+    }
+    if (acc.x + acc.y + acc.z + acc.w == 1234.5f) out[0] = 1.f;
+}
+"""
+STREAM_BYTES = 1 << 30
+STREAM_CALLS = 128
+SPIN_NS = 5000
+SPIN_CALLS = 100
+
+
+def stream_lane(blocks):
+    """A lane of STREAM_CALLS streaming reads over 1 GiB (a slice each, past any L2) in
+    `blocks` blocks of 512 threads: memory load without holding the SMs."""
+    import cupy as cp
+    kernel = cp.RawKernel(STREAM_READ, "stream_read")
+    x = cp.zeros(STREAM_BYTES // 4, dtype=cp.float32)
+    out = cp.zeros(1, dtype=cp.float32)
+    n4 = STREAM_BYTES // 16 // STREAM_CALLS
+
+    def run():
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            for c in range(STREAM_CALLS):
+                kernel((blocks,), (512,), (x[c * n4 * 4:(c + 1) * n4 * 4], cp.uint64(n4), out))
+    run.bytes = STREAM_BYTES // STREAM_CALLS  # a call's, as a GEMM chain's is a layer's
+    run.layers = STREAM_CALLS
+    return run
+
+
+def spin_lane(blocks):
+    """A lane of SPIN_CALLS clock spins of SPIN_NS, `blocks` blocks each asking all of an SM's
+    shared memory: SMs held without a memory load."""
+    import cupy as cp
+    from walk_parts import cupy_spin_module
+    _, spin = cupy_spin_module()
+    smem = cp.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin", 213268)
+    spin.max_dynamic_shared_size_bytes = smem
+    out = cp.zeros(1, dtype=cp.float32)
+
+    def run():
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            for _ in range(SPIN_CALLS):
+                spin((blocks,), (256,), (cp.uint64(SPIN_NS), out), shared_mem=smem)
+    run.bytes = 0
+    run.layers = SPIN_CALLS
+    return run
+
+
 def stamp_marker():
     """`mark(t, i)`: a one-block kernel on PyTorch's current stream that writes the GPU clock
     into `t[i]` (a CuPy array of uint64)."""
@@ -185,8 +250,9 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     rounds = count // every
     at = cp.zeros(rounds + 1, dtype=cp.uint64)
     gt = cp.zeros(2 * lanes, dtype=cp.uint64)
-    chains = [gemm_chain(d, zero_weights) if beside == "gemms" else adds_lane(count // 2)
-              for _ in range(lanes)]
+    make = {"gemms": lambda: gemm_chain(d, zero_weights), "adds": lambda: adds_lane(count // 2),
+            "stream": lambda: stream_lane(int(d)), "spins": lambda: spin_lane(int(d))}[beside]
+    chains = [make() for _ in range(lanes)]
     a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
     y = torch.empty_like(a)
 
@@ -199,10 +265,10 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
         return None
     dm, am = split
     gemm = {}
-    if beside == "gemms":
+    if beside in ("gemms", "stream", "spins"):
         g = gt.get().astype("int64")
         node_us = (min(g[1::2]) - max(g[0::2])) / 1e3 / chains[0].layers
-        gemm = {"gemm_node_us_beside": node_us,
+        gemm = {"gemm_node_us_beside": node_us,  # the other lane's kernel node, µs
                 "load_gb_s_one_lane": chains[0].bytes / node_us / 1e3}
     return {"d": d, "beside": beside, "lanes": lanes, "adds": count, **gemm,
             "add_node_us_during": dm, "add_node_us_after": am,
@@ -316,14 +382,18 @@ def main():
     ap.add_argument("--tokens", type=int, default=TOKENS, help="with --gemm-lanes: GEMM tokens")
     ap.add_argument("--add-kernel", choices=["torch", "engine"], default="torch",
                     help="with --gemm-lanes: the add after each GEMM")
-    ap.add_argument("--beside", choices=["gemms", "adds"], default="gemms",
-                    help="with --stamped: the lanes beside the stamped adds are GEMM chains, or "
-                         "chains of half as many adds")
+    ap.add_argument("--beside", choices=["gemms", "adds", "stream", "spins"], default="gemms",
+                    help="with --stamped: the lanes beside the stamped adds are GEMM chains, "
+                         "chains of half as many adds, streaming reads of 1 GiB in --sizes "
+                         "blocks of 512 threads (a load without the SMs), or clock spins in "
+                         "--sizes blocks that each take a whole SM (the SMs without a load)")
     ap.add_argument("--lanes", default="1",
                     help="with --stamped: GEMM lanes beside the adds, comma-separated counts")
     ap.add_argument("--zero-weights", action="store_true",
                     help="GEMM weights of zeros, as the profile's chains have")
     args = ap.parse_args()
+    if args.beside in ("stream", "spins") and not args.stamped_only:
+        ap.error(f"--beside {args.beside} reads --sizes as block counts: it needs --stamped-only")
     for spec in args.sizes.split(","):
         dims = spec.split("x")
         if not all(v.isdigit() and int(v) > 0 for v in dims) or len(dims) > 2 or (
