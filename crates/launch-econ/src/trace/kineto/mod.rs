@@ -32,10 +32,9 @@ use crate::occupancy::BlockResources;
 
 use super::host::{host_side, HostEvent, HostKind};
 use super::inputs::InputSizes;
-use super::matmul::{is_blas_kernel, names_a_gemm, MatmulRole};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
-use operators::{matmul_op, operator_inputs};
+use operators::{assign_inputs, mark_matmuls, matmul_op, operator_inputs};
 
 /// The most CPU events one trace may hold (several per GPU operation in a framework's trace).
 const MAX_HOST_EVENTS: usize = 4 * MAX_OPS;
@@ -496,63 +495,6 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
         EventsVisitor(self.0).visit_seq(seq)
-    }
-}
-
-/// Marks the cuBLAS kernels each matmul operator launched: its GEMM kernel (the first, in issue
-/// order, whose name says it multiplies, [`names_a_gemm`]; else its first) as the GEMM, the
-/// rest as its parts (see [`MatmulRole`]). cuBLAS's IEEE f32 GEMMs of few tokens launch a
-/// `scal_kernel` (C scaled by beta) before `sgemm_largek_…`; the GEMM's time and blocks are
-/// the latter's.
-fn mark_matmuls(sink: &mut Sink) {
-    if sink.matmuls.is_empty() {
-        return;
-    }
-    let ops = &mut sink.walk.ops;
-    let mut by_op: Vec<(u64, u64, usize)> = sink
-        .launched_by
-        .iter()
-        .filter(|&&(i, id)| sink.matmuls.contains_key(&id) && is_blas_kernel(&ops[i].name))
-        .map(|&(i, id)| (id, ops[i].correlation.unwrap_or(u64::MAX), i))
-        .collect();
-    by_op.sort_unstable();
-    for kernels in by_op.chunk_by(|a, b| a.0 == b.0) {
-        let id = kernels[0].0;
-        let call = kernels
-            .iter()
-            .find(|&&(_, _, i)| names_a_gemm(&ops[i].name))
-            .unwrap_or(&kernels[0])
-            .2;
-        for &(_, _, i) in kernels {
-            ops[i].matmul = Some(if i == call {
-                MatmulRole::Call(sink.matmuls[&id])
-            } else {
-                MatmulRole::Part
-            });
-        }
-    }
-}
-
-/// Gives each operator's input bytes to the longest kernel it launched (the first of equals):
-/// an operator of several kernels reads its inputs in its main one, and the others read what
-/// that one wrote (a split-K reduction, attention's combine step).
-fn assign_inputs(sink: &mut Sink) {
-    let ops = &mut sink.walk.ops;
-    let mut longest: HashMap<u64, usize> = HashMap::new();
-    for &(i, id) in &sink.launched_by {
-        if !sink.inputs.contains_key(&id) || !matches!(ops[i].kind, OpKind::Kernel { .. }) {
-            continue;
-        }
-        let best = longest.entry(id).or_insert(i);
-        if ops[i].duration_ns > ops[*best].duration_ns {
-            *best = i;
-        }
-    }
-    for (id, i) in longest {
-        let sizes = sink.inputs[&id];
-        ops[i].input_bytes = Some(sizes.total as f64);
-        ops[i].largest_input_bytes = Some(sizes.largest as f64);
-        ops[i].gathered_bytes = (sizes.gathered > 0).then_some(sizes.gathered as f64);
     }
 }
 

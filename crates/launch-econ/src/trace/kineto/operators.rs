@@ -1,12 +1,16 @@
 //! What a CPU operator event recorded of its inputs (`record_shapes=True`): the GEMM of a
 //! matmul operator, and the bytes of any operator's input tensors, by `External id`, which
-//! links the operator to the kernels it launched.
+//! links the operator to the kernels it launched; and what those records give the kernels (a
+//! matmul's GEMM to its GEMM kernel, an operator's input bytes to its longest kernel).
 
 use memra_engine::Gemm;
 use serde_json::Value;
 
-use super::{as_uint, Event};
-use crate::trace::{inputs, matmul};
+use std::collections::HashMap;
+
+use super::{as_uint, Event, Sink};
+use crate::trace::matmul::{is_blas_kernel, names_a_gemm, MatmulRole};
+use crate::trace::{inputs, matmul, OpKind};
 
 /// A recorded list of lists of integers (`Input Dims`, `Input Strides`); entries that are not
 /// (scalars, tensor lists) become empty lists.
@@ -87,4 +91,61 @@ pub(super) fn operator_inputs(ev: &Event) -> Option<(u64, inputs::InputSizes)> {
             r.concrete.as_deref(),
         )?,
     ))
+}
+
+/// Marks the cuBLAS kernels each matmul operator launched: its GEMM kernel (the first, in issue
+/// order, whose name says it multiplies, [`names_a_gemm`]; else its first) as the GEMM, the
+/// rest as its parts (see [`MatmulRole`]). cuBLAS's IEEE f32 GEMMs of few tokens launch a
+/// `scal_kernel` (C scaled by beta) before `sgemm_largek_…`; the GEMM's time and blocks are
+/// the latter's.
+pub(super) fn mark_matmuls(sink: &mut Sink) {
+    if sink.matmuls.is_empty() {
+        return;
+    }
+    let ops = &mut sink.walk.ops;
+    let mut by_op: Vec<(u64, u64, usize)> = sink
+        .launched_by
+        .iter()
+        .filter(|&&(i, id)| sink.matmuls.contains_key(&id) && is_blas_kernel(&ops[i].name))
+        .map(|&(i, id)| (id, ops[i].correlation.unwrap_or(u64::MAX), i))
+        .collect();
+    by_op.sort_unstable();
+    for kernels in by_op.chunk_by(|a, b| a.0 == b.0) {
+        let id = kernels[0].0;
+        let call = kernels
+            .iter()
+            .find(|&&(_, _, i)| names_a_gemm(&ops[i].name))
+            .unwrap_or(&kernels[0])
+            .2;
+        for &(_, _, i) in kernels {
+            ops[i].matmul = Some(if i == call {
+                MatmulRole::Call(sink.matmuls[&id])
+            } else {
+                MatmulRole::Part
+            });
+        }
+    }
+}
+
+/// Gives each operator's input bytes to the longest kernel it launched (the first of equals):
+/// an operator of several kernels reads its inputs in its main one, and the others read what
+/// that one wrote (a split-K reduction, attention's combine step).
+pub(super) fn assign_inputs(sink: &mut Sink) {
+    let ops = &mut sink.walk.ops;
+    let mut longest: HashMap<u64, usize> = HashMap::new();
+    for &(i, id) in &sink.launched_by {
+        if !sink.inputs.contains_key(&id) || !matches!(ops[i].kind, OpKind::Kernel { .. }) {
+            continue;
+        }
+        let best = longest.entry(id).or_insert(i);
+        if ops[i].duration_ns > ops[*best].duration_ns {
+            *best = i;
+        }
+    }
+    for (id, i) in longest {
+        let sizes = sink.inputs[&id];
+        ops[i].input_bytes = Some(sizes.total as f64);
+        ops[i].largest_input_bytes = Some(sizes.largest as f64);
+        ops[i].gathered_bytes = (sizes.gathered > 0).then_some(sizes.gathered as f64);
+    }
 }

@@ -2,6 +2,7 @@
 //! shapes, stream waits, marked steps, and errors that say where.
 
 use super::*;
+use crate::trace::matmul::MatmulRole;
 use crate::trace::StepChoice;
 
 fn read_str(s: &str) -> Result<Walk, TraceError> {
