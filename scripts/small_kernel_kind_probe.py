@@ -281,7 +281,8 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS, add_kernel="torch
     chains), twice as long as each of `lanes` others like it beside it, stamped every `every`
     layers; per-layer µs while every other lane ran against after they ended (medians over
     `trials` replays). Weights of 256 MiB a lane of the others (512 MiB the stamped one).
-    `add_kernel`: PyTorch's add, or the engine's (64 blocks of 256 threads, one element each)."""
+    `add_kernel`: PyTorch's add, the engine's (64 blocks of 256 threads, one element each), or
+    none (the layers are GEMMs alone)."""
     import cupy as cp
     engine_add = cp.RawKernel(ENGINE_ADD, "add_f32")
     layers = max(2, (CHAIN_BYTES // (2 * d * d)))
@@ -294,6 +295,8 @@ def stamped_gemm_lanes(d, trials, lanes, every, tokens=TOKENS, add_kernel="torch
         z = torch.empty_like(a)
 
         def add():
+            if add_kernel == "none":
+                return
             if add_kernel == "torch":
                 torch.add(a, b, out=z)
                 return
@@ -380,8 +383,9 @@ def main():
                     help="with --stamped: stamp a lane of GEMMs and adds (the profile's pair "
                          "chains) beside --lanes others like it, instead of small adds")
     ap.add_argument("--tokens", type=int, default=TOKENS, help="with --gemm-lanes: GEMM tokens")
-    ap.add_argument("--add-kernel", choices=["torch", "engine"], default="torch",
-                    help="with --gemm-lanes: the add after each GEMM")
+    ap.add_argument("--add-kernel", choices=["torch", "engine", "none"], default="torch",
+                    help="with --gemm-lanes: the add after each GEMM (none: GEMMs alone, their "
+                         "own stretch beside their twins)")
     ap.add_argument("--beside", choices=["gemms", "adds", "stream", "spins"], default="gemms",
                     help="with --stamped: the lanes beside the stamped adds are GEMM chains, "
                          "chains of half as many adds, streaming reads of 1 GiB in --sizes "
