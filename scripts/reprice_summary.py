@@ -17,7 +17,8 @@ validation records beside their traces (the kernel-pair probes). `--show P` list
 moved by more than P points between the binaries (or, without a baseline, whose error is
 beyond P%). `--trace-eager` judges the eager step estimated from the trace alone (priced
 without `--eager-step-ms`) against the unprofiled eager step each run measured, within 25%,
-instead of the graph step.
+instead of the graph step. The totals over all runs are given again for the walks on one
+stream and for those on several, as their records say.
 """
 import argparse
 import json
@@ -32,11 +33,23 @@ from replay_variants import walks
 
 def stored_walks(root, trace_eager=False):
     """(walk, trace, eager step ms, the figure judged: the real graph ms, or with `trace_eager`
-    the real eager ms) for every walk of a stored run."""
+    the real eager ms, and how many streams the walk ran on, None where the record does not
+    say) for every walk of a stored run."""
     for _, r, trace in walks([root]):
         real = r["eager_step_ms"] if trace_eager else r.get(
             "graph_step_other_stream_ms", r["graph_step_ms"])
-        yield r["walk"], trace, r["eager_step_ms"], real
+        recorded = r.get("walk_summary", {}).get("streams")
+        streams = len(recorded) if recorded is not None else None
+        yield r["walk"], trace, r["eager_step_ms"], real, streams
+
+
+def summary_line(errors, target):
+    """`N of M within target%` (and within 5% where the target is wider), the median |error|
+    and the signed median, of `errors` (%)."""
+    within5 = "" if target <= 5 else f", {sum(abs(x) <= 5 for x in errors)} within 5%"
+    return (f"{sum(abs(x) <= target for x in errors)} of {len(errors)} within {target}%{within5}, "
+            f"median |error| {statistics.median(abs(x) for x in errors):.1f}%, "
+            f"median {statistics.median(errors):+.1f}%")
 
 
 def price(binary, trace, eager_ms, profile, trace_eager=False):
@@ -76,21 +89,21 @@ def main():
         sys.exit("no stored walks with traces under --runs")
 
     def run(job):
-        root, walk, trace, eager, real = job
+        root, walk, trace, eager, real, streams = job
         errs = {}
         for name, binary in binaries:
             got, err = price(binary, trace, eager, args.profile, args.trace_eager)
             errs[name] = (got / real - 1) * 100 if got is not None else None
             if err:
                 print(f"{root} {walk} ({name}): {err[0]}", file=sys.stderr)
-        return root, walk, errs
+        return root, walk, errs, streams
 
     with ThreadPoolExecutor(args.jobs) as ex:
         rows = list(ex.map(run, jobs))
     if args.out:
         with open(args.out, "w") as f:
-            json.dump([{"run": root, "walk": walk, "error_pct": errs} for root, walk, errs in rows],
-                      f, indent=1)
+            json.dump([{"run": root, "walk": walk, "streams": streams, "error_pct": errs}
+                       for root, walk, errs, streams in rows], f, indent=1)
     for root in args.runs:
         cells = []
         for name, _ in binaries:
@@ -100,13 +113,14 @@ def main():
                              f"median |error| {statistics.median(abs(x) for x in e):.1f}%, "
                              f"{min(e):+.1f}% … {max(e):+.1f}%")
         print(f"{root}: " + "; ".join(cells))
-    for name, _ in binaries:
-        e = [r[2][name] for r in rows if r[2][name] is not None]
-        if e:
-            print(f"all runs, {name}: {sum(abs(x) <= target for x in e)} of {len(e)} within {target}%, "
-                  f"median |error| {statistics.median(abs(x) for x in e):.1f}%, median {statistics.median(e):+.1f}%")
+    for label, keep in (("all runs", lambda n: True), ("one stream", lambda n: n == 1),
+                        ("several streams", lambda n: n is not None and n > 1)):
+        for name, _ in binaries:
+            e = [r[2][name] for r in rows if r[2][name] is not None and keep(r[3])]
+            if e:
+                print(f"{label}, {name}: {summary_line(e, target)}")
     if args.show is not None:
-        for root, walk, errs in rows:
+        for root, walk, errs, _ in rows:
             new, base = errs.get("new"), errs.get("base")
             if new is None:
                 continue

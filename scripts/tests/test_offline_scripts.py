@@ -14,6 +14,7 @@ import pytest
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SCRIPTS)
 
+import reprice_summary  # noqa: E402
 import stretch_by_class  # noqa: E402
 import validate_all  # noqa: E402
 
@@ -116,3 +117,22 @@ def test_the_table_counts_each_target_and_leaves_walks_that_ran_another_graph_ou
     assert "**+10.1%**" in text and "**-5.1%**" in text
     assert "c (graph ran another walk)" in text
     assert "Not counted: 1 walk(s)" in text
+
+
+def test_the_reprice_summary_line_counts_both_targets_and_both_medians():
+    line = reprice_summary.summary_line([-12.0, -4.0, 1.0, 6.0, 9.0], 10)
+    assert line == "4 of 5 within 10%, 2 within 5%, median |error| 6.0%, median +1.0%"
+    # Where the target is 5% itself, the count is given once.
+    assert reprice_summary.summary_line([4.0, -6.0], 5).startswith("1 of 2 within 5%, median")
+
+
+def test_stored_walks_say_how_many_streams_each_ran_on(tmp_path):
+    group = tmp_path / "g"
+    group.mkdir()
+    records = [dict(record("a", "a.eager.json"), walk_summary={"streams": [7, 13]}),
+               record("b", "b.eager.json")]
+    (group / "validation.json").write_text(json.dumps(records))
+    for w in "ab":
+        (group / f"{w}.eager.json").write_text("{}")
+    got = {w[0]: w[4] for w in reprice_summary.stored_walks(str(tmp_path))}
+    assert got == {"a": 2, "b": None}
