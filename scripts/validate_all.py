@@ -242,6 +242,12 @@ GROUPS = [
                                          "iv_four_layernorm_gelu_lanes_b16,"
                                          "iv_attention_lanes_beside_mlp_b2,"
                                          "iv_two_llama_1536_decodes"),
+    ("heldout46", "heldout_46_walks.py", "iw_adds_beside_wide_decode_gemms,"
+                                         "iw_adds_beside_narrow_decode_gemms,"
+                                         "iw_two_wide_gemm_lanes_b8,"
+                                         "iw_rmsnorm_beside_up_projections_b2,"
+                                         "iw_layernorm_gelu_lanes_beside_attention_b4,"
+                                         "iw_qwen2_decode_beside_sampling"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
