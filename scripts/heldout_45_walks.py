@@ -16,20 +16,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 LLAMA_1536 = dict(hidden_size=1536, intermediate_size=4096, num_hidden_layers=4,
                   num_attention_heads=12, num_key_value_heads=4, vocab_size=32000,
                   max_position_embeddings=2048)
-
-
-def no_grad(run):
-    import torch
-
-    def step():
-        with torch.no_grad():
-            return run()
-    return step
 
 
 def two_linear_lanes_3072_b2():

@@ -18,20 +18,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 QWEN2_SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
                    num_attention_heads=16, num_key_value_heads=2, vocab_size=32000,
                    max_position_embeddings=2048)
-
-
-def no_grad(run):
-    import torch
-
-    def step():
-        with torch.no_grad():
-            return run()
-    return step
 
 
 def linear_lane(k, n, tokens, layers, dtype):

@@ -79,6 +79,7 @@ def gemm_chain(d, zeros=False):
 
 
 def torch_adds(count):
+    """Launch function of a lane of `count` PyTorch adds on buffers of its own."""
     a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
     y = torch.empty_like(a)
 
@@ -110,17 +111,6 @@ extern "C" __global__ void stamp(unsigned long long* t, int i) {
     if (threadIdx.x == 0) t[i] = now;
 }
 """
-
-
-def adds_lane(count):
-    """Launch function of a lane of `count` PyTorch adds on buffers of its own."""
-    a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
-    y = torch.empty_like(a)
-
-    def run():
-        for _ in range(count):
-            torch.add(a, b, out=y)
-    return run
 
 
 # A streaming read: each thread sums float4s of its slice, grid-stride; `blocks` of 512
@@ -250,7 +240,7 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     rounds = count // every
     at = cp.zeros(rounds + 1, dtype=cp.uint64)
     gt = cp.zeros(2 * lanes, dtype=cp.uint64)
-    make = {"gemms": lambda: gemm_chain(d, zero_weights), "adds": lambda: adds_lane(count // 2),
+    make = {"gemms": lambda: gemm_chain(d, zero_weights), "adds": lambda: torch_adds(count // 2),
             "stream": lambda: stream_lane(int(d)), "spins": lambda: spin_lane(int(d))}[beside]
     chains = [make() for _ in range(lanes)]
     a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))

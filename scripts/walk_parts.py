@@ -84,6 +84,16 @@ def fork_join(side_a, side_b):
     return step
 
 
+def no_grad_step(run):
+    """`run` as a step called under `torch.no_grad()` (an inference walk's)."""
+    import torch
+
+    def step():
+        with torch.no_grad():
+            return run()
+    return step
+
+
 def fork_lanes(parts):
     """A function that forks `parts` from the current stream onto a stream each (each stream
     waits for the current stream's work, then runs its part with the arguments the function

@@ -136,3 +136,10 @@ def test_stored_walks_say_how_many_streams_each_ran_on(tmp_path):
         (group / f"{w}.eager.json").write_text("{}")
     got = {w[0]: w[4] for w in reprice_summary.stored_walks(str(tmp_path))}
     assert got == {"a": 2, "b": None}
+
+
+def test_stretch_by_class_refuses_a_cover_share_outside_zero_to_one(tmp_path):
+    for full in ("0", "1.5", "-0.2"):
+        p = run_script("stretch_by_class.py", "--runs", tmp_path, "--launch-econ", "x",
+                       "--by-neighbour", "--full", full)
+        assert p.returncode == 2 and "--full" in p.stderr and "is not in (0, 1]" in p.stderr
