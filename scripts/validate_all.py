@@ -248,6 +248,12 @@ GROUPS = [
                                          "iw_rmsnorm_beside_up_projections_b2,"
                                          "iw_layernorm_gelu_lanes_beside_attention_b4,"
                                          "iw_qwen2_decode_beside_sampling"),
+    ("heldout47", "heldout_47_walks.py", "ix_rope_beside_qkv_projections,"
+                                         "ix_silu_lanes_beside_gemvs,"
+                                         "ix_residual_beside_decode_attention_b8,"
+                                         "ix_where_clamp_beside_up_projections_b8,"
+                                         "ix_two_sampling_lanes_beside_mlp_b2,"
+                                         "ix_phi3_decode_beside_embedding_lookups"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

@@ -160,6 +160,7 @@ fn price_trace(
         sub_floor: SubFloor::default(),
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),
+        chase_floor: Default::default(),
         element_wise: Default::default(),
         l2_resident: Default::default(),
         spin_fit: Default::default(),

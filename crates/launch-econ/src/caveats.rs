@@ -10,8 +10,8 @@ use crate::trace::{CopyDirection, OpKind, WaitRule, Walk};
 /// instead (`concurrent`, see [`ConcurrentStandIn`]).
 pub(crate) fn streaming_off_on_lanes(concurrent: ConcurrentStandIn) -> String {
     let instead = match concurrent {
-        ConcurrentStandIn::ChaseElementWise => "kernels named element-wise stand in by chases (dependent reads through the L2, which stretch beside other streams' memory traffic as those kernels do), the others by spins",
-        ConcurrentStandIn::Chase => "every kernel stands in by a chase (dependent reads through the L2, which stretch beside other streams' memory traffic)",
+        ConcurrentStandIn::ChaseElementWise => "kernels named element-wise stand in by chases (dependent reads through the L2, which stretch beside other streams' memory traffic as those kernels do; one shorter than a one-read chase by the empty kernel or a one-read chase in turn, --chase-floor), the others by spins",
+        ConcurrentStandIn::Chase => "every kernel stands in by a chase (dependent reads through the L2, which stretch beside other streams' memory traffic; one shorter than a one-read chase by the empty kernel or a one-read chase in turn, --chase-floor)",
         ConcurrentStandIn::Spin => "every kernel stands in by a spin",
     };
     format!("the walk runs on several streams at once, so no kernel stands in by streaming memory as fast as its grid can (bandwidth that concurrent streams may contend for where the recorded kernels did not): a long kernel whose operator's inputs the trace recorded (record_shapes=True) reads them paced over its recorded time, as much as the device could have read in it; otherwise {instead} (--concurrent-stand-ins); a spin of a kernel whose grid the GPU holds at once spins per block, so it stretches when another stream holds the SMs, as its kernel's blocks would (--concurrent-spins)")

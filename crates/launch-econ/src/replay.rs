@@ -27,7 +27,9 @@ use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::node_gap::{GapSource, NodeGap};
 use crate::runner::{Context, Convergence, StopRule};
-use crate::stand_in::{self, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
+use crate::stand_in::{
+    self, ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor,
+};
 use crate::stats::Summary;
 use crate::timeline::Timeline;
 use crate::trace::matmul::{operand_bytes, MatmulRole};
@@ -100,6 +102,9 @@ pub struct ReplayConfig {
     /// How timed spins keep their time on walks whose streams run side by side.
     #[serde(default)]
     pub concurrent_spins: ConcurrentSpins,
+    /// What stands in for a chasing kernel shorter than a one-read chase.
+    #[serde(default)]
+    pub chase_floor: ChaseFloor,
     /// How element-wise kernels recorded at `stream_from_ns` or longer stand in on a walk of
     /// one stream.
     #[serde(default)]
@@ -241,6 +246,7 @@ pub fn replay(
     let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
     let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase)?;
     plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
+    plan.chase_floor = cfg.chase_floor;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
     plan.wide_grids = cfg.grid_nodes.clone();
     let gemm_bytes = operand_bytes_of(walk.kernels());

@@ -106,6 +106,11 @@ pub struct ChaseNodes {
 }
 
 impl ChaseNodes {
+    /// The node of a chase of one read and no spin, µs.
+    pub fn one_step_us(&self) -> f64 {
+        self.zero_us + ((self.steps_us - self.zero_us) / f64::from(CHASE_PROBE_STEPS)).max(0.0)
+    }
+
     /// The steps and spin that put the chase's node at `target_us`: as many whole steps as
     /// fit, the rest spun; `None` below the chase's floor.
     pub fn request(&self, target_us: f64) -> Option<(u32, u64)> {
@@ -176,6 +181,8 @@ pub struct StandInPlan {
     pub spin_fit: SpinFit,
     /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin.
     pub chase_element_wise_only: bool,
+    /// What stands in for a chasing kernel shorter than a one-read chase.
+    pub chase_floor: ChaseFloor,
     /// The device's peaks, where the walk has recorded GEMMs: those held by their math spin
     /// instead of streaming (see [`crate::roofline`]).
     pub roofline: Option<crate::roofline::Roofline>,
@@ -455,9 +462,27 @@ impl StandInPlan {
             return Choice::Spin(recorded_ns.max(0.0).round() as u64);
         };
         let target = recorded_ns / 1e3 + self.gap_us;
-        let chased = n.chase.filter(|_| chase).and_then(|c| c.request(target));
-        if let Some((steps, ns)) = chased {
-            return Choice::Chase { steps, ns };
+        let chase = n.chase.filter(|_| chase);
+        let chased = chase.and_then(|c| c.request(target));
+        let one_step = self.chase_floor == ChaseFloor::OneStep;
+        match (chased, chase) {
+            (Some((steps, ns)), _) if steps > 0 || !one_step => {
+                return Choice::Chase { steps, ns };
+            }
+            (_, Some(c)) if one_step => {
+                // Below one read: the empty kernel or a one-read chase, whichever leaves what
+                // the stream's choices came out over their targets nearer zero.
+                let (empty, read) = (n.empty_us - target, c.one_step_us() - target);
+                let pick_empty = (carry.over_us + empty).abs() < (carry.over_us + read).abs();
+                carry.over_us += if pick_empty { empty } else { read };
+                carry.kernels += 1;
+                return if pick_empty {
+                    Choice::Empty
+                } else {
+                    Choice::Chase { steps: 1, ns: 0 }
+                };
+            }
+            _ => {}
         }
         if target <= n.spin_zero_us {
             let (empty, spin) = (n.empty_us - target, n.spin_zero_us - target);
@@ -511,7 +536,7 @@ mod measure;
 mod modes;
 
 pub use measure::{node_us, node_us_after, plan};
-pub use modes::{ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
+pub use modes::{ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
 
 #[cfg(test)]
 mod tests;

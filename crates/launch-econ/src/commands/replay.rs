@@ -125,6 +125,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         sub_floor: args.sub_floor,
         concurrent: args.concurrent_stand_ins,
         concurrent_spins: args.concurrent_spins,
+        chase_floor: args.chase_floor,
         element_wise: args.element_wise,
         l2_resident: args.l2_resident,
         spin_fit: args.spin_fit,

@@ -341,6 +341,15 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentSpins::Blocks)]
     pub concurrent_spins: crate::stand_in::ConcurrentSpins,
 
+    /// What stands in for a kernel that chases (--concurrent-stand-ins) whose recorded time is
+    /// shorter than a chase of one dependent read: `one-step`, the empty kernel or a one-read
+    /// chase, balanced along each stream so that their nodes sum to the recorded durations +
+    /// gap (some of them wait on a read, as the short element-wise kernels they stand for do
+    /// beside other streams' traffic); `zero-steps`, a chase of no reads or, below that, the
+    /// empty kernel or the empty spin (--sub-floor), none of which reads memory.
+    #[arg(long, value_enum, default_value_t = crate::stand_in::ChaseFloor::OneStep)]
+    pub chase_floor: crate::stand_in::ChaseFloor,
+
     /// How element-wise kernels (by name) recorded at --stream-from-us or longer stand in on a
     /// walk of one stream: `spin`, as kernels that read what the step has just written (in the
     /// L2), whose graph nodes cost what spins' do; `stream`, by streaming device memory as

@@ -116,6 +116,7 @@ pub fn plan(
         // update-walk prepares replay their spins as calibrated.
         spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
+        chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: f64::INFINITY,
         bytes_per_ns: 0.0,

@@ -36,6 +36,26 @@ pub enum ConcurrentStandIn {
     Spin,
 }
 
+/// What stands in for a kernel that chases ([`ConcurrentStandIn`]) where its target is shorter
+/// than a chase of one dependent read: a chase of no reads (or, below even that, the empty
+/// kernel or the empty spin, [`SubFloor`]) reads no memory, so it lasts its time beside
+/// another stream's GEMMs where a real element-wise kernel of that size waits longer on its
+/// loads. Most of a decode step's element-wise kernels are that short. On the H200's stored
+/// multi-stream walks, replayed both ways interleaved on one instance, the one-read floor put
+/// 68 of 84 within 5% of their real graphs against 60 (embedding bags beside an MLP −13.0 →
+/// −0.4%, adapter lanes −6.3 → −1.3%; docs/validation-h200.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChaseFloor {
+    /// A chase of as many whole reads as fit its target, none where none fits.
+    ZeroSteps,
+    /// The empty kernel or a chase of one read, balanced along the stream so that their nodes
+    /// sum to their targets (as [`SubFloor::Balance`] does): some of such kernels' stand-ins
+    /// read memory, about as often as the targets leave room for one read.
+    #[default]
+    OneStep,
+}
+
 /// How a timed spin stand-in keeps its time on walks whose streams run side by side. Beside
 /// another stream's kernels a real kernel's blocks may find the SMs taken and run in more
 /// rounds than alone, each block still taking its time; a spin timed from the grid's start

@@ -27,6 +27,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         sub_floor: SubFloor::Balance,
         spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
+        chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: 2000.0,
         bytes_per_ns: 4000.0,
@@ -454,7 +455,9 @@ fn chases_take_whole_steps_and_spin_the_rest_above_their_floor() {
     assert_eq!(p.choose(2400.0, WIDE), Choice::Chase { steps: 7, ns: 0 });
     // Target 2.65: 7 steps and 0.15 µs of spin (a ns per ns here).
     assert_eq!(p.choose(2550.0, WIDE), Choice::Chase { steps: 7, ns: 150 });
-    // Exactly at the floor: no steps; below it the spin plan (the empty kernel here).
+    // With no floor of one read: exactly at the floor no steps; below it the spin plan (the
+    // empty kernel here).
+    p.chase_floor = ChaseFloor::ZeroSteps;
     assert_eq!(p.choose(1000.0, WIDE), Choice::Chase { steps: 0, ns: 0 });
     assert_eq!(p.choose(900.0, WIDE), Choice::Empty);
     // Steps measured no longer than none (noise): the whole rest spins.
@@ -480,6 +483,51 @@ fn chases_take_whole_steps_and_spin_the_rest_above_their_floor() {
     );
     assert!(is_element_wise("triton_poi_fused_mul_silu_1"));
     assert!(!is_element_wise("triton_red_fused_add_mean_0"));
+}
+
+#[test]
+fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
+    let mut p = plan_with(4.0);
+    let shape = p.shapes.get_mut(&WIDE).unwrap();
+    shape.empty_us = 0.9;
+    shape.chase = Some(ChaseNodes {
+        zero_us: 1.1,
+        steps_us: 1.1 + 8.0 * 0.2,
+        spin_us: 1.1 + 2.0,
+    });
+    assert_eq!(p.chase_floor, ChaseFloor::OneStep);
+    assert!((p.shapes[&WIDE].chase.unwrap().one_step_us() - 1.3).abs() < 1e-12);
+    // Targets of 1.1 µs (recorded 1.0 + gap 0.1), between the empty kernel (0.9) and one read
+    // (1.3): the two in turn, their nodes summing to the targets along the stream.
+    let mut carry = SubFloorCarry::default();
+    let picks: Vec<Choice> = (0..10)
+        .map(|_| p.choose_carrying(1000.0, WIDE, &mut carry))
+        .collect();
+    let reads = picks
+        .iter()
+        .filter(|c| **c == Choice::Chase { steps: 1, ns: 0 })
+        .count();
+    let empties = picks.iter().filter(|c| **c == Choice::Empty).count();
+    assert_eq!((reads, empties), (5, 5));
+    assert_eq!(carry.kernels, 10);
+    assert!(carry.over_us.abs() < 0.2 + 1e-9);
+    // A target between the chase's floor and one read (1.2 µs) is balanced too, never a chase
+    // of no reads; one read or more fits from 1.3 on.
+    let mut carry = SubFloorCarry::default();
+    assert_ne!(
+        p.choose_carrying(1100.0, WIDE, &mut carry),
+        Choice::Chase { steps: 0, ns: 0 }
+    );
+    assert_eq!(p.choose(1400.0, WIDE), Choice::Chase { steps: 2, ns: 0 });
+    // A kernel that does not chase keeps the sub-floor choice between the empty kernel and
+    // the empty spin.
+    p.chase_element_wise_only = true;
+    let norm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half>";
+    let mut carry = SubFloorCarry::default();
+    assert!(matches!(
+        p.choose_named(norm, 1000.0, WIDE, &mut carry),
+        Choice::Empty | Choice::Spin(0)
+    ));
 }
 
 #[test]
