@@ -254,6 +254,12 @@ GROUPS = [
                                          "ix_where_clamp_beside_up_projections_b8,"
                                          "ix_two_sampling_lanes_beside_mlp_b2,"
                                          "ix_phi3_decode_beside_embedding_lookups"),
+    ("heldout48", "heldout_48_walks.py", "iy_rmsnorm_lanes_beside_gate_up_b4,"
+                                         "iy_layernorm_beside_gemv_lanes_b1,"
+                                         "iy_softmax_lanes_beside_projections,"
+                                         "iy_cumsum_beside_down_projections,"
+                                         "iy_group_norm_beside_convolutions,"
+                                         "iy_neox_decode_beside_log_softmax_top_k"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
