@@ -39,13 +39,18 @@ pub struct Fidelity {
     /// streams run side by side).
     #[serde(default)]
     pub paced_stand_ins: usize,
-    /// Kernels below their shape's floor (the spin asked for nothing), stood in by the empty
-    /// kernel or the empty spin (see [`crate::stand_in::SubFloor`]).
+    /// Kernels below their shape's floor (the spin asked for nothing, or for a chasing kernel
+    /// a one-read chase), stood in by the empty kernel, the empty spin or a one-read chase
+    /// (see [`crate::stand_in::SubFloor`] and [`crate::stand_in::ChaseFloor`]).
     #[serde(default)]
     pub sub_floor_kernels: usize,
     /// How far those stand-ins' planned nodes sum over their targets (recorded + gap), µs.
     #[serde(default)]
     pub sub_floor_over_us: f64,
+    /// Of those kernels, the ones stood in by a one-read chase (see
+    /// [`crate::stand_in::ChaseFloor`]); the others by the empty kernel or the empty spin.
+    #[serde(default)]
+    pub sub_floor_reads: usize,
     /// Kernels of recorded GEMMs run for real (cuBLAS; not in the per-kernel comparison).
     #[serde(default)]
     pub real_gemm_kernels: usize,
@@ -94,6 +99,7 @@ pub(crate) fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
         paced_stand_ins: 0,
         sub_floor_kernels: 0,
         sub_floor_over_us: 0.0,
+        sub_floor_reads: 0,
         real_gemm_kernels: 0,
         kernels,
         rel_error_long: summary,

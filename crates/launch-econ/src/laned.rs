@@ -245,6 +245,7 @@ impl LanedWalk {
             .fold(Default::default(), |a, l| crate::stand_in::SubFloorCarry {
                 kernels: a.kernels + l.prep.sub_floor.kernels,
                 over_us: a.over_us + l.prep.sub_floor.over_us,
+                reads: a.reads + l.prep.sub_floor.reads,
             })
     }
 

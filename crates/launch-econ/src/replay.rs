@@ -431,6 +431,7 @@ pub fn replay(
                 paced_stand_ins: laned.paced_stand_ins(),
                 sub_floor_kernels: sub_floor.kernels,
                 sub_floor_over_us: sub_floor.over_us,
+                sub_floor_reads: sub_floor.reads,
                 real_gemm_kernels,
                 empty_stand_ins: f.empty_stand_ins.saturating_sub(real_gemm_kernels),
                 ..f

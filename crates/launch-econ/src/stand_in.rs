@@ -476,6 +476,7 @@ impl StandInPlan {
                 let pick_empty = (carry.over_us + empty).abs() < (carry.over_us + read).abs();
                 carry.over_us += if pick_empty { empty } else { read };
                 carry.kernels += 1;
+                carry.reads += usize::from(!pick_empty);
                 return if pick_empty {
                     Choice::Empty
                 } else {
@@ -530,6 +531,8 @@ impl ShapeNodes {
 pub struct SubFloorCarry {
     pub kernels: usize,
     pub over_us: f64,
+    /// Of those kernels, how many stand in by a one-read chase ([`ChaseFloor::OneStep`]).
+    pub reads: usize,
 }
 
 mod measure;

@@ -344,9 +344,17 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             }
             SubFloor::Nearest => "each the nearer of the two",
         };
+        let reads = if f.sub_floor_reads > 0 {
+            format!(
+                ", {} as a chase of one read (--chase-floor; counted among the chases above)",
+                f.sub_floor_reads
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {} kernels are shorter than their shape's floor (the spin asked for nothing): {} replay as the empty kernel of that shape, the rest as the empty spin, {how}; planned {:+.2} us over recorded + gap in all",
+            "  {} kernels are shorter than their shape's floor (the spin asked for nothing, or for a chase one read): {} replay as the empty kernel of that shape{reads}, the rest as the empty spin, {how}; planned {:+.2} us over recorded + gap in all",
             f.sub_floor_kernels, f.empty_stand_ins, f.sub_floor_over_us
         );
     } else if f.empty_stand_ins > 0 {
