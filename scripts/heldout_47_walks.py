@@ -17,28 +17,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_parts import linear_lane  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 PHI3_SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
                   num_attention_heads=16, num_key_value_heads=16, vocab_size=32000,
                   max_position_embeddings=2048, pad_token_id=0)
-
-
-def linear_lane(k, n, tokens, layers, dtype):
-    """A lane of `layers` linear layers of `k` inputs and `n` outputs (no bias) over `tokens`
-    rows, each on the same input."""
-    import torch
-    with torch.device("cuda"):
-        ws = [torch.randn(n, k, dtype=dtype) * 0.01 for _ in range(layers)]
-        x = torch.randn(tokens, k, dtype=dtype)
-
-    def run():
-        y = None
-        for w in ws:
-            y = torch.nn.functional.linear(x, w)
-        return y
-    return run
 
 
 def rope_beside_qkv_projections():

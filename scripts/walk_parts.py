@@ -84,6 +84,23 @@ def fork_join(side_a, side_b):
     return step
 
 
+def linear_lane(k, n, tokens, layers, dtype):
+    """A lane of `layers` linear layers of `k` inputs and `n` outputs (no bias) over `tokens`
+    rows, each on the same input (so widths need not chain): what a step's projections ask of
+    the GPU beside another lane, without the activations between them."""
+    import torch
+    with torch.device("cuda"):
+        ws = [torch.randn(n, k, dtype=dtype) * 0.01 for _ in range(layers)]
+        x = torch.randn(tokens, k, dtype=dtype)
+
+    def run():
+        y = None
+        for w in ws:
+            y = torch.nn.functional.linear(x, w)
+        return y
+    return run
+
+
 def no_grad_step(run):
     """`run` as a step called under `torch.no_grad()` (an inference walk's)."""
     import torch
