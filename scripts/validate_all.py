@@ -260,6 +260,12 @@ GROUPS = [
                                          "iy_cumsum_beside_down_projections,"
                                          "iy_group_norm_beside_convolutions,"
                                          "iy_neox_decode_beside_log_softmax_top_k"),
+    ("heldout49", "heldout_49_walks.py", "iz_layernorm_lanes_beside_wide_gemv,"
+                                         "iz_reductions_beside_decode_gemms,"
+                                         "iz_adds_beside_narrow_gemv_lanes,"
+                                         "iz_softmax_beside_wide_projections_b4,"
+                                         "iz_groupnorm_silu_beside_attention,"
+                                         "iz_qwen3_decode_beside_layernorm_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
