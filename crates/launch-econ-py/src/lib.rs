@@ -161,6 +161,7 @@ fn price_trace(
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),
         chase_floor: Default::default(),
+        chase_ring: Default::default(),
         element_wise: Default::default(),
         l2_resident: Default::default(),
         spin_fit: Default::default(),
