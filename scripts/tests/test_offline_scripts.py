@@ -143,3 +143,24 @@ def test_stretch_by_class_refuses_a_cover_share_outside_zero_to_one(tmp_path):
         p = run_script("stretch_by_class.py", "--runs", tmp_path, "--launch-econ", "x",
                        "--by-neighbour", "--full", full)
         assert p.returncode == 2 and "--full" in p.stderr and "is not in (0, 1]" in p.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--beside", "stream"], "--beside stream reads --sizes as block counts"),
+    (["--beside", "spins", "--sizes", "16"], "--beside spins reads --sizes as block counts"),
+    (["--stamped-only", "--sizes", "1024x0"], "is not D or (with --stamped-only) KxN"),
+    (["--sizes", "1024x1024"], "is not D or (with --stamped-only) KxN"),
+])
+def test_small_kernel_kind_probe_refuses_bad_input_before_touching_the_gpu(tmp_path, args, says):
+    # The probe imports PyTorch at load; an empty stand-in package lets it reach its argument
+    # checks here, which must end the run (exit 2) before anything would use it.
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("")
+    p = subprocess.run(
+        [sys.executable, os.path.join(SCRIPTS, "small_kernel_kind_probe.py"),
+         "--out", str(tmp_path / "x.json"), *args],
+        capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert p.returncode == 2, p.stderr
+    assert says in p.stderr, p.stderr
+    assert not (tmp_path / "x.json").exists()
