@@ -164,3 +164,33 @@ def test_small_kernel_kind_probe_refuses_bad_input_before_touching_the_gpu(tmp_p
     assert p.returncode == 2, p.stderr
     assert says in p.stderr, p.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def traced_kernel(name, ts, dur, stream, grid=(1, 1, 1), block=(128, 1, 1), regs=32, smem=0):
+    return {"cat": "kernel", "name": name, "ts": ts, "dur": dur,
+            "args": {"stream": stream, "grid": list(grid), "block": list(block),
+                     "registers per thread": regs, "shared memory": smem}}
+
+
+def test_small_kernels_beside_one_fat_gemm_are_read_against_those_that_ran_alone():
+    import stretch_by_held_sms as held
+    add = "void at::native::vectorized_elementwise_kernel<add>"
+    gemm = "nvjet_sm90_tst_64x8_64x16_2x1_v_bz_TNT"
+    eager = [traced_kernel(add, 0, 1.0, 7), traced_kernel(add, 10, 1.0, 7), traced_kernel(gemm, 20, 6.0, 13)]
+    graph = [
+        traced_kernel(add, 0, 1.2, 7),  # alone: the profiler's cost on the graph (x1.2)
+        traced_kernel(gemm, 2, 10.0, 13, grid=(2, 64, 1), block=(384, 1, 1), regs=168),
+        traced_kernel(add, 3, 3.0, 7),  # wholly beside the GEMM: x3.0 / x1.2
+        traced_kernel(add, 11, 1.8, 7),  # covered 1.0 of 1.8 us: not counted
+    ]
+    rows = held.walk_rows(eager, graph, 0.8)
+    assert len(rows) == 1
+    stretch, sms, blocks, name, _ = rows[0]
+    assert abs(stretch - 2.5) < 1e-9 and (sms, blocks, name) == (128, 128, gemm)
+    # Blocks that leave room for others on their SM hold none whole.
+    assert held.held_sms({"grid": [96, 1, 1], "block": [128, 1, 1],
+                          "registers per thread": 64, "shared memory": 0}) is None
+    assert held.held_sms({"grid": [200, 1, 1], "block": [128, 1, 1],
+                          "registers per thread": 32, "shared memory": 200 * 1024}) == 132
+    # No small kernel ran alone: nothing to read the profiler's cost against.
+    assert held.walk_rows(eager, graph[1:3], 0.8) == []
