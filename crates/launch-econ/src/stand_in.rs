@@ -465,14 +465,8 @@ impl StandInPlan {
             return Choice::Spin(recorded_ns.max(0.0).round() as u64);
         };
         let target = recorded_ns / 1e3 + self.gap_us;
-        let chase = n.chase.filter(|_| chase);
-        let chased = chase.and_then(|c| c.request(target));
-        let one_step = self.chase_floor == ChaseFloor::OneStep;
-        match (chased, chase) {
-            (Some((steps, ns)), _) if steps > 0 || !one_step => {
-                return Choice::Chase { steps, ns };
-            }
-            (_, Some(c)) if one_step => {
+        if let Some(c) = n.chase.filter(|_| chase) {
+            if self.chase_floor == ChaseFloor::OneStep && target < c.one_step_us() {
                 // Below one read: the empty kernel or a one-read chase, whichever leaves what
                 // the stream's choices came out over their targets nearer zero.
                 let (empty, read) = (n.empty_us - target, c.one_step_us() - target);
@@ -486,7 +480,9 @@ impl StandInPlan {
                     Choice::Chase { steps: 1, ns: 0 }
                 };
             }
-            _ => {}
+            if let Some((steps, ns)) = c.request(target) {
+                return Choice::Chase { steps, ns };
+            }
         }
         if target <= n.spin_zero_us {
             let (empty, spin) = (n.empty_us - target, n.spin_zero_us - target);
