@@ -161,7 +161,6 @@ fn price_trace(
         concurrent: ConcurrentStandIn::default(),
         concurrent_spins: Default::default(),
         chase_floor: Default::default(),
-        chase_ring: Default::default(),
         element_wise: Default::default(),
         l2_resident: Default::default(),
         spin_fit: Default::default(),

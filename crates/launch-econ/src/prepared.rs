@@ -9,7 +9,9 @@ use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape, Pace};
 use crate::calibration::calibrate;
 use crate::node_gap::NodeGap;
 use crate::operand_pool::{GemmSlots, OperandLayout, OperandPool};
-use crate::stand_in::{self, Choice, StandInPlan, SubFloorCarry, CHASE_SINK_WORDS};
+use crate::stand_in::{
+    self, Choice, StandInPlan, SubFloorCarry, CHASE_RING_LINES, CHASE_SINK_WORDS,
+};
 use crate::streaming;
 use crate::trace::matmul::MatmulRole;
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
@@ -150,7 +152,7 @@ impl Prepared {
     ) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
         let gap = NodeGap::given_or_measured(gap, e, &cal)?;
-        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, None)?;
+        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, false)?;
         Prepared::new(e, walk.ops.iter(), &plan)
     }
 
@@ -294,7 +296,7 @@ impl Prepared {
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
             cursor: e.zeros::<u64>(1)?,
             ring: if chases {
-                e.chase_ring(plan.chase_ring_lines)?
+                e.chase_ring(CHASE_RING_LINES)?
             } else {
                 e.zeros::<u32>(0)?
             },

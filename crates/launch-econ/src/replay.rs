@@ -28,7 +28,7 @@ use crate::lanes::Schedule;
 use crate::node_gap::{GapSource, NodeGap};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in::{
-    self, ChaseFloor, ChaseRing, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor,
+    self, ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor,
 };
 use crate::stats::Summary;
 use crate::timeline::Timeline;
@@ -105,9 +105,6 @@ pub struct ReplayConfig {
     /// What stands in for a chasing kernel shorter than a one-read chase.
     #[serde(default)]
     pub chase_floor: ChaseFloor,
-    /// Where chases read.
-    #[serde(default)]
-    pub chase_ring: ChaseRing,
     /// How element-wise kernels recorded at `stream_from_ns` or longer stand in on a walk of
     /// one stream.
     #[serde(default)]
@@ -247,10 +244,7 @@ pub fn replay(
     let long_kernels_as_recorded = cfg.stream_from_ns.is_some() && !overlapping;
     let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
     let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
-    let ring = cfg
-        .chase_ring
-        .lines(e.device_info().l2_bytes.max(0) as usize);
-    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase.then_some(ring))?;
+    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase)?;
     plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
     plan.chase_floor = cfg.chase_floor;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;

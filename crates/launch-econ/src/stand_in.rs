@@ -183,9 +183,6 @@ pub struct StandInPlan {
     pub chase_element_wise_only: bool,
     /// What stands in for a chasing kernel shorter than a one-read chase.
     pub chase_floor: ChaseFloor,
-    /// Lines of the ring chases step through (the shapes' chases were measured on a ring of
-    /// this many; [`CHASE_RING_LINES`] unless asked otherwise, [`ChaseRing`]).
-    pub chase_ring_lines: usize,
     /// The device's peaks, where the walk has recorded GEMMs: those held by their math spin
     /// instead of streaming (see [`crate::roofline`]).
     pub roofline: Option<crate::roofline::Roofline>,
@@ -538,9 +535,7 @@ mod measure;
 mod modes;
 
 pub use measure::{node_us, node_us_after, plan};
-pub use modes::{
-    ChaseFloor, ChaseRing, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor,
-};
+pub use modes::{ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
 
 #[cfg(test)]
 mod tests;

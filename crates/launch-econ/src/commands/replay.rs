@@ -126,7 +126,6 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         concurrent: args.concurrent_stand_ins,
         concurrent_spins: args.concurrent_spins,
         chase_floor: args.chase_floor,
-        chase_ring: args.chase_ring,
         element_wise: args.element_wise,
         l2_resident: args.l2_resident,
         spin_fit: args.spin_fit,
@@ -329,12 +328,8 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
             c.stream_from_ns.unwrap_or(f64::NAN) / 1e3
         );
     }
-    let chase = match c.chase_ring {
-        crate::stand_in::ChaseRing::L2 => "stand in by a chase (dependent reads through the L2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do",
-        crate::stand_in::ChaseRing::BeyondL2 => "stand in by a chase (dependent reads from device memory through a ring larger than the L2, --chase-ring beyond-l2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do",
-    };
     for (count, what) in [
-        (f.chase_stand_ins, chase),
+        (f.chase_stand_ins, "stand in by a chase (dependent reads through the L2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do"),
         (f.block_spin_stand_ins, "stand in by a spin timed per block (--concurrent-spins blocks): a stand-in that finds SMs held by another stream's kernel runs longer, as its kernel's blocks would"),
         (f.real_gemm_kernels, "are recorded GEMMs run for real by cuBLAS with their recorded shapes (not in the spans above)"),
     ] {

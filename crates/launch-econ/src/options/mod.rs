@@ -350,13 +350,6 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::stand_in::ChaseFloor::OneStep)]
     pub chase_floor: crate::stand_in::ChaseFloor,
 
-    /// Where chases read: `l2`, a 128 KiB ring the L2 keeps, as a short kernel's operands just
-    /// written are; `beyond-l2`, a ring four times the device's L2, so that every step reads
-    /// device memory and waits behind other streams' traffic there (a lane of GEMVs streaming
-    /// its weights evicts a short kernel's inputs).
-    #[arg(long, value_enum, default_value_t = crate::stand_in::ChaseRing::L2)]
-    pub chase_ring: crate::stand_in::ChaseRing,
-
     /// How element-wise kernels (by name) recorded at --stream-from-us or longer stand in on a
     /// walk of one stream: `spin`, as kernels that read what the step has just written (in the
     /// L2), whose graph nodes cost what spins' do; `stream`, by streaming device memory as

@@ -47,19 +47,22 @@ pub fn node_us_after(
 
 /// Measures, on `e`, the node times of every kernel shape in `walk`, to plan each node at its
 /// recorded duration + `gap_us` (see [`crate::node_gap`]); kernels recorded at
-/// `stream_from_ns` or longer will stream; with `chase` (the lines of the ring chases step
-/// through), kernels that reach their shape's chase floor will chase.
+/// `stream_from_ns` or longer will stream; with `chase`, kernels that reach their shape's chase
+/// floor will chase.
 pub fn plan(
     e: &Engine,
     walk: &Walk,
     cal: &Calibration,
     gap_us: f64,
     stream_from_ns: f64,
-    chase: Option<usize>,
+    chase: bool,
 ) -> anyhow::Result<StandInPlan> {
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
-    let (ring, mut sink) = if let Some(lines) = chase {
-        (e.chase_ring(lines)?, e.zeros::<u32>(CHASE_SINK_WORDS)?)
+    let (ring, mut sink) = if chase {
+        (
+            e.chase_ring(CHASE_RING_LINES)?,
+            e.zeros::<u32>(CHASE_SINK_WORDS)?,
+        )
     } else {
         (e.zeros::<u32>(0)?, e.zeros::<u32>(0)?)
     };
@@ -85,7 +88,7 @@ pub fn plan(
                 })
             };
             let nodes = ShapeNodes {
-                chase: if chase.is_some() {
+                chase: if chase {
                     Some(ChaseNodes {
                         zero_us: chase_node(0, 0)?,
                         steps_us: chase_node(CHASE_PROBE_STEPS, 0)?,
@@ -114,7 +117,6 @@ pub fn plan(
         spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
         chase_floor: Default::default(),
-        chase_ring_lines: chase.unwrap_or(CHASE_RING_LINES),
         roofline: None,
         paced_from_ns: f64::INFINITY,
         bytes_per_ns: 0.0,

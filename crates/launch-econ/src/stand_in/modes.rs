@@ -56,36 +56,6 @@ pub enum ChaseFloor {
     OneStep,
 }
 
-/// Where chases read: the ring their dependent reads step through. A real short kernel beside
-/// another stream's GEMV lane on the H200 (a LayerNorm of one block beside GEMVs that stream
-/// 34 MB a kernel through the 60 MiB L2) ran 2.6 times its node, where a chase through a ring
-/// the L2 keeps stretches less: the lane's weights evict the kernel's inputs, and its loads
-/// queue behind the lane's in device memory.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum ChaseRing {
-    /// 128 KiB ([`super::CHASE_RING_LINES`] lines): resident in the L2, as a short kernel's
-    /// operands just written are.
-    #[default]
-    L2,
-    /// Four times the device's L2: every step a read from device memory, alone as beside
-    /// other streams (the steps are sized alone, so a chase still lasts its target there).
-    BeyondL2,
-}
-
-impl ChaseRing {
-    /// The ring's lines on a device whose L2 holds `l2_bytes` (0: unknown, taken as 64 MiB).
-    pub fn lines(self, l2_bytes: usize) -> usize {
-        match self {
-            ChaseRing::L2 => super::CHASE_RING_LINES,
-            ChaseRing::BeyondL2 => {
-                let l2 = if l2_bytes > 0 { l2_bytes } else { 64 << 20 };
-                (4 * l2 / (memra_engine::CHASE_LINE_WORDS * 4)).max(super::CHASE_RING_LINES)
-            }
-        }
-    }
-}
-
 /// How a timed spin stand-in keeps its time on walks whose streams run side by side. Beside
 /// another stream's kernels a real kernel's blocks may find the SMs taken and run in more
 /// rounds than alone, each block still taking its time; a spin timed from the grid's start

@@ -28,7 +28,6 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
         chase_floor: Default::default(),
-        chase_ring_lines: CHASE_RING_LINES,
         roofline: None,
         paced_from_ns: 2000.0,
         bytes_per_ns: 4000.0,
@@ -541,16 +540,6 @@ fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
         p.choose_named(norm, 1000.0, WIDE, &mut carry),
         Choice::Empty | Choice::Spin(0)
     ));
-}
-
-#[test]
-fn a_ring_beyond_the_l2_holds_four_times_it() {
-    assert_eq!(ChaseRing::L2.lines(60 << 20), CHASE_RING_LINES);
-    // 128-byte lines: four 60 MiB L2s.
-    assert_eq!(ChaseRing::BeyondL2.lines(60 << 20), 4 * (60 << 20) / 128);
-    // An L2 the device does not report is taken as 64 MiB; never fewer lines than the L2 ring.
-    assert_eq!(ChaseRing::BeyondL2.lines(0), 4 * (64 << 20) / 128);
-    assert_eq!(ChaseRing::BeyondL2.lines(1024), CHASE_RING_LINES);
 }
 
 #[test]
