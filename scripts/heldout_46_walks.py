@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import linear_lane  # noqa: E402
+from walk_parts import attention_chain, linear_lane  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -89,12 +89,6 @@ def layernorm_gelu_lanes_beside_attention_b4():
         norms = [nn.LayerNorm(1024).half() for _ in range(3)]
         xs = [torch.randn(8, 1024, dtype=torch.float16) for _ in range(3)]
 
-    def attention():
-        y = q
-        for _ in range(4):
-            y = F.scaled_dot_product_attention(y, k, v)
-        return y
-
     def lane(norm, x):
         def run():
             y = x
@@ -103,7 +97,8 @@ def layernorm_gelu_lanes_beside_attention_b4():
             return y
         return run
 
-    return no_grad(fork_lanes([attention] + [lane(n, x) for n, x in zip(norms, xs)]))
+    return no_grad(fork_lanes([attention_chain(q, k, v, 4)]
+                              + [lane(n, x) for n, x in zip(norms, xs)]))
 
 
 def qwen2_decode_beside_sampling():

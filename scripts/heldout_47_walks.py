@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import linear_lane  # noqa: E402
+from walk_parts import attention_chain, linear_lane  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -63,7 +63,6 @@ def silu_lanes_beside_gemvs():
 
 def residual_beside_decode_attention_b8():
     import torch
-    import torch.nn.functional as F
     from walk_parts import fork_lanes
     with torch.device("cuda"):
         k = torch.randn(8, 32, 4096, 64, dtype=torch.bfloat16)
@@ -72,18 +71,12 @@ def residual_beside_decode_attention_b8():
         h = torch.randn(8, 2048, dtype=torch.bfloat16)
         r = torch.randn(8, 2048, dtype=torch.bfloat16)
 
-    def attention():
-        y = q
-        for _ in range(3):
-            y = F.scaled_dot_product_attention(y, k, v)
-        return y
-
     def residual():
         y = h
         for _ in range(12):
             y = (y + r) * 0.5
         return y
-    return no_grad(fork_lanes([attention, residual]))
+    return no_grad(fork_lanes([attention_chain(q, k, v, 3), residual]))
 
 
 def where_clamp_beside_up_projections_b8():

@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import linear_lane  # noqa: E402
+from walk_parts import attention_chain, linear_lane  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -103,18 +103,12 @@ def groupnorm_silu_beside_attention():
         norm = torch.nn.GroupNorm(32, 128).half()
         x = torch.randn(1, 128, 16, 16, dtype=torch.float16)
 
-    def attention():
-        y = q
-        for _ in range(3):
-            y = F.scaled_dot_product_attention(y, k, v)
-        return y
-
     def norms():
         y = x
         for _ in range(6):
             y = F.silu(norm(y))
         return y
-    return no_grad(fork_lanes([attention, norms]))
+    return no_grad(fork_lanes([attention_chain(q, k, v, 3), norms]))
 
 
 def qwen3_decode_beside_layernorm_lane():

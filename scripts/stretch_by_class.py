@@ -89,6 +89,19 @@ def neighbours(events, lane, full):
     return out
 
 
+def graph_runs(runs):
+    """(group, record, eager trace, graph trace) of each stored walk run once (by walk and graph
+    step) whose graph ran the recorded walk and whose profiled graph trace is still there."""
+    seen = set()
+    for group, r, trace in walks(runs):
+        graph = os.path.join(os.path.dirname(trace), os.path.basename(r.get("graph_trace", "")))
+        key = (r["walk"], r.get("graph_step_ms"))
+        if key in seen or not r.get("same_walk", True) or not os.path.isfile(graph):
+            continue
+        seen.add(key)
+        yield group, r, trace, graph
+
+
 def ratio(together, alone):
     if not together:
         return None
@@ -162,14 +175,9 @@ def main():
 
     def label(key):
         return key if full is None else f"{key[0]} beside {key[1]}"
-    rows, seen = [], set()
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for group, r, trace in walks(args.runs):
-            graph = os.path.join(os.path.dirname(trace), os.path.basename(r.get("graph_trace", "")))
-            key = (r["walk"], r.get("graph_step_ms"))
-            if key in seen or not r.get("same_walk", True) or not os.path.isfile(graph):
-                continue
-            seen.add(key)
+        for group, r, trace, graph in graph_runs(args.runs):
             s = walk_stretches(args.launch_econ, trace, graph, tmp, full)
             if s is None:
                 continue

@@ -15,13 +15,11 @@ an SM or more (`fat`); otherwise the row says `None`. The runs must keep their g
 """
 import argparse
 import json
-import os
 import statistics
 import sys
 from collections import defaultdict
 
-from stretch_by_class import kernel_class, load
-from replay_variants import walks
+from stretch_by_class import graph_runs, kernel_class, load
 
 SMS = 132
 # Registers (65536 an SM) and shared memory (228 KiB an SM) of an H200's SM, halved.
@@ -82,13 +80,8 @@ def main():
     args = ap.parse_args()
     if not 0.0 < args.full <= 1.0:
         ap.error(f"--full: {args.full} is not in (0, 1]")
-    rows, seen = [], set()
-    for group, r, trace in walks(args.runs):
-        graph = os.path.join(os.path.dirname(trace), os.path.basename(r.get("graph_trace", "")))
-        key = (r["walk"], r.get("graph_step_ms"))
-        if key in seen or not r.get("same_walk", True) or not os.path.isfile(graph):
-            continue
-        seen.add(key)
+    rows = []
+    for _, r, trace, graph in graph_runs(args.runs):
         eager = [e for e in load(trace)["traceEvents"] if e.get("cat") == "kernel"]
         if len({e["args"].get("stream") for e in eager}) < 2:
             continue
