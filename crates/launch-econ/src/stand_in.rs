@@ -463,34 +463,26 @@ impl StandInPlan {
         };
         let target = recorded_ns / 1e3 + self.gap_us;
         if let Some(c) = n.chase.filter(|_| chase) {
-            if self.chase_floor == ChaseFloor::OneStep && target < c.one_step_us() {
-                // Below one read: the empty kernel or a one-read chase, whichever leaves what
-                // the stream's choices came out over their targets nearer zero.
-                let (empty, read) = (n.empty_us - target, c.one_step_us() - target);
-                let pick_empty = (carry.over_us + empty).abs() < (carry.over_us + read).abs();
-                carry.over_us += if pick_empty { empty } else { read };
-                carry.kernels += 1;
-                carry.reads += usize::from(!pick_empty);
-                return if pick_empty {
-                    Choice::Empty
-                } else {
-                    Choice::Chase { steps: 1, ns: 0 }
-                };
+            let one_read_us = c.one_step_us();
+            if self.chase_floor == ChaseFloor::OneStep && target < one_read_us {
+                // Below one read: the empty kernel or a one-read chase, balanced as below.
+                let owed = carry.over_us;
+                if carry.takes_empty(owed, n.empty_us - target, one_read_us - target) {
+                    return Choice::Empty;
+                }
+                carry.reads += 1;
+                return Choice::Chase { steps: 1, ns: 0 };
             }
             if let Some((steps, ns)) = c.request(target) {
                 return Choice::Chase { steps, ns };
             }
         }
         if target <= n.spin_zero_us {
-            let (empty, spin) = (n.empty_us - target, n.spin_zero_us - target);
             let owed = match self.sub_floor {
                 SubFloor::Nearest => 0.0,
                 SubFloor::Balance => carry.over_us,
             };
-            let pick_empty = (owed + empty).abs() < (owed + spin).abs();
-            carry.over_us += if pick_empty { empty } else { spin };
-            carry.kernels += 1;
-            return if pick_empty {
+            return if carry.takes_empty(owed, n.empty_us - target, n.spin_zero_us - target) {
                 Choice::Empty
             } else {
                 Choice::Spin(0)
@@ -529,6 +521,18 @@ pub struct SubFloorCarry {
     pub over_us: f64,
     /// Of those kernels, how many stand in by a one-read chase ([`ChaseFloor::OneStep`]).
     pub reads: usize,
+}
+
+impl SubFloorCarry {
+    /// Whether the empty kernel (its node `empty_over_us` over the target) rather than the
+    /// stand-in above the target (`other_over_us` over it) leaves `owed + over` nearer zero;
+    /// counts the kernel and carries what the choice came out over its target.
+    fn takes_empty(&mut self, owed: f64, empty_over_us: f64, other_over_us: f64) -> bool {
+        let empty = (owed + empty_over_us).abs() < (owed + other_over_us).abs();
+        self.over_us += if empty { empty_over_us } else { other_over_us };
+        self.kernels += 1;
+        empty
+    }
 }
 
 mod measure;

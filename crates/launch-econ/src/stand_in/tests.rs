@@ -519,18 +519,6 @@ fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
         Choice::Chase { steps: 0, ns: 0 }
     );
     assert_eq!(p.choose(1400.0, WIDE), Choice::Chase { steps: 2, ns: 0 });
-    // Reads measured no longer than none (noise): one read costs nothing, so a longer target
-    // is the chase's spin, never the empty kernel far under it.
-    let flat = ChaseNodes {
-        steps_us: 1.1,
-        ..p.shapes[&WIDE].chase.unwrap()
-    };
-    p.shapes.get_mut(&WIDE).unwrap().chase = Some(flat);
-    assert_eq!(p.choose(2000.0, WIDE), Choice::Chase { steps: 0, ns: 1000 });
-    p.shapes.get_mut(&WIDE).unwrap().chase = Some(ChaseNodes {
-        steps_us: 1.1 + 8.0 * 0.2,
-        ..flat
-    });
     // A kernel that does not chase keeps the sub-floor choice between the empty kernel and
     // the empty spin.
     p.chase_element_wise_only = true;
@@ -540,6 +528,12 @@ fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
         p.choose_named(norm, 1000.0, WIDE, &mut carry),
         Choice::Empty | Choice::Spin(0)
     ));
+    // Reads measured no longer than none (noise): one read costs nothing, so a longer target
+    // is the chase's spin, never the empty kernel far under it.
+    p.chase_element_wise_only = false;
+    let chase = p.shapes.get_mut(&WIDE).unwrap().chase.as_mut().unwrap();
+    chase.steps_us = chase.zero_us;
+    assert_eq!(p.choose(2000.0, WIDE), Choice::Chase { steps: 0, ns: 1000 });
 }
 
 #[test]
