@@ -154,6 +154,15 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
         (
             vec![
                 "replay".into(),
+                fx("kineto_two_streams.json"),
+                "--chase-floor".into(),
+                "two-steps".into(),
+            ],
+            "invalid value 'two-steps' for '--chase-floor",
+        ),
+        (
+            vec![
+                "replay".into(),
                 fx("kineto_step.json"),
                 "--export-trace".into(),
                 "/nonexistent-dir/replay.json".into(),
