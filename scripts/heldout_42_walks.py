@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_parts import rms_norm  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 
@@ -55,8 +56,7 @@ def four_rmsnorm_gemv_lanes_b2():
     def lane(blocks):
         def run(h):
             for w_norm, w in blocks:
-                h = h * torch.rsqrt(h.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(h.dtype)
-                h = torch.nn.functional.linear(h * w_norm, w)
+                h = torch.nn.functional.linear(rms_norm(h, w_norm), w)
             return h
         return run
 

@@ -18,6 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from walk_parts import rms_norm  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 QWEN2_SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
@@ -93,7 +94,7 @@ def rmsnorm_lanes_beside_projections():
         def run():
             y = h
             for _ in range(6):
-                y = y * torch.rsqrt(y.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(y.dtype) * g
+                y = rms_norm(y, g)
             return y
         return run
 

@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import attention_chain, linear_lane  # noqa: E402
+from walk_parts import attention_chain, linear_lane, rms_norm  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -71,7 +71,7 @@ def rmsnorm_beside_up_projections_b2():
     def norms():
         y = h
         for _ in range(8):
-            y = y * torch.rsqrt(y.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(y.dtype) * g
+            y = rms_norm(y, g)
         return y
 
     return no_grad(fork_lanes([linear_lane(4096, 14336, 2, 4, torch.bfloat16), norms]))

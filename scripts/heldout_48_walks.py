@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import linear_lane  # noqa: E402
+from walk_parts import linear_lane, rms_norm  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -35,7 +35,7 @@ def rmsnorm_lanes_beside_gate_up_b4():
         def run():
             y = h
             for _ in range(6):
-                y = y * torch.rsqrt(y.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(y.dtype) * g
+                y = rms_norm(y, g)
             return y
         return run
     return no_grad(fork_lanes([linear_lane(2048, 5632, 4, 4, torch.bfloat16)]

@@ -266,6 +266,12 @@ GROUPS = [
                                          "iz_softmax_beside_wide_projections_b4,"
                                          "iz_groupnorm_silu_beside_attention,"
                                          "iz_qwen3_decode_beside_layernorm_lane"),
+    ("heldout50", "heldout_50_walks.py", "ja_rmsnorm_beside_down_projections_b2,"
+                                         "ja_layernorm_beside_two_gemv_lanes_bf16,"
+                                         "ja_var_mean_beside_qkv_b8,"
+                                         "ja_logsumexp_beside_output_projections_b2,"
+                                         "ja_l2_normalise_beside_three_gemv_lanes,"
+                                         "ja_mistral_decode_beside_rmsnorm_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

@@ -101,6 +101,13 @@ def linear_lane(k, n, tokens, layers, dtype):
     return run
 
 
+def rms_norm(y, g):
+    """RMSNorm as Llama-style decoders write it out (no fused kernel): `y` over the root of its
+    mean square (in f32, eps 1e-6), scaled by `g`: a reduction, then element-wise kernels."""
+    import torch
+    return y * torch.rsqrt(y.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(y.dtype) * g
+
+
 def no_grad_step(run):
     """`run` as a step called under `torch.no_grad()` (an inference walk's)."""
     import torch
