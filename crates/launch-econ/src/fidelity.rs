@@ -32,6 +32,9 @@ pub struct Fidelity {
     /// Kernels replayed by a chase (walks whose streams run side by side).
     #[serde(default)]
     pub chase_stand_ins: usize,
+    /// Kernels replayed by a barrier chase (`--concurrent-stand-ins chase-barriers`).
+    #[serde(default)]
+    pub barrier_chase_stand_ins: usize,
     /// Kernels replayed by a spin timed per block (walks whose streams run side by side).
     #[serde(default)]
     pub block_spin_stand_ins: usize,
@@ -95,6 +98,7 @@ pub(crate) fn fidelity(walk: &Walk, spans: &[f64]) -> Fidelity {
         empty_stand_ins: kernels.iter().filter(|(_, p)| p.is_none()).count(),
         streaming_stand_ins: 0,
         chase_stand_ins: 0,
+        barrier_chase_stand_ins: 0,
         block_spin_stand_ins: 0,
         paced_stand_ins: 0,
         sub_floor_kernels: 0,

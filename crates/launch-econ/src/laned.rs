@@ -219,9 +219,22 @@ impl LanedWalk {
         self.count_steps(|s| matches!(s, crate::prepared::Step::Paced { .. }))
     }
 
-    /// Kernels that stand in by a chase, over all lanes.
+    /// Kernels that stand in by a chase of reads alone, over all lanes.
     pub(crate) fn chase_stand_ins(&self) -> usize {
-        self.count_steps(|s| matches!(s, crate::prepared::Step::Chase { .. }))
+        self.count_steps(|s| {
+            matches!(
+                s,
+                crate::prepared::Step::Chase {
+                    barriers: false,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// Kernels that stand in by a barrier chase, over all lanes.
+    pub(crate) fn barrier_chase_stand_ins(&self) -> usize {
+        self.count_steps(|s| matches!(s, crate::prepared::Step::Chase { barriers: true, .. }))
     }
 
     /// Kernels that stand in by a spin timed per block, over all lanes.

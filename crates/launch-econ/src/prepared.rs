@@ -87,12 +87,14 @@ pub(crate) enum Step {
         slot: usize,
     },
     /// A chase (dependent reads through [`Prepared::ring`], then a spin), on walks whose
-    /// streams run side by side: see [`crate::stand_in`].
+    /// streams run side by side: see [`crate::stand_in`]. `barriers`: each read ends in a
+    /// block-wide reduction ([`memra_engine::Engine::barrier_chase_grid`]).
     Chase {
         steps: u32,
         ns: u64,
         shape: LaunchShape,
         slot: usize,
+        barriers: bool,
     },
     /// A recorded kernel shorter than the spin kernel's floor for its grid: the empty kernel
     /// of the same shape, which is as close as a stand-in can get.
@@ -152,7 +154,7 @@ impl Prepared {
     ) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
         let gap = NodeGap::given_or_measured(gap, e, &cal)?;
-        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, false)?;
+        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, false, false)?;
         Prepared::new(e, walk.ops.iter(), &plan)
     }
 
@@ -368,7 +370,15 @@ impl Prepared {
                     ns,
                     shape,
                     slot,
+                    barriers: false,
                 } => e.chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
+                Step::Chase {
+                    steps,
+                    ns,
+                    shape,
+                    slot,
+                    barriers: true,
+                } => e.barrier_chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
                 Step::BlockSpin { ns, shape, slot } => e.spin_blocks(ns, shape, slots, slot)?,
                 Step::Gemm { index } => {
                     let (gemm, slots) = &gemms[index];
@@ -447,6 +457,14 @@ pub(crate) fn spin_step(choice: Choice, shape: LaunchShape, slot: usize) -> Step
             ns,
             shape,
             slot,
+            barriers: false,
+        },
+        Choice::BarrierChase { steps, ns } => Step::Chase {
+            steps,
+            ns,
+            shape,
+            slot,
+            barriers: true,
         },
     }
 }

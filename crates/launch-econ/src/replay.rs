@@ -244,8 +244,13 @@ pub fn replay(
     let long_kernels_as_recorded = cfg.stream_from_ns.is_some() && !overlapping;
     let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
     let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
-    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase)?;
-    plan.chase_element_wise_only = cfg.concurrent == ConcurrentStandIn::ChaseElementWise;
+    let barriers = cfg.concurrent == ConcurrentStandIn::ChaseBarriers;
+    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase, barriers)?;
+    plan.chase_element_wise_only = matches!(
+        cfg.concurrent,
+        ConcurrentStandIn::ChaseElementWise | ConcurrentStandIn::ChaseBarriers
+    );
+    plan.barrier_chase_reductions = barriers;
     plan.chase_floor = cfg.chase_floor;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
     plan.wide_grids = cfg.grid_nodes.clone();
@@ -427,6 +432,7 @@ pub fn replay(
             Fidelity {
                 streaming_stand_ins: laned.streaming_stand_ins(),
                 chase_stand_ins: laned.chase_stand_ins(),
+                barrier_chase_stand_ins: laned.barrier_chase_stand_ins(),
                 block_spin_stand_ins: laned.block_spin_stand_ins(),
                 paced_stand_ins: laned.paced_stand_ins(),
                 sub_floor_kernels: sub_floor.kernels,

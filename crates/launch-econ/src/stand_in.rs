@@ -51,7 +51,7 @@ use std::collections::HashMap;
 
 use memra_engine::LaunchShape;
 
-use crate::trace::is_element_wise;
+use crate::trace::{is_element_wise, is_reduction};
 
 /// Recorded kernels at least this long stand in by streaming memory by default, ns.
 pub const DEFAULT_STREAM_FROM_NS: f64 = 2_000.0;
@@ -92,6 +92,8 @@ pub struct ShapeNodes {
     pub spin_zero_span_ns: f64,
     /// The chase's node times, where chases were asked for.
     pub chase: Option<ChaseNodes>,
+    /// The barrier chase's node times, where barrier chases were asked for.
+    pub barrier_chase: Option<ChaseNodes>,
 }
 
 /// Measured graph-node times of one shape's chase, µs.
@@ -145,6 +147,18 @@ pub enum Choice {
     Empty,
     /// The chase: this many dependent steps, then a spin of `ns`.
     Chase { steps: u32, ns: u64 },
+    /// The barrier chase (each step a block-wide reduction of its reads), then a spin of `ns`.
+    BarrierChase { steps: u32, ns: u64 },
+}
+
+/// Which chase a kernel may stand in by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChaseKind {
+    /// Dependent reads ([`memra_engine::Engine::chase_grid`]).
+    Reads,
+    /// Dependent reads each ending in a block-wide reduction
+    /// ([`memra_engine::Engine::barrier_chase_grid`]).
+    Barriers,
 }
 
 /// Bytes of the arena streaming and paced stand-ins read from, one read after another where
@@ -179,8 +193,13 @@ pub struct StandInPlan {
     pub sub_floor: SubFloor,
     /// Whether timed spins are fitted in the walk's graph.
     pub spin_fit: SpinFit,
-    /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin.
+    /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin, or
+    /// with [`StandInPlan::barrier_chase_reductions`] those named reductions barrier-chase.
     pub chase_element_wise_only: bool,
+    /// With [`StandInPlan::chase_element_wise_only`]: the kernels named reductions
+    /// ([`is_reduction`]: normalisations, reductions, softmax, scans) stand in by a barrier
+    /// chase where their shape's was measured.
+    pub barrier_chase_reductions: bool,
     /// What stands in for a chasing kernel shorter than a one-read chase.
     pub chase_floor: ChaseFloor,
     /// The device's peaks, where the walk has recorded GEMMs: those held by their math spin
@@ -423,7 +442,7 @@ impl StandInPlan {
 
     /// [`StandInPlan::choose`] among spins and the empty kernel only (no chase).
     pub fn choose_spin(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
-        self.choose_chasing(recorded_ns, shape, &mut SubFloorCarry::default(), false)
+        self.choose_chasing(recorded_ns, shape, &mut SubFloorCarry::default(), None)
     }
 
     /// The stand-in for the next kernel of a stream, recorded at `recorded_ns` with `shape`;
@@ -435,11 +454,12 @@ impl StandInPlan {
         shape: ShapeKey,
         carry: &mut SubFloorCarry,
     ) -> Choice {
-        self.choose_chasing(recorded_ns, shape, carry, true)
+        self.choose_chasing(recorded_ns, shape, carry, Some(ChaseKind::Reads))
     }
 
     /// [`StandInPlan::choose_carrying`] for the kernel named `name`: a chase only where its
-    /// shape's chase was measured and the plan lets this kernel chase.
+    /// shape's chase was measured and the plan lets this kernel chase (a barrier chase for a
+    /// reduction where the plan lets only those, [`StandInPlan::barrier_chase_reductions`]).
     pub fn choose_named(
         &self,
         name: &str,
@@ -447,7 +467,13 @@ impl StandInPlan {
         shape: ShapeKey,
         carry: &mut SubFloorCarry,
     ) -> Choice {
-        let chase = !self.chase_element_wise_only || is_element_wise(name);
+        let chase = if !self.chase_element_wise_only || is_element_wise(name) {
+            Some(ChaseKind::Reads)
+        } else if self.barrier_chase_reductions && is_reduction(name) {
+            Some(ChaseKind::Barriers)
+        } else {
+            None
+        };
         self.choose_chasing(recorded_ns, shape, carry, chase)
     }
 
@@ -456,13 +482,22 @@ impl StandInPlan {
         recorded_ns: f64,
         shape: ShapeKey,
         carry: &mut SubFloorCarry,
-        chase: bool,
+        chase: Option<ChaseKind>,
     ) -> Choice {
         let Some(n) = self.shapes.get(&shape) else {
             return Choice::Spin(recorded_ns.max(0.0).round() as u64);
         };
         let target = recorded_ns / 1e3 + self.gap_us;
-        if let Some(c) = n.chase.filter(|_| chase) {
+        let nodes = match chase {
+            Some(ChaseKind::Reads) => n.chase.map(|c| (c, ChaseKind::Reads)),
+            Some(ChaseKind::Barriers) => n.barrier_chase.map(|c| (c, ChaseKind::Barriers)),
+            None => None,
+        };
+        if let Some((c, kind)) = nodes {
+            let chase = |steps, ns| match kind {
+                ChaseKind::Reads => Choice::Chase { steps, ns },
+                ChaseKind::Barriers => Choice::BarrierChase { steps, ns },
+            };
             let one_read_us = c.one_step_us();
             if self.chase_floor == ChaseFloor::OneStep && target < one_read_us {
                 // Below one read: the empty kernel or a one-read chase, balanced as below.
@@ -471,10 +506,10 @@ impl StandInPlan {
                     return Choice::Empty;
                 }
                 carry.reads += 1;
-                return Choice::Chase { steps: 1, ns: 0 };
+                return chase(1, 0);
             }
             if let Some((steps, ns)) = c.request(target) {
-                return Choice::Chase { steps, ns };
+                return chase(steps, ns);
             }
         }
         if target <= n.spin_zero_us {

@@ -298,3 +298,58 @@ extern "C" __global__ void chase_grid(unsigned long long ns, const unsigned int*
     }
     grid_span_end(slot, span);
 }
+
+// A chase whose every step is a round of a block-wide reduction, as a normalisation's or a
+// reduction's is: each warp takes its dependent read through `ring` (as chase_grid), sums it
+// across the warp by shuffles, puts the sum in shared memory, and after a barrier every warp
+// sums the partials and takes its next line from the block's total, after a second barrier.
+// Beside other streams' traffic the reads stretch as chase_grid's do; the shuffles and
+// barriers, which a real normalisation's time also holds, do not, so a step lasts longer alone
+// and a stand-in of a given length holds fewer reads. `ns`, `sink` and `slot` as chase_grid.
+// Every index is taken modulo its length; shuffles name only the lanes present
+// (`__activemask()` where every thread of the block arrives, before any branch).
+extern "C" __global__ void barrier_chase_grid(unsigned long long ns,
+                                              const unsigned int* __restrict__ ring,
+                                              unsigned int lines, unsigned int loads,
+                                              unsigned int* __restrict__ sink,
+                                              unsigned int sink_len,
+                                              unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    __shared__ unsigned int partial[32];
+    const GridSpan span = grid_span_begin(slot);
+    const unsigned long long width = flat_width();
+    const unsigned long long lane_in_block = flat_lane();
+    const unsigned long long thread = flat_block() * width + lane_in_block;
+    const unsigned lane = (unsigned)(lane_in_block % 32ull);
+    const unsigned warp = (unsigned)(lane_in_block / 32ull);
+    const unsigned warps = (unsigned)((width + 31ull) / 32ull);
+    const unsigned mask = __activemask();
+    unsigned line = lines ? (unsigned)((thread / 32ull) % lines) : 0u;
+    if (lines) {
+        for (unsigned k = 0; k < loads; ++k) {
+            unsigned v = ring[(unsigned long long)line * 32ull + lane] % lines;
+            for (int o = 16; o > 0; o >>= 1) {
+                v += __shfl_xor_sync(mask, v, o);
+            }
+            if (lane == 0) {
+                partial[warp % 32u] = v;
+            }
+            __syncthreads();
+            unsigned s = lane < warps ? partial[lane] : 0u;
+            for (int o = 16; o > 0; o >>= 1) {
+                s += __shfl_xor_sync(mask, s, o);
+            }
+            __syncthreads();
+            line = (s + warp) % lines;
+        }
+    }
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - t0) < (long long)ns);
+    if (sink_len) {
+        sink[thread % sink_len] = line;
+    }
+    grid_span_end(slot, span);
+}

@@ -66,37 +66,83 @@ impl Engine {
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
+        let chase = Chase { ns, loads, shape };
+        self.chase_with(Kernel::ChaseGrid, chase, ring, sink, slots, slot)
+    }
+
+    /// [`Engine::chase_grid`] whose every step is a round of a block-wide reduction: each
+    /// warp's read summed across the warp, the warps' sums across the block through shared
+    /// memory between two barriers, and every warp's next line taken from the block's total
+    /// (plus its warp index). A normalisation's or reduction's round holds such shuffles and
+    /// barriers beside its loads; they do not wait on memory, so beside other streams'
+    /// traffic this chase stretches less than [`Engine::chase_grid`] of the same length.
+    #[allow(clippy::too_many_arguments)]
+    pub fn barrier_chase_grid(
+        &self,
+        ns: u64,
+        loads: u32,
+        shape: LaunchShape,
+        ring: &DeviceBuffer<u32>,
+        sink: &mut DeviceBuffer<u32>,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let chase = Chase { ns, loads, shape };
+        self.chase_with(Kernel::BarrierChaseGrid, chase, ring, sink, slots, slot)
+    }
+
+    /// Checks a chase's buffers and launches `kernel` (a chase: [`Kernel::ChaseGrid`]'s
+    /// parameters) with them.
+    fn chase_with(
+        &self,
+        kernel: Kernel,
+        chase: Chase,
+        ring: &DeviceBuffer<u32>,
+        sink: &mut DeviceBuffer<u32>,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let op = kernel.name();
         let core = &self.inner.core;
-        ring.check_owner(core, "chase_grid", "ring")?;
-        sink.check_owner(core, "chase_grid", "sink")?;
+        ring.check_owner(core, op, "ring")?;
+        sink.check_owner(core, op, "sink")?;
         let lines = ring.len() / CHASE_LINE_WORDS;
         let whole = |len: usize, what: &str| {
             u32::try_from(len).map_err(|_| Error::InvalidArgument {
-                op: "chase_grid",
+                op,
                 what: format!("{what} of {len} over the kernel's 32-bit index"),
             })
         };
         let (lines, sink_len) = (whole(lines, "ring lines")?, whole(sink.len(), "sink")?);
-        if lines == 0 && loads > 0 {
+        if lines == 0 && chase.loads > 0 {
             return Err(Error::InvalidArgument {
-                op: "chase_grid",
+                op,
                 what: format!(
-                    "{loads} loads through a ring of {} words, less than one line",
+                    "{} loads through a ring of {} words, less than one line",
+                    chase.loads,
                     ring.len()
                 ),
             });
         }
-        let offset = self.spin_grid_checked("chase_grid", slots, slot)?;
-        self.kernel(Kernel::ChaseGrid)
-            .u64(ns)
+        let offset = self.spin_grid_checked(op, slots, slot)?;
+        self.kernel(kernel)
+            .u64(chase.ns)
             .buf(ring)
             .u32(lines)
-            .u32(loads)
+            .u32(chase.loads)
             .buf(sink)
             .u32(sink_len)
             .buf_at(slots, offset)
-            .run(shape)
+            .run(chase.shape)
     }
+}
+
+/// What one chase launch asks: its spin after the reads, its dependent reads and its grid.
+#[derive(Debug, Clone, Copy)]
+struct Chase {
+    ns: u64,
+    loads: u32,
+    shape: LaunchShape,
 }
 
 #[cfg(test)]

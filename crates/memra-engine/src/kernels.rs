@@ -105,11 +105,14 @@ pub enum Kernel {
     /// `stream_paced_deep(...)`, the parameters of `stream_paced`: sixteen loads in flight a
     /// thread instead of four, in at most 96 registers.
     StreamPacedDeep,
+    /// `barrier_chase_grid(...)`, the parameters of `chase_grid`: every dependent read ends
+    /// in a block-wide reduction (shuffles, shared memory, two barriers).
+    BarrierChaseGrid,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 14] = [
+    pub const ALL: [Kernel; 15] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -124,6 +127,7 @@ impl Kernel {
         Kernel::ChaseGrid,
         Kernel::SpinBlocksNs,
         Kernel::StreamPacedDeep,
+        Kernel::BarrierChaseGrid,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -143,6 +147,7 @@ impl Kernel {
             Kernel::ChaseGrid => "chase_grid",
             Kernel::SpinBlocksNs => "spin_blocks_ns",
             Kernel::StreamPacedDeep => "stream_paced_deep",
+            Kernel::BarrierChaseGrid => "barrier_chase_grid",
         }
     }
 
@@ -157,6 +162,7 @@ impl Kernel {
             | Kernel::StreamPaced
             | Kernel::StreamPacedDeep
             | Kernel::ChaseGrid
+            | Kernel::BarrierChaseGrid
             | Kernel::SpinBlocksNs => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
             Kernel::HoldUntilReleased => &HOLD,
@@ -191,7 +197,7 @@ impl Kernel {
                 Param::U64,
                 Param::Ptr,
             ],
-            Kernel::ChaseGrid => &[
+            Kernel::ChaseGrid | Kernel::BarrierChaseGrid => &[
                 Param::U64,
                 Param::Ptr,
                 Param::U32,

@@ -72,3 +72,75 @@ fn chase_grid_takes_its_steps_records_a_span_and_stays_inside_its_buffers() {
     assert!(matches!(err, Error::Length { .. }), "{err}");
     assert!(e.chase_ring(0).is_err());
 }
+
+/// The lines each warp of a block of `warps` whole warps reaches after `loads` barrier-chase
+/// steps through `words`, starting at `first_warp` (the block's first warp over the grid).
+fn expected_barrier_lines(words: &[u32], first_warp: usize, warps: usize, loads: u32) -> Vec<u32> {
+    let lines = (words.len() / CHASE_LINE_WORDS) as u32;
+    let mut line: Vec<u32> = (0..warps)
+        .map(|w| ((first_warp + w) % lines as usize) as u32)
+        .collect();
+    for _ in 0..loads {
+        // Each warp sums its 32 equal words; every warp then sums the warps' sums.
+        let total = line.iter().fold(0u32, |t, &l| {
+            t.wrapping_add((words[l as usize * CHASE_LINE_WORDS] % lines).wrapping_mul(32))
+        });
+        line = (0..warps as u32)
+            .map(|w| total.wrapping_add(w) % lines)
+            .collect();
+    }
+    line
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn barrier_chase_grid_reduces_every_step_across_its_block_and_stays_inside_its_buffers() {
+    let e = Engine::new(0).expect("a CUDA device at ordinal 0");
+    let lines = 64;
+    let ring = e.chase_ring(lines).unwrap();
+    let words = chase_ring_words(lines, 0x9E37_79B9_7F4A_7C15);
+    let (blocks, threads) = (6usize, 256usize);
+    let shape = LaunchShape::linear(blocks as u32, threads as u32);
+    let warps = threads / 32;
+    let mut sink = e.zeros::<u32>(blocks * threads).unwrap();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    for loads in [0u32, 1, 4, 50] {
+        e.barrier_chase_grid(2_000, loads, shape, &ring, &mut sink, &mut slots, 1)
+            .unwrap();
+        let got = e.dtoh(&sink).unwrap();
+        for b in 0..blocks {
+            let want = expected_barrier_lines(&words, b * warps, warps, loads);
+            for (t, &l) in got[b * threads..][..threads].iter().enumerate() {
+                assert_eq!(l, want[t / 32], "block {b} thread {t} after {loads} steps");
+            }
+        }
+        let s = e.dtoh(&slots).unwrap();
+        assert_eq!(&s[..4], &[0, 0, 0, 0], "slot 0 untouched");
+        assert!(s[6] >= 2_000, "span {} shorter than the spin alone", s[6]);
+    }
+    // Blocks of a partial warp and any ring contents: no fault, lines inside the ring.
+    let wild = e.htod(&vec![u32::MAX; 4 * CHASE_LINE_WORDS]).unwrap();
+    let mut short = e.zeros::<u32>(5).unwrap();
+    e.barrier_chase_grid(
+        0,
+        9,
+        LaunchShape::linear(3, 100),
+        &wild,
+        &mut short,
+        &mut slots,
+        1,
+    )
+    .unwrap();
+    let got = e.dtoh(&short).unwrap();
+    assert!(got.iter().all(|&l| l < 4), "{got:?}");
+    // Bad input as chase_grid's.
+    let part = e.zeros::<u32>(CHASE_LINE_WORDS - 1).unwrap();
+    let err = e
+        .barrier_chase_grid(0, 1, shape, &part, &mut sink, &mut slots, 1)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    let err = e
+        .barrier_chase_grid(0, 1, shape, &ring, &mut sink, &mut slots, 2)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}

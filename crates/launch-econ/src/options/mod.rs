@@ -326,12 +326,16 @@ pub struct ReplayArgs {
     pub sub_floor: crate::stand_in::SubFloor,
 
     /// What stands in for kernels (other than real GEMMs) on walks whose streams run side by
-    /// side: `chase-element-wise`, a chase (dependent reads through the L2, then a spin) for
+    /// side: `chase-barriers`, a chase (dependent reads through the L2, then a spin) for
     /// kernels named element-wise, which stretch beside other streams' memory traffic as
-    /// real ones do, and the clock spin for the others; `chase`, a chase for every kernel;
-    /// `spin`, the clock spin for every kernel, as on one stream. (Long kernels with recorded
-    /// inputs read them paced whichever is chosen: see --stream-from-us.)
-    #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentStandIn::ChaseElementWise)]
+    /// real ones do, for kernels named normalisations and reductions a barrier chase, whose
+    /// every read ends in a block-wide reduction that does not stretch, and the clock spin
+    /// for the others; `chase-element-wise`,
+    /// the chase for element-wise kernels and the clock spin for the others; `chase`, a
+    /// chase for every kernel; `spin`, the clock spin for every kernel, as on one stream.
+    /// (Long kernels with recorded inputs read them paced whichever is chosen: see
+    /// --stream-from-us.)
+    #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentStandIn::ChaseBarriers)]
     pub concurrent_stand_ins: crate::stand_in::ConcurrentStandIn,
 
     /// How timed spin stand-ins keep their time on walks whose streams run side by side:

@@ -48,7 +48,7 @@ pub fn node_us_after(
 /// Measures, on `e`, the node times of every kernel shape in `walk`, to plan each node at its
 /// recorded duration + `gap_us` (see [`crate::node_gap`]); kernels recorded at
 /// `stream_from_ns` or longer will stream; with `chase`, kernels that reach their shape's chase
-/// floor will chase.
+/// floor will chase (and with `barrier_chase` too, barrier chases are measured for them).
 pub fn plan(
     e: &Engine,
     walk: &Walk,
@@ -56,7 +56,9 @@ pub fn plan(
     gap_us: f64,
     stream_from_ns: f64,
     chase: bool,
+    barrier_chase: bool,
 ) -> anyhow::Result<StandInPlan> {
+    let barrier_chase = chase && barrier_chase;
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let (ring, mut sink) = if chase {
         (
@@ -81,19 +83,33 @@ pub fn plan(
                 empty_us: node_us(e, |eng| eng.noop_shaped(shape))?,
                 spin_zero_span_ns,
                 chase: None,
+                barrier_chase: None,
             };
-            let mut chase_node = |steps, ns| {
-                node_us(e, |eng| {
-                    eng.chase_grid(ns, steps, shape, &ring, &mut sink, &mut slots, 0)
+            let mut chase_nodes = |barriers: bool| -> anyhow::Result<ChaseNodes> {
+                let mut node = |steps, ns| {
+                    node_us(e, |eng| {
+                        let (ring, sink, slots) = (&ring, &mut sink, &mut slots);
+                        if barriers {
+                            eng.barrier_chase_grid(ns, steps, shape, ring, sink, slots, 0)
+                        } else {
+                            eng.chase_grid(ns, steps, shape, ring, sink, slots, 0)
+                        }
+                    })
+                };
+                Ok(ChaseNodes {
+                    zero_us: node(0, 0)?,
+                    steps_us: node(CHASE_PROBE_STEPS, 0)?,
+                    spin_us: node(0, PROBE_NS)?,
                 })
             };
             let nodes = ShapeNodes {
                 chase: if chase {
-                    Some(ChaseNodes {
-                        zero_us: chase_node(0, 0)?,
-                        steps_us: chase_node(CHASE_PROBE_STEPS, 0)?,
-                        spin_us: chase_node(0, PROBE_NS)?,
-                    })
+                    Some(chase_nodes(false)?)
+                } else {
+                    None
+                },
+                barrier_chase: if barrier_chase {
+                    Some(chase_nodes(true)?)
                 } else {
                     None
                 },
@@ -116,6 +132,7 @@ pub fn plan(
         // update-walk prepares replay their spins as calibrated.
         spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
+        barrier_chase_reductions: false,
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: f64::INFINITY,

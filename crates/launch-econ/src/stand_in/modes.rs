@@ -27,11 +27,16 @@ pub enum SubFloor {
 pub enum ConcurrentStandIn {
     /// A chase for element-wise kernels (by name, [`crate::trace::is_element_wise`]), the
     /// spin for the others.
-    #[default]
     ChaseElementWise,
     /// A chase for every kernel: dependent reads through the L2, then a spin (see the
     /// module).
     Chase,
+    /// A chase for element-wise kernels, a barrier chase for normalisations and reductions
+    /// (by name, [`crate::trace::is_reduction`]), whose reads each end in a block-wide
+    /// reduction as those kernels' rounds do (shuffles and barriers that do not stretch
+    /// beside other streams' traffic), the spin for the others.
+    #[default]
+    ChaseBarriers,
     /// The clock spin for every kernel, as on one stream.
     Spin,
 }

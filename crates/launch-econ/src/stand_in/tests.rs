@@ -14,6 +14,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         empty_us: 1.7,
         spin_zero_span_ns: 300.0,
         chase: None,
+        barrier_chase: None,
     };
     StandInPlan {
         gap_us: 0.1,
@@ -27,6 +28,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         sub_floor: SubFloor::Balance,
         spin_fit: SpinFit::Off,
         chase_element_wise_only: false,
+        barrier_chase_reductions: false,
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: 2000.0,
@@ -433,6 +435,7 @@ proptest::proptest! {
                 empty_us,
                 spin_zero_span_ns: 100.0,
                 chase: None,
+                barrier_chase: None,
             });
             widest = widest.max(width);
             let target_us = empty_us + at * width;
@@ -534,6 +537,71 @@ fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
     let chase = p.shapes.get_mut(&WIDE).unwrap().chase.as_mut().unwrap();
     chase.steps_us = chase.zero_us;
     assert_eq!(p.choose(2000.0, WIDE), Choice::Chase { steps: 0, ns: 1000 });
+}
+
+#[test]
+fn barrier_chases_stand_in_for_the_kernels_that_do_not_chase_by_their_own_nodes() {
+    let mut p = plan_with(4.0);
+    let reads = ChaseNodes {
+        zero_us: 1.1,
+        steps_us: 1.1 + 8.0 * 0.2,
+        spin_us: 1.1 + 2.0,
+    };
+    // A barrier step (a read, then a block-wide reduction) takes longer alone: 0.35 µs.
+    let barriers = ChaseNodes {
+        steps_us: 1.1 + 8.0 * 0.35,
+        ..reads
+    };
+    let shape = p.shapes.get_mut(&WIDE).unwrap();
+    shape.chase = Some(reads);
+    shape.barrier_chase = Some(barriers);
+    shape.empty_us = 0.9;
+    p.chase_element_wise_only = true;
+    p.barrier_chase_reductions = true;
+    let add =
+        "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::Half>>";
+    let norm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half>";
+    let mut carry = SubFloorCarry::default();
+    // Target 2.5 µs: an add chases 7 reads; the LayerNorm 4 barrier steps (1.4 µs) and
+    // spins the 0 µs left.
+    assert_eq!(
+        p.choose_named(add, 2400.0, WIDE, &mut carry),
+        Choice::Chase { steps: 7, ns: 0 }
+    );
+    assert_eq!(
+        p.choose_named(norm, 2400.0, WIDE, &mut carry),
+        Choice::BarrierChase { steps: 4, ns: 0 }
+    );
+    // Targets of 1.2 µs, between the empty kernel (0.9) and one barrier step (1.45): the two
+    // in turn, as chases do.
+    let mut carry = SubFloorCarry::default();
+    let picks: Vec<Choice> = (0..4)
+        .map(|_| p.choose_named(norm, 1100.0, WIDE, &mut carry))
+        .collect();
+    assert!(
+        picks.contains(&Choice::BarrierChase { steps: 1, ns: 0 }),
+        "{picks:?}"
+    );
+    assert!(picks.contains(&Choice::Empty), "{picks:?}");
+    // A kernel not named a reduction (a gather) spins.
+    let gather = "void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::Half, long>";
+    assert_eq!(
+        p.choose_named(gather, 2400.0, WIDE, &mut SubFloorCarry::default()),
+        Choice::Spin(500)
+    );
+    // Without barrier chases the LayerNorm spins; a shape whose barrier chase was not
+    // measured spins too.
+    p.barrier_chase_reductions = false;
+    assert_eq!(
+        p.choose_named(norm, 2400.0, WIDE, &mut SubFloorCarry::default()),
+        Choice::Spin(500)
+    );
+    p.barrier_chase_reductions = true;
+    p.shapes.get_mut(&WIDE).unwrap().barrier_chase = None;
+    assert_eq!(
+        p.choose_named(norm, 2400.0, WIDE, &mut SubFloorCarry::default()),
+        Choice::Spin(500)
+    );
 }
 
 #[test]

@@ -31,6 +31,19 @@ pub fn is_normalisation(name: &str) -> bool {
     .any(|k| n.contains(k))
 }
 
+/// Whether a kernel's name says it reduces across the threads of its blocks: the
+/// normalisations ([`is_normalisation`]), PyTorch's `reduce_kernel` family (sums, means,
+/// norms, arg-max), softmax and log-softmax, scans and moments, cuDNN's reductions. Each round
+/// of such a kernel is loads, then shuffles and barriers that wait on no memory: what a
+/// barrier chase stands for. Gathers, copies, sorts and attention are not.
+pub fn is_reduction(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    is_normalisation(name)
+        || ["reduce_kernel", "reduction", "softmax", "scan", "moments"]
+            .iter()
+            .any(|k| n.contains(k))
+}
+
 /// Whether a kernel's name says it is a fused attention (cuDNN's SDPA, FlashAttention,
 /// PyTorch's memory-efficient `fmha` / `attention_kernel` kernels): at decode its time is reading
 /// the keys and values its operator was given, so those recorded inputs say what it asks of

@@ -21,6 +21,31 @@ fn normalisations_are_told_by_name_and_random_normals_are_not() {
 }
 
 #[test]
+fn reductions_are_told_by_name_and_gathers_sorts_and_attention_are_not() {
+    for n in [
+        "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float>>>",
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float>",
+        "void (anonymous namespace)::softmax_warp_forward<c10::Half, c10::Half, float, 9>",
+        "void at::native::tensor_kernel_scan_innermost_dim<float, std::plus<float> >",
+        "void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<c10::Half>",
+        "void cudnn::fusion::lean_reduction_kernel<false, false, false>",
+        "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half, float, false>",
+    ] {
+        assert!(is_reduction(n), "{n}");
+    }
+    for n in [
+        "void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long>",
+        "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2>",
+        "void at::native::(anonymous namespace)::EmbeddingBag_updateOutputKernel_sum_mean<float>",
+        "void at::native::radixSortKVInPlace<2, -1, 32, 4, float, long, unsigned int>",
+        "fmha_cutlassF_bf16_aligned_64x128_rf_sm80",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>",
+    ] {
+        assert!(!is_reduction(n), "{n}");
+    }
+}
+
+#[test]
 fn fused_attention_is_told_by_name() {
     for n in [
         "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_35",

@@ -252,8 +252,9 @@ fn a_second_wait_on_one_recording_does_not_wait_for_work_issued_after_it() {
 }
 
 /// `--concurrent-stand-ins chase` stands a concurrent walk's kernels in by chases and the
-/// report says so; by default only kernels named element-wise chase (none in this fixture),
-/// `spin` spins them all, and a walk on one stream never chases.
+/// report says so; kernels named element-wise chase (none in this fixture) and by default
+/// (`chase-barriers`) those named reductions barrier-chase, with `chase-element-wise` they
+/// spin, `spin` spins them all, and a walk on one stream never chases.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
@@ -273,6 +274,22 @@ fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
     ));
     let text = stdout_of(&out);
     assert!(text.contains("4 kernels stand in by a chase"), "{text}");
+    // Kernels not named reductions never barrier-chase; the same walk with its kernels named
+    // reductions does by default (`chase-barriers`), and spins them with `chase-element-wise`.
+    assert_eq!(stand_ins(&fx, quick, "barrier_chase_stand_ins"), 0);
+    let fx = fixture("kineto_two_streams_reductions.json");
+    let barrier_chases = |flags: &str| stand_ins(&fx, flags, "barrier_chase_stand_ins");
+    assert_eq!(barrier_chases(quick), 4, "chase-barriers is the default");
+    assert_eq!(stand_ins(&fx, quick, "chase_stand_ins"), 0);
+    let element_wise = format!("{quick} --concurrent-stand-ins chase-element-wise");
+    assert_eq!(barrier_chases(&element_wise), 0);
+    assert_eq!(stand_ins(&fx, &element_wise, "chase_stand_ins"), 0);
+    let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --warmup 0"));
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("4 kernels stand in by a barrier chase"),
+        "{text}"
+    );
 }
 
 /// Decode attention on two streams whose operator inputs the trace recorded (33.6 MB in
