@@ -21,7 +21,11 @@ pub enum SubFloor {
 /// round trip takes longer (H200, a two-expert walk: −10% with spins, +2% with chases). A
 /// chase stretches as its dependent reads do, more than a reduction or normalisation, whose
 /// time is not only round trips (a two-branch MLP with LayerNorms: +5 to +7% with every kernel
-/// chasing, −3% with element-wise kernels only). docs/validation-h200.md has the six walks.
+/// chasing, −3% with element-wise kernels only), while a spin does not stretch at all
+/// (LayerNorms beside GEMV lanes 11–13% low). A barrier chase's rounds are a read and a
+/// block-wide reduction, as theirs are: on the H200's stored multi-stream walks, replayed both
+/// ways interleaved, 77 of 104 within 5% against 72 with spins, held-out batch 50 (written
+/// before it) 4 of 6 against 1. docs/validation-h200.md has the walks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConcurrentStandIn {
