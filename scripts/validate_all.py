@@ -272,6 +272,12 @@ GROUPS = [
                                          "ja_logsumexp_beside_output_projections_b2,"
                                          "ja_l2_normalise_beside_three_gemv_lanes,"
                                          "ja_mistral_decode_beside_rmsnorm_lane"),
+    ("heldout51", "heldout_51_walks.py", "jb_softmax_beside_up_projection_gemvs,"
+                                         "jb_groupnorm_beside_two_gemv_lanes,"
+                                         "jb_sums_beside_decode_attention_b2,"
+                                         "jb_argmax_beside_projections_b4,"
+                                         "jb_embedding_lookups_beside_gemv_lanes,"
+                                         "jb_llama_decode_beside_layernorm_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

@@ -45,7 +45,10 @@
 //! rest, measured shape by shape like the spin. Alone it costs what the spin does; beside
 //! another stream's GEMMs each step takes as long as a memory round trip takes there, so it
 //! stretches as a short element-wise kernel does and a clock spin does not — and more than a
-//! reduction does, which keeps its spin.
+//! reduction does. A kernel named a normalisation or reduction stands in by a barrier chase
+//! ([`memra_engine::Engine::barrier_chase_grid`]): each step a read and a block-wide reduction
+//! of it, so its reads stretch there and its shuffles and barriers do not, as that kernel's
+//! rounds; other kernels (gathers, copies, sorts) spin.
 
 use std::collections::HashMap;
 
