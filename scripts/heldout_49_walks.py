@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import attention_chain, linear_lane  # noqa: E402
+from walk_parts import attention_chain, linear_lane, repeated  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -31,13 +31,7 @@ def layer_norm_lane(width, rows, passes, dtype):
     with torch.device("cuda"):
         norm = torch.nn.LayerNorm(width).to(dtype)
         x = torch.randn(rows, width, dtype=dtype)
-
-    def run():
-        y = x
-        for _ in range(passes):
-            y = norm(y)
-        return y
-    return run
+    return repeated(x, passes, norm)
 
 
 def layernorm_lanes_beside_wide_gemv():

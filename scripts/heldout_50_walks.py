@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import linear_lane, rms_norm  # noqa: E402
+from walk_parts import linear_lane, repeated, rms_norm  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -29,13 +29,7 @@ def rms_norm_lane(rows, width, passes, dtype):
     with torch.device("cuda"):
         h = torch.randn(rows, width, dtype=dtype)
         g = torch.rand(width, dtype=dtype) + 0.5
-
-    def run():
-        y = h
-        for _ in range(passes):
-            y = rms_norm(y, g)
-        return y
-    return run
+    return repeated(h, passes, lambda y: rms_norm(y, g))
 
 
 def rmsnorm_beside_down_projections_b2():

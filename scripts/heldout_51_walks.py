@@ -14,23 +14,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import attention_chain, linear_lane  # noqa: E402
+from walk_parts import attention_chain, linear_lane, repeated  # noqa: E402
 from walk_parts import no_grad_step as no_grad  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 LLAMA_SMALL = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
                    num_attention_heads=16, num_key_value_heads=4,
                    vocab_size=32000, max_position_embeddings=2048)
-
-
-def repeated(x, passes, f):
-    """A lane that applies `f` `passes` times, starting from `x`."""
-    def run():
-        y = x
-        for _ in range(passes):
-            y = f(y)
-        return y
-    return run
 
 
 def softmax_beside_up_projection_gemvs():
@@ -61,7 +51,8 @@ def sums_beside_decode_attention_b2():
         v = torch.randn(2, 32, 4096, 64, dtype=torch.float16)
         q = torch.randn(2, 32, 1, 64, dtype=torch.float16)
         x = torch.randn(32, 2048, dtype=torch.float32)
-    centre = repeated(x, 6, lambda y: y - y.mean(-1, keepdim=True) + y.sum(-1, keepdim=True) * 1e-6)
+    centre = repeated(x, 6, lambda y: (y - y.mean(-1, keepdim=True)
+                                       + y.sum(-1, keepdim=True) * 1e-6))
     return no_grad(fork_lanes([attention_chain(q, k, v, 3), centre]))
 
 

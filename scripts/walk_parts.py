@@ -231,6 +231,17 @@ def chain(fn, n):
     return run
 
 
+def repeated(x, passes, f):
+    """A lane that applies `f` `passes` times, starting from `x`, and returns the last result:
+    a chain of one operator (norms, softmax, reductions) beside other lanes."""
+    def run():
+        y = x
+        for _ in range(passes):
+            y = f(y)
+        return y
+    return run
+
+
 def corner(t):
     """A scalar from one corner of `t`, so that branches of any shape can be added."""
     return t.flatten()[:1].float().sum()
