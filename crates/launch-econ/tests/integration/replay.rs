@@ -163,6 +163,15 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
         (
             vec![
                 "replay".into(),
+                fx("kineto_two_streams_reductions.json"),
+                "--concurrent-stand-ins".into(),
+                "barriers".into(),
+            ],
+            "invalid value 'barriers' for '--concurrent-stand-ins",
+        ),
+        (
+            vec![
+                "replay".into(),
                 fx("kineto_step.json"),
                 "--export-trace".into(),
                 "/nonexistent-dir/replay.json".into(),
