@@ -226,12 +226,8 @@ impl Prepared {
                             slot: kernels - 1,
                         }
                     } else {
-                        let choice = plan.choose_named(
-                            &op.name,
-                            planned_ns,
-                            (*grid, *block),
-                            &mut sub_floor,
-                        );
+                        let choice =
+                            plan.choose_named(op, planned_ns, (*grid, *block), &mut sub_floor);
                         let timed = !matches!(choice, Choice::Empty);
                         let held = if timed {
                             plan.held_shape(shape, op)

@@ -244,13 +244,12 @@ pub fn replay(
     let long_kernels_as_recorded = cfg.stream_from_ns.is_some() && !overlapping;
     let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
     let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
-    let barriers = cfg.concurrent == ConcurrentStandIn::ChaseBarriers;
-    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase, barriers)?;
-    plan.chase_element_wise_only = matches!(
+    let barriers = matches!(
         cfg.concurrent,
-        ConcurrentStandIn::ChaseElementWise | ConcurrentStandIn::ChaseBarriers
+        ConcurrentStandIn::ChaseBarriers | ConcurrentStandIn::ChaseRounds
     );
-    plan.barrier_chase_reductions = barriers;
+    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase, barriers)?;
+    plan.concurrent = cfg.concurrent;
     plan.chase_floor = cfg.chase_floor;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
     plan.wide_grids = cfg.grid_nodes.clone();

@@ -54,7 +54,7 @@ use std::collections::HashMap;
 
 use memra_engine::LaunchShape;
 
-use crate::trace::{is_element_wise, is_reduction};
+use crate::trace::{is_element_wise, is_reduction, Op};
 
 /// Recorded kernels at least this long stand in by streaming memory by default, ns.
 pub const DEFAULT_STREAM_FROM_NS: f64 = 2_000.0;
@@ -196,13 +196,9 @@ pub struct StandInPlan {
     pub sub_floor: SubFloor,
     /// Whether timed spins are fitted in the walk's graph.
     pub spin_fit: SpinFit,
-    /// Only element-wise kernels (by name, [`is_element_wise`]) chase; the others spin, or
-    /// with [`StandInPlan::barrier_chase_reductions`] those named reductions barrier-chase.
-    pub chase_element_wise_only: bool,
-    /// With [`StandInPlan::chase_element_wise_only`]: the kernels named reductions
-    /// ([`is_reduction`]: normalisations, reductions, softmax, scans) stand in by a barrier
-    /// chase where their shape's was measured.
-    pub barrier_chase_reductions: bool,
+    /// Which kernels chase, barrier-chase or spin where their shape's chases were measured
+    /// (walks whose streams run side by side).
+    pub concurrent: ConcurrentStandIn,
     /// What stands in for a chasing kernel shorter than a one-read chase.
     pub chase_floor: ChaseFloor,
     /// The device's peaks, where the walk has recorded GEMMs: those held by their math spin
@@ -460,23 +456,16 @@ impl StandInPlan {
         self.choose_chasing(recorded_ns, shape, carry, Some(ChaseKind::Reads))
     }
 
-    /// [`StandInPlan::choose_carrying`] for the kernel named `name`: a chase only where its
-    /// shape's chase was measured and the plan lets this kernel chase (a barrier chase for a
-    /// reduction where the plan lets only those, [`StandInPlan::barrier_chase_reductions`]).
+    /// [`StandInPlan::choose_carrying`] for the kernel `op`: a chase only where its shape's
+    /// chase was measured and [`StandInPlan::concurrent`] lets this kernel chase.
     pub fn choose_named(
         &self,
-        name: &str,
+        op: &Op,
         recorded_ns: f64,
         shape: ShapeKey,
         carry: &mut SubFloorCarry,
     ) -> Choice {
-        let chase = if !self.chase_element_wise_only || is_element_wise(name) {
-            Some(ChaseKind::Reads)
-        } else if self.barrier_chase_reductions && is_reduction(name) {
-            Some(ChaseKind::Barriers)
-        } else {
-            None
-        };
+        let chase = chase_kind(self.concurrent, op, shape);
         self.choose_chasing(recorded_ns, shape, carry, chase)
     }
 
@@ -527,6 +516,43 @@ impl StandInPlan {
             };
         }
         Choice::Spin(n.spin_request_ns(target))
+    }
+}
+
+/// Bytes a thread of a reduction reads in one round of loads: four loads of 16 bytes in
+/// flight (a loop unrolled by four, as PyTorch's reductions are). A reduction whose threads
+/// each read more before their block reduces waits on several rounds of loads per barrier.
+pub const ROUND_BYTES: f64 = 64.0;
+
+/// What kind of chase `op` (launched as `shape`) stands in by under `mode`, if any.
+/// Under [`ConcurrentStandIn::ChaseRounds`] a reduction whose threads each read more than
+/// [`ROUND_BYTES`] of its data (its operator's largest recorded input over the grid's threads:
+/// a normalisation's weights are read again by every row, from the L2) chases plainly: its
+/// time is rounds of loads, which all stretch beside other streams' traffic, and its block
+/// reduction a small part.
+pub fn chase_kind(mode: ConcurrentStandIn, op: &Op, shape: ShapeKey) -> Option<ChaseKind> {
+    let name = op.name.as_str();
+    let reduction = || is_reduction(name);
+    match mode {
+        ConcurrentStandIn::Chase => Some(ChaseKind::Reads),
+        ConcurrentStandIn::Spin => None,
+        _ if is_element_wise(name) => Some(ChaseKind::Reads),
+        ConcurrentStandIn::ChaseElementWise => None,
+        ConcurrentStandIn::ChaseBarriers => reduction().then_some(ChaseKind::Barriers),
+        ConcurrentStandIn::ChaseRounds if !reduction() => None,
+        ConcurrentStandIn::ChaseRounds => {
+            let ((gx, gy, gz), (bx, by, bz)) = shape;
+            let threads = [gx, gy, gz, bx, by, bz]
+                .iter()
+                .map(|&d| d as f64)
+                .product::<f64>();
+            match op.largest_input_bytes {
+                Some(bytes) if threads > 0.0 && bytes / threads > ROUND_BYTES => {
+                    Some(ChaseKind::Reads)
+                }
+                _ => Some(ChaseKind::Barriers),
+            }
+        }
     }
 }
 

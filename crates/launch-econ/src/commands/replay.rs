@@ -334,7 +334,7 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     }
     for (count, what) in [
         (f.chase_stand_ins, "stand in by a chase (dependent reads through the L2, then a spin): beside the other streams' memory traffic they stretch as short real kernels do"),
-        (f.barrier_chase_stand_ins, "stand in by a barrier chase (each dependent read ends in a block-wide reduction, --concurrent-stand-ins chase-barriers): beside the other streams' traffic their reads stretch, their barriers not"),
+        (f.barrier_chase_stand_ins, "stand in by a barrier chase (each dependent read ends in a block-wide reduction, --concurrent-stand-ins): beside the other streams' traffic their reads stretch, their barriers not"),
         (f.block_spin_stand_ins, "stand in by a spin timed per block (--concurrent-spins blocks): a stand-in that finds SMs held by another stream's kernel runs longer, as its kernel's blocks would"),
         (f.real_gemm_kernels, "are recorded GEMMs run for real by cuBLAS with their recorded shapes (not in the spans above)"),
     ] {

@@ -326,16 +326,18 @@ pub struct ReplayArgs {
     pub sub_floor: crate::stand_in::SubFloor,
 
     /// What stands in for kernels (other than real GEMMs) on walks whose streams run side by
-    /// side: `chase-barriers`, a chase (dependent reads through the L2, then a spin) for
+    /// side: `chase-rounds`, a chase (dependent reads through the L2, then a spin) for
     /// kernels named element-wise, which stretch beside other streams' memory traffic as
     /// real ones do, for kernels named normalisations and reductions a barrier chase, whose
-    /// every read ends in a block-wide reduction that does not stretch, and the clock spin
-    /// for the others; `chase-element-wise`,
+    /// every read ends in a block-wide reduction that does not stretch, or a chase where
+    /// each thread reads more than one round of loads (64 bytes of its operator's largest
+    /// recorded input) before its block reduces, and the clock spin for the others;
+    /// `chase-barriers`, the same with every reduction barrier-chasing; `chase-element-wise`,
     /// the chase for element-wise kernels and the clock spin for the others; `chase`, a
     /// chase for every kernel; `spin`, the clock spin for every kernel, as on one stream.
     /// (Long kernels with recorded inputs read them paced whichever is chosen: see
     /// --stream-from-us.)
-    #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentStandIn::ChaseBarriers)]
+    #[arg(long, value_enum, default_value_t = crate::stand_in::ConcurrentStandIn::ChaseRounds)]
     pub concurrent_stand_ins: crate::stand_in::ConcurrentStandIn,
 
     /// How timed spin stand-ins keep their time on walks whose streams run side by side:

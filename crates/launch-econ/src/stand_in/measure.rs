@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use memra_engine::{Engine, LaunchShape};
 
 use super::{
-    ChaseNodes, ShapeNodes, SpinFit, StandInPlan, SubFloor, CHASE_PROBE_STEPS, CHASE_RING_LINES,
-    CHASE_SINK_WORDS, PROBE_NS,
+    ChaseNodes, ConcurrentStandIn, ShapeNodes, SpinFit, StandInPlan, SubFloor, CHASE_PROBE_STEPS,
+    CHASE_RING_LINES, CHASE_SINK_WORDS, PROBE_NS,
 };
 use crate::calibration::Calibration;
 use crate::stats::median;
@@ -131,8 +131,8 @@ pub fn plan(
         // Fitted where the caller asks (replay: --spin-fit); the all-spin walks that
         // update-walk prepares replay their spins as calibrated.
         spin_fit: SpinFit::Off,
-        chase_element_wise_only: false,
-        barrier_chase_reductions: false,
+        // Every kernel chases where chases were measured, unless the caller narrows it.
+        concurrent: ConcurrentStandIn::Chase,
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: f64::INFINITY,

@@ -25,7 +25,12 @@ pub enum SubFloor {
 /// (LayerNorms beside GEMV lanes 11–13% low). A barrier chase's rounds are a read and a
 /// block-wide reduction, as theirs are: on the H200's stored multi-stream walks, replayed both
 /// ways interleaved, 77 of 104 within 5% against 72 with spins, held-out batch 50 (written
-/// before it) 4 of 6 against 1. docs/validation-h200.md has the walks.
+/// before it) 4 of 6 against 1. A reduction whose threads each read several rounds of loads
+/// before their block reduces (PyTorch's `reduce_kernel` sums, means and arg-maxes over few
+/// blocks) waits on loads nearly all its time: barrier-chasing, such reductions beside decode
+/// GEMMs replayed 12–17% low; chasing them (`chase-rounds`), the 21 stored walks with such
+/// kernels came 17 of 21 within 5% against 12–13, in three interleaved runs.
+/// docs/validation-h200.md has the walks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConcurrentStandIn {
@@ -39,8 +44,13 @@ pub enum ConcurrentStandIn {
     /// (by name, [`crate::trace::is_reduction`]), whose reads each end in a block-wide
     /// reduction as those kernels' rounds do (shuffles and barriers that do not stretch
     /// beside other streams' traffic), the spin for the others.
-    #[default]
     ChaseBarriers,
+    /// As `chase-barriers`, but a reduction whose threads each read more than one round of
+    /// loads before their block reduces (its operator's largest recorded input over the grid's
+    /// threads, over 64 bytes; `stand_in::ROUND_BYTES`) chases as element-wise kernels do:
+    /// its time is loads, its one reduction a small part.
+    #[default]
+    ChaseRounds,
     /// The clock spin for every kernel, as on one stream.
     Spin,
 }

@@ -5,6 +5,11 @@ use crate::trace::OpKind;
 
 const WIDE: ShapeKey = ((2048, 1, 1), (128, 1, 1));
 
+/// A kernel named `name`, as the trace reader gives it (no inputs recorded).
+fn named(name: &str) -> Op {
+    Op::kernel(name, 0.0, 0.0)
+}
+
 /// A plan with one measured shape, WIDE: spin nodes 2.0 µs at 0 ns and `probe_us` at
 /// the probe, the empty kernel 1.7 µs, the empty spin's span 300 ns.
 fn plan_with(probe_us: f64) -> StandInPlan {
@@ -27,8 +32,7 @@ fn plan_with(probe_us: f64) -> StandInPlan {
         gemm_operands: Default::default(),
         sub_floor: SubFloor::Balance,
         spin_fit: SpinFit::Off,
-        chase_element_wise_only: false,
-        barrier_chase_reductions: false,
+        concurrent: ConcurrentStandIn::Chase,
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: 2000.0,
@@ -471,17 +475,17 @@ fn chases_take_whole_steps_and_spin_the_rest_above_their_floor() {
     assert_eq!(flat.request(2.1), Some((0, 1000)));
     assert_eq!(flat.request(f64::NAN), None);
     // Element-wise kernels only: a LayerNorm of the same shape spins.
-    p.chase_element_wise_only = true;
+    p.concurrent = ConcurrentStandIn::ChaseElementWise;
     let mut carry = SubFloorCarry::default();
     let add =
         "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::Half>>";
     let norm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half>";
     assert_eq!(
-        p.choose_named(add, 2400.0, WIDE, &mut carry),
+        p.choose_named(&named(add), 2400.0, WIDE, &mut carry),
         Choice::Chase { steps: 7, ns: 0 }
     );
     assert_eq!(
-        p.choose_named(norm, 2400.0, WIDE, &mut carry),
+        p.choose_named(&named(norm), 2400.0, WIDE, &mut carry),
         Choice::Spin(500)
     );
     assert!(is_element_wise("triton_poi_fused_mul_silu_1"));
@@ -524,16 +528,16 @@ fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
     assert_eq!(p.choose(1400.0, WIDE), Choice::Chase { steps: 2, ns: 0 });
     // A kernel that does not chase keeps the sub-floor choice between the empty kernel and
     // the empty spin.
-    p.chase_element_wise_only = true;
+    p.concurrent = ConcurrentStandIn::ChaseElementWise;
     let norm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half>";
     let mut carry = SubFloorCarry::default();
     assert!(matches!(
-        p.choose_named(norm, 1000.0, WIDE, &mut carry),
+        p.choose_named(&named(norm), 1000.0, WIDE, &mut carry),
         Choice::Empty | Choice::Spin(0)
     ));
     // Reads measured no longer than none (noise): one read costs nothing, so a longer target
     // is the chase's spin, never the empty kernel far under it.
-    p.chase_element_wise_only = false;
+    p.concurrent = ConcurrentStandIn::Chase;
     let chase = p.shapes.get_mut(&WIDE).unwrap().chase.as_mut().unwrap();
     chase.steps_us = chase.zero_us;
     assert_eq!(p.choose(2000.0, WIDE), Choice::Chase { steps: 0, ns: 1000 });
@@ -556,8 +560,7 @@ fn barrier_chases_stand_in_for_the_kernels_that_do_not_chase_by_their_own_nodes(
     shape.chase = Some(reads);
     shape.barrier_chase = Some(barriers);
     shape.empty_us = 0.9;
-    p.chase_element_wise_only = true;
-    p.barrier_chase_reductions = true;
+    p.concurrent = ConcurrentStandIn::ChaseBarriers;
     let add =
         "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::Half>>";
     let norm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half>";
@@ -565,18 +568,18 @@ fn barrier_chases_stand_in_for_the_kernels_that_do_not_chase_by_their_own_nodes(
     // Target 2.5 µs: an add chases 7 reads; the LayerNorm 4 barrier steps (1.4 µs) and
     // spins the 0 µs left.
     assert_eq!(
-        p.choose_named(add, 2400.0, WIDE, &mut carry),
+        p.choose_named(&named(add), 2400.0, WIDE, &mut carry),
         Choice::Chase { steps: 7, ns: 0 }
     );
     assert_eq!(
-        p.choose_named(norm, 2400.0, WIDE, &mut carry),
+        p.choose_named(&named(norm), 2400.0, WIDE, &mut carry),
         Choice::BarrierChase { steps: 4, ns: 0 }
     );
     // Targets of 1.2 µs, between the empty kernel (0.9) and one barrier step (1.45): the two
     // in turn, as chases do.
     let mut carry = SubFloorCarry::default();
     let picks: Vec<Choice> = (0..4)
-        .map(|_| p.choose_named(norm, 1100.0, WIDE, &mut carry))
+        .map(|_| p.choose_named(&named(norm), 1100.0, WIDE, &mut carry))
         .collect();
     assert!(
         picks.contains(&Choice::BarrierChase { steps: 1, ns: 0 }),
@@ -586,22 +589,79 @@ fn barrier_chases_stand_in_for_the_kernels_that_do_not_chase_by_their_own_nodes(
     // A kernel not named a reduction (a gather) spins.
     let gather = "void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::Half, long>";
     assert_eq!(
-        p.choose_named(gather, 2400.0, WIDE, &mut SubFloorCarry::default()),
+        p.choose_named(&named(gather), 2400.0, WIDE, &mut SubFloorCarry::default()),
         Choice::Spin(500)
     );
     // Without barrier chases the LayerNorm spins; a shape whose barrier chase was not
     // measured spins too.
-    p.barrier_chase_reductions = false;
+    p.concurrent = ConcurrentStandIn::ChaseElementWise;
     assert_eq!(
-        p.choose_named(norm, 2400.0, WIDE, &mut SubFloorCarry::default()),
+        p.choose_named(&named(norm), 2400.0, WIDE, &mut SubFloorCarry::default()),
         Choice::Spin(500)
     );
-    p.barrier_chase_reductions = true;
+    p.concurrent = ConcurrentStandIn::ChaseBarriers;
     p.shapes.get_mut(&WIDE).unwrap().barrier_chase = None;
     assert_eq!(
-        p.choose_named(norm, 2400.0, WIDE, &mut SubFloorCarry::default()),
+        p.choose_named(&named(norm), 2400.0, WIDE, &mut SubFloorCarry::default()),
         Choice::Spin(500)
     );
+}
+
+#[test]
+fn reductions_that_read_several_rounds_a_thread_chase_under_chase_rounds() {
+    let mut p = plan_with(4.0);
+    let reads = ChaseNodes {
+        zero_us: 1.1,
+        steps_us: 1.1 + 8.0 * 0.2,
+        spin_us: 1.1 + 2.0,
+    };
+    let shape = p.shapes.get_mut(&WIDE).unwrap();
+    shape.chase = Some(reads);
+    shape.barrier_chase = Some(ChaseNodes {
+        steps_us: 1.1 + 8.0 * 0.35,
+        ..reads
+    });
+    p.concurrent = ConcurrentStandIn::ChaseRounds;
+    // WIDE holds 2048 × 128 threads: a sum over 32 MiB reads 128 bytes a thread, two rounds.
+    let threads = 2048.0 * 128.0;
+    let mut sum = named("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>");
+    sum.largest_input_bytes = Some(2.0 * ROUND_BYTES * threads);
+    let mut carry = SubFloorCarry::default();
+    assert_eq!(
+        p.choose_named(&sum, 2400.0, WIDE, &mut carry),
+        Choice::Chase { steps: 7, ns: 0 }
+    );
+    // One round a thread, or inputs the trace did not record: the barrier chase.
+    sum.largest_input_bytes = Some(ROUND_BYTES * threads);
+    assert_eq!(
+        p.choose_named(&sum, 2400.0, WIDE, &mut carry),
+        Choice::BarrierChase { steps: 4, ns: 0 }
+    );
+    sum.largest_input_bytes = None;
+    assert_eq!(
+        p.choose_named(&sum, 2400.0, WIDE, &mut carry),
+        Choice::BarrierChase { steps: 4, ns: 0 }
+    );
+    // Under chase-barriers every reduction barrier-chases, whatever it reads; a gather that
+    // reads as much is no reduction and spins under either.
+    sum.largest_input_bytes = Some(4.0 * ROUND_BYTES * threads);
+    p.concurrent = ConcurrentStandIn::ChaseBarriers;
+    assert_eq!(
+        p.choose_named(&sum, 2400.0, WIDE, &mut carry),
+        Choice::BarrierChase { steps: 4, ns: 0 }
+    );
+    let mut gather = named("void at::native::(anonymous namespace)::indexSelectSmallIndex<float>");
+    gather.input_bytes = sum.largest_input_bytes;
+    for mode in [
+        ConcurrentStandIn::ChaseBarriers,
+        ConcurrentStandIn::ChaseRounds,
+    ] {
+        p.concurrent = mode;
+        assert_eq!(
+            p.choose_named(&gather, 2400.0, WIDE, &mut carry),
+            Choice::Spin(500)
+        );
+    }
 }
 
 #[test]

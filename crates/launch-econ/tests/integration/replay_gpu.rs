@@ -253,8 +253,9 @@ fn a_second_wait_on_one_recording_does_not_wait_for_work_issued_after_it() {
 
 /// `--concurrent-stand-ins chase` stands a concurrent walk's kernels in by chases and the
 /// report says so; kernels named element-wise chase (none in this fixture) and by default
-/// (`chase-barriers`) those named reductions barrier-chase, with `chase-element-wise` they
-/// spin, `spin` spins them all, and a walk on one stream never chases.
+/// (`chase-rounds`) those named reductions barrier-chase, or chase where each thread reads
+/// several rounds of loads, with `chase-element-wise` they spin, `spin` spins them all, and
+/// a walk on one stream never chases.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
@@ -275,21 +276,28 @@ fn concurrent_stand_ins_can_chase_and_one_stream_never_does() {
     let text = stdout_of(&out);
     assert!(text.contains("4 kernels stand in by a chase"), "{text}");
     // Kernels not named reductions never barrier-chase; the same walk with its kernels named
-    // reductions does by default (`chase-barriers`), and spins them with `chase-element-wise`.
+    // reductions does by default (`chase-rounds`), except the two whose operators' recorded
+    // inputs give each thread 256 bytes to read (four rounds of loads), which chase; with
+    // `chase-barriers` all four barrier-chase, with `chase-element-wise` all spin.
     assert_eq!(stand_ins(&fx, quick, "barrier_chase_stand_ins"), 0);
     let fx = fixture("kineto_two_streams_reductions.json");
     let barrier_chases = |flags: &str| stand_ins(&fx, flags, "barrier_chase_stand_ins");
-    assert_eq!(barrier_chases(quick), 4, "chase-barriers is the default");
-    assert_eq!(stand_ins(&fx, quick, "chase_stand_ins"), 0);
+    let chases = |flags: &str| stand_ins(&fx, flags, "chase_stand_ins");
+    assert_eq!(barrier_chases(quick), 2, "chase-rounds is the default");
+    assert_eq!(chases(quick), 2);
+    let barriers = format!("{quick} --concurrent-stand-ins chase-barriers");
+    assert_eq!(barrier_chases(&barriers), 4);
+    assert_eq!(chases(&barriers), 0);
     let element_wise = format!("{quick} --concurrent-stand-ins chase-element-wise");
     assert_eq!(barrier_chases(&element_wise), 0);
-    assert_eq!(stand_ins(&fx, &element_wise, "chase_stand_ins"), 0);
+    assert_eq!(chases(&element_wise), 0);
     let out = succeeds(&replay(&fx, "--trials 2 --reps 3 --warmup 0"));
     let text = stdout_of(&out);
     assert!(
-        text.contains("4 kernels stand in by a barrier chase"),
+        text.contains("2 kernels stand in by a barrier chase"),
         "{text}"
     );
+    assert!(text.contains("2 kernels stand in by a chase"), "{text}");
 }
 
 /// Decode attention on two streams whose operator inputs the trace recorded (33.6 MB in
