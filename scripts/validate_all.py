@@ -278,6 +278,12 @@ GROUPS = [
                                          "jb_argmax_beside_projections_b4,"
                                          "jb_embedding_lookups_beside_gemv_lanes,"
                                          "jb_llama_decode_beside_layernorm_lane"),
+    ("heldout52", "heldout_52_walks.py", "kc_row_maxima_beside_two_gemv_lanes,"
+                                         "kc_vector_norms_beside_down_projections_b2,"
+                                         "kc_sequence_means_beside_decode_attention_b4,"
+                                         "kc_cumsums_beside_linear_layers_b1,"
+                                         "kc_rmsnorm_lanes_beside_qkv_gemvs,"
+                                         "kc_llama_decode_beside_sum_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
