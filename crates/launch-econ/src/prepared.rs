@@ -154,7 +154,7 @@ impl Prepared {
     ) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
         let gap = NodeGap::given_or_measured(gap, e, &cal)?;
-        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, false, false)?;
+        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, None)?;
         Prepared::new(e, walk.ops.iter(), &plan)
     }
 

@@ -242,14 +242,10 @@ pub fn replay(
     };
     // Spins only (`--stream-from-us off`) also stands in for GEMMs held by their math.
     let long_kernels_as_recorded = cfg.stream_from_ns.is_some() && !overlapping;
-    let chase = overlapping && cfg.concurrent != ConcurrentStandIn::Spin;
     let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
-    let barriers = matches!(
-        cfg.concurrent,
-        ConcurrentStandIn::ChaseBarriers | ConcurrentStandIn::ChaseRounds
-    );
-    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chase, barriers)?;
-    plan.concurrent = cfg.concurrent;
+    // Only where streams run side by side do stand-ins chase.
+    let chases = overlapping.then_some(cfg.concurrent);
+    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chases)?;
     plan.chase_floor = cfg.chase_floor;
     plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
     plan.wide_grids = cfg.grid_nodes.clone();

@@ -520,8 +520,9 @@ impl StandInPlan {
 }
 
 /// Bytes a thread of a reduction reads in one round of loads: four loads of 16 bytes in
-/// flight (a loop unrolled by four, as PyTorch's reductions are). A reduction whose threads
-/// each read more before their block reduces waits on several rounds of loads per barrier.
+/// flight (a loop unrolled by four; a modelling choice, not read from the kernel). A reduction
+/// whose threads each read more before their block reduces waits on several rounds of loads
+/// per barrier.
 pub const ROUND_BYTES: f64 = 64.0;
 
 /// What kind of chase `op` (launched as `shape`) stands in by under `mode`, if any.

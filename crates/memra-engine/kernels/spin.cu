@@ -261,6 +261,24 @@ extern "C" __global__ void __maxnreg__(96) stream_paced_deep(const float4* __res
     stream_body<true, 16>(src, src_words, n16, cursor, ns, slot);
 }
 
+// The end both chases share: a spin of `ns` more of the global timer, then the line the
+// thread reached written to `sink` (a word per thread, modulo its length; none where it is
+// empty), so the reads cannot be dropped, and the grid's span closed in `slot`.
+__device__ __forceinline__ void chase_end(unsigned long long ns, unsigned line,
+                                          unsigned int* __restrict__ sink, unsigned int sink_len,
+                                          unsigned long long thread,
+                                          unsigned long long* __restrict__ slot, GridSpan span) {
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - t0) < (long long)ns);
+    if (sink_len) {
+        sink[thread % sink_len] = line;
+    }
+    grid_span_end(slot, span);
+}
+
 // A latency-bound stand-in. Each warp takes `loads` dependent steps through `ring` — lines of
 // 32 words, every word of a line naming the next line, so a step is one coalesced 128-byte
 // read whose result the next step needs — then spins `ns` more of the global timer, writes
@@ -276,7 +294,6 @@ extern "C" __global__ void chase_grid(unsigned long long ns, const unsigned int*
                                       unsigned long long* __restrict__ slot) {
     pdl_enter();
     const GridSpan span = grid_span_begin(slot);
-    const unsigned long long start = span.start;
     const unsigned long long width = flat_width();
     const unsigned long long block = flat_block();
     const unsigned long long lane_in_block = flat_lane();
@@ -288,15 +305,7 @@ extern "C" __global__ void chase_grid(unsigned long long ns, const unsigned int*
             line = ring[(unsigned long long)line * 32ull + lane] % lines;
         }
     }
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while ((long long)(now - t0) < (long long)ns);
-    if (sink_len) {
-        sink[thread % sink_len] = line;
-    }
-    grid_span_end(slot, span);
+    chase_end(ns, line, sink, sink_len, thread, slot, span);
 }
 
 // A chase whose every step is a round of a block-wide reduction, as a normalisation's or a
@@ -343,13 +352,5 @@ extern "C" __global__ void barrier_chase_grid(unsigned long long ns,
             line = (s + warp) % lines;
         }
     }
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while ((long long)(now - t0) < (long long)ns);
-    if (sink_len) {
-        sink[thread % sink_len] = line;
-    }
-    grid_span_end(slot, span);
+    chase_end(ns, line, sink, sink_len, thread, slot, span);
 }

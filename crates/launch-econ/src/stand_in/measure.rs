@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use memra_engine::{Engine, LaunchShape};
 
 use super::{
-    ChaseNodes, ConcurrentStandIn, ShapeNodes, SpinFit, StandInPlan, SubFloor, CHASE_PROBE_STEPS,
-    CHASE_RING_LINES, CHASE_SINK_WORDS, PROBE_NS,
+    chase_kind, ChaseKind, ChaseNodes, ConcurrentStandIn, ShapeKey, ShapeNodes, SpinFit,
+    StandInPlan, SubFloor, CHASE_PROBE_STEPS, CHASE_RING_LINES, CHASE_SINK_WORDS, PROBE_NS,
 };
 use crate::calibration::Calibration;
 use crate::stats::median;
@@ -47,18 +47,31 @@ pub fn node_us_after(
 
 /// Measures, on `e`, the node times of every kernel shape in `walk`, to plan each node at its
 /// recorded duration + `gap_us` (see [`crate::node_gap`]); kernels recorded at
-/// `stream_from_ns` or longer will stream; with `chase`, kernels that reach their shape's chase
-/// floor will chase (and with `barrier_chase` too, barrier chases are measured for them).
+/// `stream_from_ns` or longer will stream. With `chases` (walks whose streams run side by
+/// side), the plan follows that mode, and each shape's chase or barrier chase is measured
+/// where a kernel of that shape stands in by one under it ([`chase_kind`]).
 pub fn plan(
     e: &Engine,
     walk: &Walk,
     cal: &Calibration,
     gap_us: f64,
     stream_from_ns: f64,
-    chase: bool,
-    barrier_chase: bool,
+    chases: Option<ConcurrentStandIn>,
 ) -> anyhow::Result<StandInPlan> {
-    let barrier_chase = chase && barrier_chase;
+    let mode = chases.unwrap_or(ConcurrentStandIn::Spin);
+    // The chase kinds some kernel of each shape stands in by.
+    let mut kinds: HashMap<ShapeKey, (bool, bool)> = HashMap::new();
+    for op in walk.kernels() {
+        if let OpKind::Kernel { grid, block } = op.kind {
+            let k = kinds.entry((grid, block)).or_default();
+            match chase_kind(mode, op, (grid, block)) {
+                Some(ChaseKind::Reads) => k.0 = true,
+                Some(ChaseKind::Barriers) => k.1 = true,
+                None => {}
+            }
+        }
+    }
+    let chase = kinds.values().any(|&(r, b)| r || b);
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let (ring, mut sink) = if chase {
         (
@@ -102,13 +115,14 @@ pub fn plan(
                     spin_us: node(0, PROBE_NS)?,
                 })
             };
+            let (reads, barriers) = kinds.get(&(grid, block)).copied().unwrap_or_default();
             let nodes = ShapeNodes {
-                chase: if chase {
+                chase: if reads {
                     Some(chase_nodes(false)?)
                 } else {
                     None
                 },
-                barrier_chase: if barrier_chase {
+                barrier_chase: if barriers {
                     Some(chase_nodes(true)?)
                 } else {
                     None
@@ -131,8 +145,7 @@ pub fn plan(
         // Fitted where the caller asks (replay: --spin-fit); the all-spin walks that
         // update-walk prepares replay their spins as calibrated.
         spin_fit: SpinFit::Off,
-        // Every kernel chases where chases were measured, unless the caller narrows it.
-        concurrent: ConcurrentStandIn::Chase,
+        concurrent: mode,
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: f64::INFINITY,
