@@ -284,6 +284,12 @@ GROUPS = [
                                          "kc_cumsums_beside_linear_layers_b1,"
                                          "kc_rmsnorm_lanes_beside_qkv_gemvs,"
                                          "kc_llama_decode_beside_sum_lane"),
+    ("heldout53", "heldout_53_walks.py", "kd_qwen2_decode_b8,"
+                                         "kd_column_sums_beside_two_gemv_lanes,"
+                                         "kd_wide_layernorms_beside_decode_attention_b2,"
+                                         "kd_mean_pooling_beside_linear_layers_b8,"
+                                         "kd_log_softmax_beside_output_gemvs,"
+                                         "kd_variances_beside_two_linear_lanes_b2"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
