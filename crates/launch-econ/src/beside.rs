@@ -14,8 +14,8 @@
 //! (reductions, gathers): they have no load.
 //! [`crate::sharing`] shares device memory between the kernels running together where that
 //! load is more than its bandwidth (and the SMs where they hold more than the GPU), and slows
-//! kernels of different lanes, while they run together, by what the measured stretch at their
-//! load leaves beyond that sharing ([`BesideCosts::beside_stretch`]). Every stretch here is
+//! kernels of different lanes, while they run together, by what the measured stretch at the
+//! load beside each (`crate::sharing::load_beside`) leaves beyond that sharing ([`BesideCosts::beside_stretch`]). Every stretch here is
 //! measured on whole graph nodes, and the lay-out lays it on whole nodes too.
 //!
 //! The stretch is measured here on the device, at the upper level of per-node graph cost:

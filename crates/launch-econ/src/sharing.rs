@@ -12,7 +12,9 @@
 //! is conserved, as when blocks that find no room wait for blocks of other kernels to retire,
 //! or two f32 GEMMs whose small blocks fit an SM together share its FMA units. While kernels of
 //! two or more lanes run together they also advance slower by what was measured for kernels
-//! side by side at their load beyond what that sharing already costs ([`crate::beside`]): the
+//! side by side beyond what that sharing already costs ([`crate::beside`]), each read at the
+//! load beside it ([`load_beside`]: a decode GEMV beside a lane of small kernels is not slowed
+//! by its own traffic as beside a second GEMV): the
 //! stretch of a whole node, as it was measured (a GEMM's or an add's node time beside the
 //! other stream against alone), laid on the node's kernel, which alone runs beside the other
 //! lanes (a 1 µs add in a 1.4 µs node takes 0.4 × 1.4 µs more at +40%, not 0.4 × 1). So
@@ -68,6 +70,15 @@ enum State {
     },
 }
 
+/// The load a kernel asking `own_gb_s` is slowed at while the running kernels ask `total_gb_s`
+/// together: twice what the others ask, at most the total. The measured pair is two like
+/// GEMMs, each beside the other's half of the point's load, so a kernel beside its like is
+/// read at the total as measured; one that asks most of the load itself (a decode GEMV beside
+/// a lane of small kernels) is slowed by what little runs beside it, not by its own traffic.
+pub fn load_beside(total_gb_s: f64, own_gb_s: f64) -> f64 {
+    (2.0 * (total_gb_s - own_gb_s)).clamp(0.0, total_gb_s)
+}
+
 /// Work left below this is done, ns, besides a relative 1e-12 of the clock (float sums of
 /// many small steps).
 const DONE_NS: f64 = 1e-6;
@@ -79,7 +90,7 @@ const DONE_NS: f64 = 1e-6;
 /// two or more lanes run, each advances `1 + stretch(load, held) × node / kernel` times slower
 /// again (the stretch is of the whole node, [`NodeCost::fixed_ns`] and
 /// [`NodeCost::work_ns`] together, laid on the kernel), the load
-/// being their GB/s together, `held` the larger of their shares of the SMs together and of
+/// being [`load_beside`] its own GB/s of their GB/s together, `held` the larger of their shares of the SMs together and of
 /// the arithmetic together (what the sharing already prices). Returns each op's lane, start and end, ns, in the order
 /// the ops end.
 pub fn lay_out_sharing(
@@ -186,11 +197,14 @@ pub fn lay_out_sharing_with(
         let shared = held.max(memory).max(math).max(1.0);
         let together = running.len() >= 2;
         // Kernels of two or more lanes running together slow each other by what was measured
-        // side by side at their load beyond the sharing, for as long as they overlap.
-        let beside = if together {
-            1.0 + stretch(load, held.max(math)).max(0.0)
-        } else {
-            1.0
+        // side by side beyond the sharing, for as long as they overlap: each kernel at the
+        // load beside it ([`load_beside`]).
+        let beside = |own_gb_s: f64| {
+            if together {
+                stretch(load_beside(load, own_gb_s), held.max(math)).max(0.0)
+            } else {
+                0.0
+            }
         };
         // Each lane's kernel's rate: a kernel that waits on its loads runs slower by what the
         // other running kernels cost it, where that costs it more than the pair stretch. A
@@ -203,6 +217,7 @@ pub fn lay_out_sharing_with(
                 State::Kernel {
                     waits_on_loads,
                     node_over_work,
+                    gb_s: own,
                     ..
                 } => {
                     let stretch = if waits_on_loads && together {
@@ -210,9 +225,9 @@ pub fn lay_out_sharing_with(
                             State::Kernel { gb_s, .. } if m != l => Some(gb_s),
                             _ => None,
                         });
-                        (beside - 1.0).max(small_stretch(&mut others))
+                        beside(own).max(small_stretch(&mut others))
                     } else {
-                        beside - 1.0
+                        beside(own)
                     };
                     1.0 / (shared * (1.0 + stretch * node_over_work))
                 }

@@ -162,7 +162,7 @@ fn one_lane_is_the_plain_lay_out() {
 }
 
 #[test]
-fn kernels_of_two_lanes_side_by_side_slow_by_the_load_of_all() {
+fn kernels_of_two_lanes_side_by_side_slow_by_their_load() {
     let s = fork_join();
     let gemm = |gb_s: f64, share: f64| NodeCost {
         gb_s,
@@ -171,20 +171,20 @@ fn kernels_of_two_lanes_side_by_side_slow_by_the_load_of_all() {
     // Measured: 10% per 100 GB/s of load, of which the sharing of the SMs prices `held`
     // where the kernels hold more than the GPU (as `BesideCosts::beside_stretch` does).
     let stretch = |gb_s: f64, held: f64| (1.0 + gb_s / 1000.0) / held.max(1.0) - 1.0;
-    // Lanes 1 and 2 start their kernels together, beside each other, at a load of 200 +
-    // 300 GB/s: each node runs half as long again, its 11 ns taking 16.5, the extra laid on
-    // the kernel.
-    let costs = [node(1.0, 10.0, 1.0), gemm(200.0, 0.2), gemm(300.0, 0.3)];
+    // Lanes 1 and 2 start their kernels together, beside each other, at a load of 250 +
+    // 250 GB/s (each beside the other's half, as the measured pair: read at the total): each
+    // node runs half as long again, its 11 ns taking 16.5, the extra laid on the kernel.
+    let costs = [node(1.0, 10.0, 1.0), gemm(250.0, 0.2), gemm(250.0, 0.3)];
     let spans = lay_out_sharing(&s, |op| costs[op.min(2)], stretch, 0.0);
     // Ops 0 and 3 run alone and do not stretch: 11 + (1 + 15.5) + 11.
     assert!((end(&spans) - 38.5).abs() < 1e-9, "{spans:?}");
     // Lane 2's kernel starts after lane 1's has ended: alone, neither slows.
     let late = [
         node(1.0, 10.0, 1.0),
-        gemm(200.0, 0.2),
+        gemm(250.0, 0.2),
         NodeCost {
             fixed_ns: 20.0,
-            ..gemm(300.0, 0.3)
+            ..gemm(250.0, 0.3)
         },
     ];
     let spans = lay_out_sharing(&s, |op| late[op.min(2)], stretch, 0.0);
@@ -198,10 +198,10 @@ fn kernels_of_two_lanes_side_by_side_slow_by_the_load_of_all() {
     // of work in that time and the rest alone.
     let halfway = [
         node(1.0, 10.0, 1.0),
-        gemm(200.0, 0.2),
+        gemm(250.0, 0.2),
         NodeCost {
             fixed_ns: 6.0,
-            ..gemm(300.0, 0.3)
+            ..gemm(250.0, 0.3)
         },
     ];
     let spans = lay_out_sharing(&s, |op| halfway[op.min(2)], stretch, 0.0);
@@ -215,11 +215,11 @@ fn kernels_of_two_lanes_side_by_side_slow_by_the_load_of_all() {
     // slowed by what the measured 1.5x leaves beyond that, 1.5 / 1.2, on the node: 10 ns
     // of work in 1.2 x (10 + 0.25 x 11) = 15.3 ns (the measured 16.5 a node less the
     // sharing's share of the front-end part).
-    let full = [node(1.0, 10.0, 1.0), gemm(200.0, 0.6), gemm(300.0, 0.6)];
+    let full = [node(1.0, 10.0, 1.0), gemm(250.0, 0.6), gemm(250.0, 0.6)];
     let spans = lay_out_sharing(&s, |op| full[op.min(2)], stretch, 0.0);
     assert!((end(&spans) - 38.3).abs() < 1e-9, "{spans:?}");
     // Held beyond what was measured: the sharing alone, 1.8 x 10 ns.
-    let fuller = [node(1.0, 10.0, 1.0), gemm(200.0, 0.9), gemm(300.0, 0.9)];
+    let fuller = [node(1.0, 10.0, 1.0), gemm(250.0, 0.9), gemm(250.0, 0.9)];
     let spans = lay_out_sharing(&s, |op| fuller[op.min(2)], stretch, 0.0);
     assert!(
         (end(&spans) - (11.0 + 19.0 + 11.0)).abs() < 1e-9,
@@ -412,4 +412,28 @@ fn a_kernel_that_waits_on_its_loads_is_given_every_other_running_kernels_load() 
         "{seen:?}"
     );
     assert!(seen.borrow().iter().all(|l| !l.contains(&10.0)), "{seen:?}");
+}
+
+#[test]
+fn a_kernel_is_slowed_at_the_load_beside_it_not_its_own() {
+    // Twice what the others ask, at most the total.
+    assert_eq!(load_beside(500.0, 250.0), 500.0);
+    assert_eq!(load_beside(500.0, 100.0), 500.0);
+    assert_eq!(load_beside(2010.0, 2000.0), 20.0);
+    assert_eq!(load_beside(300.0, 300.0), 0.0);
+    // A GEMV asking 2000 GB/s beside a kernel asking 10 (neither waits on its loads): the
+    // stretch is +10% per 100 GB/s. The GEMV is read at the 20 GB/s beside it (+2%: its
+    // node of 10 ns takes 10.2), the small kernel at the whole 2010 (+201%): while the GEMV
+    // runs it does 10.2 / 3.01 ns of its 4, the rest alone after.
+    let s = fork_join();
+    let stretch = |gb_s: f64, _held: f64| gb_s / 1000.0;
+    let small = NodeCost {
+        waits_on_loads: false,
+        ..small_kernel()
+    };
+    let costs = [node(0.0, 1.0, 1.0), gemm_asking(2000.0, 0.5), small];
+    let spans = lay_out_sharing(&s, |op| costs[op.min(2)], stretch, 0.0);
+    assert!((lane_end(&spans, 1) - 11.2).abs() < 1e-9, "{spans:?}");
+    let small_end = 11.2 + (4.0 - 10.2 / 3.01);
+    assert!((lane_end(&spans, 2) - small_end).abs() < 1e-9, "{spans:?}");
 }
