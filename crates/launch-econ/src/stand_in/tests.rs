@@ -10,6 +10,16 @@ fn named(name: &str) -> Op {
     Op::kernel(name, 0.0, 0.0)
 }
 
+/// A chase's nodes with `step_us` a read: 1.1 µs with no reads, 8 reads more, a 2 µs spin
+/// (the probes `plan` takes) 2 µs more.
+fn chase_of_steps(step_us: f64) -> ChaseNodes {
+    ChaseNodes {
+        zero_us: 1.1,
+        steps_us: 1.1 + 8.0 * step_us,
+        spin_us: 1.1 + 2.0,
+    }
+}
+
 /// A plan with one measured shape, WIDE: spin nodes 2.0 µs at 0 ns and `probe_us` at
 /// the probe, the empty kernel 1.7 µs, the empty spin's span 300 ns.
 fn plan_with(probe_us: f64) -> StandInPlan {
@@ -452,11 +462,7 @@ proptest::proptest! {
 #[test]
 fn chases_take_whole_steps_and_spin_the_rest_above_their_floor() {
     let mut p = plan_with(4.0);
-    let chase = ChaseNodes {
-        zero_us: 1.1,
-        steps_us: 1.1 + 8.0 * 0.2,
-        spin_us: 1.1 + 2.0,
-    };
+    let chase = chase_of_steps(0.2);
     p.shapes.get_mut(&WIDE).unwrap().chase = Some(chase);
     // Target 2.5 µs: 1.4 over the floor, 7 steps of 0.2, nothing left to spin.
     assert_eq!(p.choose(2400.0, WIDE), Choice::Chase { steps: 7, ns: 0 });
@@ -497,11 +503,7 @@ fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
     let mut p = plan_with(4.0);
     let shape = p.shapes.get_mut(&WIDE).unwrap();
     shape.empty_us = 0.9;
-    shape.chase = Some(ChaseNodes {
-        zero_us: 1.1,
-        steps_us: 1.1 + 8.0 * 0.2,
-        spin_us: 1.1 + 2.0,
-    });
+    shape.chase = Some(chase_of_steps(0.2));
     assert_eq!(p.chase_floor, ChaseFloor::OneStep);
     assert!((p.shapes[&WIDE].chase.unwrap().one_step_us() - 1.3).abs() < 1e-12);
     // Targets of 1.1 µs (recorded 1.0 + gap 0.1), between the empty kernel (0.9) and one read
@@ -546,16 +548,9 @@ fn chases_below_one_read_take_the_empty_kernel_or_one_read_in_turn() {
 #[test]
 fn barrier_chases_stand_in_for_the_kernels_that_do_not_chase_by_their_own_nodes() {
     let mut p = plan_with(4.0);
-    let reads = ChaseNodes {
-        zero_us: 1.1,
-        steps_us: 1.1 + 8.0 * 0.2,
-        spin_us: 1.1 + 2.0,
-    };
+    let reads = chase_of_steps(0.2);
     // A barrier step (a read, then a block-wide reduction) takes longer alone: 0.35 µs.
-    let barriers = ChaseNodes {
-        steps_us: 1.1 + 8.0 * 0.35,
-        ..reads
-    };
+    let barriers = chase_of_steps(0.35);
     let shape = p.shapes.get_mut(&WIDE).unwrap();
     shape.chase = Some(reads);
     shape.barrier_chase = Some(barriers);
@@ -610,17 +605,10 @@ fn barrier_chases_stand_in_for_the_kernels_that_do_not_chase_by_their_own_nodes(
 #[test]
 fn reductions_that_read_several_rounds_a_thread_chase_under_chase_rounds() {
     let mut p = plan_with(4.0);
-    let reads = ChaseNodes {
-        zero_us: 1.1,
-        steps_us: 1.1 + 8.0 * 0.2,
-        spin_us: 1.1 + 2.0,
-    };
+    let reads = chase_of_steps(0.2);
     let shape = p.shapes.get_mut(&WIDE).unwrap();
     shape.chase = Some(reads);
-    shape.barrier_chase = Some(ChaseNodes {
-        steps_us: 1.1 + 8.0 * 0.35,
-        ..reads
-    });
+    shape.barrier_chase = Some(chase_of_steps(0.35));
     p.concurrent = ConcurrentStandIn::ChaseRounds;
     // WIDE holds 2048 × 128 threads: a sum over 32 MiB reads 128 bytes a thread, two rounds.
     let threads = 2048.0 * 128.0;
