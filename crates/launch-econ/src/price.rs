@@ -29,7 +29,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less the profiler's own work, its inflation of launch calls, per recorded event its callbacks' cost read from the trace (outside each event, and inside each operator and call as its views and state queries record), and what the first call of each kind ran beyond its later ones (paid once); off by 0.2-2.6x (129 H200 validation walks, the 91 of the full run and 38 held out: the PyTorch and CUDA C++ walks a median 1.15x, 54 of 121 within 25%, 79 high; the CuPy walks 0.6-1.6x, a median 0.9x; before the first calls 0.4-3.2x, a median 1.5x; 44 walks written after it, 0.56-1.56x, a median 1.04x, 33 within 25%; the 188 walks of the runs stored since, priced again, 0.11-2.55x, a median 1.11x, 110 within 25%): pass --eager-step-ms"
+                "the trace's host side: recorded span less what the profiler added (its own work, its inflation of launch calls, its callbacks' cost per recorded event as read from the trace, and the first calls' one-time costs); off by 0.24-3.2x (207 stored H200 validation walks priced again: a median 1.14x, 98 within 25%, scripts/reprice_summary.py --trace-eager): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
