@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use memra_engine::{Engine, EngineOptions, Event, Graph};
+use memra_engine::{ChaseRound, Engine, EngineOptions, Event, Graph};
 
 use crate::lanes::{Item, Schedule};
 use crate::prepared::{host_busy, Prepared};
@@ -221,20 +221,19 @@ impl LanedWalk {
 
     /// Kernels that stand in by a chase of reads alone, over all lanes.
     pub(crate) fn chase_stand_ins(&self) -> usize {
-        self.count_steps(|s| {
-            matches!(
-                s,
-                crate::prepared::Step::Chase {
-                    barriers: false,
-                    ..
-                }
-            )
-        })
+        self.chases_of(ChaseRound::Read)
     }
 
     /// Kernels that stand in by a barrier chase, over all lanes.
     pub(crate) fn barrier_chase_stand_ins(&self) -> usize {
-        self.count_steps(|s| matches!(s, crate::prepared::Step::Chase { barriers: true, .. }))
+        self.chases_of(ChaseRound::BlockReduction)
+    }
+
+    /// Kernels that stand in by a chase whose steps are `round`, over all lanes.
+    fn chases_of(&self, round: ChaseRound) -> usize {
+        self.count_steps(
+            |s| matches!(s, crate::prepared::Step::Chase { chase, .. } if chase.round == round),
+        )
     }
 
     /// Kernels that stand in by a spin timed per block, over all lanes.

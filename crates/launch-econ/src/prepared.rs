@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use memra_engine::{DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape, Pace};
+use memra_engine::{Chase, ChaseRound, DeviceBuffer, Engine, Gemm, HostStaging, LaunchShape, Pace};
 
 use crate::calibration::calibrate;
 use crate::node_gap::NodeGap;
@@ -86,15 +86,12 @@ pub(crate) enum Step {
         shape: LaunchShape,
         slot: usize,
     },
-    /// A chase (dependent reads through [`Prepared::ring`], then a spin), on walks whose
-    /// streams run side by side: see [`crate::stand_in`]. `barriers`: each read ends in a
-    /// block-wide reduction ([`memra_engine::Engine::barrier_chase_grid`]).
+    /// A chase (dependent reads through [`Prepared::ring`], each a plain read or a round of a
+    /// block-wide reduction, then a spin), on walks whose streams run side by side: see
+    /// [`crate::stand_in`] and [`memra_engine::Engine::chase_grid`].
     Chase {
-        steps: u32,
-        ns: u64,
-        shape: LaunchShape,
+        chase: Chase,
         slot: usize,
-        barriers: bool,
     },
     /// A recorded kernel shorter than the spin kernel's floor for its grid: the empty kernel
     /// of the same shape, which is as close as a stand-in can get.
@@ -361,20 +358,7 @@ impl Prepared {
                     slot,
                     ..
                 } => e.stream_paced_from(arena, cursor, bytes, pace, shape, slots, slot)?,
-                Step::Chase {
-                    steps,
-                    ns,
-                    shape,
-                    slot,
-                    barriers: false,
-                } => e.chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
-                Step::Chase {
-                    steps,
-                    ns,
-                    shape,
-                    slot,
-                    barriers: true,
-                } => e.barrier_chase_grid(ns, steps, shape, ring, sink, slots, slot)?,
+                Step::Chase { chase, slot } => e.chase_grid(chase, ring, sink, slots, slot)?,
                 Step::BlockSpin { ns, shape, slot } => e.spin_blocks(ns, shape, slots, slot)?,
                 Step::Gemm { index } => {
                     let (gemm, slots) = &gemms[index];
@@ -449,18 +433,22 @@ pub(crate) fn spin_step(choice: Choice, shape: LaunchShape, slot: usize) -> Step
         Choice::Empty => Step::Empty { shape },
         Choice::Spin(ns) => Step::Spin { ns, shape, slot },
         Choice::Chase { steps, ns } => Step::Chase {
-            steps,
-            ns,
-            shape,
+            chase: Chase {
+                ns,
+                loads: steps,
+                round: ChaseRound::Read,
+                shape,
+            },
             slot,
-            barriers: false,
         },
         Choice::BarrierChase { steps, ns } => Step::Chase {
-            steps,
-            ns,
-            shape,
+            chase: Chase {
+                ns,
+                loads: steps,
+                round: ChaseRound::BlockReduction,
+                shape,
+            },
             slot,
-            barriers: true,
         },
     }
 }

@@ -46,7 +46,7 @@
 //! another stream's GEMMs each step takes as long as a memory round trip takes there, so it
 //! stretches as a short element-wise kernel does and a clock spin does not — and more than a
 //! reduction does. A kernel named a normalisation or reduction stands in by a barrier chase
-//! ([`memra_engine::Engine::barrier_chase_grid`]): each step a read and a block-wide reduction
+//! ([`memra_engine::ChaseRound::BlockReduction`]): each step a read and a block-wide reduction
 //! of it, so its reads stretch there and its shuffles and barriers do not, as that kernel's
 //! rounds; other kernels (gathers, copies, sorts) spin.
 
@@ -160,7 +160,7 @@ pub enum ChaseKind {
     /// Dependent reads ([`memra_engine::Engine::chase_grid`]).
     Reads,
     /// Dependent reads each ending in a block-wide reduction
-    /// ([`memra_engine::Engine::barrier_chase_grid`]).
+    /// ([`memra_engine::ChaseRound::BlockReduction`]).
     Barriers,
 }
 

@@ -74,7 +74,7 @@ pub enum ReadingBasis {
     /// No operator that only calls operators, or no view: that part is not taken out, so the
     /// estimate is high by it.
     Missing,
-    /// Fewer than [`FEW_SAMPLES`] of either: a rough reading.
+    /// Fewer than ten (`FEW_SAMPLES`) of either: a rough reading.
     Rough,
     /// Enough of both.
     Read,

@@ -50,48 +50,28 @@ impl Engine {
         self.htod(&chase_ring_words(lines, 0x9E37_79B9_7F4A_7C15))
     }
 
-    /// Launches a grid of `shape` in which every warp takes `loads` dependent steps through
-    /// `ring` (whole lines of [`CHASE_LINE_WORDS`] words; any contents are safe: indices are
-    /// taken modulo the ring's lines), then spins `ns` more nanoseconds, writes the line it
-    /// reached into `sink` (a word per thread, modulo its length) and records the grid's span
-    /// in `slots` like [`Engine::spin_grid`].
-    #[allow(clippy::too_many_arguments)]
+    /// Launches `chase`: a grid of `chase.shape` in which every warp takes `chase.loads`
+    /// dependent steps through `ring` (whole lines of [`CHASE_LINE_WORDS`] words; any contents
+    /// are safe: indices are taken modulo the ring's lines), each a plain read or a round of a
+    /// block-wide reduction as `chase.round` says, then spins `chase.ns` more nanoseconds,
+    /// writes the line it reached into `sink` (a word per thread, modulo its length) and
+    /// records the grid's span in `slots` like [`Engine::spin_grid`].
     pub fn chase_grid(
         &self,
-        ns: u64,
-        loads: u32,
-        shape: LaunchShape,
+        chase: Chase,
         ring: &DeviceBuffer<u32>,
         sink: &mut DeviceBuffer<u32>,
         slots: &mut DeviceBuffer<u64>,
         slot: usize,
     ) -> Result<()> {
-        let chase = Chase { ns, loads, shape };
-        self.chase_with(Kernel::ChaseGrid, chase, ring, sink, slots, slot)
+        let kernel = match chase.round {
+            ChaseRound::Read => Kernel::ChaseGrid,
+            ChaseRound::BlockReduction => Kernel::BarrierChaseGrid,
+        };
+        self.chase_with(kernel, chase, ring, sink, slots, slot)
     }
 
-    /// [`Engine::chase_grid`] whose every step is a round of a block-wide reduction: each
-    /// warp's read summed across the warp, the warps' sums across the block through shared
-    /// memory between two barriers, and every warp's next line taken from the block's total
-    /// (plus its warp index). A normalisation's or reduction's round holds such shuffles and
-    /// barriers beside its loads; they do not wait on memory, so beside other streams'
-    /// traffic this chase stretches less than [`Engine::chase_grid`] of the same length.
-    #[allow(clippy::too_many_arguments)]
-    pub fn barrier_chase_grid(
-        &self,
-        ns: u64,
-        loads: u32,
-        shape: LaunchShape,
-        ring: &DeviceBuffer<u32>,
-        sink: &mut DeviceBuffer<u32>,
-        slots: &mut DeviceBuffer<u64>,
-        slot: usize,
-    ) -> Result<()> {
-        let chase = Chase { ns, loads, shape };
-        self.chase_with(Kernel::BarrierChaseGrid, chase, ring, sink, slots, slot)
-    }
-
-    /// Checks a chase's buffers and launches `kernel` (a chase: [`Kernel::ChaseGrid`]'s
+    /// Checks a chase's buffers and launches `kernel` (one taking [`Kernel::ChaseGrid`]'s
     /// parameters) with them.
     fn chase_with(
         &self,
@@ -137,12 +117,33 @@ impl Engine {
     }
 }
 
-/// What one chase launch asks: its spin after the reads, its dependent reads and its grid.
-#[derive(Debug, Clone, Copy)]
-struct Chase {
-    ns: u64,
-    loads: u32,
-    shape: LaunchShape,
+/// What one chase launch asks: its spin after the reads, its dependent reads, what each
+/// step of them is, and its grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chase {
+    /// Nanoseconds of spin after the reads.
+    pub ns: u64,
+    /// Dependent steps through the ring, per warp.
+    pub loads: u32,
+    /// What each step is.
+    pub round: ChaseRound,
+    /// The grid and block.
+    pub shape: LaunchShape,
+}
+
+/// What one step of a chase is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChaseRound {
+    /// A dependent coalesced read per warp: the step waits on memory only, so beside other
+    /// streams' traffic it stretches as a short element-wise kernel does.
+    #[default]
+    Read,
+    /// The read summed across the warp, the warps' sums across the block through shared
+    /// memory between two barriers, and every warp's next line taken from the block's total
+    /// (plus its warp index): a normalisation's or reduction's round. The shuffles and
+    /// barriers do not wait on memory, so beside other streams' traffic this chase stretches
+    /// less than one of plain reads of the same length.
+    BlockReduction,
 }
 
 #[cfg(test)]

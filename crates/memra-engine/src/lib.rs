@@ -57,7 +57,7 @@ mod staging;
 mod timing;
 
 pub use blas::{Gemm, GemmType};
-pub use chase::{chase_ring_words, CHASE_LINE_WORDS};
+pub use chase::{chase_ring_words, Chase, ChaseRound, CHASE_LINE_WORDS};
 pub use conditional::{LoopCounts, LoopGraph};
 pub use device::{device_count, DeviceInfo};
 pub use engine::{Engine, EngineOptions, GraphMemory, Stream};

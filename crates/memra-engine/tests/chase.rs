@@ -1,6 +1,26 @@
 //! The latency-bound stand-in on a real device (`bash .gpu/run.sh tests` on the GPU machine).
 
-use memra_engine::{chase_ring_words, Engine, Error, LaunchShape, CHASE_LINE_WORDS};
+use memra_engine::{
+    chase_ring_words, Chase, ChaseRound, Engine, Error, LaunchShape, CHASE_LINE_WORDS,
+};
+
+/// A chase of plain reads.
+fn reads(ns: u64, loads: u32, shape: LaunchShape) -> Chase {
+    Chase {
+        ns,
+        loads,
+        round: ChaseRound::Read,
+        shape,
+    }
+}
+
+/// A chase whose every step is a round of a block-wide reduction.
+fn reductions(ns: u64, loads: u32, shape: LaunchShape) -> Chase {
+    Chase {
+        round: ChaseRound::BlockReduction,
+        ..reads(ns, loads, shape)
+    }
+}
 
 /// The line each warp of `threads` threads reaches after `loads` steps through `words`.
 fn expected_lines(words: &[u32], threads: usize, loads: u32) -> Vec<u32> {
@@ -18,7 +38,7 @@ fn expected_lines(words: &[u32], threads: usize, loads: u32) -> Vec<u32> {
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn chase_grid_takes_its_steps_records_a_span_and_stays_inside_its_buffers() {
+fn a_chase_of_reads_takes_its_steps_records_a_span_and_stays_inside_its_buffers() {
     let e = Engine::new(0).expect("a CUDA device at ordinal 0");
     let lines = 64;
     let ring = e.chase_ring(lines).unwrap();
@@ -29,7 +49,7 @@ fn chase_grid_takes_its_steps_records_a_span_and_stays_inside_its_buffers() {
     let mut sink = e.zeros::<u32>(threads).unwrap();
     let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
     for loads in [0u32, 1, 5, 200] {
-        e.chase_grid(3_000, loads, shape, &ring, &mut sink, &mut slots, 1)
+        e.chase_grid(reads(3_000, loads, shape), &ring, &mut sink, &mut slots, 1)
             .unwrap();
         assert_eq!(
             e.dtoh(&sink).unwrap(),
@@ -43,7 +63,7 @@ fn chase_grid_takes_its_steps_records_a_span_and_stays_inside_its_buffers() {
     }
     // In a graph, replay after replay, as the replayed walks use it.
     let g = e
-        .capture_graph(|eng| eng.chase_grid(0, 7, shape, &ring, &mut sink, &mut slots, 1))
+        .capture_graph(|eng| eng.chase_grid(reads(0, 7, shape), &ring, &mut sink, &mut slots, 1))
         .unwrap();
     for _ in 0..3 {
         g.launch().unwrap();
@@ -54,20 +74,20 @@ fn chase_grid_takes_its_steps_records_a_span_and_stays_inside_its_buffers() {
     // Any ring contents stay inside the ring, and a short sink wraps: no fault, a result.
     let wild = e.htod(&vec![u32::MAX; 4 * CHASE_LINE_WORDS]).unwrap();
     let mut short = e.zeros::<u32>(3).unwrap();
-    e.chase_grid(0, 9, shape, &wild, &mut short, &mut slots, 1)
+    e.chase_grid(reads(0, 9, shape), &wild, &mut short, &mut slots, 1)
         .unwrap();
     let got = e.dtoh(&short).unwrap();
     assert!(got.iter().all(|&l| l < 4), "{got:?}");
     // Bad input: steps through a ring without a whole line, a slot past the slots.
     let part = e.zeros::<u32>(CHASE_LINE_WORDS - 1).unwrap();
     let err = e
-        .chase_grid(0, 1, shape, &part, &mut sink, &mut slots, 1)
+        .chase_grid(reads(0, 1, shape), &part, &mut sink, &mut slots, 1)
         .unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
-    e.chase_grid(0, 0, shape, &part, &mut sink, &mut slots, 1)
+    e.chase_grid(reads(0, 0, shape), &part, &mut sink, &mut slots, 1)
         .unwrap();
     let err = e
-        .chase_grid(0, 1, shape, &ring, &mut sink, &mut slots, 2)
+        .chase_grid(reads(0, 1, shape), &ring, &mut sink, &mut slots, 2)
         .unwrap_err();
     assert!(matches!(err, Error::Length { .. }), "{err}");
     assert!(e.chase_ring(0).is_err());
@@ -94,7 +114,7 @@ fn expected_barrier_lines(words: &[u32], first_warp: usize, warps: usize, loads:
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn barrier_chase_grid_reduces_every_step_across_its_block_and_stays_inside_its_buffers() {
+fn a_chase_of_block_reductions_reduces_every_step_across_its_block_and_stays_inside_its_buffers() {
     let e = Engine::new(0).expect("a CUDA device at ordinal 0");
     let lines = 64;
     let ring = e.chase_ring(lines).unwrap();
@@ -105,8 +125,14 @@ fn barrier_chase_grid_reduces_every_step_across_its_block_and_stays_inside_its_b
     let mut sink = e.zeros::<u32>(blocks * threads).unwrap();
     let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
     for loads in [0u32, 1, 4, 50] {
-        e.barrier_chase_grid(2_000, loads, shape, &ring, &mut sink, &mut slots, 1)
-            .unwrap();
+        e.chase_grid(
+            reductions(2_000, loads, shape),
+            &ring,
+            &mut sink,
+            &mut slots,
+            1,
+        )
+        .unwrap();
         let got = e.dtoh(&sink).unwrap();
         for b in 0..blocks {
             let want = expected_barrier_lines(&words, b * warps, warps, loads);
@@ -121,10 +147,8 @@ fn barrier_chase_grid_reduces_every_step_across_its_block_and_stays_inside_its_b
     // Blocks of a partial warp and any ring contents: no fault, lines inside the ring.
     let wild = e.htod(&vec![u32::MAX; 4 * CHASE_LINE_WORDS]).unwrap();
     let mut short = e.zeros::<u32>(5).unwrap();
-    e.barrier_chase_grid(
-        0,
-        9,
-        LaunchShape::linear(3, 100),
+    e.chase_grid(
+        reductions(0, 9, LaunchShape::linear(3, 100)),
         &wild,
         &mut short,
         &mut slots,
@@ -136,11 +160,11 @@ fn barrier_chase_grid_reduces_every_step_across_its_block_and_stays_inside_its_b
     // Bad input as chase_grid's.
     let part = e.zeros::<u32>(CHASE_LINE_WORDS - 1).unwrap();
     let err = e
-        .barrier_chase_grid(0, 1, shape, &part, &mut sink, &mut slots, 1)
+        .chase_grid(reductions(0, 1, shape), &part, &mut sink, &mut slots, 1)
         .unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
     let err = e
-        .barrier_chase_grid(0, 1, shape, &ring, &mut sink, &mut slots, 2)
+        .chase_grid(reductions(0, 1, shape), &ring, &mut sink, &mut slots, 2)
         .unwrap_err();
     assert!(matches!(err, Error::Length { .. }), "{err}");
 }

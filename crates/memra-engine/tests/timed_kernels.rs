@@ -2,7 +2,7 @@
 //! that stream or pace, and the slots they record their spans in. Run with
 //! `--include-ignored` on a machine with a GPU (`bash .gpu/run.sh tests` on the GPU machine).
 
-use memra_engine::{Engine, Error, LaunchShape, Pace};
+use memra_engine::{Chase, ChaseRound, Engine, Error, LaunchShape, Pace};
 
 fn engine() -> Engine {
     Engine::new(0).expect("a CUDA device at ordinal 0")
@@ -80,8 +80,19 @@ fn a_grid_span_never_leaves_its_start_stamp_to_the_next_launch() {
         busy.spin_grid(20_000, LaunchShape::linear(1024, 1024), &mut busy_slots, 0)
             .unwrap();
         e.spin_grid(1_000, shape, &mut slots, 0).unwrap();
-        e.chase_grid(500, 3, shape, &ring, &mut sink, &mut slots, 1)
-            .unwrap();
+        e.chase_grid(
+            Chase {
+                ns: 500,
+                loads: 3,
+                round: ChaseRound::Read,
+                shape,
+            },
+            &ring,
+            &mut sink,
+            &mut slots,
+            1,
+        )
+        .unwrap();
         let s = e.dtoh(&slots).unwrap();
         for k in 0..2 {
             let w = &s[k * 4..k * 4 + 4];

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use memra_engine::{Engine, LaunchShape};
+use memra_engine::{Chase, ChaseRound, Engine, LaunchShape};
 
 use super::{
     chase_kind, ChaseKind, ChaseNodes, ConcurrentStandIn, ShapeKey, ShapeNodes, SpinFit,
@@ -98,15 +98,16 @@ pub fn plan(
                 chase: None,
                 barrier_chase: None,
             };
-            let mut chase_nodes = |barriers: bool| -> anyhow::Result<ChaseNodes> {
-                let mut node = |steps, ns| {
+            let mut chase_nodes = |round: ChaseRound| -> anyhow::Result<ChaseNodes> {
+                let mut node = |loads, ns| {
+                    let chase = Chase {
+                        ns,
+                        loads,
+                        round,
+                        shape,
+                    };
                     node_us(e, |eng| {
-                        let (ring, sink, slots) = (&ring, &mut sink, &mut slots);
-                        if barriers {
-                            eng.barrier_chase_grid(ns, steps, shape, ring, sink, slots, 0)
-                        } else {
-                            eng.chase_grid(ns, steps, shape, ring, sink, slots, 0)
-                        }
+                        eng.chase_grid(chase, &ring, &mut sink, &mut slots, 0)
                     })
                 };
                 Ok(ChaseNodes {
@@ -118,12 +119,12 @@ pub fn plan(
             let (reads, barriers) = kinds.get(&(grid, block)).copied().unwrap_or_default();
             let nodes = ShapeNodes {
                 chase: if reads {
-                    Some(chase_nodes(false)?)
+                    Some(chase_nodes(ChaseRound::Read)?)
                 } else {
                     None
                 },
                 barrier_chase: if barriers {
-                    Some(chase_nodes(true)?)
+                    Some(chase_nodes(ChaseRound::BlockReduction)?)
                 } else {
                     None
                 },
