@@ -34,6 +34,27 @@ pub struct SmLimits {
     pub reserved_shared_bytes: u32,
 }
 
+/// What one SM has room for, or what one block takes of it: threads, registers (as the SM
+/// allocates them, per warp), shared memory (with the system's per-block reserve) and block
+/// slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmRoom {
+    pub threads: u32,
+    pub registers: u32,
+    pub shared_bytes: u32,
+    pub blocks: u32,
+}
+
+impl SmRoom {
+    /// Whether a block that takes `need` fits in this room.
+    pub fn holds(&self, need: &SmRoom) -> bool {
+        need.threads <= self.threads
+            && need.registers <= self.registers
+            && need.shared_bytes <= self.shared_bytes
+            && need.blocks <= self.blocks
+    }
+}
+
 /// Shared memory is allocated to a block in units of this many bytes; a stand-in's own static
 /// shared memory (a few words) fits in one.
 pub const STAND_IN_OWN_SHARED_BYTES: u32 = 128;
@@ -199,6 +220,46 @@ impl SmLimits {
         LaunchShape::of(grid, block).blocks() <= self.resident_grid(block, op.resources)
     }
 
+    /// What one block of kernel `op` takes of an SM; `None` for copies and memsets, and for a
+    /// kernel whose registers the trace did not record (what it needs is not known).
+    pub fn block_needs(&self, op: &Op) -> Option<SmRoom> {
+        let OpKind::Kernel { block, .. } = op.kind else {
+            return None;
+        };
+        let r = op.resources?;
+        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
+        let warps = threads.div_ceil(32).max(1);
+        Some(SmRoom {
+            threads,
+            registers: registers_per_warp(r.registers_per_thread).saturating_mul(warps),
+            shared_bytes: r.shared_bytes.saturating_add(self.reserved_shared_bytes),
+            blocks: 1,
+        })
+    }
+
+    /// What every SM has left beside kernel `op`'s blocks where they fill the GPU: the grid is
+    /// exactly as many blocks as all SMs hold at once (a decode GEMV of 132 blocks that each
+    /// take an SM's registers, a persistent GEMM of one block an SM), so the block scheduler
+    /// puts as many on every SM as fit and none is left for later. `None` for any other
+    /// kernel: one of fewer blocks leaves SMs, or room on them, that the grid does not take;
+    /// one of more runs in rounds, whose blocks do not all hold their SMs at once.
+    pub fn room_beside_full(&self, op: &Op) -> Option<SmRoom> {
+        let OpKind::Kernel { grid, block } = op.kind else {
+            return None;
+        };
+        let need = self.block_needs(op)?;
+        if LaunchShape::of(grid, block).blocks() != self.resident_grid(block, op.resources) {
+            return None;
+        }
+        let n = self.resident_blocks(need.threads, op.resources);
+        Some(SmRoom {
+            threads: self.threads.saturating_sub(n * need.threads),
+            registers: self.registers.saturating_sub(n * need.registers),
+            shared_bytes: self.shared_bytes.saturating_sub(n * need.shared_bytes),
+            blocks: self.blocks.saturating_sub(n),
+        })
+    }
+
     /// The share of the GPU `op` holds while it runs: its blocks over the blocks all SMs hold
     /// at once, at most 1 (a kernel of several waves holds all of it). 0 for copies and
     /// memsets, which the copy engines and not the SMs run.
@@ -246,6 +307,43 @@ mod tests {
             resources: res,
             ..Op::kernel("k", 0.0, 1000.0)
         }
+    }
+
+    #[test]
+    fn a_grid_that_fills_every_sm_leaves_room_only_for_blocks_that_fit_beside_its_own() {
+        let l = h200();
+        // A decode GEMV of (2, 66) blocks of 384 threads, 168 registers and 164 KB each: one
+        // an SM, 132 in all, 1024 registers left on each SM.
+        let gemv = Op {
+            kind: OpKind::Kernel {
+                grid: (2, 66, 1),
+                block: (384, 1, 1),
+            },
+            ..kernel((1, 1, 1), 384, Some(res(168, 164_308)))
+        };
+        let room = l.room_beside_full(&gemv).unwrap();
+        assert_eq!(room.registers, 1024);
+        assert_eq!(room.threads, 2048 - 384);
+        assert_eq!(room.blocks, 31);
+        // A LayerNorm's block of 128 threads at 32 registers needs 4096: it does not fit.
+        let norm = l
+            .block_needs(&kernel((1, 1, 1), 128, Some(res(32, 24))))
+            .unwrap();
+        assert_eq!(norm.registers, 4096);
+        assert!(!room.holds(&norm));
+        // One warp of 32 registers a thread does.
+        let warp = l
+            .block_needs(&kernel((1, 1, 1), 32, Some(res(32, 0))))
+            .unwrap();
+        assert!(room.holds(&warp));
+        // 128 such blocks leave 4 SMs free, 133 run in rounds: neither fills the GPU so.
+        for blocks in [128, 133] {
+            let k = kernel((blocks, 1, 1), 384, Some(res(168, 164_308)));
+            assert_eq!(l.room_beside_full(&k), None, "{blocks} blocks");
+        }
+        // Without recorded registers what a block needs is not known.
+        assert_eq!(l.block_needs(&kernel((1, 1, 1), 128, None)), None);
+        assert_eq!(l.room_beside_full(&kernel((132, 1, 1), 1024, None)), None);
     }
 
     #[test]

@@ -248,6 +248,8 @@ fn lay_out_on(
                     gb_s,
                     math: roofline.as_ref().map_or(0.0, |r| r.math_share(o)),
                     waits_on_loads: waits_on_loads(o, share),
+                    needs: l.block_needs(o),
+                    leaves: l.room_beside_full(o),
                 }
             },
             |gb_s, held| {

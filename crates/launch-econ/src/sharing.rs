@@ -20,10 +20,14 @@
 //! lanes (a 1 µs add in a 1.4 µs node takes 0.4 × 1.4 µs more at +40%, not 0.4 × 1). So
 //! a pair like the measured one comes out as measured, and a kernel that overlaps another for
 //! part of its time is slowed for that part: which of two kernels started first, by a hair or
-//! by half their time, does not decide which one pays. One lane alone comes out as
-//! [`Schedule::lay_out`] does.
+//! by half their time, does not decide which one pays. A kernel that finds no room for its
+//! blocks waits, though: beside a kernel whose blocks fill every SM (one round on each, as a
+//! decode GEMV of 132 whole-SM blocks), a block that does not fit in what they leave starts
+//! only once that kernel's blocks begin to retire ([`NodeCost::leaves`]). One lane alone comes
+//! out as [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
+use crate::occupancy::SmRoom;
 
 /// One node as the sharing model sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,6 +52,17 @@ pub struct NodeCost {
     /// kernels were measured to ([`crate::beside::BesideCosts::small_stretch`]), where that
     /// is more than the pair stretch.
     pub waits_on_loads: bool,
+    /// What one of the kernel's blocks takes of an SM, where the trace records it
+    /// ([`crate::occupancy::SmLimits::block_needs`]): see [`NodeCost::leaves`].
+    pub needs: Option<SmRoom>,
+    /// What every SM has left beside the kernel's blocks where they fill the GPU
+    /// ([`crate::occupancy::SmLimits::room_beside_full`]), else `None`. A kernel of another
+    /// lane that starts while such a kernel runs, and whose block does not fit in that room,
+    /// finds no SM for its blocks until the full kernel's first blocks retire: it waits until
+    /// the full kernel has no more than `1 - share` of its work left, the part its blocks no
+    /// longer hold the SMs through ([`NodeCost::share`]: a decode GEMV's blocks retire at
+    /// different times, so it holds about three quarters of the GPU beside another kernel).
+    pub leaves: Option<SmRoom>,
 }
 
 /// Where a lane is.
@@ -67,6 +82,13 @@ enum State {
         /// The whole node's time over its kernel's: the stretches were measured on whole
         /// nodes, and the lay-out puts a node's extra time on its kernel.
         node_over_work: f64,
+        /// The kernel's whole work, ns ([`NodeCost::work_ns`]).
+        work_ns: f64,
+        needs: Option<SmRoom>,
+        leaves: Option<SmRoom>,
+        /// When the kernel began among the walk's kernels (0 for the first): a kernel waits
+        /// for room only beside a full kernel that began before it.
+        order: usize,
     },
 }
 
@@ -146,6 +168,7 @@ pub fn lay_out_sharing_with(
     let mut started = vec![0.0f64; lanes];
     let mut out = Vec::with_capacity(issued.iter().sum());
     let mut now = 0.0f64;
+    let mut began = 0usize;
     loop {
         // Every lane that can take its next item takes it; an op ending frees waits, so
         // repeat until nothing moves.
@@ -174,13 +197,15 @@ pub fn lay_out_sharing_with(
                 }
             }
         }
-        // The running kernels' (share, GB/s, math).
+        let waiting = waiting_for_room(&state);
+        // The running kernels' (share, GB/s, math); those waiting for room hold nothing yet.
         let running: Vec<(f64, f64, f64)> = state
             .iter()
-            .filter_map(|s| match *s {
+            .zip(&waiting)
+            .filter_map(|(s, &w)| match *s {
                 State::Kernel {
                     share, gb_s, math, ..
-                } => Some((share, gb_s, math)),
+                } if !w => Some((share, gb_s, math)),
                 _ => None,
             })
             .collect();
@@ -220,9 +245,12 @@ pub fn lay_out_sharing_with(
                     gb_s: own,
                     ..
                 } => {
+                    if waiting[l] {
+                        return 0.0;
+                    }
                     let stretch = if waits_on_loads && together {
                         let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
-                            State::Kernel { gb_s, .. } if m != l => Some(gb_s),
+                            State::Kernel { gb_s, .. } if m != l && !waiting[m] => Some(gb_s),
                             _ => None,
                         });
                         beside(own).max(small_stretch(&mut others))
@@ -234,15 +262,27 @@ pub fn lay_out_sharing_with(
                 _ => 1.0 / shared,
             })
             .collect();
-        // The next moment a lane's part ends.
+        // The next moment a lane's part ends, or a full kernel's blocks begin to leave room.
         let step = state
             .iter()
             .zip(&rates)
-            .filter_map(|(s, rate)| match *s {
-                State::Fixed { left_ns, .. } => Some(left_ns),
-                State::Kernel { left_ns, .. } => Some(left_ns / rate),
-                State::Ready => None,
+            .flat_map(|(s, &rate)| match *s {
+                State::Fixed { left_ns, .. } => [Some(left_ns), None],
+                State::Kernel { .. } if rate <= 0.0 => [None, None],
+                State::Kernel {
+                    left_ns,
+                    leaves,
+                    work_ns,
+                    share,
+                    ..
+                } => {
+                    let tail_ns = left_ns - (1.0 - share) * work_ns;
+                    let room = (leaves.is_some() && tail_ns > 0.0).then(|| tail_ns / rate);
+                    [Some(left_ns / rate), room]
+                }
+                State::Ready => [None, None],
             })
+            .flatten()
             .fold(f64::INFINITY, f64::min);
         if !step.is_finite() {
             break; // every lane has run its items
@@ -253,6 +293,13 @@ pub fn lay_out_sharing_with(
             state[l] = match state[l] {
                 State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => State::Kernel {
                     left_ns: kernel.work_ns.max(0.0),
+                    work_ns: kernel.work_ns.max(0.0),
+                    needs: kernel.needs,
+                    leaves: kernel.leaves,
+                    order: {
+                        began += 1;
+                        began - 1
+                    },
                     share: kernel.share.clamp(0.0, 1.0),
                     gb_s: kernel.gb_s.max(0.0),
                     math: kernel.math.clamp(0.0, 1.0),
@@ -267,21 +314,12 @@ pub fn lay_out_sharing_with(
                     left_ns: left_ns - step,
                     kernel,
                 },
-                State::Kernel {
-                    left_ns,
-                    share,
-                    gb_s,
-                    math,
-                    waits_on_loads,
-                    node_over_work,
-                } => State::Kernel {
-                    left_ns: left_ns - step * rates[l],
-                    share,
-                    gb_s,
-                    math,
-                    waits_on_loads,
-                    node_over_work,
-                },
+                mut kernel @ State::Kernel { .. } => {
+                    if let State::Kernel { left_ns, .. } = &mut kernel {
+                        *left_ns -= step * rates[l];
+                    }
+                    kernel
+                }
                 State::Ready => State::Ready,
             };
             // A kernel with no work left (or none at all) ends now.
@@ -293,6 +331,38 @@ pub fn lay_out_sharing_with(
         }
     }
     out
+}
+
+/// Which lanes' kernels wait for room: a kernel whose block does not fit beside a kernel of
+/// another lane that fills every SM, began before it and does not itself wait, until that
+/// kernel's blocks begin to retire (see [`NodeCost::leaves`]). Decided in the order the
+/// kernels began, so a kernel waits only on one that holds its SMs.
+fn waiting_for_room(state: &[State]) -> Vec<bool> {
+    let mut by_order: Vec<(usize, usize)> = state
+        .iter()
+        .enumerate()
+        .filter_map(|(l, s)| match *s {
+            State::Kernel { order, .. } => Some((order, l)),
+            _ => None,
+        })
+        .collect();
+    by_order.sort_unstable();
+    let mut waiting = vec![false; state.len()];
+    for (i, &(_, l)) in by_order.iter().enumerate() {
+        let State::Kernel {
+            needs: Some(need), ..
+        } = state[l]
+        else {
+            continue;
+        };
+        waiting[l] = by_order[..i].iter().any(|&(_, m)| {
+            !waiting[m]
+                && matches!(state[m], State::Kernel {
+                    leaves: Some(room), left_ns, work_ns, share, ..
+                } if !room.holds(&need) && left_ns > (1.0 - share) * work_ns + DONE_NS)
+        });
+    }
+    waiting
 }
 
 /// A lane's item: an op, or a wait for (lane, ops issued on it before the wait).
