@@ -126,7 +126,9 @@ pub fn lay_out_sharing(
 
 /// [`lay_out_sharing`], where a kernel that waits on its loads ([`NodeCost::waits_on_loads`])
 /// runs beside other lanes' kernels by `small_stretch(the other running kernels' GB/s)` of
-/// its node instead, where that is more; the profile prices it as the sum of what each
+/// its node instead, where that is more — each at the pace the sharing lets it run (where the
+/// kernels together ask more than the memory gives, less than it asks alone: two decode GEMV
+/// lanes that would each stream 2.4 TB/s move about half the device's bandwidth each); the profile prices it as the sum of what each
 /// costs alone ([`crate::beside::BesideCosts::small_stretch`]): the small
 /// points were measured beside one lane of GEMMs, and small adds read by clock stamps beside
 /// one, two and four lanes of 1024-square decode GEMMs ran +11%, +19%, +42% a node, beside one
@@ -250,7 +252,9 @@ pub fn lay_out_sharing_with(
                     }
                     let stretch = if waits_on_loads && together {
                         let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
-                            State::Kernel { gb_s, .. } if m != l && !waiting[m] => Some(gb_s),
+                            State::Kernel { gb_s, .. } if m != l && !waiting[m] => {
+                                Some(gb_s / shared)
+                            }
                             _ => None,
                         });
                         beside(own).max(small_stretch(&mut others))

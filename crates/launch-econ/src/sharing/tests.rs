@@ -417,6 +417,30 @@ fn a_kernel_that_waits_on_its_loads_is_given_every_other_running_kernels_load() 
 }
 
 #[test]
+fn a_kernel_that_waits_on_its_loads_is_given_the_load_the_others_run_at() {
+    // Two GEMMs asking 2000 GB/s each beside a small kernel asking 10, on a memory of 2000
+    // GB/s: together they ask 4010, so every kernel runs at 2000 / 4010 of its pace, and the
+    // GEMMs move 2000 × 2000 / 4010 GB/s each. The small kernel is slowed at that, not at
+    // what they would move alone.
+    let s = forked(3);
+    let (gemm, small) = (gemm_asking(2000.0, 0.2), small_kernel());
+    let costs = [node(0.0, 1.0, 1.0), gemm, gemm, small, node(0.0, 0.0, 0.0)];
+    let seen = std::cell::RefCell::new(Vec::new());
+    let small_stretch = |others: &mut dyn Iterator<Item = f64>| {
+        seen.borrow_mut().extend(others);
+        0.0
+    };
+    lay_out_sharing_with(&s, |op| costs[op], |_, _| 0.0, small_stretch, 2000.0);
+    let moved = 2000.0 * 2000.0 / 4010.0;
+    let seen = seen.borrow();
+    assert!(!seen.is_empty());
+    assert!(
+        seen.iter().all(|&gb_s| (gb_s - moved).abs() < 1e-9),
+        "{seen:?}"
+    );
+}
+
+#[test]
 fn a_kernel_is_slowed_at_the_load_beside_it_not_its_own() {
     // Twice what the others ask, at most the total.
     assert_eq!(load_beside(500.0, 250.0), 500.0);
