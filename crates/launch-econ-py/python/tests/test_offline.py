@@ -197,10 +197,11 @@ def test_a_saving_within_the_graph_steps_error_says_so():
 
 def test_kernels_that_fill_the_gpu_share_it_side_by_side(tmp_path):
     # Two branches of 40 us whose kernels each fill every SM with one round of fat blocks:
-    # shared, they take longer than one branch (overlapped at recorded durations) and less
-    # than one after the other, each holding what the profile's widest GEMM pair held.
+    # the second finds room only as the first's blocks retire, and from then on they share
+    # the GPU, each holding what the profile's widest GEMM pair held: longer than one branch
+    # (overlapped at recorded durations), less than one after the other.
     full = launch_econ.price_trace(FIXTURES / "kineto_two_streams_full_gpu.json")
-    assert full.graph_unshared_ms + 0.01 < full.graph_ms < full.graph_serial_ms - 0.01
+    assert full.graph_unshared_ms + 0.01 < full.graph_ms < full.graph_serial_ms - 0.002
     assert "unshared" in repr(full)
     # The same kernels named as cuBLAS's, without shapes to judge them by, hold every SM:
     # as long as one after the other.
