@@ -290,6 +290,12 @@ GROUPS = [
                                          "kd_mean_pooling_beside_linear_layers_b8,"
                                          "kd_log_softmax_beside_output_gemvs,"
                                          "kd_variances_beside_two_linear_lanes_b2"),
+    ("heldout54", "heldout_54_walks.py", "ke_llama_2560_decode_b4,"
+                                         "ke_gelu_beside_wide_gemv,"
+                                         "ke_rmsnorm_beside_two_wide_gemv_lanes,"
+                                         "ke_softmax_beside_three_gemv_lanes,"
+                                         "ke_top_k_beside_two_output_projection_lanes,"
+                                         "ke_residual_layernorm_beside_attention_and_gemvs_b4"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
