@@ -512,9 +512,10 @@ fn two_lanes() -> Schedule {
     }
 }
 
-/// The lay-out's (lane, start, end) in lane order.
-fn spans_by_lane(spans: &[(usize, f64, f64)]) -> Vec<(usize, f64, f64)> {
-    let mut s = spans.to_vec();
+/// [`two_lanes`] laid out with `costs` (op `l` on lane `l`), no stretch and no bandwidth:
+/// each lane's (lane, start, end) in lane order.
+fn two_lanes_laid_out(costs: [NodeCost; 2]) -> Vec<(usize, f64, f64)> {
+    let mut s = lay_out_sharing(&two_lanes(), |op| costs[op], |_, _| 0.0, 0.0);
     s.sort_by_key(|x| x.0);
     s
 }
@@ -524,29 +525,15 @@ fn a_kernel_that_fits_nowhere_beside_a_full_kernel_waits_for_its_blocks_to_retir
     // A GEMV filling every SM for 100 ns, holding three quarters of the GPU beside others,
     // and a LayerNorm block needing 4096 registers where 1024 are left: the norm finds room
     // only in the GEMV's last quarter, and runs its 10 ns from 75.
-    let costs = [full(100.0, 0.75), small_needing(10.0, 4096)];
-    let spans = lay_out_sharing(&two_lanes(), |op| costs[op], |_, _| 0.0, 0.0);
-    let s = spans_by_lane(&spans);
+    let s = two_lanes_laid_out([full(100.0, 0.75), small_needing(10.0, 4096)]);
     assert!((s[0].2 - 100.0).abs() < 1e-6, "{s:?}");
     assert!((s[1].2 - 85.0).abs() < 1e-6, "{s:?}");
     // A block that fits in what the GEMV leaves (one warp) runs beside it from the start.
-    let costs = [full(100.0, 0.75), small_needing(10.0, 1024)];
-    let s = spans_by_lane(&lay_out_sharing(
-        &two_lanes(),
-        |op| costs[op],
-        |_, _| 0.0,
-        0.0,
-    ));
+    let s = two_lanes_laid_out([full(100.0, 0.75), small_needing(10.0, 1024)]);
     assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
     // A kernel of blocks that hold the GPU to its end (a persistent GEMM: share 1) keeps
     // the norm out until it ends.
-    let costs = [full(100.0, 1.0), small_needing(10.0, 4096)];
-    let s = spans_by_lane(&lay_out_sharing(
-        &two_lanes(),
-        |op| costs[op],
-        |_, _| 0.0,
-        0.0,
-    ));
+    let s = two_lanes_laid_out([full(100.0, 1.0), small_needing(10.0, 4096)]);
     assert!((s[1].2 - 110.0).abs() < 1e-6, "{s:?}");
 }
 
@@ -558,23 +545,11 @@ fn a_full_kernel_that_begins_later_does_not_hold_back_one_already_running() {
         fixed_ns: 5.0,
         ..full(100.0, 0.75)
     };
-    let costs = [gemv, small_needing(10.0, 4096)];
-    let s = spans_by_lane(&lay_out_sharing(
-        &two_lanes(),
-        |op| costs[op],
-        |_, _| 0.0,
-        0.0,
-    ));
+    let s = two_lanes_laid_out([gemv, small_needing(10.0, 4096)]);
     assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
     // Two full kernels beginning together: lane 1's, taken second, waits for lane 0's last
     // quarter, and neither waits for the other forever.
-    let costs = [full(100.0, 0.75), full(40.0, 0.75)];
-    let s = spans_by_lane(&lay_out_sharing(
-        &two_lanes(),
-        |op| costs[op],
-        |_, _| 0.0,
-        0.0,
-    ));
+    let s = two_lanes_laid_out([full(100.0, 0.75), full(40.0, 0.75)]);
     // From 75 the two share the GPU (0.75 each, 1.5 together): lane 0's last 25 ns take
     // 37.5, to 112.5, where lane 1 has done 25 of its 40 and runs the rest alone.
     assert!((s[0].2 - 112.5).abs() < 1e-6, "{s:?}");
