@@ -377,4 +377,6 @@ enum Queued {
 }
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;
