@@ -12,7 +12,7 @@ use crate::lanes::{Schedule, Span};
 use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
 use crate::roofline::Roofline;
-use crate::sharing::{lay_out_sharing_with, NodeCost};
+use crate::sharing::{lay_out_sharing_counted, NodeCost, SharedLayOut};
 use crate::trace::matmul::{is_blas_kernel, MatmulRole};
 use crate::trace::{
     is_attention, is_element_wise, is_normalisation, CopyDirection, Op, OpKind, Walk,
@@ -167,6 +167,12 @@ impl<'w> ModelledWalk<'w> {
         graph_step_on(&self.schedule, self.walk, &self.dev, 0.0)
     }
 
+    /// How many kernels [`Self::step_ms`] has wait for room beside a kernel filling every SM
+    /// (see [`NodeCost::leaves`]).
+    pub fn waited_for_room(&self) -> usize {
+        lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us).waited_for_room
+    }
+
     /// [`graph_step_model`] with kernels side by side overlapping perfectly, ms.
     pub fn unshared_ms(&self) -> f64 {
         let free = self.dev.without_sharing();
@@ -187,25 +193,26 @@ impl<'w> ModelledWalk<'w> {
     /// and each op's (lane, start, end), ns from the step's first node, by op index
     /// (`replay --summary --export-trace`).
     pub fn spans(&self) -> (&Schedule, Vec<Option<Span>>) {
-        let spans = lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us);
+        let spans = lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us).spans;
         let by_op = self.schedule.spans_by_op(&spans, self.walk.ops.len());
         (&self.schedule, by_op)
     }
 }
 
 fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {
-    let spans = lay_out_on(schedule, walk, dev, shared_us);
+    let spans = lay_out_on(schedule, walk, dev, shared_us).spans;
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + dev.inputs.graph_launch_fixed_us * 1e3) / 1e6
 }
 
-/// The walk's nodes laid out on `schedule`: each op's (lane, start, end), ns.
+/// The walk's nodes laid out on `schedule`: each op's (lane, start, end), ns, and how many
+/// kernels waited for room beside a kernel filling every SM.
 fn lay_out_on(
     schedule: &Schedule,
     walk: &Walk,
     dev: &OfflineDevice<'_>,
     shared_us: f64,
-) -> Vec<Span> {
+) -> SharedLayOut {
     let (m, grids) = (dev.inputs, dev.grids);
     let sms = dev.sms.filter(|_| dev.sharing);
     let gap_ns = m.graph_node_gap_us.unwrap_or(0.0).max(0.0) * 1e3;
@@ -223,7 +230,7 @@ fn lay_out_on(
         .filter(|_| bandwidth > 0.0)
         .map(|p| p.roofline(bandwidth));
     match sms {
-        Some(l) if schedule.lanes() > 1 => lay_out_sharing_with(
+        Some(l) if schedule.lanes() > 1 => lay_out_sharing_counted(
             schedule,
             |op| {
                 let o = &walk.ops[op];
@@ -259,7 +266,10 @@ fn lay_out_on(
             |others| m.graph_node_beside.map_or(0.0, |c| c.small_stretch(others)),
             bandwidth,
         ),
-        _ => schedule.lay_out(node_ns),
+        _ => SharedLayOut {
+            spans: schedule.lay_out(node_ns),
+            waited_for_room: 0,
+        },
     }
 }
 

@@ -115,6 +115,10 @@ pub struct StepPrice {
     /// `None` where the model did not share the GPU (one stream, or SM limits unknown).
     #[serde(default)]
     pub graph_step_unshared_ms: Option<f64>,
+    /// How many kernels the offline model has wait for room beside a kernel whose blocks fill
+    /// every SM (see [`crate::sharing::NodeCost::leaves`]); `None` where none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernels_waiting_for_room: Option<usize>,
     /// The part of the graph step, ms, added for memory a trace without shapes does not rule
     /// in or out (see [`crate::footprint::replay_reads_less`]): half the larger step to the
     /// upper level; the step may be that much off either way.
@@ -142,6 +146,7 @@ impl StepPrice {
             saving_quiet_ms: None,
             graph_step_serial_ms: None,
             graph_step_unshared_ms: None,
+            kernels_waiting_for_room: None,
             graph_step_unknown_memory_ms: None,
             profiler_readings: None,
         }
@@ -187,6 +192,17 @@ impl StepPrice {
     pub fn with_unshared(self, graph_step_unshared_ms: f64) -> StepPrice {
         StepPrice {
             graph_step_unshared_ms: Some(graph_step_unshared_ms),
+            ..self
+        }
+    }
+
+    /// The same price with `kernels` that waited for room beside a kernel filling every SM
+    /// (none: unchanged).
+    pub fn with_waiting_for_room(self, kernels: usize) -> StepPrice {
+        StepPrice {
+            kernels_waiting_for_room: (kernels > 0)
+                .then_some(kernels)
+                .or(self.kernels_waiting_for_room),
             ..self
         }
     }
@@ -266,9 +282,12 @@ impl StepPrice {
                 num(q, 4)
             )
         });
+        let waiting = self.kernels_waiting_for_room.map_or(String::new(), |n| {
+            format!("; {n} kernel(s) waiting for room beside kernels whose blocks fill every SM")
+        });
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
             (Some(s), Some(u)) => format!(
-                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the kernels running with them whose bytes the trace gives)\n",
+                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the kernels running with them whose bytes the trace gives)\n",
                 num(u, 4),
                 num(s, 4)
             ),

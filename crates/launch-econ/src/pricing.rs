@@ -108,7 +108,9 @@ pub fn price_offline(
     if let Some(serial) = modelled.serial_ms() {
         prediction = prediction.with_serial(serial).with_branches();
         if sms.is_some() {
-            prediction = prediction.with_unshared(modelled.unshared_ms());
+            prediction = prediction
+                .with_unshared(modelled.unshared_ms())
+                .with_waiting_for_room(modelled.waited_for_room());
         }
     }
     let timeline = timeline.then(|| {

@@ -139,11 +139,32 @@ pub fn lay_out_sharing(
 /// leaves the other lanes out.
 pub fn lay_out_sharing_with(
     schedule: &Schedule,
-    mut node: impl FnMut(usize) -> NodeCost,
+    node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64, f64) -> f64,
     small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
+    lay_out_sharing_counted(schedule, node, stretch, small_stretch, bandwidth_gb_s).spans
+}
+
+/// What [`lay_out_sharing_counted`] lays out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedLayOut {
+    /// Each op's lane, start and end, ns, in the order the ops end.
+    pub spans: Vec<(usize, f64, f64)>,
+    /// The kernels that waited for room beside a kernel filling every SM
+    /// ([`NodeCost::leaves`]).
+    pub waited_for_room: usize,
+}
+
+/// [`lay_out_sharing_with`], counting the kernels that waited for room.
+pub fn lay_out_sharing_counted(
+    schedule: &Schedule,
+    mut node: impl FnMut(usize) -> NodeCost,
+    stretch: impl Fn(f64, f64) -> f64,
+    small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
+    bandwidth_gb_s: f64,
+) -> SharedLayOut {
     let lanes = schedule.lanes();
     // Each lane's items in issue order, a wait holding the counts of ops it waits for.
     let mut queues: Vec<Vec<Queued>> = vec![Vec::new(); lanes];
@@ -171,6 +192,9 @@ pub fn lay_out_sharing_with(
     let mut out = Vec::with_capacity(issued.iter().sum());
     let mut now = 0.0f64;
     let mut began = 0usize;
+    // Whether each lane's kernel has waited for room, and how many kernels did.
+    let mut has_waited = vec![false; lanes];
+    let mut waited_for_room = 0usize;
     loop {
         // Every lane that can take its next item takes it; an op ending frees waits, so
         // repeat until nothing moves.
@@ -200,6 +224,9 @@ pub fn lay_out_sharing_with(
             }
         }
         let waiting = waiting_for_room(&state);
+        for (seen, &w) in has_waited.iter_mut().zip(&waiting) {
+            *seen |= w;
+        }
         // The running kernels' (share, GB/s, math); those waiting for room hold nothing yet.
         let running: Vec<(f64, f64, f64)> = state
             .iter()
@@ -331,10 +358,14 @@ pub fn lay_out_sharing_with(
                 out.push((l, started[l], now));
                 done[l] += 1;
                 state[l] = State::Ready;
+                waited_for_room += usize::from(std::mem::take(&mut has_waited[l]));
             }
         }
     }
-    out
+    SharedLayOut {
+        spans: out,
+        waited_for_room,
+    }
 }
 
 /// Which lanes' kernels wait for room: a kernel whose block does not fit beside a kernel of

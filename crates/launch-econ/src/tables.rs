@@ -148,6 +148,11 @@ fn prediction_rows(p: &StepPrice) -> Vec<(&'static str, f64, &'static str)> {
             "ms",
         ),
         (
+            "kernels_waiting_for_room",
+            p.kernels_waiting_for_room.map_or(f64::NAN, |n| n as f64),
+            "",
+        ),
+        (
             "graph_step_unknown_memory_ms",
             or_nan(p.graph_step_unknown_memory_ms),
             "ms",

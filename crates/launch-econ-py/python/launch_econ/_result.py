@@ -14,7 +14,9 @@ class Price:
     offline model with the step's streams one after another, for a step whose streams it runs
     side by side: the real step lies between; ``None`` otherwise), ``graph_unshared_ms`` (the
     offline model with every kernel at its recorded duration, where it let kernels side by side
-    share the SMs: perfect overlap; ``None`` otherwise), ``graph_unknown_memory_ms`` (the part
+    share the SMs: perfect overlap; ``None`` otherwise), ``kernels_waiting_for_room`` (how many
+    kernels the offline model had wait for room beside a kernel whose blocks fill every SM;
+    ``None`` where none did), ``graph_unknown_memory_ms`` (the part
     of ``graph_ms`` added for memory a trace without shapes does not say, half the larger
     per-node step; ``None`` where nothing was added), ``saving_ms`` (not positive:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
@@ -48,6 +50,7 @@ class Price:
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.graph_serial_ms = p.get("graph_step_serial_ms")
         self.graph_unshared_ms = p.get("graph_step_unshared_ms")
+        self.kernels_waiting_for_room = p.get("kernels_waiting_for_room")
         self.graph_unknown_memory_ms = p.get("graph_step_unknown_memory_ms")
         self.saving_ms = p["saving_ms"]
         self.saving_quiet_ms = p.get("saving_quiet_ms")
@@ -78,7 +81,8 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "graph_serial_ms", "graph_unshared_ms", "graph_unknown_memory_ms", "saving_ms",
+                "graph_serial_ms", "graph_unshared_ms", "kernels_waiting_for_room",
+                "graph_unknown_memory_ms", "saving_ms",
                 "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms",
                 "profiler_readings", "kernels",
                 "copies", "memsets", "recorded_gpu_ms", "step", "warnings", "partial", "device",
@@ -110,6 +114,9 @@ class Price:
         if self.graph_unshared_ms is not None:
             rows.append(("  unshared", f"{self.graph_unshared_ms:.4f} ms",
                          "every kernel at its recorded duration, streams overlapping"))
+        if self.kernels_waiting_for_room is not None:
+            rows.append(("  waiting for room", f"{self.kernels_waiting_for_room} kernels",
+                         "beside kernels whose blocks fill every SM"))
         rows.append(("saving", saving, "per step"))
         err = self.graph_error_ms
         # As the CLI does: where the graph step's error is a tenth of the saving or more.

@@ -203,6 +203,8 @@ def test_kernels_that_fill_the_gpu_share_it_side_by_side(tmp_path):
     full = launch_econ.price_trace(FIXTURES / "kineto_two_streams_full_gpu.json")
     assert full.graph_unshared_ms + 0.01 < full.graph_ms < full.graph_serial_ms - 0.002
     assert "unshared" in repr(full)
+    assert full.kernels_waiting_for_room == 1
+    assert "waiting for room" in repr(full)
     # The same kernels named as cuBLAS's, without shapes to judge them by, hold every SM:
     # as long as one after the other.
     text = (FIXTURES / "kineto_two_streams_full_gpu.json").read_text()

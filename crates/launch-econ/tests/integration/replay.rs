@@ -280,8 +280,17 @@ fn replay_summary_shares_the_gpu_between_kernels_that_fill_it() {
         (extra - (0.080 * h * (2.0 - h) - 0.040)).abs() < 0.001,
         "graph {graph} unshared {unshared} hold {h}"
     );
+    let waited = json_of(&succeeds(&replay(&fx, "--summary --export-json -")));
+    assert_eq!(
+        waited["result"]["prediction"]["kernels_waiting_for_room"], 1,
+        "the second branch's kernel"
+    );
     let text = stdout_of(&succeeds(&replay(&fx, "--summary")));
     assert!(text.contains("sharing them"), "{text}");
+    assert!(
+        text.contains("1 kernel(s) waiting for room beside kernels whose blocks fill every SM"),
+        "{text}"
+    );
 
     let dir = std::env::temp_dir().join(format!("le-full-gpu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
