@@ -128,8 +128,9 @@ pub fn lay_out_sharing(
 /// runs beside other lanes' kernels by `small_stretch(the other running kernels' GB/s)` of
 /// its node instead, where that is more — each at the pace the sharing lets it run (where the
 /// kernels together ask more than the memory gives, less than it asks alone: two decode GEMV
-/// lanes that would each stream 2.4 TB/s move about half the device's bandwidth each); the profile prices it as the sum of what each
-/// costs alone ([`crate::beside::BesideCosts::small_stretch`]): the small
+/// lanes that would each stream 2.4 TB/s move about half the device's bandwidth each); the
+/// profile prices it as the sum of what each costs alone
+/// ([`crate::beside::BesideCosts::small_stretch`]): the small
 /// points were measured beside one lane of GEMMs, and small adds read by clock stamps beside
 /// one, two and four lanes of 1024-square decode GEMMs ran +11%, +19%, +42% a node, beside one
 /// and three lanes of 1536-square +12%, +38%, one and two of 2048-square +15%, +28%, one and
