@@ -607,4 +607,6 @@ pub use measure::{node_us, node_us_after, plan};
 pub use modes::{ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
 
 #[cfg(test)]
+mod chase_tests;
+#[cfg(test)]
 mod tests;
