@@ -194,3 +194,34 @@ def test_small_kernels_beside_one_fat_gemm_are_read_against_those_that_ran_alone
                           "registers per thread": 32, "shared memory": 200 * 1024}) == 132
     # No small kernel ran alone: nothing to read the profiler's cost against.
     assert held.walk_rows(eager, graph[1:3], 0.8) == []
+
+
+def test_a_held_out_batch_document_is_its_stored_run_again(tmp_path):
+    # Batch 52's document, committed by hand from its run, is what the builder makes of the
+    # stored run: the same walks, figures and stand-in counts.
+    import heldout_json
+    repo = os.path.dirname(SCRIPTS)
+    committed = json.load(open(os.path.join(repo, "docs", "validation-heldout-52-h200.json")))
+    meta = committed["heldout52"]
+    out = tmp_path / "b52.json"
+    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "stored",
+                                                            "heldout-52-a3a2636"),
+                   "--group", "heldout52", "--gpu", meta["gpu"], "--build", meta["build"],
+                   "--script", meta["script"], "--run-note", meta["run"], "--out", out)
+    assert p.returncode == 0, p.stderr
+    made = json.load(open(out))
+    assert made["device"] == committed["device"]
+    assert [r["walk"] for r in made["heldout52"]["rows"]] == [r["walk"] for r in meta["rows"]]
+    for got, want in zip(made["heldout52"]["rows"], meta["rows"]):
+        assert set(got) == set(want), got["walk"]
+        for k, v in want.items():
+            assert got[k] == (pytest.approx(v) if isinstance(v, float) else v), (got["walk"], k)
+    assert heldout_json.err(1.1, 1.0) == pytest.approx(10.0)
+
+
+def test_heldout_json_needs_its_run_and_says_so(tmp_path):
+    p = run_script("heldout_json.py", "--run", tmp_path, "--group", "heldout99", "--gpu", "g",
+                   "--build", "b", "--script", "s", "--run-note", "r", "--out", tmp_path / "o")
+    assert p.returncode != 0
+    assert "no " in p.stderr and "validation.json" in p.stderr
+    assert "Traceback" not in p.stderr
