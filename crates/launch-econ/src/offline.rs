@@ -133,6 +133,8 @@ pub struct ModelledWalk<'w> {
     dev: OfflineDevice<'w>,
     schedule: Schedule,
     level: LevelStep,
+    /// The step's own lay-out, made once for the step, its waits and its spans.
+    step: std::cell::OnceCell<SharedLayOut>,
 }
 
 impl<'w> ModelledWalk<'w> {
@@ -144,7 +146,14 @@ impl<'w> ModelledWalk<'w> {
             dev: *dev,
             schedule,
             level,
+            step: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The graph step's lay-out (at its level), made on first use.
+    fn laid_out(&self) -> &SharedLayOut {
+        self.step
+            .get_or_init(|| lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us))
     }
 
     /// Whether the model runs the walk's streams side by side (recorded waits between them).
@@ -159,7 +168,7 @@ impl<'w> ModelledWalk<'w> {
 
     /// [`graph_step_model`], ms.
     pub fn step_ms(&self) -> f64 {
-        graph_step_on(&self.schedule, self.walk, &self.dev, self.level.step_us)
+        step_ms_of(&self.laid_out().spans, &self.dev)
     }
 
     /// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
@@ -170,7 +179,7 @@ impl<'w> ModelledWalk<'w> {
     /// How many kernels [`Self::step_ms`] has wait for room beside a kernel filling every SM
     /// (see [`NodeCost::leaves`]).
     pub fn waited_for_room(&self) -> usize {
-        lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us).waited_for_room
+        self.laid_out().waited_for_room
     }
 
     /// [`graph_step_model`] with kernels side by side overlapping perfectly, ms.
@@ -193,14 +202,19 @@ impl<'w> ModelledWalk<'w> {
     /// and each op's (lane, start, end), ns from the step's first node, by op index
     /// (`replay --summary --export-trace`).
     pub fn spans(&self) -> (&Schedule, Vec<Option<Span>>) {
-        let spans = lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us).spans;
-        let by_op = self.schedule.spans_by_op(&spans, self.walk.ops.len());
+        let by_op = self
+            .schedule
+            .spans_by_op(&self.laid_out().spans, self.walk.ops.len());
         (&self.schedule, by_op)
     }
 }
 
 fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {
-    let spans = lay_out_on(schedule, walk, dev, shared_us).spans;
+    step_ms_of(&lay_out_on(schedule, walk, dev, shared_us).spans, dev)
+}
+
+/// The graph step of nodes laid out as `spans`: the last one's end plus one graph launch, ms.
+fn step_ms_of(spans: &[Span], dev: &OfflineDevice<'_>) -> f64 {
     let nodes_ns = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     (nodes_ns + dev.inputs.graph_launch_fixed_us * 1e3) / 1e6
 }
