@@ -68,20 +68,6 @@ impl Engine {
             ChaseRound::Read => Kernel::ChaseGrid,
             ChaseRound::BlockReduction => Kernel::BarrierChaseGrid,
         };
-        self.chase_with(kernel, chase, ring, sink, slots, slot)
-    }
-
-    /// Checks a chase's buffers and launches `kernel` (one taking [`Kernel::ChaseGrid`]'s
-    /// parameters) with them.
-    fn chase_with(
-        &self,
-        kernel: Kernel,
-        chase: Chase,
-        ring: &DeviceBuffer<u32>,
-        sink: &mut DeviceBuffer<u32>,
-        slots: &mut DeviceBuffer<u64>,
-        slot: usize,
-    ) -> Result<()> {
         let op = kernel.name();
         let core = &self.inner.core;
         ring.check_owner(core, op, "ring")?;
