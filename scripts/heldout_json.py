@@ -32,40 +32,35 @@ def err(got, want):
     return 100.0 * (got / want - 1.0)
 
 
-def rows(group_dir, group):
+def rows(run_dir, group):
     """The batch's rows, one per walk that ran (those that failed are left out and named on
-    stderr)."""
-    from validate_all import ran_recorded_walk
+    stderr): `validate_all.rows_of`'s figures under the document's names, with the real graph
+    step before the other-stream launches, the stand-in counts and the spins-only replay."""
+    from validate_all import rows_of
+    table, results = rows_of(run_dir, [(group, None, None)])
+    records = {r["walk"]: r for r in results.get(group, [])}
     out = []
-    for r in json.load(open(os.path.join(group_dir, "validation.json"))):
-        if "error" in r or "replay" not in r:
-            print(f"{group}/{r['walk']}: failed, left out", file=sys.stderr)
-            continue
-        real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
-        eager = r["eager_step_ms"]
-        saving = eager - real
-        row = {
-            "group": group, "walk": r["walk"], "same_walk": ran_recorded_walk(r, group_dir),
-            "kernels": r["walk_summary"]["kernels"],
-            "streams": len(r["walk_summary"]["streams"]),
-            "real_graph_ms": real,
+    for t in table:
+        r = records[t["walk"]]
+        row = {k: t[k] for k in ("group", "walk", "same_walk", "kernels", "streams",
+                                 "real_graph_ms")}
+        row.update({
             "real_graph_ms_before_other_stream": r["graph_step_ms"],
-            "real_eager_ms": eager,
-            "replay_ms": r["replay"]["graph_step_ms"],
-            "replay_err": err(r["replay"]["graph_step_ms"], real),
-            "summary_ms": r["summary"]["graph_step_ms"],
-            "summary_err": err(r["summary"]["graph_step_ms"], real),
-            "real_saving_ms": saving,
-            "replay_saving_ms": r["replay"]["saving_ms"],
-            "saving_err": err(r["replay"]["saving_ms"], saving) if saving > 0 else None,
-            "trace_only_eager_ms": r["trace_only"]["eager_step_ms"],
-            "trace_only_eager_err": err(r["trace_only"]["eager_step_ms"], eager),
-        }
+            "real_eager_ms": r["eager_step_ms"],
+        })
+        row.update({k: t[k] for k in ("replay_ms", "replay_err", "summary_ms", "summary_err")})
+        row.update({
+            "real_saving_ms": t["saving_ms"],
+            "replay_saving_ms": t["replay_saving_ms"],
+            "saving_err": t["saving_err"],
+            "trace_only_eager_ms": t["trace_eager_ms"],
+            "trace_only_eager_err": t["trace_eager_err"],
+        })
         row.update({k: r.get(k, 0) for k in STAND_INS})
         spins = r.get("replay_spins_only")
         if spins:
             row["replay_spins_only_ms"] = spins["graph_step_ms"]
-            row["replay_spins_only_err"] = err(spins["graph_step_ms"], real)
+            row["replay_spins_only_err"] = err(spins["graph_step_ms"], t["real_graph_ms"])
         out.append(row)
     return out
 
@@ -77,7 +72,7 @@ def document(run_dir, group, gpu, build, script, run_note, device=DEVICE):
         "device": device,
         group: {
             "gpu": gpu, "build": build, "script": script, "run": run_note,
-            "rows": rows(os.path.join(run_dir, group), group),
+            "rows": rows(run_dir, group),
         },
     }
 
