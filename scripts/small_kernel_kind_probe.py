@@ -32,6 +32,16 @@ spins in that many blocks that each take a whole SM (SMs held without a load).
     python3 scripts/small_kernel_kind_probe.py --stamped-only --beside stream \
         --sizes 16,33,66,132,264 --adds 4096 --stamp-every 16 --out stream.json
 
+`--add-elems` sizes the stamped adds (PyTorch's f32 add of that many elements; its grid and
+block, as one profiled add records them after every timing, are in the output's
+`add_kernels`): beside spins of nearly every SM (`--sizes 120,124,128,130`), an add of more
+blocks than the SMs the spins leave hold at once crowds onto those few SMs, as small kernels
+do beside a 128-block GEMM of whole-SM blocks.
+
+    python3 scripts/small_kernel_kind_probe.py --stamped-only --beside spins \
+        --sizes 66,120,124,128,130 --add-elems 4096,16384,65536,262144 --adds 4096 \
+        --stamp-every 16 --out crowding.json
+
 Needs a CUDA device, PyTorch and CuPy.
 """
 import argparse
@@ -44,7 +54,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, gemm_kernels, replay_ms  # noqa: E402
+from walk_parts import capture, gemm_kernels, kernels_of, replay_ms  # noqa: E402
 
 TOKENS = 16
 CHAIN_BYTES = 256 << 20
@@ -231,11 +241,11 @@ def replayed_split(replayed, at, gt, every, trials):
     return statistics.median(during), statistics.median(after)
 
 
-def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
+def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms", elems=ELEMS):
     """Per-add node µs while the GEMMs ran and after they ended, read from clock stamps in
     one graph (`lanes` GEMM chains, each on a side stream of its own and issued first,
-    PyTorch's adds on another; "while" is while every lane ran), medians over `trials`
-    replays."""
+    PyTorch's adds of `elems` floats on another; "while" is while every lane ran), medians
+    over `trials` replays."""
     import cupy as cp
     rounds = count // every
     at = cp.zeros(rounds + 1, dtype=cp.uint64)
@@ -243,7 +253,7 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
     make = {"gemms": lambda: gemm_chain(d, zero_weights), "adds": lambda: torch_adds(count // 2),
             "stream": lambda: stream_lane(int(d)), "spins": lambda: spin_lane(int(d))}[beside]
     chains = [make() for _ in range(lanes)]
-    a, b = (torch.randn(ELEMS, device="cuda") for _ in range(2))
+    a, b = (torch.randn(elems, device="cuda") for _ in range(2))
     y = torch.empty_like(a)
 
     def adds_round(_):
@@ -260,7 +270,7 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms"):
         node_us = (min(g[1::2]) - max(g[0::2])) / 1e3 / chains[0].layers
         gemm = {"gemm_node_us_beside": node_us,  # the other lane's kernel node, µs
                 "load_gb_s_one_lane": chains[0].bytes / node_us / 1e3}
-    return {"d": d, "beside": beside, "lanes": lanes, "adds": count, **gemm,
+    return {"d": d, "beside": beside, "lanes": lanes, "adds": count, "add_elems": elems, **gemm,
             "add_node_us_during": dm, "add_node_us_after": am,
             "stretch": dm / am - 1}
 
@@ -385,7 +395,14 @@ def main():
                     help="with --stamped: GEMM lanes beside the adds, comma-separated counts")
     ap.add_argument("--zero-weights", action="store_true",
                     help="GEMM weights of zeros, as the profile's chains have")
+    ap.add_argument("--add-elems", default=str(ELEMS),
+                    help="with --stamped: f32 elements of each stamped add, comma-separated "
+                         "(a size a run; more elements, more blocks)")
     args = ap.parse_args()
+    if not all(v.isdigit() and int(v) > 0 for v in args.add_elems.split(",")):
+        ap.error(f"--add-elems: {args.add_elems!r} is not positive whole numbers, "
+                 "comma-separated")
+    add_elems = [int(v) for v in args.add_elems.split(",")]
     if args.beside in ("stream", "spins") and not args.stamped_only:
         ap.error(f"--beside {args.beside} reads --sizes as block counts: it needs --stamped-only")
     for spec in args.sizes.split(","):
@@ -425,10 +442,11 @@ def main():
                     print(json.dumps(stamps[-1]), flush=True)
                     torch.cuda.empty_cache()
                     continue
-                stamps.append(stamped(d, args.adds, args.zero_weights, args.trials, n,
-                                      args.stamp_every, args.beside))
-                print(json.dumps(stamps[-1]), flush=True)
-                torch.cuda.empty_cache()
+                for elems in add_elems:
+                    stamps.append(stamped(d, args.adds, args.zero_weights, args.trials, n,
+                                          args.stamp_every, args.beside, elems))
+                    print(json.dumps(stamps[-1]), flush=True)
+                    torch.cuda.empty_cache()
     # The GEMM kernels of each stamped size, profiled after every unprofiled timing.
     grids = {}
     if args.stamped_only and not args.gemm_lanes and args.beside == "gemms":
@@ -436,10 +454,17 @@ def main():
             k, n = (int(v) for v in (spec.split("x") * 2)[:2])
             grids[spec] = gemm_kernels(k, TOKENS, n)
             print(spec, json.dumps(grids[spec]), flush=True)
+    # The stamped adds' kernels, profiled last for the same reason.
+    add_kernels = {}
+    if args.stamped or args.stamped_only:
+        for elems in add_elems:
+            a, b = (torch.randn(elems, device="cuda") for _ in range(2))
+            add_kernels[elems] = kernels_of(lambda: torch.add(a, b))
+            print(elems, json.dumps(add_kernels[elems]), flush=True)
     with open(args.out, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "tokens": TOKENS, "adds": args.adds, "reps": args.reps,
                    "zero_weights": args.zero_weights, "stamped": stamps, "kernels": grids,
-                   "rows": rows}, f, indent=1)
+                   "add_kernels": add_kernels, "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

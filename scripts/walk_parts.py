@@ -198,18 +198,24 @@ def replay_ms(torch, graphs, reps, trials):
 
 def gemm_kernels(d, tokens, n=None):
     """The kernels PyTorch runs for one fp16 `tokens` x `d` by `d` x `n` matmul (`n` = `d`
-    by default), as one profiled call records them (name, grid, block, shared memory,
-    registers, µs). Profile only after every unprofiled timing of the process: an active
-    CUPTI session slows launches."""
-    import json
-    import tempfile
+    by default): see `kernels_of`."""
     import torch
     w = torch.randn(d, n or d, dtype=torch.float16, device="cuda")
     x = torch.randn(tokens, d, dtype=torch.float16, device="cuda")
-    torch.mm(x, w)
+    return kernels_of(lambda: torch.mm(x, w))
+
+
+def kernels_of(call):
+    """The kernels `call()` runs, as one profiled call records them (name, grid, block, shared
+    memory, registers, µs), after one unprofiled call. Profile only after every unprofiled
+    timing of the process: an active CUPTI session slows launches."""
+    import json
+    import tempfile
+    import torch
+    call()
     torch.cuda.synchronize()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        torch.mm(x, w)
+        call()
         torch.cuda.synchronize()
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         prof.export_chrome_trace(f.name)
