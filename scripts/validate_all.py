@@ -296,6 +296,12 @@ GROUPS = [
                                          "ke_softmax_beside_three_gemv_lanes,"
                                          "ke_top_k_beside_two_output_projection_lanes,"
                                          "ke_residual_layernorm_beside_attention_and_gemvs_b4"),
+    ("heldout55", "heldout_55_walks.py", "kf_mistral_decode_b4,"
+                                         "kf_attention_beside_mlp_lane_b2,"
+                                         "kf_router_beside_two_expert_lanes,"
+                                         "kf_lora_adapters_beside_base_b8,"
+                                         "kf_dequantise_beside_gemv_lane,"
+                                         "kf_repetition_penalty_beside_output_lanes"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
