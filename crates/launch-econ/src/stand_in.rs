@@ -54,7 +54,7 @@ use std::collections::HashMap;
 
 use memra_engine::LaunchShape;
 
-use crate::trace::{is_element_wise, is_reduction, Op};
+use crate::trace::{is_element_wise, Op};
 
 /// Recorded kernels at least this long stand in by streaming memory by default, ns.
 pub const DEFAULT_STREAM_FROM_NS: f64 = 2_000.0;
@@ -152,16 +152,6 @@ pub enum Choice {
     Chase { steps: u32, ns: u64 },
     /// The barrier chase (each step a block-wide reduction of its reads), then a spin of `ns`.
     BarrierChase { steps: u32, ns: u64 },
-}
-
-/// Which chase a kernel may stand in by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChaseKind {
-    /// Dependent reads ([`memra_engine::Engine::chase_grid`]).
-    Reads,
-    /// Dependent reads each ending in a block-wide reduction
-    /// ([`memra_engine::ChaseRound::BlockReduction`]).
-    Barriers,
 }
 
 /// Bytes of the arena streaming and paced stand-ins read from, one read after another where
@@ -519,44 +509,6 @@ impl StandInPlan {
     }
 }
 
-/// Bytes a thread of a reduction reads in one round of loads: four loads of 16 bytes in
-/// flight (a loop unrolled by four; a modelling choice, not read from the kernel). A reduction
-/// whose threads each read more before their block reduces waits on several rounds of loads
-/// per barrier.
-pub const ROUND_BYTES: f64 = 64.0;
-
-/// What kind of chase `op` (launched as `shape`) stands in by under `mode`, if any.
-/// Under [`ConcurrentStandIn::ChaseRounds`] a reduction whose threads each read more than
-/// [`ROUND_BYTES`] of its data (its operator's largest recorded input over the grid's threads:
-/// a normalisation's weights are read again by every row, from the L2) chases plainly: its
-/// time is rounds of loads, which all stretch beside other streams' traffic, and its block
-/// reduction a small part.
-pub fn chase_kind(mode: ConcurrentStandIn, op: &Op, shape: ShapeKey) -> Option<ChaseKind> {
-    let name = op.name.as_str();
-    let reduction = || is_reduction(name);
-    match mode {
-        ConcurrentStandIn::Chase => Some(ChaseKind::Reads),
-        ConcurrentStandIn::Spin => None,
-        _ if is_element_wise(name) => Some(ChaseKind::Reads),
-        ConcurrentStandIn::ChaseElementWise => None,
-        ConcurrentStandIn::ChaseBarriers => reduction().then_some(ChaseKind::Barriers),
-        ConcurrentStandIn::ChaseRounds if !reduction() => None,
-        ConcurrentStandIn::ChaseRounds => {
-            let ((gx, gy, gz), (bx, by, bz)) = shape;
-            let threads = [gx, gy, gz, bx, by, bz]
-                .iter()
-                .map(|&d| d as f64)
-                .product::<f64>();
-            match op.largest_input_bytes {
-                Some(bytes) if threads > 0.0 && bytes / threads > ROUND_BYTES => {
-                    Some(ChaseKind::Reads)
-                }
-                _ => Some(ChaseKind::Barriers),
-            }
-        }
-    }
-}
-
 impl ShapeNodes {
     /// Requests up to this many ns buy a spin of this shape no time, ns: the spin's own
     /// bookkeeping (the grid's start stamp, a block barrier, the end stamp) outlasts them, so
@@ -604,7 +556,10 @@ mod measure;
 mod modes;
 
 pub use measure::{node_us, node_us_after, plan};
-pub use modes::{ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor};
+pub use modes::{
+    chase_kind, ChaseFloor, ChaseKind, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit,
+    SubFloor, ROUND_BYTES,
+};
 
 #[cfg(test)]
 mod chase_tests;

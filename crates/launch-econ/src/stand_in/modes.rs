@@ -1,7 +1,11 @@
 //! The replay's choices of how stand-ins keep their time, each a command-line option
-//! (`launch-econ replay --help`): what the planner in [`super`] follows.
+//! (`launch-econ replay --help`): what the planner in [`super`] follows, and which chase a
+//! kernel stands in by under each ([`chase_kind`]).
 
 use serde::{Deserialize, Serialize};
+
+use super::ShapeKey;
+use crate::trace::{is_element_wise, is_reduction, Op};
 
 /// How kernels shorter than their shape's floor (the spin asked for nothing) stand in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -47,7 +51,7 @@ pub enum ConcurrentStandIn {
     ChaseBarriers,
     /// As `chase-barriers`, but a reduction whose threads each read more than one round of
     /// loads before their block reduces (its operator's largest recorded input over the grid's
-    /// threads, over 64 bytes; `stand_in::ROUND_BYTES`) chases as element-wise kernels do:
+    /// threads, over 64 bytes; [`ROUND_BYTES`]) chases as element-wise kernels do:
     /// its time is loads, its one reduction a small part.
     #[default]
     ChaseRounds,
@@ -139,6 +143,54 @@ impl SpinFit {
             SpinFit::Off => false,
             SpinFit::Streamed => streams,
             SpinFit::Graph => true,
+        }
+    }
+}
+
+/// Which chase a kernel may stand in by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChaseKind {
+    /// Dependent reads ([`memra_engine::Engine::chase_grid`]).
+    Reads,
+    /// Dependent reads each ending in a block-wide reduction
+    /// ([`memra_engine::ChaseRound::BlockReduction`]).
+    Barriers,
+}
+
+/// Bytes a thread of a reduction reads in one round of loads: four loads of 16 bytes in
+/// flight (a loop unrolled by four; a modelling choice, not read from the kernel). A reduction
+/// whose threads each read more before their block reduces waits on several rounds of loads
+/// per barrier.
+pub const ROUND_BYTES: f64 = 64.0;
+
+/// What kind of chase `op` (launched as `shape`) stands in by under `mode`, if any.
+/// Under [`ConcurrentStandIn::ChaseRounds`] a reduction whose threads each read more than
+/// [`ROUND_BYTES`] of its data (its operator's largest recorded input over the grid's threads:
+/// a normalisation's weights are read again by every row, from the L2) chases plainly: its
+/// time is rounds of loads, which all stretch beside other streams' traffic, and its block
+/// reduction a small part.
+pub fn chase_kind(mode: ConcurrentStandIn, op: &Op, shape: ShapeKey) -> Option<ChaseKind> {
+    let name = op.name.as_str();
+    let reduction = || is_reduction(name);
+    match mode {
+        ConcurrentStandIn::Chase => Some(ChaseKind::Reads),
+        ConcurrentStandIn::Spin => None,
+        _ if is_element_wise(name) => Some(ChaseKind::Reads),
+        ConcurrentStandIn::ChaseElementWise => None,
+        ConcurrentStandIn::ChaseBarriers => reduction().then_some(ChaseKind::Barriers),
+        ConcurrentStandIn::ChaseRounds if !reduction() => None,
+        ConcurrentStandIn::ChaseRounds => {
+            let ((gx, gy, gz), (bx, by, bz)) = shape;
+            let threads = [gx, gy, gz, bx, by, bz]
+                .iter()
+                .map(|&d| d as f64)
+                .product::<f64>();
+            match op.largest_input_bytes {
+                Some(bytes) if threads > 0.0 && bytes / threads > ROUND_BYTES => {
+                    Some(ChaseKind::Reads)
+                }
+                _ => Some(ChaseKind::Barriers),
+            }
         }
     }
 }
