@@ -8,7 +8,11 @@ stand-in a spin; with where and how the batch ran.
     python3 scripts/heldout_json.py --run DIR --group heldout53 --gpu GPU-... \\
         --build "BUILD" --script "scripts/heldout_53_walks.py (written at ..., before any run)" \\
         --run-note "the first run of the batch, after the GPU tests passed (...)" \\
-        --out docs/validation-heldout-53-h200.json
+        --out docs/validation-heldout-53-h200.json [--markdown]
+
+With `--markdown` it also prints the batch's table as docs/validation-h200.md sets it out
+(figures outside the targets in bold: `replay` beyond 5%, `--summary` and the saving beyond
+10%), the line that counts them and the replay's errors with every stand-in a spin.
 
 DIR is `validate_all.py --out DIR` (or a stored run, docs/stored/NAME): it holds GROUP/validation.json.
 Needs neither a GPU nor PyTorch.
@@ -65,6 +69,50 @@ def rows(run_dir, group):
     return out
 
 
+# The targets a figure is bolded beyond, % (README, "How accurate the prices are").
+TARGETS = {"replay_err": 5.0, "summary_err": 10.0, "saving_err": 10.0}
+
+
+def signed(v):
+    """`v` % with a sign, one decimal, a true minus sign (as the document writes it)."""
+    return f"{v:+.1f}%".replace("-", "\u2212")
+
+
+def cell(ms, e, target=None):
+    """`ms (err)`, the error in bold where it is beyond `target`."""
+    text = signed(e)
+    if target is not None and abs(e) > target:
+        text = f"**{text}**"
+    return f"{ms:.3f} ({text})"
+
+
+def markdown(rows):
+    """The batch's table and the line counting what came within the targets."""
+    out = ["| walk | kernels | streams | real graph ms | `replay` ms (err) | `--summary` ms (err) "
+           "| real saving ms | `replay` saving (err) | trace-only eager (err) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(" | ".join([
+            f"| {r['walk']}", str(r["kernels"]), str(r["streams"]), f"{r['real_graph_ms']:.3f}",
+            cell(r["replay_ms"], r["replay_err"], TARGETS["replay_err"]),
+            cell(r["summary_ms"], r["summary_err"], TARGETS["summary_err"]),
+            f"{r['real_saving_ms']:.3f}",
+            cell(r["replay_saving_ms"], r["saving_err"], TARGETS["saving_err"]),
+            cell(r["trace_only_eager_ms"], r["trace_only_eager_err"]),
+        ]) + " |")
+    n = len(rows)
+    within = {k: sum(abs(r[k]) <= t for r in rows) for k, t in TARGETS.items()}
+    out.append("")
+    out.append(f"`replay` {within['replay_err']} of {n} within 5%, savings "
+               f"{within['saving_err']} of {n}, `--summary` {within['summary_err']} of {n}.")
+    spins = [signed(r["replay_spins_only_err"]).rstrip("%") for r in rows
+             if "replay_spins_only_err" in r]
+    if spins:
+        listed = spins[0] if len(spins) == 1 else ", ".join(spins[:-1]) + " and " + spins[-1]
+        out.append(f"With every stand-in a spin: {listed}%.")
+    return "\n".join(out)
+
+
 def document(run_dir, group, gpu, build, script, run_note, device=DEVICE):
     """The batch's document: the device, and under the group's name where and how it ran and
     its rows."""
@@ -87,6 +135,8 @@ def main():
     ap.add_argument("--run-note", required=True, help="how the run went (first run, tests, ...)")
     ap.add_argument("--device", default=DEVICE)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the batch's table as docs/validation-h200.md sets it out")
     a = ap.parse_args()
     results = os.path.join(a.run, a.group, "validation.json")
     if not os.path.isfile(results):
@@ -97,6 +147,9 @@ def main():
         json.dump(doc, f, indent=1)
         f.write("\n")
     print(f"{a.out}: {len(doc[a.group]['rows'])} walks of {a.group}")
+    if a.markdown:
+        print()
+        print(markdown(doc[a.group]["rows"]))
 
 
 if __name__ == "__main__":

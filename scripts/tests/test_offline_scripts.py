@@ -219,6 +219,25 @@ def test_a_held_out_batch_document_is_its_stored_run_again(tmp_path):
     assert heldout_json.err(1.1, 1.0) == pytest.approx(10.0)
 
 
+def test_heldout_json_markdown_sets_out_batch_52_as_the_document_does(tmp_path):
+    # The committed section of batch 52 was written by hand from the same run: the printed
+    # table must match it row for row, bold marks and minus signs included.
+    repo = os.path.dirname(SCRIPTS)
+    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "stored",
+                                                            "heldout-52-a3a2636"),
+                   "--group", "heldout52", "--gpu", "g", "--build", "b", "--script", "s",
+                   "--run-note", "r", "--out", tmp_path / "b52.json", "--markdown")
+    assert p.returncode == 0, p.stderr
+    printed = [line for line in p.stdout.splitlines() if line.startswith("|")]
+    doc = open(os.path.join(repo, "docs", "validation-h200.md"), encoding="utf-8").read()
+    section = doc[doc.index("## Held-out batch 52"):]
+    section = section[:section.index("\n## ", 1)]
+    committed = [line for line in section.splitlines() if line.startswith("|")]
+    assert printed == committed
+    assert "`replay` 4 of 6 within 5%, savings 6 of 6, `--summary` 5 of 6." in p.stdout
+    assert "With every stand-in a spin: \u22122" in p.stdout
+
+
 def test_heldout_json_needs_its_run_and_says_so(tmp_path):
     p = run_script("heldout_json.py", "--run", tmp_path, "--group", "heldout99", "--gpu", "g",
                    "--build", "b", "--script", "s", "--run-note", "r", "--out", tmp_path / "o")
