@@ -151,7 +151,7 @@ impl Prepared {
     ) -> anyhow::Result<Prepared> {
         let cal = calibrate(e, ramp_ns)?;
         let gap = NodeGap::given_or_measured(gap, e, &cal)?;
-        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, None)?;
+        let plan = stand_in::plan(e, walk, &cal, gap.us, f64::INFINITY, None, false)?;
         Prepared::new(e, walk.ops.iter(), &plan)
     }
 

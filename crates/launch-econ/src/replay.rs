@@ -245,17 +245,17 @@ pub fn replay(
     let gap = NodeGap::given_or_measured(cfg.node_gap.as_ref(), e, &cal)?;
     // Only where streams run side by side do stand-ins chase.
     let chases = overlapping.then_some(cfg.concurrent);
-    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chases)?;
-    plan.chase_floor = cfg.chase_floor;
-    plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
-    plan.wide_grids = cfg.grid_nodes.clone();
     let gemm_bytes = operand_bytes_of(walk.kernels());
     let wanted = match cfg.gemms {
         GemmReplay::Auto => overlapping,
         GemmReplay::Real => true,
         GemmReplay::StandIn => false,
     };
-    plan.real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
+    let real_gemms = wanted && gemm_bytes <= REAL_GEMM_MAX_BYTES;
+    let mut plan = stand_in::plan(e, walk, &cal, gap.us, stream_from_ns, chases, real_gemms)?;
+    plan.chase_floor = cfg.chase_floor;
+    plan.stream_element_wise = cfg.element_wise == ElementWise::Stream;
+    plan.wide_grids = cfg.grid_nodes.clone();
     plan.gemm_operands = cfg.gemm_operands;
     // The peaks decide which GEMMs are held by their math (on one stream) and which f32 GEMMs
     // ran on TF32 (where all run for real, only f32 ones need them).

@@ -49,7 +49,9 @@ pub fn node_us_after(
 /// recorded duration + `gap_us` (see [`crate::node_gap`]); kernels recorded at
 /// `stream_from_ns` or longer will stream. With `chases` (walks whose streams run side by
 /// side), the plan follows that mode, and each shape's chase or barrier chase is measured
-/// where a kernel of that shape stands in by one under it ([`chase_kind`]).
+/// where a kernel of that shape stands in by one under it ([`chase_kind`]). With
+/// `real_gemms` ([`StandInPlan::real_gemms`]) the kernels of recorded GEMMs run for real, so
+/// none of them (a split-K reduction among them) asks for a chase.
 pub fn plan(
     e: &Engine,
     walk: &Walk,
@@ -57,11 +59,15 @@ pub fn plan(
     gap_us: f64,
     stream_from_ns: f64,
     chases: Option<ConcurrentStandIn>,
+    real_gemms: bool,
 ) -> anyhow::Result<StandInPlan> {
     let mode = chases.unwrap_or(ConcurrentStandIn::Spin);
     // The chase kinds some kernel of each shape stands in by.
     let mut kinds: HashMap<ShapeKey, (bool, bool)> = HashMap::new();
     for op in walk.kernels() {
+        if real_gemms && op.matmul.is_some() {
+            continue;
+        }
         if let OpKind::Kernel { grid, block } = op.kind {
             let k = kinds.entry((grid, block)).or_default();
             match chase_kind(mode, op, (grid, block)) {
@@ -139,7 +145,7 @@ pub fn plan(
         stream_from_ns,
         stream_element_wise: false,
         ramp_ns: cal.ramp_ns,
-        real_gemms: false,
+        real_gemms,
         real_math_gemms: false,
         gemm_operands: Default::default(),
         sub_floor: SubFloor::default(),
