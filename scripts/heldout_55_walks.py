@@ -16,8 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import attention_chain, linear_lane  # noqa: E402
-from walk_parts import no_grad_step as no_grad  # noqa: E402
+from walk_parts import attention_chain, beside_linear_lanes  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 MISTRAL_2048 = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=6,
@@ -32,18 +31,15 @@ def mistral_decode_b4():
 
 def attention_beside_mlp_lane_b2():
     import torch
-    from walk_parts import fork_lanes
     with torch.device("cuda"):
         k = torch.randn(2, 16, 2048, 128, dtype=torch.bfloat16)
         v = torch.randn(2, 16, 2048, 128, dtype=torch.bfloat16)
         q = torch.randn(2, 16, 1, 128, dtype=torch.bfloat16)
-    return no_grad(fork_lanes([attention_chain(q, k, v, 3),
-                               linear_lane(2048, 8192, 2, 4, torch.bfloat16)]))
+    return beside_linear_lanes(attention_chain(q, k, v, 3), 1, 2048, 8192, 2, 4, torch.bfloat16)
 
 
 def router_beside_two_expert_lanes():
     import torch
-    from walk_parts import fork_lanes
     with torch.device("cuda"):
         x = torch.randn(4, 2048, dtype=torch.bfloat16)
         w = torch.randn(64, 2048, dtype=torch.bfloat16) * 0.02
@@ -55,13 +51,11 @@ def router_beside_two_expert_lanes():
             top, _ = torch.topk(probs, 2, dim=-1)
             y = y * top.sum(-1, keepdim=True).to(y.dtype)
         return y
-    return no_grad(fork_lanes([route] + [linear_lane(2048, 1408, 4, 4, torch.bfloat16)
-                                         for _ in range(2)]))
+    return beside_linear_lanes(route, 2, 2048, 1408, 4, 4, torch.bfloat16)
 
 
 def lora_adapters_beside_base_b8():
     import torch
-    from walk_parts import fork_lanes
     with torch.device("cuda"):
         x = torch.randn(8, 4096, dtype=torch.float16)
         downs = [torch.randn(16, 4096, dtype=torch.float16) * 0.01 for _ in range(4)]
@@ -74,12 +68,11 @@ def lora_adapters_beside_base_b8():
             d = f(f(x, a), b) * 0.5
             y = d if y is None else y + d
         return y
-    return no_grad(fork_lanes([adapters, linear_lane(4096, 4096, 8, 4, torch.float16)]))
+    return beside_linear_lanes(adapters, 1, 4096, 4096, 8, 4, torch.float16)
 
 
 def dequantise_beside_gemv_lane():
     import torch
-    from walk_parts import fork_lanes
     with torch.device("cuda"):
         q = torch.randint(-127, 128, (4096, 4096), dtype=torch.int8)
         scale = torch.rand(4096, 1, dtype=torch.bfloat16) * 0.01
@@ -90,12 +83,11 @@ def dequantise_beside_gemv_lane():
             w = q.to(torch.bfloat16) * scale
             y = w if y is None else y + w
         return y
-    return no_grad(fork_lanes([dequantise, linear_lane(4096, 4096, 1, 4, torch.bfloat16)]))
+    return beside_linear_lanes(dequantise, 1, 4096, 4096, 1, 4, torch.bfloat16)
 
 
 def repetition_penalty_beside_output_lanes():
     import torch
-    from walk_parts import fork_lanes
     with torch.device("cuda"):
         logits = torch.randn(4, 32000, dtype=torch.float32)
         seen = torch.randint(0, 32000, (4, 64))
@@ -107,8 +99,7 @@ def repetition_penalty_beside_output_lanes():
             picked = torch.where(picked > 0, picked / 1.3, picked * 1.3)
             y = y.scatter(1, seen, picked)
         return y
-    return no_grad(fork_lanes([penalise] + [linear_lane(2048, 32000, 1, 2, torch.float16)
-                                            for _ in range(2)]))
+    return beside_linear_lanes(penalise, 2, 2048, 32000, 1, 2, torch.float16)
 
 
 build = builder(131_55, {

@@ -139,6 +139,14 @@ def fork_lanes(parts):
     return run
 
 
+def beside_linear_lanes(part, lanes, k, n, tokens, layers, dtype):
+    """The step of the held-out walks' commonest shape: `part` on a stream of its own beside
+    `lanes` lanes of [`linear_lane`] (`layers` linear layers `k` -> `n` over `tokens` rows in
+    `dtype`), each on its own, forked and joined by [`fork_lanes`], under `torch.no_grad()`."""
+    return no_grad_step(fork_lanes([part] + [linear_lane(k, n, tokens, layers, dtype)
+                                             for _ in range(lanes)]))
+
+
 def side_by_side(parts):
     """A step that forks each of `parts` (functions issuing work on the current stream) onto
     a stream of its own off the current stream and joins them back, returning nothing: what
