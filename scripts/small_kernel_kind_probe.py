@@ -34,7 +34,8 @@ spins in that many blocks that each take a whole SM (SMs held without a load).
 
 `--add-elems` sizes the stamped adds (PyTorch's f32 add of that many elements; its grid and
 block, as one profiled add records them after every timing, are in the output's
-`add_kernels`): beside spins of nearly every SM (`--sizes 120,124,128,130`), an add of more
+`add_kernels`; `--small-kernel layernorm` stamps LayerNorms over rows of 1024 instead): beside
+spins of nearly every SM (`--sizes 120,124,128,130`), an add of more
 blocks than the SMs the spins leave hold at once crowds onto those few SMs, as small kernels
 do beside a 128-block GEMM of whole-SM blocks.
 
@@ -241,11 +242,24 @@ def replayed_split(replayed, at, gt, every, trials):
     return statistics.median(during), statistics.median(after)
 
 
-def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms", elems=ELEMS):
+def small_op(kind, elems):
+    """The stamped small kernel's launch function over `elems` f32 elements: PyTorch's add
+    into a buffer of its own, or a LayerNorm over rows of 1024 (a block a row: a
+    normalisation's reductions and barriers instead of an add's lone loads)."""
+    a, b = (torch.randn(elems, device="cuda") for _ in range(2))
+    if kind == "layernorm":
+        x = a.view(-1, 1024)
+        return lambda: torch.nn.functional.layer_norm(x, (1024,))
+    y = torch.empty_like(a)
+    return lambda: torch.add(a, b, out=y)
+
+
+def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms", elems=ELEMS,
+            kind="add"):
     """Per-add node µs while the GEMMs ran and after they ended, read from clock stamps in
     one graph (`lanes` GEMM chains, each on a side stream of its own and issued first,
-    PyTorch's adds of `elems` floats on another; "while" is while every lane ran), medians
-    over `trials` replays."""
+    PyTorch's adds (or LayerNorms, `kind`) of `elems` floats on another; "while" is while
+    every lane ran), medians over `trials` replays."""
     import cupy as cp
     rounds = count // every
     at = cp.zeros(rounds + 1, dtype=cp.uint64)
@@ -253,12 +267,11 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms", e
     make = {"gemms": lambda: gemm_chain(d, zero_weights), "adds": lambda: torch_adds(count // 2),
             "stream": lambda: stream_lane(int(d)), "spins": lambda: spin_lane(int(d))}[beside]
     chains = [make() for _ in range(lanes)]
-    a, b = (torch.randn(elems, device="cuda") for _ in range(2))
-    y = torch.empty_like(a)
+    small = small_op(kind, elems)
 
     def adds_round(_):
         for _ in range(every):
-            torch.add(a, b, out=y)
+            small()
     step = stamped_step(chains, adds_round, rounds, at, gt)
     split = replayed_split(capture(step, warmups=1)[0], at, gt, every, trials)
     if split is None:
@@ -270,7 +283,8 @@ def stamped(d, count, zero_weights, trials, lanes=1, every=64, beside="gemms", e
         node_us = (min(g[1::2]) - max(g[0::2])) / 1e3 / chains[0].layers
         gemm = {"gemm_node_us_beside": node_us,  # the other lane's kernel node, µs
                 "load_gb_s_one_lane": chains[0].bytes / node_us / 1e3}
-    return {"d": d, "beside": beside, "lanes": lanes, "adds": count, "add_elems": elems, **gemm,
+    return {"d": d, "beside": beside, "lanes": lanes, "adds": count, "add_elems": elems,
+            "small_kernel": kind, **gemm,
             "add_node_us_during": dm, "add_node_us_after": am,
             "stretch": dm / am - 1}
 
@@ -398,11 +412,16 @@ def main():
     ap.add_argument("--add-elems", default=str(ELEMS),
                     help="with --stamped: f32 elements of each stamped add, comma-separated "
                          "(a size a run; more elements, more blocks)")
+    ap.add_argument("--small-kernel", choices=["add", "layernorm"], default="add",
+                    help="with --stamped: the stamped kernel, PyTorch's add or a LayerNorm "
+                         "over rows of 1024 (--add-elems a multiple of 1024)")
     args = ap.parse_args()
     if not all(v.isdigit() and int(v) > 0 for v in args.add_elems.split(",")):
         ap.error(f"--add-elems: {args.add_elems!r} is not positive whole numbers, "
                  "comma-separated")
     add_elems = [int(v) for v in args.add_elems.split(",")]
+    if args.small_kernel == "layernorm" and any(e % 1024 for e in add_elems):
+        ap.error("--small-kernel layernorm: --add-elems must be multiples of 1024 (rows of 1024)")
     if args.beside in ("stream", "spins") and not args.stamped_only:
         ap.error(f"--beside {args.beside} reads --sizes as block counts: it needs --stamped-only")
     for spec in args.sizes.split(","):
@@ -444,7 +463,8 @@ def main():
                     continue
                 for elems in add_elems:
                     stamps.append(stamped(d, args.adds, args.zero_weights, args.trials, n,
-                                          args.stamp_every, args.beside, elems))
+                                          args.stamp_every, args.beside, elems,
+                                          args.small_kernel))
                     print(json.dumps(stamps[-1]), flush=True)
                     torch.cuda.empty_cache()
     # The GEMM kernels of each stamped size, profiled after every unprofiled timing.
@@ -458,8 +478,7 @@ def main():
     add_kernels = {}
     if args.stamped or args.stamped_only:
         for elems in add_elems:
-            a, b = (torch.randn(elems, device="cuda") for _ in range(2))
-            add_kernels[elems] = kernels_of(lambda: torch.add(a, b))
+            add_kernels[elems] = kernels_of(small_op(args.small_kernel, elems))
             print(elems, json.dumps(add_kernels[elems]), flush=True)
     with open(args.out, "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "tokens": TOKENS, "adds": args.adds, "reps": args.reps,
