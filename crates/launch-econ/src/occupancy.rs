@@ -55,6 +55,38 @@ impl SmRoom {
     }
 }
 
+/// The SMs a kernel of fewer blocks than SMs holds (the block scheduler gives each block an
+/// idle SM of its own) and what each of them has left beside its block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldSms {
+    pub sms: u32,
+    pub room: SmRoom,
+}
+
+/// How a kernel's grid sits on the SMs: its blocks, how many one SM holds at once, and the
+/// device's SMs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridFit {
+    pub blocks: u64,
+    pub per_sm: u32,
+    pub sms: u32,
+}
+
+impl GridFit {
+    /// Rounds of blocks the grid takes on `sms` SMs (at least one SM).
+    pub fn rounds_on(&self, sms: u32) -> u64 {
+        self.blocks
+            .div_ceil(u64::from(sms.max(1)) * u64::from(self.per_sm.max(1)))
+            .max(1)
+    }
+
+    /// How much longer the grid takes on `sms` SMs than on all of them, by its rounds: 1 where
+    /// its blocks fit those SMs at once.
+    pub fn rounds_over(&self, sms: u32) -> f64 {
+        self.rounds_on(sms) as f64 / self.rounds_on(self.sms) as f64
+    }
+}
+
 /// Shared memory is allocated to a block in units of this many bytes; a stand-in's own static
 /// shared memory (a few words) fits in one.
 pub const STAND_IN_OWN_SHARED_BYTES: u32 = 128;
@@ -260,6 +292,40 @@ impl SmLimits {
         })
     }
 
+    /// The SMs kernel `op` holds while it runs and what it leaves on each, where its grid has
+    /// fewer blocks than the device has SMs (one block an SM) and its block's needs are
+    /// recorded; `None` for any other kernel (one that fills every SM is
+    /// [`SmLimits::room_beside_full`]'s).
+    pub fn held_sms(&self, op: &Op) -> Option<HeldSms> {
+        let OpKind::Kernel { grid, block } = op.kind else {
+            return None;
+        };
+        let need = self.block_needs(op)?;
+        let blocks = LaunchShape::of(grid, block).blocks();
+        (blocks < u64::from(self.sms)).then_some(HeldSms {
+            sms: blocks as u32,
+            room: SmRoom {
+                threads: self.threads.saturating_sub(need.threads),
+                registers: self.registers.saturating_sub(need.registers),
+                shared_bytes: self.shared_bytes.saturating_sub(need.shared_bytes),
+                blocks: self.blocks.saturating_sub(1),
+            },
+        })
+    }
+
+    /// How kernel `op`'s grid sits on the SMs; `None` for copies and memsets.
+    pub fn grid_fit(&self, op: &Op) -> Option<GridFit> {
+        let OpKind::Kernel { grid, block } = op.kind else {
+            return None;
+        };
+        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
+        Some(GridFit {
+            blocks: LaunchShape::of(grid, block).blocks(),
+            per_sm: self.resident_blocks(threads, op.resources),
+            sms: self.sms,
+        })
+    }
+
     /// The share of the GPU `op` holds while it runs: its blocks over the blocks all SMs hold
     /// at once, at most 1 (a kernel of several waves holds all of it). 0 for copies and
     /// memsets, which the copy engines and not the SMs run.
@@ -307,6 +373,41 @@ mod tests {
             resources: res,
             ..Op::kernel("k", 0.0, 1000.0)
         }
+    }
+
+    #[test]
+    fn a_grid_of_fewer_blocks_than_sms_holds_one_sm_a_block_and_leaves_the_rest() {
+        let l = h200();
+        // A GEMV of 128 whole-SM blocks (384 threads, 168 registers, 164 KB) holds 128 SMs and
+        // leaves 1024 registers on each; 132 or more blocks are not held so.
+        let gemv = kernel((128, 1, 1), 384, Some(res(168, 164_308)));
+        let held = l.held_sms(&gemv).unwrap();
+        assert_eq!(held.sms, 128);
+        assert_eq!(held.room.registers, 1024);
+        let norm = l
+            .block_needs(&kernel((1, 1, 1), 128, Some(res(32, 24))))
+            .unwrap();
+        assert!(!held.room.holds(&norm));
+        assert_eq!(
+            l.held_sms(&kernel((132, 1, 1), 384, Some(res(168, 164_308)))),
+            None
+        );
+        assert_eq!(l.held_sms(&kernel((64, 1, 1), 128, None)), None);
+        // An add of 128 blocks of 128 threads at 32 registers: 16 an SM, one round on the
+        // H200's 132 SMs, two on the 4 the GEMV leaves, eight for 512 blocks.
+        let add = l
+            .grid_fit(&kernel((128, 1, 1), 128, Some(res(32, 0))))
+            .unwrap();
+        assert_eq!((add.blocks, add.per_sm, add.sms), (128, 16, 132));
+        assert_eq!(add.rounds_on(132), 1);
+        assert_eq!(add.rounds_on(4), 2);
+        assert_eq!(add.rounds_over(4), 2.0);
+        let wide = l
+            .grid_fit(&kernel((512, 1, 1), 128, Some(res(32, 0))))
+            .unwrap();
+        assert_eq!(wide.rounds_over(4), 8.0);
+        // No SMs left counts as one.
+        assert_eq!(add.rounds_on(0), add.rounds_on(1));
     }
 
     #[test]

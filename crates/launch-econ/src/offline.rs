@@ -271,6 +271,8 @@ fn lay_out_on(
                     waits_on_loads: waits_on_loads(o, share),
                     needs: l.block_needs(o),
                     leaves: l.room_beside_full(o),
+                    holds: l.held_sms(o),
+                    grid: l.grid_fit(o),
                 }
             },
             |gb_s, held| {

@@ -23,11 +23,14 @@
 //! by half their time, does not decide which one pays. A kernel that finds no room for its
 //! blocks waits, though: beside a kernel whose blocks fill every SM (one round on each, as a
 //! decode GEMV of 132 whole-SM blocks), a block that does not fit in what they leave starts
-//! only once that kernel's blocks begin to retire ([`NodeCost::leaves`]). One lane alone comes
-//! out as [`Schedule::lay_out`] does.
+//! only once that kernel's blocks begin to retire ([`NodeCost::leaves`]); beside kernels of
+//! fewer blocks than SMs whose blocks leave no room for its own (a decode GEMV of 128 whole-SM
+//! blocks leaves 4 of an H200's SMs), a small kernel runs on the SMs they leave until their
+//! blocks begin to retire, in as many more rounds of blocks as it needs there
+//! ([`NodeCost::grid`]). One lane alone comes out as [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
-use crate::occupancy::SmRoom;
+use crate::occupancy::{GridFit, HeldSms, SmRoom};
 
 /// One node as the sharing model sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,6 +66,16 @@ pub struct NodeCost {
     /// longer hold the SMs through ([`NodeCost::share`]: a decode GEMV's blocks retire at
     /// different times, so it holds about three quarters of the GPU beside another kernel).
     pub leaves: Option<SmRoom>,
+    /// The SMs the kernel holds, a block each, where its grid has fewer blocks than SMs
+    /// ([`crate::occupancy::SmLimits::held_sms`]): a small kernel of another lane whose block
+    /// does not fit beside those blocks runs on the SMs they leave (see [`NodeCost::grid`]).
+    pub holds: Option<HeldSms>,
+    /// How the kernel's grid sits on the SMs ([`crate::occupancy::SmLimits::grid_fit`]): a
+    /// small kernel that waits on its loads, confined beside other lanes' kernels to fewer
+    /// SMs than its blocks fit at once, runs in more rounds of blocks, and takes that many
+    /// times longer (a 128-block GEMV of whole-SM blocks leaves 4 of an H200's 132 SMs: an add
+    /// of 128 blocks of 128 threads, 16 an SM, takes two rounds there).
+    pub grid: Option<GridFit>,
 }
 
 /// Where a lane is.
@@ -86,6 +99,8 @@ enum State {
         work_ns: f64,
         needs: Option<SmRoom>,
         leaves: Option<SmRoom>,
+        holds: Option<HeldSms>,
+        grid: Option<GridFit>,
         /// When the kernel began among the walk's kernels (0 for the first): a kernel waits
         /// for room only beside a full kernel that began before it.
         order: usize,
@@ -289,12 +304,18 @@ pub fn lay_out_sharing_counted(
                     } else {
                         beside(own)
                     };
-                    1.0 / (shared * (1.0 + stretch * node_over_work))
+                    let rounds = if waits_on_loads && together {
+                        confined_rounds(&state, &waiting, l)
+                    } else {
+                        1.0
+                    };
+                    1.0 / (shared * (1.0 + stretch * node_over_work) * rounds)
                 }
                 _ => 1.0 / shared,
             })
             .collect();
-        // The next moment a lane's part ends, or a full kernel's blocks begin to leave room.
+        // The next moment a lane's part ends, or a full or holding kernel's blocks begin to
+        // leave room.
         let step = state
             .iter()
             .zip(&rates)
@@ -304,12 +325,14 @@ pub fn lay_out_sharing_counted(
                 State::Kernel {
                     left_ns,
                     leaves,
+                    holds,
                     work_ns,
                     share,
                     ..
                 } => {
                     let tail_ns = left_ns - (1.0 - share) * work_ns;
-                    let room = (leaves.is_some() && tail_ns > 0.0).then(|| tail_ns / rate);
+                    let holding = leaves.is_some() || holds.is_some();
+                    let room = (holding && tail_ns > 0.0).then(|| tail_ns / rate);
                     [Some(left_ns / rate), room]
                 }
                 State::Ready => [None, None],
@@ -328,6 +351,8 @@ pub fn lay_out_sharing_counted(
                     work_ns: kernel.work_ns.max(0.0),
                     needs: kernel.needs,
                     leaves: kernel.leaves,
+                    holds: kernel.holds,
+                    grid: kernel.grid,
                     order: {
                         began += 1;
                         began - 1
@@ -401,6 +426,46 @@ fn waiting_for_room(state: &[State]) -> Vec<bool> {
     waiting
 }
 
+/// How many times longer lane `l`'s kernel takes for the SMs other lanes' kernels hold: the
+/// running kernels of fewer blocks than SMs whose blocks leave no room for its block (see
+/// [`NodeCost::holds`]) hold their SMs until their blocks begin to retire (as a full
+/// kernel's, [`NodeCost::leaves`]); its blocks take as many rounds on the SMs left as they
+/// need there over what they need on all SMs.
+fn confined_rounds(state: &[State], waiting: &[bool], l: usize) -> f64 {
+    let State::Kernel {
+        needs: Some(need),
+        grid: Some(grid),
+        ..
+    } = state[l]
+    else {
+        return 1.0;
+    };
+    let held: u32 = state
+        .iter()
+        .enumerate()
+        .filter_map(|(m, s)| match *s {
+            State::Kernel {
+                holds: Some(h),
+                left_ns,
+                work_ns,
+                share,
+                ..
+            } if m != l
+                && !waiting[m]
+                && !h.room.holds(&need)
+                && left_ns > (1.0 - share) * work_ns + DONE_NS =>
+            {
+                Some(h.sms)
+            }
+            _ => None,
+        })
+        .sum();
+    if held == 0 {
+        return 1.0;
+    }
+    grid.rounds_over(grid.sms.saturating_sub(held).max(1))
+}
+
 /// A lane's item: an op, or a wait for (lane, ops issued on it before the wait).
 #[derive(Debug, Clone)]
 enum Queued {
@@ -410,5 +475,7 @@ enum Queued {
 
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod room_tests;
 #[cfg(test)]
 mod tests;

@@ -36,7 +36,7 @@ fn end(spans: &[(usize, f64, f64)]) -> f64 {
     spans.iter().map(|s| s.2).fold(0.0, f64::max)
 }
 
-fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
+pub(super) fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
     NodeCost {
         fixed_ns,
         work_ns,
@@ -46,6 +46,8 @@ fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
         waits_on_loads: false,
         needs: None,
         leaves: None,
+        holds: None,
+        grid: None,
     }
 }
 
@@ -462,96 +464,4 @@ fn a_kernel_is_slowed_at_the_load_beside_it_not_its_own() {
     assert!((lane_end(&spans, 1) - 11.2).abs() < 1e-9, "{spans:?}");
     let small_end = 11.2 + (4.0 - 10.2 / 3.01);
     assert!((lane_end(&spans, 2) - small_end).abs() < 1e-9, "{spans:?}");
-}
-
-/// An SM's room with `registers` registers left (threads, shared memory and block slots to
-/// spare).
-fn room(registers: u32) -> SmRoom {
-    SmRoom {
-        threads: 1664,
-        registers,
-        shared_bytes: 68_000,
-        blocks: 31,
-    }
-}
-
-/// A kernel of `work_ns` whose blocks fill every SM, holding `share` of the GPU beside
-/// others, and leaving 1024 registers an SM.
-fn full(work_ns: f64, share: f64) -> NodeCost {
-    NodeCost {
-        needs: Some(room(64_512)),
-        leaves: Some(room(1024)),
-        ..node(0.0, work_ns, share)
-    }
-}
-
-/// A small kernel of `work_ns` whose block takes `registers` registers.
-fn small_needing(work_ns: f64, registers: u32) -> NodeCost {
-    NodeCost {
-        needs: Some(SmRoom {
-            threads: 128,
-            registers,
-            shared_bytes: 1024,
-            blocks: 1,
-        }),
-        ..node(0.0, work_ns, 0.01)
-    }
-}
-
-/// Two lanes of one op each, op `l` on lane `l`, both ready at once.
-fn two_lanes() -> Schedule {
-    let items = vec![Item::Op { lane: 0, op: 0 }, Item::Op { lane: 1, op: 1 }];
-    Schedule {
-        streams: vec![Some(1), Some(2)],
-        items,
-        basis: Basis::RecordedWaits(0),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    }
-}
-
-/// [`two_lanes`] laid out with `costs` (op `l` on lane `l`), no stretch and no bandwidth:
-/// each lane's (lane, start, end) in lane order.
-fn two_lanes_laid_out(costs: [NodeCost; 2]) -> Vec<(usize, f64, f64)> {
-    let mut s = lay_out_sharing(&two_lanes(), |op| costs[op], |_, _| 0.0, 0.0);
-    s.sort_by_key(|x| x.0);
-    s
-}
-
-#[test]
-fn a_kernel_that_fits_nowhere_beside_a_full_kernel_waits_for_its_blocks_to_retire() {
-    // A GEMV filling every SM for 100 ns, holding three quarters of the GPU beside others,
-    // and a LayerNorm block needing 4096 registers where 1024 are left: the norm finds room
-    // only in the GEMV's last quarter, and runs its 10 ns from 75.
-    let s = two_lanes_laid_out([full(100.0, 0.75), small_needing(10.0, 4096)]);
-    assert!((s[0].2 - 100.0).abs() < 1e-6, "{s:?}");
-    assert!((s[1].2 - 85.0).abs() < 1e-6, "{s:?}");
-    // A block that fits in what the GEMV leaves (one warp) runs beside it from the start.
-    let s = two_lanes_laid_out([full(100.0, 0.75), small_needing(10.0, 1024)]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
-    // A kernel of blocks that hold the GPU to its end (a persistent GEMM: share 1) keeps
-    // the norm out until it ends.
-    let s = two_lanes_laid_out([full(100.0, 1.0), small_needing(10.0, 4096)]);
-    assert!((s[1].2 - 110.0).abs() < 1e-6, "{s:?}");
-}
-
-#[test]
-fn a_full_kernel_that_begins_later_does_not_hold_back_one_already_running() {
-    // Lane 1's norm begins first (the GEMV's node spends 5 ns in the front end before its
-    // kernel); the GEMV that fills the SMs after it does not stop it.
-    let gemv = NodeCost {
-        fixed_ns: 5.0,
-        ..full(100.0, 0.75)
-    };
-    let s = two_lanes_laid_out([gemv, small_needing(10.0, 4096)]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
-    // Two full kernels beginning together: lane 1's, taken second, waits for lane 0's last
-    // quarter, and neither waits for the other forever.
-    let s = two_lanes_laid_out([full(100.0, 0.75), full(40.0, 0.75)]);
-    // From 75 the two share the GPU (0.75 each, 1.5 together): lane 0's last 25 ns take
-    // 37.5, to 112.5, where lane 1 has done 25 of its 40 and runs the rest alone.
-    assert!((s[0].2 - 112.5).abs() < 1e-6, "{s:?}");
-    assert!((s[1].2 - 127.5).abs() < 1e-6, "{s:?}");
 }
