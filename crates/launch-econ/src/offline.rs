@@ -182,6 +182,12 @@ impl<'w> ModelledWalk<'w> {
         self.laid_out().waited_for_room
     }
 
+    /// How many kernels [`Self::step_ms`] runs in more rounds of blocks on the SMs other
+    /// lanes' kernels leave them (see [`NodeCost::grid`]).
+    pub fn confined(&self) -> usize {
+        self.laid_out().confined
+    }
+
     /// [`graph_step_model`] with kernels side by side overlapping perfectly, ms.
     pub fn unshared_ms(&self) -> f64 {
         let free = self.dev.without_sharing();
@@ -285,6 +291,7 @@ fn lay_out_on(
         _ => SharedLayOut {
             spans: schedule.lay_out(node_ns),
             waited_for_room: 0,
+            confined: 0,
         },
     }
 }

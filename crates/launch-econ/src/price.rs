@@ -119,6 +119,11 @@ pub struct StepPrice {
     /// every SM (see [`crate::sharing::NodeCost::leaves`]); `None` where none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernels_waiting_for_room: Option<usize>,
+    /// How many small kernels the offline model runs in more rounds of blocks on the SMs that
+    /// other lanes' kernels of whole-SM blocks leave them (see
+    /// [`crate::sharing::NodeCost::grid`]); `None` where none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernels_confined: Option<usize>,
     /// The part of the graph step, ms, added for memory a trace without shapes does not rule
     /// in or out (see [`crate::footprint::replay_reads_less`]): half the larger step to the
     /// upper level; the step may be that much off either way.
@@ -147,6 +152,7 @@ impl StepPrice {
             graph_step_serial_ms: None,
             graph_step_unshared_ms: None,
             kernels_waiting_for_room: None,
+            kernels_confined: None,
             graph_step_unknown_memory_ms: None,
             profiler_readings: None,
         }
@@ -203,6 +209,15 @@ impl StepPrice {
             kernels_waiting_for_room: (kernels > 0)
                 .then_some(kernels)
                 .or(self.kernels_waiting_for_room),
+            ..self
+        }
+    }
+
+    /// The same price with `kernels` confined to the SMs other lanes' kernels leave them
+    /// (none: unchanged).
+    pub fn with_confined(self, kernels: usize) -> StepPrice {
+        StepPrice {
+            kernels_confined: (kernels > 0).then_some(kernels).or(self.kernels_confined),
             ..self
         }
     }
@@ -282,9 +297,14 @@ impl StepPrice {
                 num(q, 4)
             )
         });
-        let waiting = self.kernels_waiting_for_room.map_or(String::new(), |n| {
+        let mut waiting = self.kernels_waiting_for_room.map_or(String::new(), |n| {
             format!("; {n} kernel(s) waiting for room beside kernels whose blocks fill every SM")
         });
+        if let Some(n) = self.kernels_confined {
+            waiting.push_str(&format!(
+                "; {n} kernel(s) in more rounds of blocks on the SMs that whole-SM kernels leave"
+            ));
+        }
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
             (Some(s), Some(u)) => format!(
                 "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the kernels running with them whose bytes the trace gives)\n",

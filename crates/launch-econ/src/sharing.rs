@@ -171,6 +171,9 @@ pub struct SharedLayOut {
     /// The kernels that waited for room beside a kernel filling every SM
     /// ([`NodeCost::leaves`]).
     pub waited_for_room: usize,
+    /// The kernels that ran in more rounds of blocks on the SMs other lanes' kernels left
+    /// them ([`NodeCost::grid`]).
+    pub confined: usize,
 }
 
 /// [`lay_out_sharing_with`], counting the kernels that waited for room.
@@ -211,6 +214,9 @@ pub fn lay_out_sharing_counted(
     // Whether each lane's kernel has waited for room, and how many kernels did.
     let mut has_waited = vec![false; lanes];
     let mut waited_for_room = 0usize;
+    // The same for kernels confined to fewer SMs than their blocks fit at once.
+    let mut has_been_confined = vec![false; lanes];
+    let mut confined = 0usize;
     loop {
         // Every lane that can take its next item takes it; an op ending frees waits, so
         // repeat until nothing moves.
@@ -309,6 +315,7 @@ pub fn lay_out_sharing_counted(
                     } else {
                         1.0
                     };
+                    has_been_confined[l] |= rounds > 1.0;
                     1.0 / (shared * (1.0 + stretch * node_over_work) * rounds)
                 }
                 _ => 1.0 / shared,
@@ -385,12 +392,14 @@ pub fn lay_out_sharing_counted(
                 done[l] += 1;
                 state[l] = State::Ready;
                 waited_for_room += usize::from(std::mem::take(&mut has_waited[l]));
+                confined += usize::from(std::mem::take(&mut has_been_confined[l]));
             }
         }
     }
     SharedLayOut {
         spans: out,
         waited_for_room,
+        confined,
     }
 }
 

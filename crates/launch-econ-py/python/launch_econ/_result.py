@@ -16,7 +16,9 @@ class Price:
     offline model with every kernel at its recorded duration, where it let kernels side by side
     share the SMs: perfect overlap; ``None`` otherwise), ``kernels_waiting_for_room`` (how many
     kernels the offline model had wait for room beside a kernel whose blocks fill every SM;
-    ``None`` where none did), ``graph_unknown_memory_ms`` (the part
+    ``None`` where none did), ``kernels_confined`` (how many small kernels it ran in more
+    rounds of blocks on the SMs that other lanes' whole-SM kernels leave; ``None`` where none),
+    ``graph_unknown_memory_ms`` (the part
     of ``graph_ms`` added for memory a trace without shapes does not say, half the larger
     per-node step; ``None`` where nothing was added), ``saving_ms`` (not positive:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
@@ -51,6 +53,7 @@ class Price:
         self.graph_serial_ms = p.get("graph_step_serial_ms")
         self.graph_unshared_ms = p.get("graph_step_unshared_ms")
         self.kernels_waiting_for_room = p.get("kernels_waiting_for_room")
+        self.kernels_confined = p.get("kernels_confined")
         self.graph_unknown_memory_ms = p.get("graph_step_unknown_memory_ms")
         self.saving_ms = p["saving_ms"]
         self.saving_quiet_ms = p.get("saving_quiet_ms")
@@ -82,7 +85,7 @@ class Price:
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
                 "graph_serial_ms", "graph_unshared_ms", "kernels_waiting_for_room",
-                "graph_unknown_memory_ms", "saving_ms",
+                "kernels_confined", "graph_unknown_memory_ms", "saving_ms",
                 "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms",
                 "profiler_readings", "kernels",
                 "copies", "memsets", "recorded_gpu_ms", "step", "warnings", "partial", "device",
@@ -117,6 +120,9 @@ class Price:
         if self.kernels_waiting_for_room is not None:
             rows.append(("  waiting for room", f"{self.kernels_waiting_for_room} kernels",
                          "beside kernels whose blocks fill every SM"))
+        if self.kernels_confined is not None:
+            rows.append(("  confined", f"{self.kernels_confined} kernels",
+                         "more rounds on the SMs whole-SM kernels leave"))
         rows.append(("saving", saving, "per step"))
         err = self.graph_error_ms
         # As the CLI does: where the graph step's error is a tenth of the saving or more.

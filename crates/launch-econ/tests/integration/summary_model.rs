@@ -1,5 +1,6 @@
 //! The offline model of a walk on several streams: recorded GEMMs side by side share device
-//! memory and stretch by their load, as the profile measured (`crate::beside`).
+//! memory and stretch by their load, as the profile measured (`crate::beside`); small kernels
+//! beside whole-SM blocks run on the SMs those leave.
 
 use launch_econ::beside::{BesideCosts, BesidePoint};
 use launch_econ::model::ModelInputs;
@@ -8,6 +9,8 @@ use launch_econ::offline::{graph_step_model, OfflineDevice};
 use launch_econ::trace::matmul::{operand_bytes, MatmulRole};
 use launch_econ::trace::{Op, StreamWait, Walk};
 use memra_engine::{Gemm, GemmType};
+
+use crate::common::{fixture, json_of, replay, stdout_of, succeeds};
 
 #[test]
 fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
@@ -67,4 +70,65 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
     assert!((at(costs(0.0, load)) - 0.060).abs() < 1e-9);
     // Memory enough, a measured 50% stretch beside each other: 10 + 30 + 10.
     assert!((at(costs(0.5, 10.0 * load)) - 0.050).abs() < 1e-9);
+}
+
+/// The full-GPU fixture's first branch cut to 128 whole-SM blocks (168 registers x 384
+/// threads: 1024 registers left on each of the 128 SMs it holds) and its second made an add of
+/// 512 blocks of 128 threads at `registers` a thread: the `--summary` prediction's JSON.
+fn beside_128_whole_sm_blocks(registers: u64) -> serde_json::Value {
+    let mut trace: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("kineto_two_streams_full_gpu.json")).unwrap(),
+    )
+    .unwrap();
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        match e["name"].as_str() {
+            Some("branch_a") => e["args"]["grid"] = serde_json::json!([128, 1, 1]),
+            Some("branch_b") => {
+                e["name"] = "vectorized_elementwise_kernel<add>".into();
+                e["dur"] = 10.0.into();
+                let args = &mut e["args"];
+                args["grid"] = serde_json::json!([512, 1, 1]);
+                args["block"] = serde_json::json!([128, 1, 1]);
+                args["registers per thread"] = registers.into();
+                args["shared memory"] = 0.into();
+            }
+            _ => {}
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("le-confined-{}-{registers}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("trace.json");
+    std::fs::write(&path, trace.to_string()).unwrap();
+    let out = succeeds(&replay(path.to_str().unwrap(), "--summary --export-json -"));
+    let text = stdout_of(&succeeds(&replay(path.to_str().unwrap(), "--summary")));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut p = json_of(&out)["result"]["prediction"].clone();
+    p["text"] = text.into();
+    p
+}
+
+/// An add whose block (4 warps at 32 registers: 4096) does not fit in the 1024 registers the
+/// GEMV's blocks leave runs on the 4 SMs it does not hold, in 8 rounds of 16 blocks an SM
+/// against 1 on all 132, and the step is priced longer; at 8 registers (1024) it fits beside
+/// them and runs on every SM.
+#[test]
+fn a_small_kernel_beside_whole_sm_blocks_runs_on_the_sms_they_leave() {
+    let confined = beside_128_whole_sm_blocks(32);
+    let free = beside_128_whole_sm_blocks(8);
+    assert_eq!(confined["kernels_confined"], 1, "{confined}");
+    assert!(
+        confined["text"].as_str().unwrap().contains(
+            "1 kernel(s) in more rounds of blocks on the SMs that whole-SM kernels leave"
+        ),
+        "{}",
+        confined["text"]
+    );
+    assert!(free.get("kernels_confined").is_none(), "{free}");
+    let ms = |p: &serde_json::Value| p["graph_step_ms"].as_f64().unwrap();
+    assert!(
+        ms(&confined) > ms(&free),
+        "{} vs {}",
+        ms(&confined),
+        ms(&free)
+    );
 }
