@@ -284,12 +284,21 @@ impl SmLimits {
             return None;
         }
         let n = self.resident_blocks(need.threads, op.resources);
-        Some(SmRoom {
-            threads: self.threads.saturating_sub(n * need.threads),
-            registers: self.registers.saturating_sub(n * need.registers),
-            shared_bytes: self.shared_bytes.saturating_sub(n * need.shared_bytes),
+        Some(self.room_beside(need, n))
+    }
+
+    /// What one SM has left beside `n` blocks that each take `need`.
+    fn room_beside(&self, need: SmRoom, n: u32) -> SmRoom {
+        SmRoom {
+            threads: self.threads.saturating_sub(n.saturating_mul(need.threads)),
+            registers: self
+                .registers
+                .saturating_sub(n.saturating_mul(need.registers)),
+            shared_bytes: self
+                .shared_bytes
+                .saturating_sub(n.saturating_mul(need.shared_bytes)),
             blocks: self.blocks.saturating_sub(n),
-        })
+        }
     }
 
     /// The SMs kernel `op` holds while it runs and what it leaves on each, where its grid has
@@ -302,14 +311,9 @@ impl SmLimits {
         };
         let need = self.block_needs(op)?;
         let blocks = LaunchShape::of(grid, block).blocks();
-        (blocks < u64::from(self.sms)).then_some(HeldSms {
+        (blocks < u64::from(self.sms)).then(|| HeldSms {
             sms: blocks as u32,
-            room: SmRoom {
-                threads: self.threads.saturating_sub(need.threads),
-                registers: self.registers.saturating_sub(need.registers),
-                shared_bytes: self.shared_bytes.saturating_sub(need.shared_bytes),
-                blocks: self.blocks.saturating_sub(1),
-            },
+            room: self.room_beside(need, 1),
         })
     }
 
