@@ -302,6 +302,12 @@ GROUPS = [
                                          "kf_lora_adapters_beside_base_b8,"
                                          "kf_dequantise_beside_gemv_lane,"
                                          "kf_repetition_penalty_beside_output_lanes"),
+    ("heldout56", "heldout_56_walks.py", "kg_phi3_decode_b8,"
+                                         "kg_wide_adds_beside_gemv_lane,"
+                                         "kg_silu_mul_beside_two_gemv_lanes,"
+                                         "kg_rmsnorm_b32_beside_gemv_lane,"
+                                         "kg_gelu_beside_fp16_gemv_lane,"
+                                         "kg_residual_adds_beside_qkv_lanes"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
