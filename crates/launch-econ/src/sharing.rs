@@ -337,7 +337,7 @@ pub fn lay_out_sharing_counted(
                     share,
                     ..
                 } => {
-                    let tail_ns = left_ns - (1.0 - share) * work_ns;
+                    let tail_ns = holding_left_ns(left_ns, work_ns, share);
                     let holding = leaves.is_some() || holds.is_some();
                     let room = (holding && tail_ns > 0.0).then(|| tail_ns / rate);
                     [Some(left_ns / rate), room]
@@ -429,10 +429,17 @@ fn waiting_for_room(state: &[State]) -> Vec<bool> {
             !waiting[m]
                 && matches!(state[m], State::Kernel {
                     leaves: Some(room), left_ns, work_ns, share, ..
-                } if !room.holds(&need) && left_ns > (1.0 - share) * work_ns + DONE_NS)
+                } if !room.holds(&need) && holding_left_ns(left_ns, work_ns, share) > DONE_NS)
         });
     }
     waiting
+}
+
+/// Work a kernel with `left_ns` of its `work_ns` left has still to do before its blocks begin
+/// to retire and leave their SMs: its blocks hold them through `share` of its work (see
+/// [`NodeCost::leaves`]).
+fn holding_left_ns(left_ns: f64, work_ns: f64, share: f64) -> f64 {
+    left_ns - (1.0 - share) * work_ns
 }
 
 /// How many times longer lane `l`'s kernel takes for the SMs other lanes' kernels hold: the
@@ -462,7 +469,7 @@ fn confined_rounds(state: &[State], waiting: &[bool], l: usize) -> f64 {
             } if m != l
                 && !waiting[m]
                 && !h.room.holds(&need)
-                && left_ns > (1.0 - share) * work_ns + DONE_NS =>
+                && holding_left_ns(left_ns, work_ns, share) > DONE_NS =>
             {
                 Some(h.sms)
             }
