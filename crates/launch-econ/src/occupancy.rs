@@ -72,6 +72,25 @@ pub struct GridFit {
     pub sms: u32,
 }
 
+/// Where a kernel's blocks sit on the SMs ([`SmLimits::footing`]), which decides what kernels
+/// of other lanes find beside them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Footing {
+    /// What one block takes of an SM, where the trace records its registers.
+    pub needs: Option<SmRoom>,
+    /// What every SM has left beside the blocks where the grid is exactly as many blocks as
+    /// all SMs hold at once (a decode GEMV of 132 blocks that each take an SM's registers, a
+    /// persistent GEMM of one block an SM). `None` for any other kernel: one of fewer blocks
+    /// leaves SMs, or room on them, that the grid does not take; one of more runs in rounds,
+    /// whose blocks do not all hold their SMs at once.
+    pub leaves: Option<SmRoom>,
+    /// The SMs the kernel holds and what each has left, where its grid has fewer blocks than
+    /// the device has SMs (one block an SM).
+    pub holds: Option<HeldSms>,
+    /// How the grid sits on the SMs.
+    pub grid: Option<GridFit>,
+}
+
 impl GridFit {
     /// Rounds of blocks the grid takes on `sms` SMs (at least one SM).
     pub fn rounds_on(&self, sms: u32) -> u64 {
@@ -269,22 +288,36 @@ impl SmLimits {
         })
     }
 
-    /// What every SM has left beside kernel `op`'s blocks where they fill the GPU: the grid is
-    /// exactly as many blocks as all SMs hold at once (a decode GEMV of 132 blocks that each
-    /// take an SM's registers, a persistent GEMM of one block an SM), so the block scheduler
-    /// puts as many on every SM as fit and none is left for later. `None` for any other
-    /// kernel: one of fewer blocks leaves SMs, or room on them, that the grid does not take;
-    /// one of more runs in rounds, whose blocks do not all hold their SMs at once.
-    pub fn room_beside_full(&self, op: &Op) -> Option<SmRoom> {
+    /// Where kernel `op`'s blocks sit on the SMs, from one reckoning of what a block needs;
+    /// all `None` for copies and memsets.
+    pub fn footing(&self, op: &Op) -> Footing {
         let OpKind::Kernel { grid, block } = op.kind else {
-            return None;
+            return Footing::default();
         };
-        let need = self.block_needs(op)?;
-        if LaunchShape::of(grid, block).blocks() != self.resident_grid(block, op.resources) {
-            return None;
+        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
+        let per_sm = self.resident_blocks(threads, op.resources);
+        let blocks = LaunchShape::of(grid, block).blocks();
+        let needs = self.block_needs(op);
+        // Exactly as many blocks as all SMs hold at once: the block scheduler puts as many on
+        // every SM as fit and none is left for later.
+        let fills = blocks == u64::from(per_sm) * u64::from(self.sms);
+        Footing {
+            needs,
+            leaves: needs
+                .filter(|_| fills)
+                .map(|need| self.room_beside(need, per_sm)),
+            holds: needs
+                .filter(|_| blocks < u64::from(self.sms))
+                .map(|need| HeldSms {
+                    sms: blocks as u32,
+                    room: self.room_beside(need, 1),
+                }),
+            grid: Some(GridFit {
+                blocks,
+                per_sm,
+                sms: self.sms,
+            }),
         }
-        let n = self.resident_blocks(need.threads, op.resources);
-        Some(self.room_beside(need, n))
     }
 
     /// What one SM has left beside `n` blocks that each take `need`.
@@ -299,35 +332,6 @@ impl SmLimits {
                 .saturating_sub(n.saturating_mul(need.shared_bytes)),
             blocks: self.blocks.saturating_sub(n),
         }
-    }
-
-    /// The SMs kernel `op` holds while it runs and what it leaves on each, where its grid has
-    /// fewer blocks than the device has SMs (one block an SM) and its block's needs are
-    /// recorded; `None` for any other kernel (one that fills every SM is
-    /// [`SmLimits::room_beside_full`]'s).
-    pub fn held_sms(&self, op: &Op) -> Option<HeldSms> {
-        let OpKind::Kernel { grid, block } = op.kind else {
-            return None;
-        };
-        let need = self.block_needs(op)?;
-        let blocks = LaunchShape::of(grid, block).blocks();
-        (blocks < u64::from(self.sms)).then(|| HeldSms {
-            sms: blocks as u32,
-            room: self.room_beside(need, 1),
-        })
-    }
-
-    /// How kernel `op`'s grid sits on the SMs; `None` for copies and memsets.
-    pub fn grid_fit(&self, op: &Op) -> Option<GridFit> {
-        let OpKind::Kernel { grid, block } = op.kind else {
-            return None;
-        };
-        let threads = block.0.saturating_mul(block.1).saturating_mul(block.2);
-        Some(GridFit {
-            blocks: LaunchShape::of(grid, block).blocks(),
-            per_sm: self.resident_blocks(threads, op.resources),
-            sms: self.sms,
-        })
     }
 
     /// The share of the GPU `op` holds while it runs: its blocks over the blocks all SMs hold
@@ -385,7 +389,7 @@ mod tests {
         // A GEMV of 128 whole-SM blocks (384 threads, 168 registers, 164 KB) holds 128 SMs and
         // leaves 1024 registers on each; 132 or more blocks are not held so.
         let gemv = kernel((128, 1, 1), 384, Some(res(168, 164_308)));
-        let held = l.held_sms(&gemv).unwrap();
+        let held = l.footing(&gemv).holds.unwrap();
         assert_eq!(held.sms, 128);
         assert_eq!(held.room.registers, 1024);
         let norm = l
@@ -393,21 +397,24 @@ mod tests {
             .unwrap();
         assert!(!held.room.holds(&norm));
         assert_eq!(
-            l.held_sms(&kernel((132, 1, 1), 384, Some(res(168, 164_308)))),
+            l.footing(&kernel((132, 1, 1), 384, Some(res(168, 164_308))))
+                .holds,
             None
         );
-        assert_eq!(l.held_sms(&kernel((64, 1, 1), 128, None)), None);
+        assert_eq!(l.footing(&kernel((64, 1, 1), 128, None)).holds, None);
         // An add of 128 blocks of 128 threads at 32 registers: 16 an SM, one round on the
         // H200's 132 SMs, two on the 4 the GEMV leaves, eight for 512 blocks.
         let add = l
-            .grid_fit(&kernel((128, 1, 1), 128, Some(res(32, 0))))
+            .footing(&kernel((128, 1, 1), 128, Some(res(32, 0))))
+            .grid
             .unwrap();
         assert_eq!((add.blocks, add.per_sm, add.sms), (128, 16, 132));
         assert_eq!(add.rounds_on(132), 1);
         assert_eq!(add.rounds_on(4), 2);
         assert_eq!(add.rounds_over(4), 2.0);
         let wide = l
-            .grid_fit(&kernel((512, 1, 1), 128, Some(res(32, 0))))
+            .footing(&kernel((512, 1, 1), 128, Some(res(32, 0))))
+            .grid
             .unwrap();
         assert_eq!(wide.rounds_over(4), 8.0);
         // No SMs left counts as one.
@@ -426,7 +433,7 @@ mod tests {
             },
             ..kernel((1, 1, 1), 384, Some(res(168, 164_308)))
         };
-        let room = l.room_beside_full(&gemv).unwrap();
+        let room = l.footing(&gemv).leaves.unwrap();
         assert_eq!(room.registers, 1024);
         assert_eq!(room.threads, 2048 - 384);
         assert_eq!(room.blocks, 31);
@@ -444,11 +451,17 @@ mod tests {
         // 128 such blocks leave 4 SMs free, 133 run in rounds: neither fills the GPU so.
         for blocks in [128, 133] {
             let k = kernel((blocks, 1, 1), 384, Some(res(168, 164_308)));
-            assert_eq!(l.room_beside_full(&k), None, "{blocks} blocks");
+            assert_eq!(l.footing(&k).leaves, None, "{blocks} blocks");
         }
         // Without recorded registers what a block needs is not known.
         assert_eq!(l.block_needs(&kernel((1, 1, 1), 128, None)), None);
-        assert_eq!(l.room_beside_full(&kernel((132, 1, 1), 1024, None)), None);
+        assert_eq!(l.footing(&kernel((132, 1, 1), 1024, None)).leaves, None);
+        // A memset holds no SM: nothing of it is known.
+        let memset = Op {
+            kind: OpKind::Memset { bytes: 4096 },
+            ..kernel((1, 1, 1), 32, Some(res(32, 0)))
+        };
+        assert_eq!(l.footing(&memset), Footing::default());
     }
 
     #[test]

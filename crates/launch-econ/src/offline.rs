@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use crate::footprint::{Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
 use crate::lanes::{Schedule, Span};
 use crate::model::ModelInputs;
-use crate::occupancy::SmLimits;
+use crate::occupancy::{Footing, SmLimits};
 use crate::roofline::Roofline;
 use crate::sharing::{lay_out_sharing_counted, NodeCost, SharedLayOut};
 use crate::trace::matmul::{is_blas_kernel, MatmulRole};
@@ -268,6 +268,12 @@ fn lay_out_on(
                 } else {
                     0.0
                 };
+                let Footing {
+                    needs,
+                    leaves,
+                    holds,
+                    grid,
+                } = l.footing(o);
                 NodeCost {
                     fixed_ns: total - work_ns,
                     work_ns,
@@ -275,10 +281,10 @@ fn lay_out_on(
                     gb_s,
                     math: roofline.as_ref().map_or(0.0, |r| r.math_share(o)),
                     waits_on_loads: waits_on_loads(o, share),
-                    needs: l.block_needs(o),
-                    leaves: l.room_beside_full(o),
-                    holds: l.held_sms(o),
-                    grid: l.grid_fit(o),
+                    needs,
+                    leaves,
+                    holds,
+                    grid,
                 }
             },
             |gb_s, held| {

@@ -59,7 +59,7 @@ pub struct NodeCost {
     /// ([`crate::occupancy::SmLimits::block_needs`]): see [`NodeCost::leaves`].
     pub needs: Option<SmRoom>,
     /// What every SM has left beside the kernel's blocks where they fill the GPU
-    /// ([`crate::occupancy::SmLimits::room_beside_full`]), else `None`. A kernel of another
+    /// ([`crate::occupancy::Footing::leaves`]), else `None`. A kernel of another
     /// lane that starts while such a kernel runs, and whose block does not fit in that room,
     /// finds no SM for its blocks until the full kernel's first blocks retire: it waits until
     /// the full kernel has no more than `1 - share` of its work left, the part its blocks no
@@ -67,10 +67,10 @@ pub struct NodeCost {
     /// different times, so it holds about three quarters of the GPU beside another kernel).
     pub leaves: Option<SmRoom>,
     /// The SMs the kernel holds, a block each, where its grid has fewer blocks than SMs
-    /// ([`crate::occupancy::SmLimits::held_sms`]): a small kernel of another lane whose block
+    /// ([`crate::occupancy::Footing::holds`]): a small kernel of another lane whose block
     /// does not fit beside those blocks runs on the SMs they leave (see [`NodeCost::grid`]).
     pub holds: Option<HeldSms>,
-    /// How the kernel's grid sits on the SMs ([`crate::occupancy::SmLimits::grid_fit`]): a
+    /// How the kernel's grid sits on the SMs ([`crate::occupancy::Footing::grid`]): a
     /// small kernel that waits on its loads, confined beside other lanes' kernels to fewer
     /// SMs than its blocks fit at once, runs in more rounds of blocks, and takes that many
     /// times longer (a 128-block GEMV of whole-SM blocks leaves 4 of an H200's 132 SMs: an add
