@@ -202,22 +202,13 @@ impl StepPrice {
         }
     }
 
-    /// The same price with `kernels` that waited for room beside a kernel filling every SM
-    /// (none: unchanged).
-    pub fn with_waiting_for_room(self, kernels: usize) -> StepPrice {
+    /// The same price with the kernels the lay-out kept off SMs other lanes' kernels held:
+    /// `waiting` waited for room beside a kernel filling every SM, `confined` ran on the SMs
+    /// other lanes' kernels left them. A count of none is not reported.
+    pub fn with_held_off(self, waiting: usize, confined: usize) -> StepPrice {
         StepPrice {
-            kernels_waiting_for_room: (kernels > 0)
-                .then_some(kernels)
-                .or(self.kernels_waiting_for_room),
-            ..self
-        }
-    }
-
-    /// The same price with `kernels` confined to the SMs other lanes' kernels leave them
-    /// (none: unchanged).
-    pub fn with_confined(self, kernels: usize) -> StepPrice {
-        StepPrice {
-            kernels_confined: (kernels > 0).then_some(kernels).or(self.kernels_confined),
+            kernels_waiting_for_room: (waiting > 0).then_some(waiting),
+            kernels_confined: (confined > 0).then_some(confined),
             ..self
         }
     }

@@ -110,8 +110,7 @@ pub fn price_offline(
         if sms.is_some() {
             prediction = prediction
                 .with_unshared(modelled.unshared_ms())
-                .with_waiting_for_room(modelled.waited_for_room())
-                .with_confined(modelled.confined());
+                .with_held_off(modelled.waited_for_room(), modelled.confined());
         }
     }
     let timeline = timeline.then(|| {
