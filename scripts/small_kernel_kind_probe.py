@@ -51,7 +51,10 @@ import os
 import statistics
 import sys
 
-import torch
+try:
+    import torch
+except ImportError:  # the arguments are checked without it; main() then says it is needed
+    torch = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -377,7 +380,9 @@ def graph(adds, gemms, gemms_forked, gemms_first):
     return capture(step, warmups=1)[0]
 
 
-def main():
+def parse_args(argv):
+    """The probe's arguments, checked before any GPU work: an error names the bad one and
+    exits with status 2."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=9)
@@ -415,7 +420,7 @@ def main():
     ap.add_argument("--small-kernel", choices=["add", "layernorm"], default="add",
                     help="with --stamped: the stamped kernel, PyTorch's add or a LayerNorm "
                          "over rows of 1024 (--add-elems a multiple of 1024)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if not all(v.isdigit() and int(v) > 0 for v in args.add_elems.split(",")):
         ap.error(f"--add-elems: {args.add_elems!r} is not positive whole numbers, "
                  "comma-separated")
@@ -430,6 +435,13 @@ def main():
                 len(dims) == 2 and not args.stamped_only):
             ap.error(f"--sizes: {spec!r} is not D or (with --stamped-only) KxN of positive "
                      "whole numbers")
+    return args, add_elems
+
+
+def main():
+    args, add_elems = parse_args(sys.argv[1:])
+    if torch is None:
+        sys.exit("small_kernel_kind_probe.py: needs PyTorch (and CuPy) on a CUDA device")
     torch.manual_seed(0)
     rows = []
     for d in [] if args.stamped_only else [int(s) for s in args.sizes.split(",")]:

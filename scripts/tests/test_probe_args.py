@@ -1,0 +1,54 @@
+"""The GPU probes check their arguments before any GPU work, so a bad run fails at once with a
+message that names the bad argument, on any machine (these tests need neither a GPU nor
+PyTorch).
+
+    python3 -m pytest scripts/tests -q
+"""
+import os
+import sys
+
+import pytest
+
+SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, SCRIPTS)
+
+import small_kernel_kind_probe as probe  # noqa: E402
+
+
+def rejects(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        probe.parse_args(["--out", "o.json", *argv])
+    assert stop.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("elems", ["0", "4096,x", "-5", "4096,,8192"])
+def test_add_elems_must_be_positive_whole_numbers(elems, capsys):
+    assert "--add-elems" in rejects(["--stamped-only", "--add-elems", elems], capsys)
+
+
+def test_layernorm_rows_need_elements_in_whole_rows_of_1024(capsys):
+    err = rejects(["--stamped-only", "--small-kernel", "layernorm", "--add-elems", "4096,1000"],
+                  capsys)
+    assert "multiples of 1024" in err
+    _, elems = probe.parse_args(["--out", "o", "--stamped-only", "--small-kernel", "layernorm",
+                                 "--add-elems", "4096,16384"])
+    assert elems == [4096, 16384]
+
+
+@pytest.mark.parametrize("beside", ["stream", "spins"])
+def test_block_count_lanes_need_stamped_only(beside, capsys):
+    assert "--stamped-only" in rejects(["--beside", beside, "--sizes", "128"], capsys)
+
+
+@pytest.mark.parametrize("sizes,stamped_only", [("1024x", True), ("0", True), ("2x3x4", True),
+                                                 ("1024x4096", False), ("big", False)])
+def test_sizes_must_be_d_or_kxn_with_stamped_only(sizes, stamped_only, capsys):
+    argv = ["--sizes", sizes] + (["--stamped-only"] if stamped_only else [])
+    assert "--sizes" in rejects(argv, capsys)
+
+
+def test_good_arguments_pass_with_their_sizes_read():
+    args, elems = probe.parse_args(["--out", "o", "--stamped-only", "--beside", "spins",
+                                    "--sizes", "66,128", "--add-elems", "4096,65536"])
+    assert (args.beside, args.sizes, elems) == ("spins", "66,128", [4096, 65536])
