@@ -13,4 +13,5 @@ mod replay;
 mod replay_gpu;
 mod spin_fit;
 mod summary_model;
+mod summary_props;
 mod traces;
