@@ -8,6 +8,7 @@ mod cli;
 mod common;
 mod grid_table;
 mod prior_streams;
+mod readme_pastes;
 mod real_gemms;
 mod replay;
 mod replay_gpu;
