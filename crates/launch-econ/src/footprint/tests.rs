@@ -1,0 +1,231 @@
+use super::*;
+use memra_engine::{Gemm, GemmType};
+
+fn kernel(blocks: u32, us: f64) -> Op {
+    Op {
+        kind: OpKind::Kernel {
+            grid: (blocks, 1, 1),
+            block: (128, 1, 1),
+        },
+        ..Op::kernel("k", 0.0, us * 1e3)
+    }
+}
+
+#[test]
+fn gemms_count_their_larger_operand_other_operators_only_the_largest() {
+    // A decode GEMV: 4096 x 4096 bf16 weights (32 MiB), a 4096-wide activation.
+    let g = Gemm::plain(GemmType::Bf16, 4096, 1, 4096);
+    let gemm = Op {
+        matmul: Some(MatmulRole::Call(g)),
+        input_bytes: Some(99.0 * MIB), // the operator's, not counted again
+        ..kernel(128, 10.0)
+    };
+    let add = |mib: f64| Op {
+        input_bytes: Some(mib * MIB),
+        ..kernel(1024, 2.0)
+    };
+    let f = Footprint::of(
+        &Walk::from(vec![gemm.clone(), gemm, add(2.0), add(4.0), add(2.0)]),
+        4000.0,
+        Some(132),
+    );
+    assert_eq!(f.source, FootprintSource::Recorded);
+    assert_eq!(f.bytes, 2.0 * 32.0 * MIB + 4.0 * MIB);
+    assert!(f.beyond_l2(60.0 * MIB));
+    // A chain of adds over one 2 MiB activation stays within the L2 however long it is.
+    let chain = Footprint::of(&Walk::from(vec![add(2.0); 500]), 4000.0, Some(132));
+    assert_eq!(chain.bytes, 2.0 * MIB);
+    assert!(!chain.beyond_l2(60.0 * MIB));
+}
+
+#[test]
+fn gathers_count_the_rows_they_read_added_up_not_their_tables() {
+    // One 4 KiB row gathered from a token embedding table beside a 32 MiB weight and an add
+    // over 1 MiB: the gather counts its row, and the add stays the largest other input.
+    let g = Gemm::plain(GemmType::Bf16, 4096, 1, 4096);
+    let gemm = Op {
+        matmul: Some(MatmulRole::Call(g)),
+        ..kernel(128, 10.0)
+    };
+    let gather = |rows_mib: f64| Op {
+        input_bytes: Some(rows_mib * MIB + 8.0),
+        largest_input_bytes: Some(rows_mib * MIB),
+        gathered_bytes: Some(rows_mib * MIB),
+        ..kernel(4, 2.0)
+    };
+    let add = Op {
+        input_bytes: Some(MIB),
+        ..kernel(1024, 2.0)
+    };
+    let lookup = Walk::from(vec![gather(4096.0 / MIB), gemm, add.clone()]);
+    assert_eq!(Footprint::stated(&lookup).bytes, 32.0 * MIB + 4096.0 + MIB);
+    // Eight bags over tables of their own read 5 MiB of rows each: 40 MiB together.
+    let bags = Walk::from([vec![gather(5.0); 8], vec![add]].concat());
+    assert_eq!(Footprint::stated(&bags).bytes, 41.0 * MIB);
+    assert!(Footprint::stated(&bags).beyond_l2(60.0 * MIB));
+    // Added up, a gather's index is not counted again beside its rows.
+    assert_eq!(Footprint::inputs_added(&bags).bytes, 41.0 * MIB);
+}
+
+#[test]
+fn added_up_inputs_count_every_operator_but_element_wise_ones() {
+    let op = |name: &str, mib: f64| Op {
+        input_bytes: Some(mib * MIB),
+        ..Op::kernel(name, 0.0, 5000.0)
+    };
+    // Two attention kernels over caches of their own, a norm, an add over an activation.
+    let w = Walk::from(vec![
+        op("flash_fwd_kernel", 32.0),
+        op("flash_fwd_kernel", 32.0),
+        op("RowwiseMomentsCUDAKernel", 1.0),
+        op("vectorized_elementwise_kernel<4, add>", 9.0),
+    ]);
+    assert_eq!(Footprint::stated(&w).bytes, 32.0 * MIB);
+    let added = Footprint::inputs_added(&w);
+    assert_eq!(added.source, FootprintSource::Recorded);
+    assert_eq!(added.bytes, 65.0 * MIB);
+    assert!(!within_l2(added, 60.0 * MIB) && within_l2(Footprint::stated(&w), 60.0 * MIB));
+    // Without shapes: the stated footprint's source, never within the L2.
+    let shapeless = Walk::from(vec![kernel(4, 5.0)]);
+    assert_eq!(
+        Footprint::inputs_added(&shapeless).source,
+        FootprintSource::Durations
+    );
+}
+
+#[test]
+fn copies_count_the_device_memory_they_touch() {
+    let copy = |direction: &str, mib: f64| Op {
+        kind: OpKind::Memcpy {
+            bytes: (mib * MIB) as u64,
+            direction: direction.into(),
+            pageable: false,
+        },
+        ..Op::kernel("Memcpy", 0.0, 1000.0)
+    };
+    let memset = Op {
+        kind: OpKind::Memset {
+            bytes: (3.0 * MIB) as u64,
+        },
+        ..Op::kernel("Memset", 0.0, 1000.0)
+    };
+    let f = Footprint::of(
+        &Walk::from(vec![copy("HtoD", 1.0), copy("DtoD", 2.0), memset]),
+        0.0,
+        None,
+    );
+    assert_eq!(f.bytes, (1.0 + 4.0 + 3.0) * MIB);
+}
+
+#[test]
+fn a_replay_reading_less_than_a_shapeless_walk_may_warns_with_the_step_it_may_miss() {
+    let l2 = 60.0 * MIB;
+    let bound = Footprint {
+        bytes: 2890.0 * MIB,
+        source: FootprintSource::Durations,
+    };
+    let r = replay_reads_less(bound, 0.0, l2, 320, Some(0.17), true).expect("warns");
+    let w = &r.warning;
+    assert!(w.contains("~0 MiB a replay"), "{w}");
+    assert!(w.contains("up to ~2890 MiB"), "{w}");
+    assert!(w.contains("up to +0.054 ms a step"), "{w}");
+    // On one stream the price takes half the step, and says so.
+    assert!((r.added_ms - 0.0272).abs() < 1e-12, "{}", r.added_ms);
+    assert!(w.contains("priced halfway, +0.027 ms"), "{w}");
+    // Streams side by side: the nodes do not all add up; warned, nothing added.
+    let lanes = replay_reads_less(bound, 0.0, l2, 320, Some(0.17), false).expect("warns");
+    assert_eq!(lanes.added_ms, 0.0);
+    assert!(
+        lanes.warning.contains("up to +0.054 ms a step"),
+        "{}",
+        lanes.warning
+    );
+    assert!(!lanes.warning.contains("halfway"), "{}", lanes.warning);
+    // No step known: the warning without an amount, nothing added.
+    let plain = replay_reads_less(bound, 0.0, l2, 320, None, true).expect("warns");
+    assert!(!plain.warning.contains("ms a step"), "{}", plain.warning);
+    assert_eq!(plain.added_ms, 0.0);
+    // Nothing to say: the replay reads beyond the line too, shapes were recorded, or the
+    // bound itself is within the L2.
+    assert_eq!(
+        replay_reads_less(bound, 128.0 * MIB, l2, 320, Some(0.17), true),
+        None
+    );
+    let recorded = Footprint {
+        source: FootprintSource::Recorded,
+        ..bound
+    };
+    assert_eq!(
+        replay_reads_less(recorded, 0.0, l2, 320, Some(0.17), true),
+        None
+    );
+    let small = Footprint {
+        bytes: 8.0 * MIB,
+        ..bound
+    };
+    assert_eq!(
+        replay_reads_less(small, 0.0, l2, 320, Some(0.17), true),
+        None
+    );
+}
+
+#[test]
+fn without_shapes_kernels_read_what_their_grids_share_of_the_bandwidth_allows() {
+    // 4000 GB/s = 4000 bytes/ns. A full 264-block kernel of 10 µs could read 40 MB; a
+    // one-block kernel of 10 µs 1/132 of that.
+    let w = Walk::from(vec![kernel(264, 10.0), kernel(1, 10.0)]);
+    let f = Footprint::of(&w, 4000.0, Some(132));
+    assert_eq!(f.source, FootprintSource::Durations);
+    assert!(
+        (f.bytes - 40e6 * (1.0 + 1.0 / 132.0)).abs() < 1.0,
+        "{}",
+        f.bytes
+    );
+    // No bandwidth known: kernels count nothing.
+    assert_eq!(Footprint::of(&w, f64::NAN, Some(132)).bytes, 0.0);
+    // No L2 known: never beyond it.
+    assert!(!f.beyond_l2(0.0));
+}
+
+#[test]
+fn data_within_the_l2_spins_and_the_note_names_the_other_price() {
+    let l2 = 60.0 * MIB;
+    let recorded = |mib: f64| Footprint {
+        bytes: mib * MIB,
+        source: FootprintSource::Recorded,
+    };
+    assert!(within_l2(recorded(2.0), l2));
+    let spin = within_l2_note(recorded(2.0), l2, L2Resident::Spin, 3.0, 0).expect("within");
+    assert!(
+        spin.contains("~2 MiB (every operator's inputs added up), within 2/3 of the 60 MiB L2"),
+        "{spin}"
+    );
+    assert!(
+        spin.contains("recorded at 3.0 us or longer stand in without"),
+        "{spin}"
+    );
+    assert!(spin.contains("--l2-resident stream"), "{spin}");
+    let stream = within_l2_note(recorded(2.0), l2, L2Resident::Stream, 3.0, 16).expect("16");
+    assert!(
+        stream.starts_with("16 kernel(s) stand in by reading fresh"),
+        "{stream}"
+    );
+    assert!(stream.contains("--l2-resident spin"), "{stream}");
+    // Streaming chosen but nothing streams: nothing to say.
+    assert_eq!(
+        within_l2_note(recorded(2.0), l2, L2Resident::Stream, 3.0, 0),
+        None
+    );
+    // Past the line (a decode step's weights), no shapes, or no L2 known: not within.
+    assert!(!within_l2(recorded(41.0), l2));
+    assert_eq!(
+        within_l2_note(recorded(41.0), l2, L2Resident::Spin, 3.0, 0),
+        None
+    );
+    let durations = Footprint {
+        source: FootprintSource::Durations,
+        ..recorded(2.0)
+    };
+    assert!(!within_l2(durations, l2));
+    assert!(!within_l2(recorded(2.0), 0.0));
+}
