@@ -6,6 +6,7 @@
 //! few ns: it moves the lane's later kernels beside others, as on a real GPU.)
 
 use launch_econ::document::TraceInfo;
+use launch_econ::price::StepPrice;
 use launch_econ::pricing::{load_profile, price_offline};
 use launch_econ::trace::{kineto, summarize};
 use proptest::prelude::*;
@@ -95,6 +96,21 @@ fn trace(lanes: &[Vec<Kernel>]) -> Value {
     json!({ "traceEvents": events })
 }
 
+/// The offline price of `lanes` as a forked step, and how many ops the trace reader found.
+fn priced(lanes: &[Vec<Kernel>]) -> (StepPrice, usize) {
+    let text = trace(lanes).to_string();
+    let walk = kineto::read(text.as_bytes(), "random.json").unwrap();
+    let info = TraceInfo {
+        path: "random.json".into(),
+        filter: String::new(),
+        steps: None,
+        summary: summarize(&walk, 3),
+    };
+    let profile = load_profile(None).unwrap();
+    let report = price_offline(&walk, info, profile, Some(1.0), None, false);
+    (report.prediction, walk.ops.len())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -102,18 +118,8 @@ proptest! {
     fn the_offline_price_of_any_forked_walk_is_finite_and_no_shorter_than_unshared(
         lanes in prop::collection::vec(prop::collection::vec(kernel(), 1..6), 1..5),
     ) {
-        let text = trace(&lanes).to_string();
-        let walk = kineto::read(text.as_bytes(), "random.json").unwrap();
-        let kernels = walk.ops.len();
+        let (p, kernels) = priced(&lanes);
         prop_assert_eq!(kernels, 2 + lanes.iter().map(Vec::len).sum::<usize>());
-        let info = TraceInfo {
-            path: "random.json".into(),
-            filter: String::new(),
-            steps: None,
-            summary: summarize(&walk, 3),
-        };
-        let report = price_offline(&walk, info, load_profile(None).unwrap(), Some(1.0), None, false);
-        let p = report.prediction;
         prop_assert!(p.graph_step_ms.is_finite() && p.graph_step_ms > 0.0, "{}", p.graph_step_ms);
         if let Some(unshared) = p.graph_step_unshared_ms {
             prop_assert!(unshared.is_finite() && unshared > 0.0, "{}", unshared);
@@ -129,32 +135,6 @@ proptest! {
             prop_assert!(held <= kernels, "{} of {}", held, kernels);
         }
     }
-}
-
-/// The offline price of `lanes` as a forked step, ms.
-fn priced(lanes: &[Vec<Kernel>]) -> f64 {
-    let text = trace(lanes).to_string();
-    let walk = kineto::read(text.as_bytes(), "random.json").unwrap();
-    let info = TraceInfo {
-        path: "random.json".into(),
-        filter: String::new(),
-        steps: None,
-        summary: summarize(&walk, 3),
-    };
-    price_offline(
-        &walk,
-        info,
-        load_profile(None).unwrap(),
-        Some(1.0),
-        None,
-        false,
-    )
-    .prediction
-    .graph_step_ms
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn a_kernel_more_at_the_end_of_a_lane_never_makes_the_step_shorter(
@@ -165,7 +145,7 @@ proptest! {
         let mut longer = lanes.clone();
         let lane = at % longer.len();
         longer[lane].push(extra);
-        let (before, after) = (priced(&lanes), priced(&longer));
+        let (before, after) = (priced(&lanes).0.graph_step_ms, priced(&longer).0.graph_step_ms);
         prop_assert!(after >= before - 1e-9, "{} -> {} ms", before, after);
     }
 }
