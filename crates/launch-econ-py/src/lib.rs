@@ -126,12 +126,10 @@ fn price_trace(
     walk.wait_rule = wait_rule;
     if !gpu {
         let profile = load_profile(profile.as_deref()).map_err(to_py)?;
-        let m = &profile.0.model_inputs;
-        walk.uncontend_where(|o| launch_econ::offline::prices_load(o, m));
         let dev = profile.0.device.clone();
         let grids = WideGrids::shipped_for(dev.as_ref().map_or("", |d| d.name.as_str()));
         let timeline = export_trace.is_some();
-        let mut priced = price_offline(&walk, info, profile, eager_step_ms, grids, timeline);
+        let mut priced = price_offline(&mut walk, info, profile, eager_step_ms, grids, timeline);
         if let Some((path, trace)) = export_trace.as_ref().zip(priced.timeline.take()) {
             write_trace(path, &trace)?;
         }

@@ -75,8 +75,13 @@ pub fn load_profile(path: Option<&Path>) -> anyhow::Result<(ModelProfile, String
 /// eager step from `eager_step_ms`, else the trace's host side, else the engine's floor;
 /// wide kernels by `grids` (see [`crate::wide_grids`]). With `timeline`, also where the model
 /// put each op, as a Chrome trace beside the recording ([`SummaryReport::timeline`]).
+///
+/// First the walk's kernels that ran slowed beside other streams' kernels in the recording
+/// get their twins' duration apart, where the model adds back what running side by side
+/// costs them ([`crate::offline::prices_load`]); [`Walk::uncontended`] says how many, for
+/// the report's warnings.
 pub fn price_offline(
-    walk: &Walk,
+    walk: &mut Walk,
     info: TraceInfo,
     (profile, origin): (ModelProfile, String),
     eager_step_ms: Option<f64>,
@@ -85,6 +90,8 @@ pub fn price_offline(
 ) -> SummaryReport {
     let (sms, l2) = (sm_limits(&profile), l2_bytes(&profile));
     let m = &profile.model_inputs;
+    walk.uncontend_where(|o| crate::offline::prices_load(o, m));
+    let walk: &Walk = walk;
     let dev = OfflineDevice {
         inputs: m,
         sms: sms.as_ref(),

@@ -69,13 +69,18 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     }
     if args.summary {
         let profile = load_profile(args.profile.as_deref()).map_err(usage)?;
-        let m = &profile.0.model_inputs;
-        walk.uncontend_where(|o| crate::offline::prices_load(o, m));
         let device = profile.0.device.clone();
         let device_name = device.as_ref().map_or("", |d| d.name.as_str());
         let grids = grid_table(args, device_name)?;
         let timeline = args.export_trace.is_some();
-        let mut priced = price_offline(&walk, info, profile, args.eager_step_ms, grids, timeline);
+        let mut priced = price_offline(
+            &mut walk,
+            info,
+            profile,
+            args.eager_step_ms,
+            grids,
+            timeline,
+        );
         let trace = args.export_trace.as_ref().zip(priced.timeline.take());
         report.push_str(&grid_line(priced.grid_nodes.as_deref()));
         if let Some(level) = &priced.level_step {

@@ -99,7 +99,7 @@ fn trace(lanes: &[Vec<Kernel>]) -> Value {
 /// The offline price of `lanes` as a forked step, and how many ops the trace reader found.
 fn priced(lanes: &[Vec<Kernel>]) -> (StepPrice, usize) {
     let text = trace(lanes).to_string();
-    let walk = kineto::read(text.as_bytes(), "random.json").unwrap();
+    let mut walk = kineto::read(text.as_bytes(), "random.json").unwrap();
     let info = TraceInfo {
         path: "random.json".into(),
         filter: String::new(),
@@ -107,7 +107,7 @@ fn priced(lanes: &[Vec<Kernel>]) -> (StepPrice, usize) {
         summary: summarize(&walk, 3),
     };
     let profile = load_profile(None).unwrap();
-    let report = price_offline(&walk, info, profile, Some(1.0), None, false);
+    let report = price_offline(&mut walk, info, profile, Some(1.0), None, false);
     (report.prediction, walk.ops.len())
 }
 
