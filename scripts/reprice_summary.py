@@ -34,8 +34,12 @@ from replay_variants import walks
 def stored_walks(root, trace_eager=False):
     """(walk, trace, eager step ms, the figure judged: the real graph ms, or with `trace_eager`
     the real eager ms, and how many streams the walk ran on, None where the record does not
-    say) for every walk of a stored run."""
+    say) for every walk of a stored run. A walk whose graph ran another walk than its
+    recording (`same_walk` false) has no real graph step that a price of the recording
+    describes: it is judged on its eager step only."""
     for _, r, trace in walks([root]):
+        if not trace_eager and r.get("same_walk") is False:
+            continue
         real = r["eager_step_ms"] if trace_eager else r.get(
             "graph_step_other_stream_ms", r["graph_step_ms"])
         recorded = r.get("walk_summary", {}).get("streams")

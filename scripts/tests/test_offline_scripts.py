@@ -138,6 +138,17 @@ def test_stored_walks_say_how_many_streams_each_ran_on(tmp_path):
     assert got == {"a": 2, "b": None}
 
 
+def test_a_walk_whose_graph_ran_another_walk_is_judged_on_its_eager_step_only(tmp_path):
+    group = tmp_path / "g"
+    group.mkdir()
+    records = [record("a", "a.eager.json"), dict(record("b", "b.eager.json"), same_walk=False)]
+    (group / "validation.json").write_text(json.dumps(records))
+    for w in "ab":
+        (group / f"{w}.eager.json").write_text("{}")
+    assert [w[0] for w in reprice_summary.stored_walks(str(tmp_path))] == ["a"]
+    assert [w[0] for w in reprice_summary.stored_walks(str(tmp_path), trace_eager=True)] == ["a", "b"]
+
+
 def test_stretch_by_class_refuses_a_cover_share_outside_zero_to_one(tmp_path):
     for full in ("0", "1.5", "-0.2"):
         p = run_script("stretch_by_class.py", "--runs", tmp_path, "--launch-econ", "x",

@@ -13,6 +13,7 @@ mod real_gemms;
 mod replay;
 mod replay_gpu;
 mod spin_fit;
+mod stored_claims;
 mod summary_model;
 mod summary_props;
 mod traces;

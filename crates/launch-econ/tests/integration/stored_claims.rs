@@ -1,0 +1,266 @@
+//! What the price says of its own accuracy "with this version" is what this version gives on
+//! the stored validation walks (`docs/stored`: every walk's eager trace and the real steps its
+//! run measured on the H200). Each walk is priced offline here, as `replay --summary` prices
+//! it, and the figures the warnings, the eager step's note and the README quote are formed
+//! from the results: a change to the model that moves them fails here, with the sentence to
+//! put in their place, instead of leaving a stale claim.
+
+use std::path::{Path, PathBuf};
+
+use launch_econ::caveats::unreproduced;
+use launch_econ::pricing::{load_profile, price_offline, read_walk};
+use launch_econ::trace::{Filter, Walk};
+use launch_econ::wide_grids::WideGrids;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// One stored walk: its record and its eager trace.
+struct Stored {
+    record: Value,
+    trace: PathBuf,
+}
+
+/// Every stored walk whose eager trace is kept, in a fixed order.
+fn stored() -> Vec<Stored> {
+    let mut found = Vec::new();
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(root().join("docs/stored"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    runs.sort();
+    for run in runs {
+        let mut groups: Vec<PathBuf> = std::fs::read_dir(&run)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|g| g.join("validation.json").is_file())
+            .collect();
+        groups.sort();
+        for group in groups {
+            let text = std::fs::read_to_string(group.join("validation.json")).unwrap();
+            let records: Vec<Value> = serde_json::from_str(&text).unwrap();
+            for record in records {
+                let (Some(trace), Some(_)) = (
+                    record["eager_trace"].as_str(),
+                    record["eager_step_ms"].as_f64(),
+                ) else {
+                    continue;
+                };
+                let name = Path::new(trace).file_name().unwrap().to_str().unwrap();
+                let plain = group.join(name);
+                let zipped = group.join(format!("{name}.gz"));
+                let trace = [plain, zipped].into_iter().find(|t| t.is_file());
+                if let Some(trace) = trace {
+                    found.push(Stored { record, trace });
+                }
+            }
+        }
+    }
+    found
+}
+
+/// What one stored walk gives: the offline graph step's error against the real graph (where
+/// its graph ran the recorded walk), the trace-only eager step over the real one, how many
+/// streams it ran on, and the warnings its price carries.
+struct Priced {
+    graph_error_pct: Option<f64>,
+    eager_ratio: f64,
+    eager_text: String,
+    streams: usize,
+    warnings: Vec<String>,
+}
+
+fn price(s: &Stored) -> Priced {
+    let r = &s.record;
+    let eager_ms = r["eager_step_ms"].as_f64().unwrap();
+    let real_graph_ms = r["graph_step_other_stream_ms"]
+        .as_f64()
+        .or(r["graph_step_ms"].as_f64())
+        .unwrap();
+    let read = || -> Walk { read_walk(&s.trace, &Filter::default(), 3).unwrap().0 };
+    let (mut walk, info) = read_walk(&s.trace, &Filter::default(), 3).unwrap();
+    let profile = load_profile(None).unwrap();
+    let device = profile.0.device.clone().map(|d| d.name).unwrap_or_default();
+    let grids = || WideGrids::shipped_for(&device);
+    let graph = price_offline(
+        &mut walk,
+        info.clone(),
+        profile.clone(),
+        Some(eager_ms),
+        grids(),
+        false,
+    )
+    .prediction;
+    let mut alone = read();
+    let trace_only = price_offline(&mut alone, info, profile, None, grids(), false).prediction;
+    Priced {
+        graph_error_pct: (r["same_walk"].as_bool() != Some(false))
+            .then(|| (graph.graph_step_ms / real_graph_ms - 1.0) * 100.0),
+        eager_ratio: trace_only.eager_step_ms / eager_ms,
+        eager_text: trace_only.text(),
+        streams: r["walk_summary"]["streams"].as_array().map_or(1, Vec::len),
+        warnings: unreproduced(&walk, false),
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn range(v: &[f64]) -> (f64, f64) {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (lo, hi)
+}
+
+fn within(v: &[f64], pct: f64) -> usize {
+    v.iter().filter(|e| e.abs() <= pct).count()
+}
+
+/// A signed percentage as the README writes it: one decimal, a true minus.
+fn signed(x: f64) -> String {
+    format!("{x:+.1}").replace('-', "−")
+}
+
+/// `text` holds `phrase`, or the failure says where and what to write instead.
+fn says(text: &str, phrase: &str, where_: &str) {
+    assert!(
+        text.contains(phrase),
+        "{where_} no longer says what this version gives on the stored walks; it should say:\n{phrase}"
+    );
+}
+
+#[test]
+fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
+    let walks = stored();
+    assert!(
+        walks.len() > 200,
+        "stored walks went missing: {}",
+        walks.len()
+    );
+    let priced: Vec<Priced> = std::thread::scope(|s| {
+        let chunks: Vec<_> = walks
+            .chunks(walks.len().div_ceil(4))
+            .map(|c| s.spawn(move || c.iter().map(price).collect::<Vec<_>>()))
+            .collect();
+        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+
+    // Several streams: the concurrency warning every such walk's price carries.
+    let several: Vec<f64> = priced
+        .iter()
+        .filter(|p| p.streams > 1)
+        .filter_map(|p| p.graph_error_pct)
+        .collect();
+    let concurrency = priced
+        .iter()
+        .filter(|p| p.streams > 1)
+        .flat_map(|p| &p.warnings)
+        .find(|w| w.contains("stored multi-stream walk runs priced with this version"))
+        .expect("a multi-stream walk's concurrency warning");
+    says(
+        concurrency,
+        &format!(
+            "on {} of the {} stored multi-stream walk runs priced with this version",
+            within(&several, 10.0),
+            several.len()
+        ),
+        "the concurrency warning (caveats::concurrent_kernels)",
+    );
+
+    // One stream of f32 FMA GEMMs beside other streams' kernels: that warning's spread.
+    const FMA: &str = "one stream runs f32 GEMM kernels on the FMA units";
+    let fma: Vec<f64> = priced
+        .iter()
+        .filter(|p| p.warnings.iter().any(|w| w.contains(FMA)))
+        .filter_map(|p| p.graph_error_pct)
+        .collect();
+    let fma_warning = priced
+        .iter()
+        .flat_map(|p| &p.warnings)
+        .find(|w| w.contains(FMA))
+        .expect("a stored walk with one stream of f32 FMA GEMMs");
+    let (lo, hi) = range(&fma);
+    let fma_phrase = if fma.len() == 1 {
+        format!("the one stored validation walk of the kind came {lo:+.1}% with this version")
+    } else {
+        format!(
+            "the {} stored validation walks of the kind came {lo:+.1}% to {hi:+.1}% with this version ({} within 10%)",
+            fma.len(),
+            within(&fma, 10.0)
+        )
+    };
+    says(
+        fma_warning,
+        &fma_phrase,
+        "the f32 FMA GEMM warning (caveats::simt_gemms_warning)",
+    );
+
+    // The eager step from the trace alone, over every stored walk.
+    let ratios: Vec<f64> = priced.iter().map(|p| p.eager_ratio).collect();
+    let eager_errors: Vec<f64> = ratios.iter().map(|r| (r - 1.0) * 100.0).collect();
+    let (lo, hi) = range(&ratios);
+    let eager_phrase = format!(
+        "off by {lo:.2}-{hi:.1}x ({} stored H200 validation walks priced again: a median {:.2}x, {} within 25%",
+        ratios.len(),
+        median(&ratios),
+        within(&eager_errors, 25.0)
+    );
+    let eager_text = priced
+        .iter()
+        .map(|p| &p.eager_text)
+        .find(|t| t.contains("stored H200 validation walks priced again"))
+        .expect("a trace-only eager step's note");
+    says(
+        eager_text,
+        &eager_phrase,
+        "the trace-only eager step's note (price::EagerSource)",
+    );
+
+    // The README's account of this version's offline price.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let one: Vec<f64> = priced
+        .iter()
+        .filter(|p| p.streams == 1)
+        .filter_map(|p| p.graph_error_pct)
+        .collect();
+    let (one_lo, one_hi) = range(&one);
+    let (sev_lo, sev_hi) = range(&several);
+    says(
+        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &format!(
+            "one stream {} of {} within 5% ({} … {}%, median {}%); several streams {} of {} within 10%, {} within 5% ({} … {}%, median {}%)",
+            within(&one, 5.0),
+            one.len(),
+            signed(one_lo),
+            signed(one_hi),
+            signed(median(&one)),
+            within(&several, 10.0),
+            several.len(),
+            within(&several, 5.0),
+            signed(sev_lo),
+            signed(sev_hi),
+            signed(median(&several))
+        ),
+        "the README (\"This version's offline price\")",
+    );
+    says(
+        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &format!(
+            "the {} stored walks come {lo:.2}–{hi:.1}× their unprofiled step, a median {:.2}×, {} within 25%",
+            ratios.len(),
+            median(&ratios),
+            within(&eager_errors, 25.0)
+        ),
+        "the README (\"Pass --eager-step-ms\")",
+    );
+}
