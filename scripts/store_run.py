@@ -6,9 +6,11 @@ made again (`validate_all.py --out COPY --table-only`).
     python3 scripts/store_run.py RUN_DIR OUT_DIR
 
 For every group directory of RUN_DIR that holds a `validation.json`: the records without their
-per-batch sample arrays (`*samples_ms`), and each walk's eager trace gzipped beside them. The
-graph traces (needed only to check again that a graph ran the recorded walk; the records keep
-that check's result) and the logs are left out: a run of ~90 walks keeps ~5 MB.
+per-batch sample arrays (`*samples_ms`), each walk's eager trace gzipped beside them, and of
+its profiled graph replay only the kernels (name, stream, start and duration, µs from the
+first: `WALK.graph.kernels.json.gz`), which say where the real graph's kernels ran longer
+than recorded and beside what (`graph_kernels_diff.py` sets them beside the offline model's).
+The rest of the graph traces and the logs are left out: a run of ~90 walks keeps ~5 MB.
 """
 import argparse
 import gzip
@@ -16,6 +18,30 @@ import json
 import os
 import shutil
 import sys
+
+
+def graph_kernels(path):
+    """The kernels of a profiled graph replay (a Kineto trace), in start order: their distinct
+    names, and for each kernel [name index, stream, start µs from the first, duration µs]."""
+    with open(path) as f:
+        events = json.load(f).get("traceEvents", [])
+    ks = sorted((e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"),
+                key=lambda e: float(e["ts"]))
+    names, index, rows = [], {}, []
+    t0 = float(ks[0]["ts"]) if ks else 0.0
+    for e in ks:
+        i = index.setdefault(e["name"], len(names))
+        if i == len(names):
+            names.append(e["name"])
+        rows.append([i, e.get("args", {}).get("stream"), round(float(e["ts"]) - t0, 3),
+                     round(float(e.get("dur", 0)), 3)])
+    return {"names": names, "kernels": rows}
+
+
+def graph_kernels_name(graph_trace):
+    """Where a walk's graph kernels are stored, beside its eager trace."""
+    base = os.path.basename(graph_trace)
+    return (base[:-len(".json")] if base.endswith(".json") else base) + ".kernels.json.gz"
 
 
 def store(run, out):
@@ -37,6 +63,16 @@ def store(run, out):
                         gzip.open(os.path.join(dst, os.path.basename(trace) + ".gz"), "wb", 9) as z:
                     shutil.copyfileobj(f, z)
                 kept += 1
+            graph = os.path.join(src, os.path.basename(r.get("graph_trace") or ""))
+            if r.get("graph_trace") and os.path.isfile(graph):
+                try:
+                    kernels = graph_kernels(graph)
+                except (ValueError, KeyError) as e:
+                    print(f"{graph}: not kept ({e})", file=sys.stderr)
+                else:
+                    name = os.path.join(dst, graph_kernels_name(r["graph_trace"]))
+                    with gzip.open(name, "wt", 9) as z:
+                        json.dump(kernels, z, separators=(",", ":"))
         with open(os.path.join(dst, "validation.json"), "w") as f:
             json.dump(records, f, indent=1)
     return kept

@@ -33,10 +33,16 @@ def test_store_run_keeps_records_without_samples_and_gzips_their_eager_traces(tm
     run, out = tmp_path / "run", tmp_path / "out"
     (run / "g1").mkdir(parents=True)
     (run / "g1" / "validation.json").write_text(json.dumps(
-        [record("a", "a.eager.json"), record("b", "b.eager.json")]))
+        [dict(record("a", "a.eager.json"), graph_trace="/elsewhere/a.graph.json"),
+         dict(record("b", "b.eager.json"), graph_trace="/elsewhere/b.graph.json")]))
     trace = {"traceEvents": [{"ph": "X", "name": "k", "ts": 0, "dur": 1}]}
     (run / "g1" / "a.eager.json").write_text(json.dumps(trace))
-    (run / "g1" / "a.graph.json").write_text("{}")  # graph traces are left out
+    graph = {"traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k2", "ts": 105.5, "dur": 2, "args": {"stream": 9}},
+        {"ph": "X", "cat": "kernel", "name": "k1", "ts": 100, "dur": 1.25, "args": {"stream": 7}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 90, "dur": 30},
+        {"ph": "X", "cat": "kernel", "name": "k1", "ts": 104, "dur": 1, "args": {"stream": 7}}]}
+    (run / "g1" / "a.graph.json").write_text(json.dumps(graph))  # only its kernels are kept
     (run / "notes").mkdir()  # a directory without a validation.json is not a group
     p = run_script("store_run.py", run, out)
     assert p.returncode == 0, p.stderr
@@ -48,7 +54,11 @@ def test_store_run_keeps_records_without_samples_and_gzips_their_eager_traces(tm
     with gzip.open(out / "g1" / "a.eager.json.gz") as f:
         assert json.load(f) == trace
     assert sorted(os.listdir(out)) == ["g1"]
-    assert sorted(os.listdir(out / "g1")) == ["a.eager.json.gz", "validation.json"]
+    assert sorted(os.listdir(out / "g1")) == [
+        "a.eager.json.gz", "a.graph.kernels.json.gz", "validation.json"]
+    with gzip.open(out / "g1" / "a.graph.kernels.json.gz") as f:
+        assert json.load(f) == {"names": ["k1", "k2"],
+                                "kernels": [[0, 7, 0.0, 1.25], [0, 7, 4.0, 1.0], [1, 9, 5.5, 2.0]]}
 
 
 def test_store_run_refuses_what_is_not_a_run(tmp_path):

@@ -213,6 +213,19 @@ impl<'w> ModelledWalk<'w> {
             .spans_by_op(&self.laid_out().spans, self.walk.ops.len());
         (&self.schedule, by_op)
     }
+
+    /// Each op's node time with the GPU to itself, ns, by op index (`None` where the lay-out
+    /// did not place it): a span of [`Self::spans`] longer than this is what the model adds
+    /// beside other lanes' kernels.
+    pub fn alone_ns(&self) -> Vec<Option<f64>> {
+        let free = self.dev.without_sharing();
+        let laid = lay_out_on(&self.schedule, self.walk, &free, self.level.step_us);
+        self.schedule
+            .spans_by_op(&laid.spans, self.walk.ops.len())
+            .into_iter()
+            .map(|s| s.map(|(_, start, end)| end - start))
+            .collect()
+    }
 }
 
 fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {

@@ -122,7 +122,7 @@ pub fn price_offline(
     }
     let timeline = timeline.then(|| {
         let (schedule, spans) = modelled.spans();
-        crate::timeline::chrome_trace_offline(walk, &schedule.streams, &spans)
+        crate::timeline::chrome_trace_offline(walk, &schedule.streams, &spans, &modelled.alone_ns())
     });
     let level_step = Some(modelled.level_step());
     SummaryReport {

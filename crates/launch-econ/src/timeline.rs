@@ -214,11 +214,14 @@ pub fn write_replayed(
 /// [`crate::offline::ModelledWalk::spans`]), as process 1, a thread per lane: a node spans the
 /// graph's own per-node cost and its kernel, stretched where the model slows it beside other
 /// lanes. Beside the recording (and a real graph's profile) it shows which nodes the model
-/// takes to overlap and how long it makes each.
+/// takes to overlap and how long it makes each; `alone_ns` (by op index, see
+/// [`crate::offline::ModelledWalk::alone_ns`]) gives each node's time with the GPU to itself
+/// (`alone_us`), so the stretch the model lays on it beside other lanes reads off the event.
 pub fn chrome_trace_offline(
     walk: &Walk,
     lane_streams: &[Option<u64>],
     spans: &[Option<crate::lanes::Span>],
+    alone_ns: &[Option<f64>],
 ) -> Value {
     let mut events = recorded(walk);
     events.push(json!({"ph": "M", "pid": 1, "name": "process_name",
@@ -229,14 +232,17 @@ pub fn chrome_trace_offline(
                            "args": {"name": lane_name(lane_streams, lane)}}),
         );
     }
-    for (op, span) in walk.ops.iter().zip(spans) {
+    for (i, (op, span)) in walk.ops.iter().zip(spans).enumerate() {
         let Some((lane, start, end)) = *span else {
             continue;
         };
+        let mut args = json!({"recorded_dur_us": op.duration_ns / 1e3, "timing": "model"});
+        if let Some(alone) = alone_ns.get(i).copied().flatten() {
+            args["alone_us"] = json!(alone / 1e3);
+        }
         events.push(json!({
             "ph": "X", "pid": 1, "tid": lane, "name": op.name,
-            "ts": start / 1e3, "dur": (end - start) / 1e3,
-            "args": {"recorded_dur_us": op.duration_ns / 1e3, "timing": "model"},
+            "ts": start / 1e3, "dur": (end - start) / 1e3, "args": args,
         }));
     }
     json!({"displayTimeUnit": "ns", "traceEvents": events})
@@ -429,7 +435,8 @@ mod tests {
             ..Walk::default()
         };
         let spans = vec![Some((0, 0.0, 2400.0)), Some((1, 0.0, 1300.0)), None];
-        let v = chrome_trace_offline(&walk, &[Some(7), Some(9)], &spans);
+        let alone = vec![Some(2200.0), Some(1100.0), None];
+        let v = chrome_trace_offline(&walk, &[Some(7), Some(9)], &spans, &alone);
         let ev = v["traceEvents"].as_array().unwrap();
         let model: Vec<&Value> = ev
             .iter()
@@ -440,6 +447,7 @@ mod tests {
         assert_eq!((b["tid"].as_u64(), b["ts"].as_f64()), (Some(1), Some(0.0)));
         assert_eq!(b["dur"], 1.3);
         assert_eq!(b["args"]["recorded_dur_us"], 1.0);
+        assert_eq!(b["args"]["alone_us"], 1.1);
         assert_eq!(event(ev, 1, "a")["dur"], 2.4);
         // The recording keeps every op; each lane is named by its stream.
         assert_eq!(

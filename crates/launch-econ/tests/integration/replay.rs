@@ -571,6 +571,12 @@ fn summary_exports_the_model_s_graph_step_as_a_trace() {
         .collect();
     assert_eq!(model.len(), recorded, "{model:?}");
     assert!(model.iter().all(|e| e["args"]["timing"] == "model"));
+    // Each node's time alone is given, and none runs shorter beside the others.
+    assert!(model.iter().all(|e| {
+        let alone = e["args"]["alone_us"].as_f64().unwrap();
+        alone >= e["args"]["recorded_dur_us"].as_f64().unwrap()
+            && e["dur"].as_f64().unwrap() >= alone - 1e-9
+    }));
     let span = |name: &str| {
         let e = model.iter().find(|e| e["name"] == name).unwrap();
         let ts = e["ts"].as_f64().unwrap();
