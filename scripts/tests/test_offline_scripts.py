@@ -265,3 +265,49 @@ def test_heldout_json_needs_its_run_and_says_so(tmp_path):
     assert p.returncode != 0
     assert "no " in p.stderr and "validation.json" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_graph_kernels_diff_sets_each_kernel_name_beside_model_and_real_graph(tmp_path):
+    import graph_kernels_diff as diff
+    eager = [("gemv", 10.0), ("norm", 2.0), ("norm", 2.0)]
+    timeline = {"traceEvents": [
+        {"ph": "X", "pid": 0, "name": "gemv", "dur": 10.0, "args": {}},  # the recording
+        {"ph": "X", "pid": 1, "name": "gemv", "dur": 11.0,
+         "args": {"recorded_dur_us": 10.0, "alone_us": 10.5}},
+        {"ph": "X", "pid": 1, "name": "norm", "dur": 3.5,
+         "args": {"recorded_dur_us": 2.0, "alone_us": 2.5}},
+        {"ph": "X", "pid": 1, "name": "norm", "dur": 2.5,
+         "args": {"recorded_dur_us": 2.0, "alone_us": 2.5}}]}
+    model = diff.model_kernels(timeline)
+    assert model == [("gemv", 10.5), ("norm", 3.0), ("norm", 2.0)]
+    graph = diff.graph_kernels({"names": ["norm", "gemv"],
+                                "kernels": [[1, 7, 0.0, 12.0], [0, 9, 0.5, 4.0], [0, 9, 5.0, 3.0]]})
+    rows = diff.by_name(eager, model, graph)
+    # The norms: 7 us in the real graph against the model's 5: the widest gap, first.
+    assert rows == [("norm", 2, 4.0, 5.0, 7.0), ("gemv", 1, 10.0, 10.5, 12.0)]
+
+
+def test_graph_kernels_diff_reads_a_stored_run_with_the_binary_it_is_given(tmp_path):
+    group = tmp_path / "run" / "g1"
+    group.mkdir(parents=True)
+    (group / "validation.json").write_text(json.dumps(
+        [dict(record("a", "a.eager.json"), graph_trace="/x/a.graph.json"),
+         dict(record("b", "b.eager.json"), graph_trace="/x/b.graph.json")]))
+    for w in "ab":
+        (group / f"{w}.eager.json").write_text(json.dumps({"traceEvents": [
+            {"ph": "X", "cat": "kernel", "name": "k", "ts": 0, "dur": 2.0}]}))
+    with gzip.open(group / "a.graph.kernels.json.gz", "wt") as f:  # b's were not kept
+        json.dump({"names": ["k"], "kernels": [[0, 7, 0.0, 2.5]]}, f)
+    fake = tmp_path / "launch-econ"
+    fake.write_text("#!/usr/bin/env python3\nimport json, sys\n"
+                    "out = sys.argv[sys.argv.index('--export-trace') + 1]\n"
+                    "json.dump({'traceEvents': [{'ph': 'X', 'pid': 1, 'name': 'k', 'dur': 2.6,"
+                    " 'args': {'recorded_dur_us': 2.0, 'alone_us': 2.3}}]}, open(out, 'w'))\n")
+    fake.chmod(0o755)
+    p = run_script("graph_kernels_diff.py", "--runs", tmp_path / "run", "--launch-econ", fake)
+    assert p.returncode == 0, p.stderr
+    assert "g1/a: real graph 500.0 us; kernels recorded 2.0 us, model 2.3, real graph (profiled) 2.5" in p.stdout
+    assert "g1/b" not in p.stdout
+    p = run_script("graph_kernels_diff.py", "--runs", tmp_path / "run", "--launch-econ", fake,
+                   "--walk", "b")
+    assert p.returncode == 1 and "no stored walk with its graph kernels kept" in p.stderr

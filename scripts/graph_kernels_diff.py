@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Sets each kernel of a stored walk beside itself three times: as recorded eagerly, as the
+offline model (`replay --summary`) runs it in the graph step, and as the real graph's profiled
+replay ran it (kept by `store_run.py` as WALK.graph.kernels.json.gz). Where the model's price
+of a walk is off, this says which kernels it stretches too little or too much beside the
+others, without a GPU.
+
+    python3 scripts/graph_kernels_diff.py --runs DIR [--runs DIR ...] --launch-econ BIN
+        [--walk NAME ...] [--top 12]
+
+Kernels are grouped by name (a walk's lanes often run the same kernels). The model's time of
+a kernel is its recorded time plus what the model adds beside other lanes (its node's span
+less its time alone, `alone_us` in the exported trace); the graph's is the profiled replay's
+kernel duration (a profiled replay runs kernels ~3% longer than an unprofiled one).
+"""
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+from replay_variants import walks
+
+
+def open_json(path):
+    """A JSON file, gzipped or not."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
+
+
+def eager_kernels(trace):
+    """(name, recorded µs) of every kernel of an eager trace."""
+    return [(e["name"], float(e.get("dur", 0))) for e in trace.get("traceEvents", [])
+            if e.get("cat") == "kernel" and e.get("ph") == "X"]
+
+
+def model_kernels(timeline):
+    """(name, µs the model runs it) of every kernel node of a `--summary --export-trace`
+    trace: its recorded time plus what the model adds beside other lanes."""
+    out = []
+    for e in timeline.get("traceEvents", []):
+        a = e.get("args", {})
+        if e.get("pid") == 1 and e.get("ph") == "X" and "alone_us" in a:
+            out.append((e["name"], a["recorded_dur_us"] + max(0.0, e["dur"] - a["alone_us"])))
+    return out
+
+
+def graph_kernels(stored):
+    """(name, µs) of every kernel of a stored graph replay (store_run.py's form)."""
+    return [(stored["names"][k[0]], k[3]) for k in stored["kernels"]]
+
+
+def by_name(eager, model, graph):
+    """Rows per kernel name: name, kernels recorded, their recorded, model and graph sums
+    (µs), longest gap between model and graph first."""
+    sums = defaultdict(lambda: [0, 0.0, 0.0, 0.0])
+    for i, kernels in enumerate((eager, model, graph)):
+        for name, us in kernels:
+            s = sums[name]
+            if i == 0:
+                s[0] += 1
+            s[i + 1] += us
+    rows = [(name, *s) for name, s in sums.items()]
+    return sorted(rows, key=lambda r: -abs(r[3] - r[4]))
+
+
+def priced_timeline(binary, trace, eager_ms):
+    """The offline model's exported trace of `trace`, or None where launch-econ failed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "model.json")
+        p = subprocess.run([binary, "replay", trace, "--summary", "--eager-step-ms",
+                            f"{eager_ms:.6f}", "--export-trace", out],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"{trace}: {p.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+            return None
+        return open_json(out)
+
+
+def short(name, width=70):
+    return name if len(name) <= width else name[:width - 1] + "…"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", action="append", required=True, help="a stored run (store_run.py)")
+    ap.add_argument("--launch-econ", required=True, help="the launch-econ binary to price with")
+    ap.add_argument("--walk", action="append", help="only these walks (default: all kept)")
+    ap.add_argument("--top", type=int, default=12, help="kernel names shown a walk")
+    args = ap.parse_args()
+    shown = 0
+    for group, r, trace in walks(args.runs):
+        if args.walk and r["walk"] not in args.walk:
+            continue
+        base = os.path.basename(r.get("graph_trace") or "")
+        kept = os.path.join(os.path.dirname(trace),
+                            (base[:-5] if base.endswith(".json") else base) + ".kernels.json.gz")
+        if not base or not os.path.isfile(kept):
+            continue
+        timeline = priced_timeline(args.launch_econ, trace, r["eager_step_ms"])
+        if timeline is None:
+            continue
+        eager, model = eager_kernels(open_json(trace)), model_kernels(timeline)
+        graph = graph_kernels(open_json(kept))
+        real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
+        total = [sum(us for _, us in k) for k in (eager, model, graph)]
+        print(f"\n{group}/{r['walk']}: real graph {real * 1e3:.1f} us; kernels recorded "
+              f"{total[0]:.1f} us, model {total[1]:.1f}, real graph (profiled) {total[2]:.1f}"
+              + ("" if len(graph) == len(eager) else
+                 f"; {len(graph)} graph kernels against {len(eager)} recorded"))
+        print(f"  {'kernel':70} {'n':>4} {'recorded':>9} {'model':>9} {'graph':>9}")
+        for name, n, rec, mod, gr in by_name(eager, model, graph)[:args.top]:
+            print(f"  {short(name):70} {n:4d} {rec:9.1f} {mod:9.1f} {gr:9.1f}")
+        shown += 1
+    if not shown:
+        sys.exit("no stored walk with its graph kernels kept under --runs (store_run.py keeps "
+                 "them from runs stored after it did)")
+
+
+if __name__ == "__main__":
+    main()
