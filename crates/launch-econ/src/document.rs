@@ -304,16 +304,25 @@ impl ModelProfile {
     pub fn parse(text: &str, origin: &str) -> anyhow::Result<ModelProfile> {
         let v: serde_json::Value =
             serde_json::from_str(text).with_context(|| format!("{origin} is not valid JSON"))?;
+        // Version 1 names its command at the top (where it names one), version 2 in `result`.
+        let not_a_run = |kind: Option<&str>| -> anyhow::Result<()> {
+            match kind {
+                Some("run") => Ok(()),
+                other => bail!(
+                    "{origin} is a `{}` document; a device profile is one the default run writes (`launch-econ --export-json FILE`)",
+                    other.unwrap_or("unknown")
+                ),
+            }
+        };
         let (inputs, device) = match schema_version(&v, origin)? {
-            1 => (v.get("model_inputs"), v.get("device")),
-            SCHEMA_VERSION => {
-                let kind = v.pointer("/result/kind").and_then(|k| k.as_str());
-                if kind != Some("run") {
-                    bail!(
-                        "{origin} is a `{}` document; predict needs one written by the default run (`launch-econ --export-json FILE`)",
-                        kind.unwrap_or("unknown")
-                    );
+            1 => {
+                if let Some(kind) = v.get("kind").and_then(|k| k.as_str()) {
+                    not_a_run(Some(kind))?;
                 }
+                (v.get("model_inputs"), v.get("device"))
+            }
+            SCHEMA_VERSION => {
+                not_a_run(v.pointer("/result/kind").and_then(|k| k.as_str()))?;
                 (v.pointer("/result/model_inputs"), v.get("device"))
             }
             n => bail!(
@@ -328,7 +337,7 @@ impl ModelProfile {
             ),
         };
         let Some(m) = inputs else {
-            bail!("{origin} has no model_inputs (it was written by a sweep or an interrupted run); use a profile from `launch-econ --export-json`")
+            bail!("{origin} has no model_inputs (a run interrupted before it measured them); use a profile from `launch-econ --export-json`")
         };
         let finite = [
             m.graph_node_gpu_us,
@@ -390,6 +399,13 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("is a `sweep` document"), "{e:#}");
+        // A version-1 document of another command says which it is.
+        let e = ModelProfile::parse(
+            "{\"schema_version\": 1, \"kind\": \"pipeline\", \"model_inputs\": null}",
+            "p.json",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("is a `pipeline` document"), "{e:#}");
         let e = ModelProfile::parse("not json", "p.json").unwrap_err();
         assert!(e.to_string().contains("not valid JSON"), "{e}");
         let e = Document::parse("{\"schema_version\": 1}", "p.json").unwrap_err();

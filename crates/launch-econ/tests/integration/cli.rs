@@ -239,6 +239,17 @@ fn bad_sweep_export_and_profile_input_exit_2() {
             vec![
                 "predict".into(),
                 "--profile".into(),
+                format!(
+                    "{}/../../profiles/sweep-h200.json",
+                    env!("CARGO_MANIFEST_DIR")
+                ),
+            ],
+            "is a `sweep` document; a device profile is one the default run writes",
+        ),
+        (
+            vec![
+                "predict".into(),
+                "--profile".into(),
                 garbage.display().to_string(),
             ],
             "not valid JSON",
