@@ -79,8 +79,8 @@ fn price(s: &Stored) -> Priced {
         .as_f64()
         .or(r["graph_step_ms"].as_f64())
         .unwrap();
-    let read = || -> Walk { read_walk(&s.trace, &Filter::default(), 3).unwrap().0 };
     let (mut walk, info) = read_walk(&s.trace, &Filter::default(), 3).unwrap();
+    let mut alone: Walk = walk.clone();
     let profile = load_profile(None).unwrap();
     let device = profile.0.device.clone().map(|d| d.name).unwrap_or_default();
     let grids = || WideGrids::shipped_for(&device);
@@ -93,7 +93,6 @@ fn price(s: &Stored) -> Priced {
         false,
     )
     .prediction;
-    let mut alone = read();
     let trace_only = price_offline(&mut alone, info, profile, None, grids(), false).prediction;
     Priced {
         graph_error_pct: (r["same_walk"].as_bool() != Some(false))
