@@ -2,8 +2,7 @@
 //! bad traces and filters, streams and marked steps (the replays on a GPU: `replay_gpu`).
 
 use crate::common::{
-    assert_usage_error, cmd, fixture, json_of, replay, stderr_of, stdout_of, stdout_without_gpu,
-    succeeds,
+    assert_usage_error, fixture, json_of, replay, stdout_of, stdout_without_gpu, succeeds,
 };
 
 /// `replay --summary` reads a trace with no GPU; bad traces and filters are exit 2.
@@ -526,81 +525,5 @@ fn captured_graph_is_checked_against_the_recording() {
             missing.as_str(),
         ],
         "--captured",
-    );
-}
-
-/// `replay --summary --export-trace FILE` writes, with no GPU, the recording and where the
-/// offline model puts each node of the graph step: a two-stream walk's branches side by side,
-/// the join after both, within the step it prices.
-#[test]
-fn summary_exports_the_model_s_graph_step_as_a_trace() {
-    let fx = fixture("kineto_two_streams.json");
-    let dir = std::env::temp_dir().join(format!("le-summary-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("model.json");
-    let out = cmd()
-        .args(replay(&fx, "--summary --export-json -"))
-        .arg("--export-trace")
-        .arg(&path)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert!(
-        stderr_of(&out).contains("wrote the model's trace"),
-        "{}",
-        stderr_of(&out)
-    );
-    let step_us = json_of(&out)["result"]["prediction"]["graph_step_ms"]
-        .as_f64()
-        .unwrap()
-        * 1e3;
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    let ev = v["traceEvents"].as_array().unwrap();
-    assert!(ev
-        .iter()
-        .any(|e| e["pid"] == 1 && e["args"]["name"] == "graph step, offline model"));
-    let recorded = ev
-        .iter()
-        .filter(|e| e["pid"] == 0 && e["ph"] == "X")
-        .count();
-    let model: Vec<&serde_json::Value> = ev
-        .iter()
-        .filter(|e| e["pid"] == 1 && e["ph"] == "X")
-        .collect();
-    assert_eq!(model.len(), recorded, "{model:?}");
-    assert!(model.iter().all(|e| e["args"]["timing"] == "model"));
-    // Each node's time alone is given, and none runs shorter beside the others.
-    assert!(model.iter().all(|e| {
-        let alone = e["args"]["alone_us"].as_f64().unwrap();
-        alone >= e["args"]["recorded_dur_us"].as_f64().unwrap()
-            && e["dur"].as_f64().unwrap() >= alone - 1e-9
-    }));
-    let span = |name: &str| {
-        let e = model.iter().find(|e| e["name"] == name).unwrap();
-        let ts = e["ts"].as_f64().unwrap();
-        (
-            ts,
-            ts + e["dur"].as_f64().unwrap(),
-            e["tid"].as_u64().unwrap(),
-        )
-    };
-    let (a, b, epi) = (span("branch_a"), span("branch_b"), span("epilogue"));
-    assert_ne!(a.2, b.2, "the branches on lanes of their own");
-    assert!(a.0 < b.1 && b.0 < a.1, "side by side: {a:?} {b:?}");
-    // ts + dur in µs as floats: equal ends may differ in the last bits.
-    let after = |x: f64, y: f64| x >= y - 1e-9 * y.abs().max(1.0);
-    assert!(
-        after(epi.0, a.1) && after(epi.0, b.1),
-        "the join waits: {epi:?} {a:?} {b:?}"
-    );
-    let last = model
-        .iter()
-        .map(|e| e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap())
-        .fold(0.0, f64::max);
-    assert!(
-        last > 0.0 && last <= step_us,
-        "{last} us of nodes in a {step_us} us step"
     );
 }
