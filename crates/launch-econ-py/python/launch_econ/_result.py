@@ -108,21 +108,21 @@ class Price:
                          f"an event outside + inside, read from {r['per_event_samples']}"
                          f" operators and {r['inside_op_samples']} views{note}"))
         rows.append(("graph step", f"{self.graph_ms:.4f} ms", _GRAPH.get(self.graph_source, "")))
-        if self.graph_quiet_ms is not None:
-            rows.append(("  lower level", f"{self.graph_quiet_ms:.4f} ms",
-                         "graph nodes at the lower of their two costs: a lower bound"))
-        if self.graph_serial_ms is not None:
-            rows.append(("  streams in series", f"{self.graph_serial_ms:.4f} ms",
-                         "the streams one after another: the step lies between"))
-        if self.graph_unshared_ms is not None:
-            rows.append(("  unshared", f"{self.graph_unshared_ms:.4f} ms",
-                         "every kernel at its recorded duration, streams overlapping"))
-        if self.kernels_waiting_for_room is not None:
-            rows.append(("  waiting for room", f"{self.kernels_waiting_for_room} kernels",
-                         "beside kernels whose blocks fill every SM"))
-        if self.kernels_confined is not None:
-            rows.append(("  confined", f"{self.kernels_confined} kernels",
-                         "more rounds on the SMs whole-SM kernels leave"))
+        # The graph step's other readings, each where the price has it.
+        for label, value, unit, note in (
+                ("  lower level", self.graph_quiet_ms, "ms",
+                 "graph nodes at the lower of their two costs: a lower bound"),
+                ("  streams in series", self.graph_serial_ms, "ms",
+                 "the streams one after another: the step lies between"),
+                ("  unshared", self.graph_unshared_ms, "ms",
+                 "every kernel at its recorded duration, streams overlapping"),
+                ("  waiting for room", self.kernels_waiting_for_room, "kernels",
+                 "beside kernels whose blocks fill every SM"),
+                ("  confined", self.kernels_confined, "kernels",
+                 "more rounds on the SMs whole-SM kernels leave")):
+            if value is not None:
+                shown = f"{value:.4f} ms" if unit == "ms" else f"{value} kernels"
+                rows.append((label, shown, note))
         rows.append(("saving", saving, "per step"))
         err = self.graph_error_ms
         # As the CLI does: where the graph step's error is a tenth of the saving or more.
