@@ -135,6 +135,9 @@ pub struct ModelledWalk<'w> {
     level: LevelStep,
     /// The step's own lay-out, made once for the step, its waits and its spans.
     step: std::cell::OnceCell<SharedLayOut>,
+    /// The lay-out with every kernel at its recorded duration, made once for the unshared
+    /// step and each node's time alone.
+    unshared: std::cell::OnceCell<SharedLayOut>,
 }
 
 impl<'w> ModelledWalk<'w> {
@@ -147,6 +150,7 @@ impl<'w> ModelledWalk<'w> {
             schedule,
             level,
             step: std::cell::OnceCell::new(),
+            unshared: std::cell::OnceCell::new(),
         }
     }
 
@@ -154,6 +158,14 @@ impl<'w> ModelledWalk<'w> {
     fn laid_out(&self) -> &SharedLayOut {
         self.step
             .get_or_init(|| lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us))
+    }
+
+    /// The lay-out without sharing (at the step's level), made on first use.
+    fn laid_out_unshared(&self) -> &SharedLayOut {
+        self.unshared.get_or_init(|| {
+            let free = self.dev.without_sharing();
+            lay_out_on(&self.schedule, self.walk, &free, self.level.step_us)
+        })
     }
 
     /// Whether the model runs the walk's streams side by side (recorded waits between them).
@@ -190,8 +202,7 @@ impl<'w> ModelledWalk<'w> {
 
     /// [`graph_step_model`] with kernels side by side overlapping perfectly, ms.
     pub fn unshared_ms(&self) -> f64 {
-        let free = self.dev.without_sharing();
-        graph_step_on(&self.schedule, self.walk, &free, self.level.step_us)
+        step_ms_of(&self.laid_out_unshared().spans, &self.dev)
     }
 
     /// [`graph_step_model`] with every stream one after another (in issue order), ms; `None`
@@ -218,10 +229,8 @@ impl<'w> ModelledWalk<'w> {
     /// did not place it): a span of [`Self::spans`] longer than this is what the model adds
     /// beside other lanes' kernels.
     pub fn alone_ns(&self) -> Vec<Option<f64>> {
-        let free = self.dev.without_sharing();
-        let laid = lay_out_on(&self.schedule, self.walk, &free, self.level.step_us);
         self.schedule
-            .spans_by_op(&laid.spans, self.walk.ops.len())
+            .spans_by_op(&self.laid_out_unshared().spans, self.walk.ops.len())
             .into_iter()
             .map(|s| s.map(|(_, start, end)| end - start))
             .collect()
