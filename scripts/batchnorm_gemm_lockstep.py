@@ -1,6 +1,5 @@
 """Where does held-out walk hk_batchnorm_beside_gemm's real graph spend its time, unprofiled?
-(docs/validation-h200.md, "Paced reads per block (tried, not kept); a profiled graph's late
-second branch".) The walk's shapes: four fp16 BatchNorm2d (eval) passes over 32 x 256 x 32 x 32
+(docs/validation-h200.md, "A profiled graph's late second branch".) The walk's shapes: four fp16 BatchNorm2d (eval) passes over 32 x 256 x 32 x 32
 on one side stream beside four bf16 GEMMs 256 x 4096 @ 4096 x 4096 on another. Captured as
 torch.cuda.CUDAGraph: each chain alone, both in either order, both after a kernel before the
 fork (one root instead of two), and both with one-block CuPy kernels stamping %globaltimer

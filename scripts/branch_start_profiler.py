@@ -1,6 +1,5 @@
 """Does a PyTorch-captured graph start its second branch late, or only under the profiler?
-(docs/validation-h200.md, "Paced reads per block (tried, not kept); a profiled graph's late
-second branch".) Two branches of CuPy kernels that stamp their own first block's start
+(docs/validation-h200.md, "A profiled graph's late second branch".) Two branches of CuPy kernels that stamp their own first block's start
 (%globaltimer) into slots: A = 4 x (one-block T, one-block T, BIG: 8192 blocks of 2 us) on one
 side stream, B = 4 whole-SM spins (128 blocks of 384 threads, 213 KB dynamic shared memory, as
 cuBLAS's GEMMs) on another, forked from the capture stream either at once (both branches the

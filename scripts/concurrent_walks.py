@@ -1,7 +1,8 @@
 """Three walks on concurrent streams for `scripts/validate.py --walk-module`, written after
 `replay` began standing element-wise kernels in by chases on such walks, and run with it
 unchanged, to check it on concurrent walks it was not chosen on (results:
-docs/validation-h200.md, "Kernels beside other streams' memory traffic").
+docs/validation-h200.md, "Walks of kinds not seen before, and kernels beside other streams'
+traffic").
 
     python3 scripts/validate.py --out DIR --walk-module scripts/concurrent_walks.py \
         --walks four_experts_b4,decode_and_sample,norm_branches_b32

@@ -1,5 +1,5 @@
 """Eleven walks written after 9e481d2 and run once with that version unchanged, a fourth check
-on walks the method was not developed on (docs/validation-h200.md, "Eleven more walks held
+on walks the method was not developed on (docs/validation-h200.md, "Ten more walks held
 out, after 9e481d2"): transformers Falcon (decode batch 2), Gemma2 (decode batch 1) and OLMo2
 (prefill of 32 tokens) shapes, a UNet-style fp16 block (GroupNorm, convolution, SiLU and
 attention over its pixels), CuPy raw kernels, and on several streams: bf16 GEMMs beside large

@@ -1,6 +1,6 @@
 """Nine walks written after 6c3c3d0, before the paced stand-ins' read bandwidth was tried, and
-run once with that change (docs/validation-h200.md, "Read bandwidth for paced reads, and nine
-more walks held out, after 6c3c3d0"): transformers Qwen3 (decode batch 16) and Gemma
+run once with that change (docs/validation-h200.md, "Decode attention's reads paced
+deep, and 27 walks held out, after 6c3c3d0"): transformers Qwen3 (decode batch 16) and Gemma
 (prefill of 32 tokens) shapes, a CuPy walk of small raw kernels, and on several streams:
 decode attention over 4096 positions beside a GEMV chain, a KV-cache write and decode
 attention beside an MLP, rotary embedding over a prefill's heads beside GEMMs, a variance

@@ -1,6 +1,6 @@
 """Nine walks written after the paced reads' peak-bandwidth bound was built and before it was
-run, then run once with it (docs/validation-h200.md, "Read bandwidth for paced reads, and
-nine more walks held out, after 6c3c3d0"): transformers StableLm (decode batch 8) and Phi
+run, then run once with it (docs/validation-h200.md, "Decode attention's reads paced
+deep, and 27 walks held out, after 6c3c3d0"): transformers StableLm (decode batch 8) and Phi
 (prefill of 48 tokens) shapes, a chain of fp16 1-D convolutions, and on several streams:
 decode attention over 2048 positions beside a LayerNorm, decode attention over 16384
 positions beside prefill-sized GEMMs, decode attention over 8192 positions beside a softmax,

@@ -1,6 +1,6 @@
 """Nine walks written after the deep paced read was built and before the version with it ran
-them, then run once with it (docs/validation-h200.md, "Deep paced reads, and walks held out
-after 6c3c3d0"): transformers Llama (decode batch 32) and Qwen2 (prefill of 128 tokens)
+them, then run once with it (docs/validation-h200.md, "Decode attention's reads paced deep,
+and 27 walks held out, after 6c3c3d0"): transformers Llama (decode batch 32) and Qwen2 (prefill of 128 tokens)
 shapes, a GRU cell stepped 24 times, and on several streams: a causal attention prefill beside
 decode attention, decode attention beside a SwiGLU MLP, grouped-query decode attention
 (`enable_gqa`) beside f32 adds, two decode attentions of 4096 positions, an f32 LayerNorm

@@ -1,8 +1,8 @@
 """Walks on concurrent streams for `scripts/validate.py --walk-module`, written after `replay`
 began running recorded GEMMs for real on such walks, to check that on GEMMs it was not
 developed on: `linear` layers with bias (`aten::addmm`, weights used transposed), batched
-matmuls (`aten::bmm`), bf16, and three streams (results: docs/validation-h200.md, "Two
-streams"; numbers: docs/validation-stream-walks-h200.json).
+matmuls (`aten::bmm`), bf16, and three streams (results: docs/validation-h200.md,
+"Concurrent walks the real-GEMM replay was not developed on"; numbers: docs/validation-stream-walks-h200.json).
 
     python3 scripts/validate.py --out DIR --walk-module scripts/stream_walks.py \
         --walks two_streams_linear,two_streams_attention,three_streams

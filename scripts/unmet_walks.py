@@ -8,7 +8,8 @@ blocks (7 x 7 depthwise convolutions, channels-last LayerNorm, pointwise MLPs), 
 ordered layer by layer by events (a second request one layer behind the first, a third stream
 copying each of the first's layer outputs aside) rather than forked and joined once, and a
 CuPy row softmax from an `ElementwiseKernel` and axis reductions
-(results: docs/validation-h200.md, "Walks of kinds not met before, after 6966250").
+(results: docs/validation-h200.md, "Walks of kinds not met before, and
+streams ordered by the program's own events").
 
     python3 scripts/validate.py --out DIR --walk-module scripts/unmet_walks.py \
         --walks opt_decode_b4,llama_decode_b64,mlp_train_step_b64,int8_gemm_chain_b32,\
