@@ -1,0 +1,194 @@
+//! The held-out totals are written in four places: the README's table (the record, batch by
+//! batch), its opening summary, and the two warnings that quote them. They are updated by
+//! hand after each batch; here the others are derived from the table, so that a partial
+//! update (or a count that forgets the walks the table leaves out) fails with what to write.
+
+use std::path::Path;
+
+use super::{concurrent_kernels, process_history};
+
+/// The README, its whitespace runs made single spaces (its prose wraps anywhere).
+fn readme() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let text = std::fs::read_to_string(path).expect("README.md");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A count the README writes in words (`six failed`, `one whose graph …`).
+fn number_word(w: &str) -> usize {
+    const WORDS: [&str; 13] = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
+    WORDS
+        .iter()
+        .position(|&x| x == w)
+        .unwrap_or_else(|| panic!("a count in words up to twelve, not {w:?}"))
+}
+
+/// The text between `from` (after it) and the next `to` in `text`.
+fn between<'a>(text: &'a str, from: &str, to: &str) -> &'a str {
+    let start = text
+        .find(from)
+        .unwrap_or_else(|| panic!("the README has no {from:?}"))
+        + from.len();
+    let len = text[start..]
+        .find(to)
+        .unwrap_or_else(|| panic!("no {to:?} after {from:?}"));
+    &text[start..start + len]
+}
+
+/// The leading number of `cell` (`91 (−9.4 … +6.9%; six failed)` → 91).
+fn lead(cell: &str) -> usize {
+    let digits: String = cell
+        .trim()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("a count at the start of {cell:?}"))
+}
+
+/// One column of the table: walks, those not counted, replays that failed, and the counts
+/// within each target.
+#[derive(Debug)]
+struct Column {
+    walks: usize,
+    not_counted: usize,
+    failed: usize,
+    replay: usize,
+    saving: usize,
+    summary: usize,
+}
+
+impl Column {
+    /// Walks whose graph ran the recorded walk: the targets' denominator.
+    fn counted(&self) -> usize {
+        self.walks - self.not_counted
+    }
+
+    /// Of those, the walks whose replay ran.
+    fn ran(&self) -> usize {
+        self.counted() - self.failed
+    }
+}
+
+/// The held-out table's one-stream and several-stream columns.
+fn table(readme: &str) -> (Column, Column) {
+    const HEADER: &str = "| | target | one stream (";
+    // The held-out table, not the full run's above it (which has the same columns).
+    let at = readme
+        .find("**Held out: ")
+        .unwrap_or_else(|| panic!("the README has no held-out table"));
+    let held = &readme[at..];
+    let header = between(held, HEADER, "|---|");
+    let row = |label: &str| -> Vec<String> {
+        between(held, &format!("| {label} |"), " | |")
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let replay = row("graph step, `replay` | within 5%");
+    let saving = row("saving, `replay --eager-step-ms` | within 10%");
+    let summary = row("graph step, `replay --summary` | within 10%");
+    let heads: Vec<&str> = std::iter::once(header.split('|').next().unwrap())
+        .chain(header.split("streams (").skip(1))
+        .collect();
+    let column = |i: usize| {
+        let head = heads[i];
+        let walks = lead(head);
+        let not_counted = head
+            .split_once("; ")
+            .map(|(_, rest)| rest)
+            .filter(|rest| rest.contains("whose graph ran another walk not counted"))
+            .map_or(0, |rest| number_word(rest.split(' ').next().unwrap()));
+        let failed = replay[i]
+            .split_once("; ")
+            .and_then(|(_, rest)| rest.strip_suffix(" failed)"))
+            .map_or(0, number_word);
+        Column {
+            walks,
+            not_counted,
+            failed,
+            replay: lead(&replay[i]),
+            saving: lead(&saving[i]),
+            summary: lead(&summary[i]),
+        }
+    };
+    (column(0), column(1))
+}
+
+#[test]
+fn the_held_out_totals_agree_wherever_they_are_quoted() {
+    let readme = readme();
+    let (one, several) = table(&readme);
+    assert!(one.saving <= one.counted() && several.summary <= several.counted());
+
+    let total = one.walks + several.walks;
+    let heading = format!("**Held out: {total} walks, each on its first run**");
+    assert!(
+        readme.contains(&heading),
+        "the README's held-out heading should say: {heading}"
+    );
+    let summary = format!(
+        "on {total} walks held out from the method (written after it and run once unchanged) the replayed graph step within 5% on {} of the {} one-stream walks that ran and {} of the {} multi-stream ones, the offline price within 10% on {} of {} and {} of {}",
+        one.replay,
+        one.ran(),
+        several.replay,
+        several.ran(),
+        one.summary,
+        one.counted(),
+        several.summary,
+        several.counted()
+    );
+    assert!(
+        readme.contains(&summary),
+        "the README's opening should say:\n{summary}"
+    );
+
+    let offline = format!(
+        "on {} of {} H200 walks held out from the method",
+        several.summary,
+        several.counted()
+    );
+    assert!(
+        concurrent_kernels(0.5, None).contains(&offline),
+        "the concurrency warning (caveats::concurrent_kernels) should say: {offline}"
+    );
+    let replayed = format!(
+        "{} of the {} multi-stream walks that ran came within 5%",
+        several.replay,
+        several.ran()
+    );
+    assert!(
+        process_history(8).contains(&replayed),
+        "the process-history warning (caveats::process_history) should say: {replayed}"
+    );
+}
+
+#[test]
+fn the_table_reader_takes_the_counts_and_what_is_left_out() {
+    let text = "x **Held out: 30 walks** | | target | one stream (10; one whose graph ran another walk not counted) | several streams (20) | |---|---|---:|---:| | graph step, `replay` | within 5% | 7 (−1 … +2%; two failed) | 15 (−3 … +4%) | | saving, `replay --eager-step-ms` | within 10% | 8 (−5 … +6%) | 16 (−7 … +8%) | | graph step, `replay --summary` | within 10% | 9 (−1 … +1%) | 17 (−2 … +2%) | | y";
+    let (one, several) = table(text);
+    assert_eq!(
+        (
+            one.walks,
+            one.counted(),
+            one.ran(),
+            one.replay,
+            one.saving,
+            one.summary
+        ),
+        (10, 9, 7, 7, 8, 9)
+    );
+    assert_eq!(
+        (
+            several.walks,
+            several.counted(),
+            several.ran(),
+            several.summary
+        ),
+        (20, 20, 20, 17)
+    );
+}
