@@ -280,7 +280,7 @@ pub fn estimated_gap_above_shipped(
 }
 
 #[cfg(test)]
-mod heldout_totals;
+mod readme_totals;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,8 @@
-//! The held-out totals are written in four places: the README's table (the record, batch by
-//! batch), its opening summary, and the two warnings that quote them. They are updated by
-//! hand after each batch; here the others are derived from the table, so that a partial
-//! update (or a count that forgets the walks the table leaves out) fails with what to write.
+//! The validation totals are written in several places: the README's tables (the latest full
+//! run's, and the held-out record, batch by batch), its opening summary, and the two warnings
+//! that quote the held-out counts. They are updated by hand after each run; here the others are
+//! derived from the tables, so that a partial update (or a count that forgets the walks a
+//! table leaves out) fails with what to write.
 
 use std::path::Path;
 
@@ -38,10 +39,11 @@ fn between<'a>(text: &'a str, from: &str, to: &str) -> &'a str {
     &text[start..start + len]
 }
 
-/// The leading number of `cell` (`91 (−9.4 … +6.9%; six failed)` → 91).
+/// The leading number of `cell` (`91 (−9.4 … +6.9%; six failed)` → 91, `**87**: …` → 87).
 fn lead(cell: &str) -> usize {
     let digits: String = cell
         .trim()
+        .trim_start_matches('*')
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
@@ -83,12 +85,7 @@ fn table(readme: &str) -> (Column, Column) {
         .unwrap_or_else(|| panic!("the README has no held-out table"));
     let held = &readme[at..];
     let header = between(held, HEADER, "|---|");
-    let row = |label: &str| -> Vec<String> {
-        between(held, &format!("| {label} |"), " | |")
-            .split('|')
-            .map(|c| c.trim().to_string())
-            .collect()
-    };
+    let row = |label: &str| cells(held, label);
     let replay = row("graph step, `replay` | within 5%");
     let saving = row("saving, `replay --eager-step-ms` | within 10%");
     let summary = row("graph step, `replay --summary` | within 10%");
@@ -117,6 +114,56 @@ fn table(readme: &str) -> (Column, Column) {
         }
     };
     (column(0), column(1))
+}
+
+/// The cells of the row labelled `label` (its first cells, up to the counts) in `table`.
+fn cells(table: &str, label: &str) -> Vec<String> {
+    between(table, &format!("| {label} |"), " | |")
+        .split('|')
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_full_runs_totals_agree_with_the_opening() {
+    let readme = readme();
+    let at = readme
+        .find("**Latest full run: ")
+        .expect("the README's full-run table");
+    let full = &readme[at..];
+    let header = between(full, "| | target | one stream (", "|---|");
+    let one_walks = lead(header);
+    let several_walks = lead(between(header, "several streams (", ")"));
+    let all_walks = lead(between(header, "| all ", ":"));
+    assert_eq!(one_walks + several_walks, all_walks, "{header}");
+    let mut all = Vec::new();
+    for label in [
+        "graph step, `replay` | within 5%",
+        "saving, `replay --eager-step-ms` | within 10%",
+        "graph step, `replay --summary` (offline) | within 10%",
+    ] {
+        let row = cells(full, label);
+        let (one, several, both) = (lead(&row[0]), lead(&row[1]), lead(&row[2]));
+        assert_eq!(
+            one + several,
+            both,
+            "the full run's row {label:?} does not add up"
+        );
+        all.push((one, both));
+    }
+    let opening = format!("How right the price is, on {all_walks} real walks");
+    assert!(
+        readme.contains(&opening),
+        "the README's opening should say: {opening}"
+    );
+    let counts = format!(
+        "the replayed graph step within 5% on {} ({} of the {one_walks} one-stream walks), the saving within 10% on {}, the offline price within 10% on {};",
+        all[0].1, all[0].0, all[1].1, all[2].1
+    );
+    assert!(
+        readme.contains(&counts),
+        "the README's opening should say:\n{counts}"
+    );
 }
 
 #[test]
