@@ -178,6 +178,16 @@ fn the_held_out_totals_agree_wherever_they_are_quoted() {
         readme.contains(&heading),
         "the README's held-out heading should say: {heading}"
     );
+    let listed = format!(
+        "**{total} held out from the method** (groups `heldout` to `heldout{}`; {} on one stream, {} on several)",
+        between(&readme, "groups `heldout` to `heldout", "`"),
+        one.walks,
+        several.walks
+    );
+    assert!(
+        readme.contains(&listed),
+        "the README's list of walks should say: {listed}"
+    );
     let summary = format!(
         "on {total} walks held out from the method (written after it and run once unchanged) the replayed graph step within 5% on {} of the {} one-stream walks that ran and {} of the {} multi-stream ones, the offline price within 10% on {} of {} and {} of {}",
         one.replay,
