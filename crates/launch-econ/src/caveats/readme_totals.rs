@@ -116,6 +116,11 @@ fn table(readme: &str) -> (Column, Column) {
     (column(0), column(1))
 }
 
+/// `text` holds `phrase`, or the failure says which text and what it should say.
+fn says(text: &str, phrase: &str, which: &str) {
+    assert!(text.contains(phrase), "{which} should say:\n{phrase}");
+}
+
 /// The cells of the row labelled `label` (its first cells, up to the counts) in `table`.
 fn cells(table: &str, label: &str) -> Vec<String> {
     between(table, &format!("| {label} |"), " | |")
@@ -152,18 +157,12 @@ fn the_full_runs_totals_agree_with_the_opening() {
         all.push((one, both));
     }
     let opening = format!("How right the price is, on {all_walks} real walks");
-    assert!(
-        readme.contains(&opening),
-        "the README's opening should say: {opening}"
-    );
+    says(&readme, &opening, "the README's opening");
     let counts = format!(
         "the replayed graph step within 5% on {} ({} of the {one_walks} one-stream walks), the saving within 10% on {}, the offline price within 10% on {};",
         all[0].1, all[0].0, all[1].1, all[2].1
     );
-    assert!(
-        readme.contains(&counts),
-        "the README's opening should say:\n{counts}"
-    );
+    says(&readme, &counts, "the README's opening");
 }
 
 #[test]
@@ -174,20 +173,14 @@ fn the_held_out_totals_agree_wherever_they_are_quoted() {
 
     let total = one.walks + several.walks;
     let heading = format!("**Held out: {total} walks, each on its first run**");
-    assert!(
-        readme.contains(&heading),
-        "the README's held-out heading should say: {heading}"
-    );
+    says(&readme, &heading, "the README's held-out heading");
     let listed = format!(
         "**{total} held out from the method** (groups `heldout` to `heldout{}`; {} on one stream, {} on several)",
         between(&readme, "groups `heldout` to `heldout", "`"),
         one.walks,
         several.walks
     );
-    assert!(
-        readme.contains(&listed),
-        "the README's list of walks should say: {listed}"
-    );
+    says(&readme, &listed, "the README's list of walks");
     let summary = format!(
         "on {total} walks held out from the method (written after it and run once unchanged) the replayed graph step within 5% on {} of the {} one-stream walks that ran and {} of the {} multi-stream ones, the offline price within 10% on {} of {} and {} of {}",
         one.replay,
@@ -199,28 +192,27 @@ fn the_held_out_totals_agree_wherever_they_are_quoted() {
         several.summary,
         several.counted()
     );
-    assert!(
-        readme.contains(&summary),
-        "the README's opening should say:\n{summary}"
-    );
+    says(&readme, &summary, "the README's opening");
 
     let offline = format!(
         "on {} of {} H200 walks held out from the method",
         several.summary,
         several.counted()
     );
-    assert!(
-        concurrent_kernels(0.5, None).contains(&offline),
-        "the concurrency warning (caveats::concurrent_kernels) should say: {offline}"
+    says(
+        &concurrent_kernels(0.5, None),
+        &offline,
+        "the concurrency warning (caveats::concurrent_kernels)",
     );
     let replayed = format!(
         "{} of the {} multi-stream walks that ran came within 5%",
         several.replay,
         several.ran()
     );
-    assert!(
-        process_history(8).contains(&replayed),
-        "the process-history warning (caveats::process_history) should say: {replayed}"
+    says(
+        &process_history(8),
+        &replayed,
+        "the process-history warning (caveats::process_history)",
     );
 }
 
