@@ -37,15 +37,19 @@ def err(got, want):
 
 
 def rows(run_dir, group):
-    """The batch's rows, one per walk that ran (those that failed are left out and named on
-    stderr): `validate_all.rows_of`'s figures under the document's names, with the real graph
-    step before the other-stream launches, the stand-in counts and the spins-only replay."""
+    """The batch's rows, one per walk in the run's order: for a walk that ran,
+    `validate_all.rows_of`'s figures under the document's names, with the real graph step
+    before the other-stream launches, the stand-in counts and the spins-only replay; for one
+    that failed, what it has (`failed_row`), so that the held-out record counts it."""
     from validate_all import rows_of
     table, results = rows_of(run_dir, [(group, None, None)])
-    records = {r["walk"]: r for r in results.get(group, [])}
+    ran = {t["walk"]: t for t in table}
     out = []
-    for t in table:
-        r = records[t["walk"]]
+    for r in results.get(group, []):
+        t = ran.get(r["walk"])
+        if t is None:
+            out.append(failed_row(group, r))
+            continue
         row = {k: t[k] for k in ("group", "walk", "same_walk", "kernels", "streams",
                                  "real_graph_ms")}
         row.update({
@@ -67,6 +71,26 @@ def rows(run_dir, group):
             row["replay_spins_only_err"] = err(spins["graph_step_ms"], t["real_graph_ms"])
         out.append(row)
     return out
+
+
+def failed_row(group, r):
+    """A walk the table leaves out. Where its steps were timed and the replay failed: the real
+    steps, the offline price where it was made, and the replay's error (`replay_failed`);
+    where nothing was timed: the error (`failed`)."""
+    why = (r.get("error") or "no replay").strip()[-300:]
+    if "graph_step_ms" not in r:
+        return {"group": group, "walk": r["walk"], "failed": why}
+    real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
+    summary = (r.get("summary") or {}).get("graph_step_ms")
+    streams = r.get("walk_summary", {}).get("streams")
+    return {
+        "group": group, "walk": r["walk"], "same_walk": r.get("same_walk", True),
+        "streams": len(streams) if streams is not None else None,
+        "real_graph_ms": real, "real_eager_ms": r["eager_step_ms"],
+        "replay_ms": None, "replay_err": None, "saving_err": None,
+        "summary_ms": summary, "summary_err": err(summary, real) if summary else None,
+        "replay_failed": why,
+    }
 
 
 # The targets a figure is bolded beyond, % (README, "How accurate the prices are").
@@ -92,6 +116,9 @@ def markdown(rows):
            "| real saving ms | `replay` saving (err) | trace-only eager (err) |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        if "replay_ms" not in r or r["replay_ms"] is None:
+            out.append(failed_line(r))
+            continue
         out.append(" | ".join([
             f"| {r['walk']}", str(r["kernels"]), str(r["streams"]), f"{r['real_graph_ms']:.3f}",
             cell(r["replay_ms"], r["replay_err"], TARGETS["replay_err"]),
@@ -101,7 +128,8 @@ def markdown(rows):
             cell(r["trace_only_eager_ms"], r["trace_only_eager_err"]),
         ]) + " |")
     n = len(rows)
-    within = {k: sum(abs(r[k]) <= t for r in rows) for k, t in TARGETS.items()}
+    within = {k: sum(r.get(k) is not None and abs(r[k]) <= t for r in rows)
+              for k, t in TARGETS.items()}
     out.append("")
     out.append(f"`replay` {within['replay_err']} of {n} within 5%, savings "
                f"{within['saving_err']} of {n}, `--summary` {within['summary_err']} of {n}.")
@@ -111,6 +139,16 @@ def markdown(rows):
         listed = spins[0] if len(spins) == 1 else ", ".join(spins[:-1]) + " and " + spins[-1]
         out.append(f"With every stand-in a spin: {listed}%.")
     return "\n".join(out)
+
+
+def failed_line(r):
+    """A failed walk's row of the table: what was measured, `failed` where the rest would be."""
+    if "failed" in r:
+        return f"| {r['walk']} | — | — | — | failed | | | | |"
+    summary = cell(r["summary_ms"], r["summary_err"], TARGETS["summary_err"]) \
+        if r.get("summary_ms") else "—"
+    return (f"| {r['walk']} | — | {r['streams'] if r['streams'] is not None else '—'} | "
+            f"{r['real_graph_ms']:.3f} | replay failed | {summary} | | | |")
 
 
 def document(run_dir, group, gpu, build, script, run_note, device=DEVICE):

@@ -378,7 +378,9 @@ def parent(args):
         r = json.loads(p.stdout.strip().splitlines()[-1])
         trace = r["eager_trace"]
         try:
+            # Priced offline first: a replay that fails keeps the walk's offline price.
             r.update(graph_facts(trace, r["graph_trace"]))
+            r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
             rep = run_json([args.launch_econ, "replay", trace, "--eager-step-ms",
                             f"{r['eager_step_ms']:.6f}", "--export-json", "-"])
             r["replay"] = rep["result"]["prediction"]
@@ -400,7 +402,6 @@ def parent(args):
             r["chase_stand_ins"] = fid.get("chase_stand_ins", 0)
             r["block_spin_stand_ins"] = fid.get("block_spin_stand_ins", 0)
             r["paced_stand_ins"] = fid.get("paced_stand_ins", 0)
-            r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
         except Exception as e:  # keep the other walks
             r["error"] = str(e)
         r["seconds"] = time.time() - t0

@@ -1,0 +1,129 @@
+"""The README's held-out table is what the raw-numbers documents give (heldout_totals.py), and
+the reader of those documents takes each of their forms."""
+import json
+import os
+import subprocess
+import sys
+
+SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(SCRIPTS)
+sys.path.insert(0, SCRIPTS)
+
+import heldout_totals  # noqa: E402
+
+
+def test_the_readmes_held_out_table_is_what_the_documents_give():
+    runs = heldout_totals.first_runs(ROOT)
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    assert f"**Held out: {len(runs)} walks, each on its first run**" in readme
+    table = heldout_totals.markdown(runs)
+    assert table in readme, f"the README's held-out table should be:\n{table}"
+
+
+def test_each_form_of_row_gives_its_errors():
+    old = {"walk": "a", "streams": 2, "replay_err_pct": -3.0, "replay_saving_err_pct": 1.0,
+           "summary_err_pct": 4.0}
+    new = {"walk": "b", "streams": [7, 13], "same_walk": False, "replay_err": 1.0,
+           "saving_err": None, "summary_err": -2.0}
+    replay_failed = {"walk": "c", "streams": 3, "replay_error": "boom", "summary_err_pct": 9.0}
+    record = {"walk": "d", "eager_step_ms": 2.0, "graph_step_ms": 1.0,
+              "graph_step_other_stream_ms": 0.8, "walk_summary": {"streams": [7]},
+              "replay": {"graph_step_ms": 0.84, "saving_ms": 1.32},
+              "summary": {"graph_step_ms": 0.76}}
+    failed = {"walk": "e", "error": "ValueError"}
+    got = [heldout_totals.first_run("b1", r) for r in (old, new, replay_failed, record, failed)]
+    assert [(g["streams"], g["same_walk"], g["failed"]) for g in got] == [
+        (2, True, False), (2, False, False), (3, True, False), (1, True, False), (None, True, True)]
+    assert (got[0]["replay"], got[0]["saving"], got[0]["summary"]) == (-3.0, 1.0, 4.0)
+    assert got[2]["replay"] is None and got[2]["summary"] == 9.0
+    assert abs(got[3]["replay"] - 5.0) < 1e-9 and abs(got[3]["summary"] + 5.0) < 1e-9
+    assert abs(got[3]["saving"] - 10.0) < 1e-9
+
+
+def test_failures_reruns_and_the_table_they_make(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "validation-h200.md").write_text(
+        "| walk | kernels | streams |\n|---|---:|---:|\n| x_lane | 9 | 3 |\n")
+    row = lambda walk, **kw: dict({"walk": walk, "replay_err": 1.0, "saving_err": 2.0,  # noqa: E731
+                                   "summary_err": 3.0, "streams": 1}, **kw)
+    (docs / "validation-heldout-20-21-h200.json").write_text(json.dumps({"batches": {
+        "heldout19": {"rows": [row("one")], "failed": ["hu_phi3_decode_b2"]},
+        "heldout19_phi3": {"rows": [row("hu_phi3_decode_b2", replay_err=-7.0)]},
+    }}))
+    (docs / "validation-heldout-30-h200.json").write_text(json.dumps({"heldout30": {"rows": [
+        row("x_lane", streams=None, replay_err=30.0, summary_err=-20.0),
+        row("other_graph", streams=[1, 2], same_walk=False),
+        {"walk": "iq_glm_decode_b4", "failed": "config"},
+    ]}}))
+    runs = heldout_totals.first_runs(str(tmp_path))
+    assert sorted(r["walk"] for r in runs) == [
+        "hu_phi3_decode_b2", "iq_glm_decode_b4", "one", "other_graph", "x_lane"]
+    assert {r["walk"]: r["streams"] for r in runs}["x_lane"] == 3
+    assert heldout_totals.markdown(runs).split("\n")[0] == (
+        "| | target | one stream (3) | several streams "
+        "(2; one whose graph ran another walk not counted) |")
+    replay_row = heldout_totals.markdown(runs).split("\n")[2]
+    assert replay_row == ("| graph step, `replay` | within 5% | 1 (−7.0 … +1.0%; one walk "
+                          "failed to run) | 0 (+30.0 … +30.0%) |")
+
+
+def test_a_row_of_no_known_form_is_refused():
+    try:
+        heldout_totals.first_run("b", {"walk": "w", "kernels": 3})
+    except ValueError as e:
+        assert "b/w: a row of no known form (kernels, walk)" in str(e)
+    else:
+        raise AssertionError("no error")
+
+
+def record(walk, **kw):
+    """A validate.py record of a walk that ran."""
+    return dict({
+        "walk": walk, "eager_step_ms": 2.0, "graph_step_ms": 1.0, "same_walk": True,
+        "walk_summary": {"kernels": 10, "streams": [7, 13]},
+        "replay": {"graph_step_ms": 1.02, "saving_ms": 0.98},
+        "summary": {"graph_step_ms": 0.95}, "trace_only": {"eager_step_ms": 2.5},
+    }, **kw)
+
+
+def test_a_batchs_failed_walks_reach_its_document_and_the_record(tmp_path):
+    import heldout_json
+    group = tmp_path / "run" / "heldout99"
+    group.mkdir(parents=True)
+    replay_failed = record("b")
+    del replay_failed["replay"]
+    replay_failed["error"] = "launch-econ replay: CUDA_ERROR_ILLEGAL_ADDRESS"
+    (group / "validation.json").write_text(json.dumps([
+        record("a"), replay_failed, {"walk": "c", "error": "Traceback ... ImportError"}]))
+    rows = heldout_json.rows(str(tmp_path / "run"), "heldout99")
+    assert [r["walk"] for r in rows] == ["a", "b", "c"]
+    assert rows[1]["replay_err"] is None and "ILLEGAL_ADDRESS" in rows[1]["replay_failed"]
+    assert abs(rows[1]["summary_err"] + 5.0) < 1e-9 and rows[1]["streams"] == 2
+    assert rows[2] == {"group": "heldout99", "walk": "c", "failed": "Traceback ... ImportError"}
+    table = heldout_json.markdown(rows).split("\n")
+    assert table[3] == "| b | — | 2 | 1.000 | replay failed | 0.950 (−5.0%) | | | |"
+    assert table[4] == "| c | — | — | — | failed | | | | |"
+    assert "`replay` 1 of 3 within 5%, savings 1 of 3, `--summary` 2 of 3." in table
+
+    runs = [heldout_totals.first_run("heldout99", r) for r in rows]
+    assert [(r["failed"], r["replay"] is None, r["summary"] is None) for r in runs] == [
+        (False, False, False), (False, True, False), (True, True, True)]
+
+
+def test_a_failed_walk_of_no_known_stream_count_is_named(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "validation-h200.md").write_text("# log\n")
+    (docs / "validation-heldout-99-h200.json").write_text(json.dumps(
+        {"heldout99": {"rows": [{"group": "heldout99", "walk": "zz_new", "failed": "boom"}]}}))
+    try:
+        heldout_totals.first_runs(str(tmp_path))
+    except ValueError as e:
+        assert "heldout99/zz_new: no stream count anywhere" in str(e)
+    else:
+        raise AssertionError("no error")
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "heldout_totals.py"),
+                        "--root", str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 1 and "zz_new" in p.stderr and "Traceback" not in p.stderr
