@@ -109,13 +109,18 @@ def stored_streams(root):
     return out
 
 
+def table_head(line):
+    """Whether `line` heads a batch's table in the validation log."""
+    return line.startswith("| walk") or line.startswith("| group")
+
+
 def table_streams(log_lines, walk):
     """The walk's stream count from its batch's table in the validation log, or None."""
     for i, line in enumerate(log_lines):
         if not (line.startswith(f"| {walk} |") or line.startswith(f"| {walk} (")):
             continue
         j = i
-        while j > 0 and not lines_head(log_lines[j]):
+        while j > 0 and not table_head(log_lines[j]):
             j -= 1
         head = [c.strip() for c in log_lines[j].split("|")]
         cells = [c.strip() for c in line.split("|")]
@@ -124,10 +129,6 @@ def table_streams(log_lines, walk):
             if value.isdigit():
                 return int(value)
     return None
-
-
-def lines_head(line):
-    return line.startswith("| walk") or line.startswith("| group")
 
 
 def first_runs(root=ROOT):
