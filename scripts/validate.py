@@ -373,6 +373,7 @@ def parent(args):
                            capture_output=True, text=True)
         if p.returncode != 0:
             results.append({"walk": name, "error": p.stderr[-3000:]})
+            save(results, args.out)
             print(f"{name}: FAILED\n{p.stderr[-1500:]}", file=sys.stderr)
             continue
         r = json.loads(p.stdout.strip().splitlines()[-1])
@@ -406,10 +407,19 @@ def parent(args):
             r["error"] = str(e)
         r["seconds"] = time.time() - t0
         results.append(r)
+        save(results, args.out)
         print(f"{name}: done in {r['seconds']:.0f} s", file=sys.stderr)
-    with open(os.path.join(args.out, "validation.json"), "w") as f:
-        json.dump(results, f, indent=1)
+    save(results, args.out)
     write_table(results, os.path.join(args.out, "validation.md"))
+
+
+def save(results, out):
+    """Writes the walks done so far to OUT/validation.json, whole or not at all (a temporary
+    file renamed over it): a run stopped by a time limit keeps every walk it finished."""
+    path = os.path.join(out, "validation.json")
+    with open(path + ".part", "w") as f:
+        json.dump(results, f, indent=1)
+    os.replace(path + ".part", path)
 
 
 def offline_prices(launch_econ, trace, eager_step_ms):

@@ -311,3 +311,36 @@ def test_graph_kernels_diff_reads_a_stored_run_with_the_binary_it_is_given(tmp_p
     p = run_script("graph_kernels_diff.py", "--runs", tmp_path / "run", "--launch-econ", fake,
                    "--walk", "b")
     assert p.returncode == 1 and "no stored walk with its graph kernels kept" in p.stderr
+
+
+def test_a_validation_run_stopped_midway_keeps_the_walks_it_finished(tmp_path, monkeypatch):
+    # validate.py's parent writes validation.json after every walk: a device call's time
+    # limit that stops it during the third walk leaves the first two (one failed) on disk.
+    import types
+    import validate
+    calls = []
+
+    def child(cmd, **_):
+        calls.append(cmd[cmd.index("--child") + 1])
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # what the time limit's signal does mid-walk
+        if calls[-1] == "bad":
+            return types.SimpleNamespace(returncode=1, stdout="", stderr="ImportError")
+        line = json.dumps({"walk": calls[-1], "eager_trace": "e.json", "graph_trace": "g.json",
+                           "eager_step_ms": 2.0, "graph_step_ms": 1.0})
+        return types.SimpleNamespace(returncode=0, stdout=line + "\n", stderr="")
+
+    monkeypatch.setattr(validate.subprocess, "run", child)
+    monkeypatch.setattr(validate, "graph_facts", lambda *a: {})
+    monkeypatch.setattr(validate, "offline_prices", lambda *a: {"summary": {}})
+    monkeypatch.setattr(validate, "run_json", lambda cmd: (_ for _ in ()).throw(
+        RuntimeError("no GPU here")))
+    args = types.SimpleNamespace(out=str(tmp_path), walks="bad,good,third", batches=1, reps=1,
+                                 walk_module="", launch_econ="le")
+    with pytest.raises(KeyboardInterrupt):
+        validate.parent(args)
+    saved = json.load(open(tmp_path / "validation.json"))
+    assert [r["walk"] for r in saved] == ["bad", "good"]
+    assert saved[0]["error"] == "ImportError"
+    assert saved[1]["summary"] == {} and saved[1]["error"] == "no GPU here"
+    assert not (tmp_path / "validation.json.part").exists()
