@@ -127,3 +127,31 @@ def test_a_failed_walk_of_no_known_stream_count_is_named(tmp_path):
     p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "heldout_totals.py"),
                         "--root", str(tmp_path)], capture_output=True, text=True)
     assert p.returncode == 1 and "zz_new" in p.stderr and "Traceback" not in p.stderr
+
+
+def words(n):
+    """`n` (1-99) as the README writes a count that opens a sentence: `Twenty-four`."""
+    ones = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+            "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+            "eighteen", "nineteen"]
+    tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+            "ninety"]
+    text = ones[n] if n < 20 else tens[n // 10] + ("-" + ones[n % 10] if n % 10 else "")
+    return text.capitalize()
+
+
+def test_the_batches_not_yet_run_are_the_groups_after_the_record():
+    import re
+    import validate_all
+    runs = heldout_totals.first_runs(ROOT)
+    last = max(int(m.group(1)) for r in runs if (m := re.fullmatch(r"heldout(\d+)", r["batch"])))
+    pending = [(g, walks.count(",") + 1) for g, _, walks in validate_all.GROUPS
+               if (m := re.fullmatch(r"heldout(\d+)", g)) and int(m.group(1)) > last]
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = " ".join(f.read().split())
+    said = readme[readme.index("more have not run yet") - 30:]
+    said = said[:said.index("The method's figures")]
+    count = sum(n for _, n in pending)
+    assert f"{words(count)} more have not run yet" in said, (count, said)
+    assert re.findall(r"group `(heldout\d+)`", said) == [g for g, _ in pending]
+    assert words(24) == "Twenty-four" and words(6) == "Six"
