@@ -1,5 +1,5 @@
-"""The README's held-out table is what the raw-numbers documents give (heldout_totals.py), and
-the reader of those documents takes each of their forms."""
+"""The README's validation tables are what their raw-numbers documents give
+(validation_tables.py), and the reader of the held-out documents takes each of their forms."""
 import json
 import os
 import subprocess
@@ -9,15 +9,15 @@ SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(SCRIPTS)
 sys.path.insert(0, SCRIPTS)
 
-import heldout_totals  # noqa: E402
+import validation_tables  # noqa: E402
 
 
 def test_the_readmes_held_out_table_is_what_the_documents_give():
-    runs = heldout_totals.first_runs(ROOT)
+    runs = validation_tables.first_runs(ROOT)
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
     assert f"**Held out: {len(runs)} walks, each on its first run**" in readme
-    table = heldout_totals.markdown(runs)
+    table = validation_tables.held_out_table(runs)
     assert table in readme, f"the README's held-out table should be:\n{table}"
 
 
@@ -32,7 +32,7 @@ def test_each_form_of_row_gives_its_errors():
               "replay": {"graph_step_ms": 0.84, "saving_ms": 1.32},
               "summary": {"graph_step_ms": 0.76}}
     failed = {"walk": "e", "error": "ValueError"}
-    got = [heldout_totals.first_run("b1", r) for r in (old, new, replay_failed, record, failed)]
+    got = [validation_tables.first_run("b1", r) for r in (old, new, replay_failed, record, failed)]
     assert [(g["streams"], g["same_walk"], g["failed"]) for g in got] == [
         (2, True, False), (2, False, False), (3, True, False), (1, True, False), (None, True, True)]
     assert (got[0]["replay"], got[0]["saving"], got[0]["summary"]) == (-3.0, 1.0, 4.0)
@@ -57,21 +57,21 @@ def test_failures_reruns_and_the_table_they_make(tmp_path):
         row("other_graph", streams=[1, 2], same_walk=False),
         {"walk": "iq_glm_decode_b4", "failed": "config"},
     ]}}))
-    runs = heldout_totals.first_runs(str(tmp_path))
+    runs = validation_tables.first_runs(str(tmp_path))
     assert sorted(r["walk"] for r in runs) == [
         "hu_phi3_decode_b2", "iq_glm_decode_b4", "one", "other_graph", "x_lane"]
     assert {r["walk"]: r["streams"] for r in runs}["x_lane"] == 3
-    assert heldout_totals.markdown(runs).split("\n")[0] == (
+    assert validation_tables.held_out_table(runs).split("\n")[0] == (
         "| | target | one stream (3) | several streams "
         "(2; one whose graph ran another walk not counted) |")
-    replay_row = heldout_totals.markdown(runs).split("\n")[2]
+    replay_row = validation_tables.held_out_table(runs).split("\n")[2]
     assert replay_row == ("| graph step, `replay` | within 5% | 1 (−7.0 … +1.0%; one walk "
                           "failed to run) | 0 (+30.0 … +30.0%) |")
 
 
 def test_a_row_of_no_known_form_is_refused():
     try:
-        heldout_totals.first_run("b", {"walk": "w", "kernels": 3})
+        validation_tables.first_run("b", {"walk": "w", "kernels": 3})
     except ValueError as e:
         assert "b/w: a row of no known form (kernels, walk)" in str(e)
     else:
@@ -107,7 +107,7 @@ def test_a_batchs_failed_walks_reach_its_document_and_the_record(tmp_path):
     assert table[4] == "| c | — | — | — | failed | | | | |"
     assert "`replay` 1 of 3 within 5%, savings 1 of 3, `--summary` 2 of 3." in table
 
-    runs = [heldout_totals.first_run("heldout99", r) for r in rows]
+    runs = [validation_tables.first_run("heldout99", r) for r in rows]
     assert [(r["failed"], r["replay"] is None, r["summary"] is None) for r in runs] == [
         (False, False, False), (False, True, False), (True, True, True)]
 
@@ -119,12 +119,12 @@ def test_a_failed_walk_of_no_known_stream_count_is_named(tmp_path):
     (docs / "validation-heldout-99-h200.json").write_text(json.dumps(
         {"heldout99": {"rows": [{"group": "heldout99", "walk": "zz_new", "failed": "boom"}]}}))
     try:
-        heldout_totals.first_runs(str(tmp_path))
+        validation_tables.first_runs(str(tmp_path))
     except ValueError as e:
         assert "heldout99/zz_new: no stream count anywhere" in str(e)
     else:
         raise AssertionError("no error")
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "heldout_totals.py"),
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "validation_tables.py"),
                         "--root", str(tmp_path)], capture_output=True, text=True)
     assert p.returncode == 1 and "zz_new" in p.stderr and "Traceback" not in p.stderr
 
@@ -143,7 +143,7 @@ def words(n):
 def test_the_batches_not_yet_run_are_the_groups_after_the_record():
     import re
     import validate_all
-    runs = heldout_totals.first_runs(ROOT)
+    runs = validation_tables.first_runs(ROOT)
     last = max(int(m.group(1)) for r in runs if (m := re.fullmatch(r"heldout(\d+)", r["batch"])))
     pending = [(g, walks.count(",") + 1) for g, _, walks in validate_all.GROUPS
                if (m := re.fullmatch(r"heldout(\d+)", g)) and int(m.group(1)) > last]
@@ -155,3 +155,13 @@ def test_the_batches_not_yet_run_are_the_groups_after_the_record():
     assert f"{words(count)} more have not run yet" in said, (count, said)
     assert re.findall(r"group `(heldout\d+)`", said) == [g for g, _ in pending]
     assert words(24) == "Twenty-four" and words(6) == "Six"
+
+
+def test_the_readmes_full_run_table_is_what_its_document_gives():
+    import re
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    full = readme[readme.index("**Latest full run: "):]
+    document = re.search(r"\(docs/(validation-[\w-]+-h200\.json)\)", full).group(1)
+    table = validation_tables.full_run_table(os.path.join(ROOT, "docs", document))
+    assert table in full.replace("**", ""), f"the README's full-run table should be:\n{table}"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The held-out record: every held-out walk's first run, read from the raw-numbers documents
-(docs/validation-heldout-*-h200.json), counted into the README's held-out table.
+"""The README's two validation tables from their raw numbers: the latest full run's (one
+document of every walk's errors, e.g. docs/validation-93-walks-5687dc7-h200.json) and the
+held-out record, every held-out walk's first run, read from the batches' documents
+(docs/validation-heldout-*-h200.json).
 
-The documents were written batch by batch in the formats of their day; this reads them all:
+The held-out documents were written batch by batch in the formats of their day; this reads them all:
 rows of errors (`summary_err_pct` / `summary_err`, `replay_…`, `…saving_err…`; a replay that
 failed has none), rows that are
 validate.py's own records (errors computed as validate_all.py computes them), rows of walks that
@@ -12,10 +14,11 @@ anything was timed counts in its column's walks but in no target. Where a row gi
 count it is taken from the walk's stored record (docs/stored) or from its batch's table in
 docs/validation-h200.md.
 
-    python3 scripts/heldout_totals.py            # the table, as the README sets it out
-    python3 scripts/heldout_totals.py --json     # every first run, one object a walk
+    python3 scripts/validation_tables.py                       # the held-out table
+    python3 scripts/validation_tables.py --full-run FILE.json  # and the full run's
+    python3 scripts/validation_tables.py --json                # every held-out first run
 
-Needs neither a GPU nor PyTorch; the scripts' tests check the README's table against it.
+Needs neither a GPU nor PyTorch; the scripts' tests check the README's tables against it.
 """
 import argparse
 import glob
@@ -190,7 +193,7 @@ def column(runs):
             cell("saving", 10.0), cell("summary", 10.0))
 
 
-def markdown(runs):
+def held_out_table(runs):
     """The README's held-out table."""
     one = column([r for r in runs if r["streams"] == 1])
     several = column([r for r in runs if r["streams"] > 1])
@@ -203,21 +206,64 @@ def markdown(runs):
     ])
 
 
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def full_run_table(path):
+    """The README's table of a full run, from its document (`walks`: one row of errors a
+    walk), without the bold marks the README sets on its headline counts."""
+    with open(path) as f:
+        walks = [w for w in json.load(f)["walks"] if w.get("same_walk", True) is not False]
+    one = [w for w in walks if w["streams"] == 1]
+    several = [w for w in walks if w["streams"] > 1]
+
+    def row(label, target, key, limit):
+        errors = [w[key] for w in walks if w[key] is not None]
+        within = [sum(w[key] is not None and abs(w[key]) <= limit for w in ws)
+                  for ws in (one, several, walks)]
+        return (f"| {label} | {target} | {within[0]} | {within[1]} | {within[2]}: "
+                f"{pct(min(errors))}% … {pct(max(errors))}%, "
+                f"{median([abs(e) for e in errors]):.1f}% |")
+
+    eager = [w["trace_eager_err"] for w in walks if w["trace_eager_err"] is not None]
+    return "\n".join([
+        f"| | target | one stream ({len(one)}) | several streams ({len(several)}) | all "
+        f"{len(walks)}: range, median \\|error\\| |",
+        "|---|---|---:|---:|---|",
+        row("graph step, `replay`", "within 5%", "replay_err", 5.0),
+        row("saving, `replay --eager-step-ms`", "within 10%", "saving_err", 10.0),
+        row("graph step, `replay --summary` (offline)", "within 10%", "summary_err", 10.0),
+        f"| eager step from the trace alone | reported | | | {pct(min(eager))}% … "
+        f"{pct(max(eager))}%, median {pct(median(eager))}%, "
+        f"{sum(abs(e) <= 25 for e in eager)} within 25% |",
+    ])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", default=ROOT, help="the repository (its docs/ is read)")
-    ap.add_argument("--json", action="store_true", help="every first run, one object a walk")
+    ap.add_argument("--full-run", metavar="FILE.json",
+                    help="also the table of a full run's document")
+    ap.add_argument("--json", action="store_true",
+                    help="every held-out first run, one object a walk")
     args = ap.parse_args(argv)
     try:
         runs = first_runs(args.root)
+        full = full_run_table(args.full_run) if args.full_run else None
     except (OSError, ValueError, KeyError) as e:
-        sys.exit(f"heldout_totals.py: {e}")
+        sys.exit(f"validation_tables.py: {e}")
     if args.json:
         json.dump(runs, sys.stdout, indent=1)
         print()
-    else:
-        print(f"{len(runs)} held-out walks")
-        print(markdown(runs))
+        return 0
+    if full:
+        print(full)
+        print()
+    print(f"{len(runs)} held-out walks")
+    print(held_out_table(runs))
     return 0
 
 
