@@ -75,8 +75,9 @@ def rows(run_dir, group):
 
 def failed_row(group, r):
     """A walk the table leaves out. Where its steps were timed and the replay failed: the real
-    steps, the offline price where it was made, and the replay's error (`replay_failed`);
-    where nothing was timed: the error (`failed`)."""
+    steps, the offline price where it was made, and the replay's error (`replay_failed`; a
+    replay whose later steps failed, the spins-only one say, counts as failed too: a miss, not
+    a figure); where nothing was timed: the error (`failed`)."""
     why = (r.get("error") or "no replay").strip()[-300:]
     if "graph_step_ms" not in r:
         return {"group": group, "walk": r["walk"], "failed": why}

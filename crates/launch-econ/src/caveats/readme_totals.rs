@@ -1,6 +1,7 @@
 //! The validation totals are written in several places: the README's tables (the latest full
 //! run's, and the held-out record, batch by batch), its opening summary, and the two warnings
-//! that quote the held-out counts. They are updated by hand after each run; here the others are
+//! that quote the held-out counts. The tables are counted from the raw numbers by
+//! `scripts/validation_tables.py` (the scripts' tests check them); here the other places are
 //! derived from the tables, so that a partial update (or a count that forgets the walks a
 //! table leaves out) fails with what to write.
 
@@ -15,7 +16,7 @@ fn readme() -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A count the README writes in words (`six failed`, `one whose graph …`).
+/// A count the README writes in words (`six walks failed to run`, `one whose graph …`).
 fn number_word(w: &str) -> usize {
     const WORDS: [&str; 13] = [
         "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -39,7 +40,7 @@ fn between<'a>(text: &'a str, from: &str, to: &str) -> &'a str {
     &text[start..start + len]
 }
 
-/// The leading number of `cell` (`91 (−9.4 … +6.9%; six failed)` → 91, `**87**: …` → 87).
+/// The leading number of `cell` (`91 (−9.4 … +6.9%; …)` → 91, `**87**: …` → 87).
 fn lead(cell: &str) -> usize {
     let digits: String = cell
         .trim()
