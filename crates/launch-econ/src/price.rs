@@ -29,7 +29,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less what the profiler added (its own work, its inflation of launch calls, its callbacks' cost per recorded event as read from the trace, and the first calls' one-time costs); off by 0.24-3.2x (208 stored H200 validation walks priced again: a median 1.14x, 98 within 25%, scripts/reprice_summary.py --trace-eager): pass --eager-step-ms"
+                "the trace's host side: recorded span less what the profiler added (its own work, its inflation of launch calls, its callbacks' cost per recorded event as read from the trace, and the first calls' one-time costs); off by 0.24-3.2x (232 stored H200 validation walks priced again: a median 1.14x, 108 within 25%, scripts/reprice_summary.py --trace-eager): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"
@@ -50,8 +50,8 @@ pub enum GraphSource {
 
 impl GraphSource {
     /// How far this source's graph step came from the real graph on the H200 validation
-    /// walks of its kind (docs/validation-h200.md: 92 walks at 5687dc7, and 346 walks held out
-    /// in fifty-two batches, each first run with the version of its day unchanged), as a
+    /// walks of its kind (docs/validation-h200.md: 92 walks at 5687dc7, and 370 walks held out
+    /// in fifty-six batches, each first run with the version of its day unchanged), as a
     /// fraction: on one stream the replay came within 10% (−1.8 … +5.3% on the 56 walks of the
     /// full run, held out a top-k sampling step −5.6%,
     /// CuPy raw kernels +6.4%, CuPy prefix sums +5.1% and an RWKV-style recurrence of sub-floor
@@ -60,15 +60,17 @@ impl GraphSource {
     /// f32 GEMMs whose helper kernel the trace reader took for the GEMM, −73.5% and −44.0%, +1.4%
     /// and −0.8% since it reads the GEMM kernel; two chains of f32 linear layers −40.4%, −0.2%
     /// to +4.2% since their GEMMs run with the bias in cuBLASLt's epilogue; the process the
-    /// graph runs in moves such graphs, see [`crate::prior_streams`]) and the model within 33%
-    /// (−34.5 … +21.1%; beyond, the same f32 walk, −2.3% since, and embedding-bag lookups
-    /// beside an f32 MLP, −33.3%, whose lanes ran longer side by side than one after the other).
+    /// graph runs in moves such graphs, see [`crate::prior_streams`]) and the model within 39%
+    /// (−34.5 … +38.5%; beyond 33%, the same f32 walk, −2.3% since, embedding-bag lookups
+    /// beside an f32 MLP, −33.3%, whose lanes ran longer side by side than one after the other,
+    /// and wide adds beside a lane of decode GEMVs of whole-SM blocks, +38.5%, where small
+    /// kernels confined to the SMs the GEMVs leave were priced far longer than they ran).
     pub fn validated_error(self, branches: bool) -> f64 {
         match (self, branches) {
             (GraphSource::Replay, false) => 0.10,
             (GraphSource::Replay, true) => 0.41,
             (GraphSource::Model, false) => 0.10,
-            (GraphSource::Model, true) => 0.33,
+            (GraphSource::Model, true) => 0.39,
         }
     }
 }
@@ -347,10 +349,10 @@ mod tests {
         );
         let model = StepPrice::new((0.5, GraphSource::Model), (0.45, EagerSource::User), 1.0)
             .with_branches();
-        assert!((model.graph_step_error_ms - 0.165).abs() < 1e-12);
+        assert!((model.graph_step_error_ms - 0.195).abs() < 1e-12);
         let text = model.text();
         assert!(
-            text.contains("with streams side by side, up to 33% or 0.1650 ms here: a graph may save up to 0.1150 ms"),
+            text.contains("with streams side by side, up to 39% or 0.1950 ms here: a graph may save up to 0.1450 ms"),
             "{text}"
         );
     }
@@ -366,10 +368,10 @@ mod tests {
             t.contains("up to 10% or 0.0500 ms here, is 50% of it"),
             "{t}"
         );
-        // With streams side by side the offline model's error is 33%.
+        // With streams side by side the offline model's error is 39%.
         let p = StepPrice::new((0.5, GraphSource::Model), (0.54, EagerSource::User), 1.0)
             .with_branches();
-        assert!(p.text().contains("up to 33% or 0.1650 ms"), "{}", p.text());
+        assert!(p.text().contains("up to 39% or 0.1950 ms"), "{}", p.text());
         // 8 ms saved on a 0.8 ms graph: nothing to flag.
         let p = StepPrice::new((0.8, GraphSource::Replay), (8.8, EagerSource::User), 1.0);
         assert!(!p.text().contains("a small saving"));

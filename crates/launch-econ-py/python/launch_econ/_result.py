@@ -25,7 +25,7 @@ class Price:
     measured), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off, what
     the H200 validation walks of its kind came within: on one stream 10% of it from the replay
-    and 10% from the model, with streams side by side 41% and 33%; the saving carries the
+    and 10% from the model, with streams side by side 41% and 39%; the saving carries the
     same), ``profiler_readings`` (for an eager step from the trace: what it read the
     profiler's cost from, a dict of ``per_event_us`` outside each event from
     ``per_event_samples`` operators that only call operators, ``inside_op_us`` inside each
