@@ -55,23 +55,6 @@ impl SmRoom {
     }
 }
 
-/// The SMs a kernel of fewer blocks than SMs holds (the block scheduler gives each block an
-/// idle SM of its own) and what each of them has left beside its block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HeldSms {
-    pub sms: u32,
-    pub room: SmRoom,
-}
-
-/// How a kernel's grid sits on the SMs: its blocks, how many one SM holds at once, and the
-/// device's SMs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GridFit {
-    pub blocks: u64,
-    pub per_sm: u32,
-    pub sms: u32,
-}
-
 /// Where a kernel's blocks sit on the SMs ([`SmLimits::footing`]), which decides what kernels
 /// of other lanes find beside them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -84,26 +67,6 @@ pub struct Footing {
     /// leaves SMs, or room on them, that the grid does not take; one of more runs in rounds,
     /// whose blocks do not all hold their SMs at once.
     pub leaves: Option<SmRoom>,
-    /// The SMs the kernel holds and what each has left, where its grid has fewer blocks than
-    /// the device has SMs (one block an SM).
-    pub holds: Option<HeldSms>,
-    /// How the grid sits on the SMs.
-    pub grid: Option<GridFit>,
-}
-
-impl GridFit {
-    /// Rounds of blocks the grid takes on `sms` SMs (at least one SM).
-    pub fn rounds_on(&self, sms: u32) -> u64 {
-        self.blocks
-            .div_ceil(u64::from(sms.max(1)) * u64::from(self.per_sm.max(1)))
-            .max(1)
-    }
-
-    /// How much longer the grid takes on `sms` SMs than on all of them, by its rounds: 1 where
-    /// its blocks fit those SMs at once.
-    pub fn rounds_over(&self, sms: u32) -> f64 {
-        self.rounds_on(sms) as f64 / self.rounds_on(self.sms) as f64
-    }
 }
 
 /// Shared memory is allocated to a block in units of this many bytes; a stand-in's own static
@@ -306,17 +269,6 @@ impl SmLimits {
             leaves: needs
                 .filter(|_| fills)
                 .map(|need| self.room_beside(need, per_sm)),
-            holds: needs
-                .filter(|_| blocks < u64::from(self.sms))
-                .map(|need| HeldSms {
-                    sms: blocks as u32,
-                    room: self.room_beside(need, 1),
-                }),
-            grid: Some(GridFit {
-                blocks,
-                per_sm,
-                sms: self.sms,
-            }),
         }
     }
 

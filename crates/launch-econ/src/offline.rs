@@ -194,12 +194,6 @@ impl<'w> ModelledWalk<'w> {
         self.laid_out().waited_for_room
     }
 
-    /// How many kernels [`Self::step_ms`] runs in more rounds of blocks on the SMs other
-    /// lanes' kernels leave them (see [`NodeCost::grid`]).
-    pub fn confined(&self) -> usize {
-        self.laid_out().confined
-    }
-
     /// [`graph_step_model`] with kernels side by side overlapping perfectly, ms.
     pub fn unshared_ms(&self) -> f64 {
         step_ms_of(&self.laid_out_unshared().spans, &self.dev)
@@ -290,12 +284,7 @@ fn lay_out_on(
                 } else {
                     0.0
                 };
-                let Footing {
-                    needs,
-                    leaves,
-                    holds,
-                    grid,
-                } = l.footing(o);
+                let Footing { needs, leaves } = l.footing(o);
                 NodeCost {
                     fixed_ns: total - work_ns,
                     work_ns,
@@ -305,8 +294,6 @@ fn lay_out_on(
                     waits_on_loads: waits_on_loads(o, share),
                     needs,
                     leaves,
-                    holds,
-                    grid,
                 }
             },
             |gb_s, held| {
@@ -319,7 +306,6 @@ fn lay_out_on(
         _ => SharedLayOut {
             spans: schedule.lay_out(node_ns),
             waited_for_room: 0,
-            confined: 0,
         },
     }
 }

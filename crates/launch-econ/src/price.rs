@@ -64,7 +64,8 @@ impl GraphSource {
     /// (−34.5 … +38.5%; beyond 33%, the same f32 walk, −2.3% since, embedding-bag lookups
     /// beside an f32 MLP, −33.3%, whose lanes ran longer side by side than one after the other,
     /// and wide adds beside a lane of decode GEMVs of whole-SM blocks, +38.5%, where small
-    /// kernels confined to the SMs the GEMVs leave were priced far longer than they ran).
+    /// kernels confined to the SMs the GEMVs leave were priced far longer than they ran: that
+    /// rule is taken back, +9.6% since).
     pub fn validated_error(self, branches: bool) -> f64 {
         match (self, branches) {
             (GraphSource::Replay, false) => 0.10,
@@ -121,11 +122,6 @@ pub struct StepPrice {
     /// every SM (see [`crate::sharing::NodeCost::leaves`]); `None` where none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernels_waiting_for_room: Option<usize>,
-    /// How many small kernels the offline model runs in more rounds of blocks on the SMs that
-    /// other lanes' kernels of whole-SM blocks leave them (see
-    /// [`crate::sharing::NodeCost::grid`]); `None` where none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kernels_confined: Option<usize>,
     /// The part of the graph step, ms, added for memory a trace without shapes does not rule
     /// in or out (see [`crate::footprint::replay_reads_less`]): half the larger step to the
     /// upper level; the step may be that much off either way.
@@ -154,7 +150,6 @@ impl StepPrice {
             graph_step_serial_ms: None,
             graph_step_unshared_ms: None,
             kernels_waiting_for_room: None,
-            kernels_confined: None,
             graph_step_unknown_memory_ms: None,
             profiler_readings: None,
         }
@@ -204,13 +199,11 @@ impl StepPrice {
         }
     }
 
-    /// The same price with the kernels the lay-out kept off SMs other lanes' kernels held:
-    /// `waiting` waited for room beside a kernel filling every SM, `confined` ran on the SMs
-    /// other lanes' kernels left them. A count of none is not reported.
-    pub fn with_held_off(self, waiting: usize, confined: usize) -> StepPrice {
+    /// The same price with the kernels the lay-out had wait for room beside a kernel filling
+    /// every SM. A count of none is not reported.
+    pub fn with_waited_for_room(self, waiting: usize) -> StepPrice {
         StepPrice {
             kernels_waiting_for_room: (waiting > 0).then_some(waiting),
-            kernels_confined: (confined > 0).then_some(confined),
             ..self
         }
     }
@@ -290,14 +283,9 @@ impl StepPrice {
                 num(q, 4)
             )
         });
-        let mut waiting = self.kernels_waiting_for_room.map_or(String::new(), |n| {
+        let waiting = self.kernels_waiting_for_room.map_or(String::new(), |n| {
             format!("; {n} kernel(s) waiting for room beside kernels whose blocks fill every SM")
         });
-        if let Some(n) = self.kernels_confined {
-            waiting.push_str(&format!(
-                "; {n} kernel(s) in more rounds of blocks on the SMs that whole-SM kernels leave"
-            ));
-        }
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
             (Some(s), Some(u)) => format!(
                 "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the kernels running with them whose bytes the trace gives)\n",

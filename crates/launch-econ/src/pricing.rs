@@ -117,7 +117,7 @@ pub fn price_offline(
         if sms.is_some() {
             prediction = prediction
                 .with_unshared(modelled.unshared_ms())
-                .with_held_off(modelled.waited_for_room(), modelled.confined());
+                .with_waited_for_room(modelled.waited_for_room());
         }
     }
     let timeline = timeline.then(|| {

@@ -23,14 +23,15 @@
 //! by half their time, does not decide which one pays. A kernel that finds no room for its
 //! blocks waits, though: beside a kernel whose blocks fill every SM (one round on each, as a
 //! decode GEMV of 132 whole-SM blocks), a block that does not fit in what they leave starts
-//! only once that kernel's blocks begin to retire ([`NodeCost::leaves`]); beside kernels of
-//! fewer blocks than SMs whose blocks leave no room for its own (a decode GEMV of 128 whole-SM
-//! blocks leaves 4 of an H200's SMs), a small kernel runs on the SMs they leave until their
-//! blocks begin to retire, in as many more rounds of blocks as it needs there
-//! ([`NodeCost::grid`]). One lane alone comes out as [`Schedule::lay_out`] does.
+//! only once that kernel's blocks begin to retire ([`NodeCost::leaves`]). (Small kernels
+//! beside kernels of fewer blocks than SMs that each hold an SM are not confined to the SMs
+//! those leave: beside chains of decode GEMVs, element-wise chains take turns with the GEMVs
+//! rather than crowd onto the free SMs, and a rule that confined them priced held-out walks of
+//! that kind up to 38% high; docs/validation-h200.md, "Held-out batches 53–56".) One lane
+//! alone comes out as [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
-use crate::occupancy::{GridFit, HeldSms, SmRoom};
+use crate::occupancy::SmRoom;
 
 /// One node as the sharing model sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,16 +67,6 @@ pub struct NodeCost {
     /// longer hold the SMs through ([`NodeCost::share`]: a decode GEMV's blocks retire at
     /// different times, so it holds about three quarters of the GPU beside another kernel).
     pub leaves: Option<SmRoom>,
-    /// The SMs the kernel holds, a block each, where its grid has fewer blocks than SMs
-    /// ([`crate::occupancy::Footing::holds`]): a small kernel of another lane whose block
-    /// does not fit beside those blocks runs on the SMs they leave (see [`NodeCost::grid`]).
-    pub holds: Option<HeldSms>,
-    /// How the kernel's grid sits on the SMs ([`crate::occupancy::Footing::grid`]): a
-    /// small kernel that waits on its loads, confined beside other lanes' kernels to fewer
-    /// SMs than its blocks fit at once, runs in more rounds of blocks, and takes that many
-    /// times longer (a 128-block GEMV of whole-SM blocks leaves 4 of an H200's 132 SMs: an add
-    /// of 128 blocks of 128 threads, 16 an SM, takes two rounds there).
-    pub grid: Option<GridFit>,
 }
 
 /// Where a lane is.
@@ -99,8 +90,6 @@ enum State {
         work_ns: f64,
         needs: Option<SmRoom>,
         leaves: Option<SmRoom>,
-        holds: Option<HeldSms>,
-        grid: Option<GridFit>,
         /// When the kernel began among the walk's kernels (0 for the first): a kernel waits
         /// for room only beside a full kernel that began before it.
         order: usize,
@@ -171,9 +160,6 @@ pub struct SharedLayOut {
     /// The kernels that waited for room beside a kernel filling every SM
     /// ([`NodeCost::leaves`]).
     pub waited_for_room: usize,
-    /// The kernels that ran in more rounds of blocks on the SMs other lanes' kernels left
-    /// them ([`NodeCost::grid`]).
-    pub confined: usize,
 }
 
 /// [`lay_out_sharing_with`], counting the kernels that waited for room.
@@ -214,9 +200,6 @@ pub fn lay_out_sharing_counted(
     // Whether each lane's kernel has waited for room, and how many kernels did.
     let mut has_waited = vec![false; lanes];
     let mut waited_for_room = 0usize;
-    // The same for kernels confined to fewer SMs than their blocks fit at once.
-    let mut has_been_confined = vec![false; lanes];
-    let mut confined = 0usize;
     loop {
         // Every lane that can take its next item takes it; an op ending frees waits, so
         // repeat until nothing moves.
@@ -310,19 +293,12 @@ pub fn lay_out_sharing_counted(
                     } else {
                         beside(own)
                     };
-                    let rounds = if waits_on_loads && together {
-                        confined_rounds(&state, &waiting, l)
-                    } else {
-                        1.0
-                    };
-                    has_been_confined[l] |= rounds > 1.0;
-                    1.0 / (shared * (1.0 + stretch * node_over_work) * rounds)
+                    1.0 / (shared * (1.0 + stretch * node_over_work))
                 }
                 _ => 1.0 / shared,
             })
             .collect();
-        // The next moment a lane's part ends, or a full or holding kernel's blocks begin to
-        // leave room.
+        // The next moment a lane's part ends, or a full kernel's blocks begin to leave room.
         let step = state
             .iter()
             .zip(&rates)
@@ -332,14 +308,12 @@ pub fn lay_out_sharing_counted(
                 State::Kernel {
                     left_ns,
                     leaves,
-                    holds,
                     work_ns,
                     share,
                     ..
                 } => {
                     let tail_ns = holding_left_ns(left_ns, work_ns, share);
-                    let holding = leaves.is_some() || holds.is_some();
-                    let room = (holding && tail_ns > 0.0).then(|| tail_ns / rate);
+                    let room = (leaves.is_some() && tail_ns > 0.0).then(|| tail_ns / rate);
                     [Some(left_ns / rate), room]
                 }
                 State::Ready => [None, None],
@@ -358,8 +332,6 @@ pub fn lay_out_sharing_counted(
                     work_ns: kernel.work_ns.max(0.0),
                     needs: kernel.needs,
                     leaves: kernel.leaves,
-                    holds: kernel.holds,
-                    grid: kernel.grid,
                     order: {
                         began += 1;
                         began - 1
@@ -392,14 +364,12 @@ pub fn lay_out_sharing_counted(
                 done[l] += 1;
                 state[l] = State::Ready;
                 waited_for_room += usize::from(std::mem::take(&mut has_waited[l]));
-                confined += usize::from(std::mem::take(&mut has_been_confined[l]));
             }
         }
     }
     SharedLayOut {
         spans: out,
         waited_for_room,
-        confined,
     }
 }
 
@@ -440,46 +410,6 @@ fn waiting_for_room(state: &[State]) -> Vec<bool> {
 /// [`NodeCost::leaves`]).
 fn holding_left_ns(left_ns: f64, work_ns: f64, share: f64) -> f64 {
     left_ns - (1.0 - share) * work_ns
-}
-
-/// How many times longer lane `l`'s kernel takes for the SMs other lanes' kernels hold: the
-/// running kernels of fewer blocks than SMs whose blocks leave no room for its block (see
-/// [`NodeCost::holds`]) hold their SMs until their blocks begin to retire (as a full
-/// kernel's, [`NodeCost::leaves`]); its blocks take as many rounds on the SMs left as they
-/// need there over what they need on all SMs.
-fn confined_rounds(state: &[State], waiting: &[bool], l: usize) -> f64 {
-    let State::Kernel {
-        needs: Some(need),
-        grid: Some(grid),
-        ..
-    } = state[l]
-    else {
-        return 1.0;
-    };
-    let held: u32 = state
-        .iter()
-        .enumerate()
-        .filter_map(|(m, s)| match *s {
-            State::Kernel {
-                holds: Some(h),
-                left_ns,
-                work_ns,
-                share,
-                ..
-            } if m != l
-                && !waiting[m]
-                && !h.room.holds(&need)
-                && holding_left_ns(left_ns, work_ns, share) > DONE_NS =>
-            {
-                Some(h.sms)
-            }
-            _ => None,
-        })
-        .sum();
-    if held == 0 {
-        return 1.0;
-    }
-    grid.rounds_over(grid.sms.saturating_sub(held).max(1))
 }
 
 /// A lane's item: an op, or a wait for (lane, ops issued on it before the wait).

@@ -153,11 +153,6 @@ fn prediction_rows(p: &StepPrice) -> Vec<(&'static str, f64, &'static str)> {
             "",
         ),
         (
-            "kernels_confined",
-            p.kernels_confined.map_or(f64::NAN, |n| n as f64),
-            "",
-        ),
-        (
             "graph_step_unknown_memory_ms",
             or_nan(p.graph_step_unknown_memory_ms),
             "ms",

@@ -16,9 +16,7 @@ class Price:
     offline model with every kernel at its recorded duration, where it let kernels side by side
     share the SMs: perfect overlap; ``None`` otherwise), ``kernels_waiting_for_room`` (how many
     kernels the offline model had wait for room beside a kernel whose blocks fill every SM;
-    ``None`` where none did), ``kernels_confined`` (how many small kernels it ran in more
-    rounds of blocks on the SMs that other lanes' whole-SM kernels leave; ``None`` where none),
-    ``graph_unknown_memory_ms`` (the part
+    ``None`` where none did), ``graph_unknown_memory_ms`` (the part
     of ``graph_ms`` added for memory a trace without shapes does not say, half the larger
     per-node step; ``None`` where nothing was added), ``saving_ms`` (not positive:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
@@ -53,7 +51,6 @@ class Price:
         self.graph_serial_ms = p.get("graph_step_serial_ms")
         self.graph_unshared_ms = p.get("graph_step_unshared_ms")
         self.kernels_waiting_for_room = p.get("kernels_waiting_for_room")
-        self.kernels_confined = p.get("kernels_confined")
         self.graph_unknown_memory_ms = p.get("graph_step_unknown_memory_ms")
         self.saving_ms = p["saving_ms"]
         self.saving_quiet_ms = p.get("saving_quiet_ms")
@@ -85,7 +82,7 @@ class Price:
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
                 "graph_serial_ms", "graph_unshared_ms", "kernels_waiting_for_room",
-                "kernels_confined", "graph_unknown_memory_ms", "saving_ms",
+                "graph_unknown_memory_ms", "saving_ms",
                 "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms",
                 "profiler_readings", "kernels",
                 "copies", "memsets", "recorded_gpu_ms", "step", "warnings", "partial", "device",
@@ -117,9 +114,7 @@ class Price:
                 ("  unshared", self.graph_unshared_ms, "ms",
                  "every kernel at its recorded duration, streams overlapping"),
                 ("  waiting for room", self.kernels_waiting_for_room, "kernels",
-                 "beside kernels whose blocks fill every SM"),
-                ("  confined", self.kernels_confined, "kernels",
-                 "more rounds on the SMs whole-SM kernels leave")):
+                 "beside kernels whose blocks fill every SM")):
             if value is not None:
                 shown = f"{value:.4f} ms" if unit == "ms" else f"{value} kernels"
                 rows.append((label, shown, note))

@@ -23,44 +23,6 @@ fn kernel(grid: (u32, u32, u32), threads: u32, res: Option<BlockResources>) -> O
 }
 
 #[test]
-fn a_grid_of_fewer_blocks_than_sms_holds_one_sm_a_block_and_leaves_the_rest() {
-    let l = h200();
-    // A GEMV of 128 whole-SM blocks (384 threads, 168 registers, 164 KB) holds 128 SMs and
-    // leaves 1024 registers on each; 132 or more blocks are not held so.
-    let gemv = kernel((128, 1, 1), 384, Some(res(168, 164_308)));
-    let held = l.footing(&gemv).holds.unwrap();
-    assert_eq!(held.sms, 128);
-    assert_eq!(held.room.registers, 1024);
-    let norm = l
-        .block_needs(&kernel((1, 1, 1), 128, Some(res(32, 24))))
-        .unwrap();
-    assert!(!held.room.holds(&norm));
-    assert_eq!(
-        l.footing(&kernel((132, 1, 1), 384, Some(res(168, 164_308))))
-            .holds,
-        None
-    );
-    assert_eq!(l.footing(&kernel((64, 1, 1), 128, None)).holds, None);
-    // An add of 128 blocks of 128 threads at 32 registers: 16 an SM, one round on the
-    // H200's 132 SMs, two on the 4 the GEMV leaves, eight for 512 blocks.
-    let add = l
-        .footing(&kernel((128, 1, 1), 128, Some(res(32, 0))))
-        .grid
-        .unwrap();
-    assert_eq!((add.blocks, add.per_sm, add.sms), (128, 16, 132));
-    assert_eq!(add.rounds_on(132), 1);
-    assert_eq!(add.rounds_on(4), 2);
-    assert_eq!(add.rounds_over(4), 2.0);
-    let wide = l
-        .footing(&kernel((512, 1, 1), 128, Some(res(32, 0))))
-        .grid
-        .unwrap();
-    assert_eq!(wide.rounds_over(4), 8.0);
-    // No SMs left counts as one.
-    assert_eq!(add.rounds_on(0), add.rounds_on(1));
-}
-
-#[test]
 fn a_grid_that_fills_every_sm_leaves_room_only_for_blocks_that_fit_beside_its_own() {
     let l = h200();
     // A decode GEMV of (2, 66) blocks of 384 threads, 168 registers and 164 KB each: one

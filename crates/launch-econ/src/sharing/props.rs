@@ -45,36 +45,13 @@ fn room() -> impl Strategy<Value = Option<SmRoom>> {
     }))
 }
 
-/// SMs a kernel of fewer blocks than SMs may hold, with the room it leaves on each.
-fn held() -> impl Strategy<Value = Option<HeldSms>> {
-    prop::option::of(
-        (1u32..132, room()).prop_filter_map("a room", |(sms, room)| {
-            room.map(|room| HeldSms { sms, room })
-        }),
-    )
-}
-
-/// A grid of up to 2048 blocks, 1 to 32 an SM, on 132 SMs.
-fn grid() -> impl Strategy<Value = Option<GridFit>> {
-    prop::option::of((1u64..2048, 1u32..33).prop_map(|(blocks, per_sm)| GridFit {
-        blocks,
-        per_sm,
-        sms: 132,
-    }))
-}
-
 fn cost() -> impl Strategy<Value = NodeCost> {
     (
         (0.0f64..3.0, 0.0f64..50.0, 0.0f64..1.0, 0.0f64..3000.0),
         (0.0f64..1.0, any::<bool>(), room(), room()),
-        (held(), grid()),
     )
         .prop_map(
-            |(
-                (fixed_ns, work_ns, share, gb_s),
-                (math, waits_on_loads, needs, leaves),
-                (holds, grid),
-            )| NodeCost {
+            |((fixed_ns, work_ns, share, gb_s), (math, waits_on_loads, needs, leaves))| NodeCost {
                 fixed_ns,
                 work_ns,
                 share,
@@ -83,8 +60,6 @@ fn cost() -> impl Strategy<Value = NodeCost> {
                 waits_on_loads,
                 needs,
                 leaves,
-                holds,
-                grid,
             },
         )
 }

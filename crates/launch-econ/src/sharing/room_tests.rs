@@ -1,5 +1,4 @@
-//! The room kernels find beside others': waiting beside kernels that fill every SM, and small
-//! kernels confined to the SMs that kernels of fewer blocks leave.
+//! The room kernels find beside others': waiting beside kernels that fill every SM.
 
 use super::tests::node;
 use super::*;
@@ -95,66 +94,4 @@ fn a_full_kernel_that_begins_later_does_not_hold_back_one_already_running() {
     // 37.5, to 112.5, where lane 1 has done 25 of its 40 and runs the rest alone.
     assert!((s[0].2 - 112.5).abs() < 1e-6, "{s:?}");
     assert!((s[1].2 - 127.5).abs() < 1e-6, "{s:?}");
-}
-
-/// A kernel of `work_ns` whose `sms` blocks each hold an SM, leaving 1024 registers on it,
-/// holding `share` of the GPU beside others.
-fn holding(sms: u32, work_ns: f64, share: f64) -> NodeCost {
-    NodeCost {
-        needs: Some(room(64_512)),
-        holds: Some(HeldSms {
-            sms,
-            room: room(1024),
-        }),
-        ..node(0.0, work_ns, share)
-    }
-}
-
-/// A small kernel that waits on its loads: `blocks` blocks of 128 threads (16 an SM), each
-/// needing `registers` registers, `work_ns` alone.
-fn small_grid(blocks: u64, registers: u32, work_ns: f64) -> NodeCost {
-    NodeCost {
-        waits_on_loads: true,
-        grid: Some(GridFit {
-            blocks,
-            per_sm: 16,
-            sms: 132,
-        }),
-        share: 0.0,
-        ..small_needing(work_ns, registers)
-    }
-}
-
-#[test]
-fn a_small_kernel_beside_whole_sm_blocks_runs_in_the_rounds_the_sms_left_take() {
-    // 128 whole-SM blocks for 100 ns, holding them to the end (share 1), leave 4 SMs: an add
-    // of 128 blocks of 16 an SM takes two rounds there, 20 ns for its 10.
-    let s = two_lanes_laid_out([holding(128, 100.0, 1.0), small_grid(128, 4096, 10.0)]);
-    assert!((s[1].2 - 20.0).abs() < 1e-6, "{s:?}");
-    // One of 64 blocks fits the 4 SMs at once: no longer than alone.
-    let s = two_lanes_laid_out([holding(128, 100.0, 1.0), small_grid(64, 4096, 10.0)]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
-    // One whose block fits beside the held blocks (a warp's 1024 registers) takes any SM.
-    let s = two_lanes_laid_out([holding(128, 100.0, 1.0), small_grid(512, 1024, 10.0)]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
-    // 512 blocks take 8 rounds on 4 SMs against 1 on 132: 80 ns.
-    let s = two_lanes_laid_out([holding(128, 100.0, 1.0), small_grid(512, 4096, 10.0)]);
-    assert!((s[1].2 - 80.0).abs() < 1e-6, "{s:?}");
-}
-
-#[test]
-fn confined_small_kernels_take_the_sms_back_as_the_holding_blocks_retire() {
-    // The holder's blocks retire over its last quarter (share 0.75): from 75 ns the add of
-    // 128 blocks has every SM again. Two rounds until then: 37.5 ns of it done by 75; the
-    // rest at once.
-    let s = two_lanes_laid_out([holding(128, 100.0, 0.75), small_grid(128, 4096, 50.0)]);
-    assert!((s[1].2 - 87.5).abs() < 1e-6, "{s:?}");
-    // A kernel that does not wait on its loads (a GEMM's blocks) is priced by the sharing
-    // alone, not confined.
-    let gemm = NodeCost {
-        waits_on_loads: false,
-        ..small_grid(128, 4096, 10.0)
-    };
-    let s = two_lanes_laid_out([holding(128, 100.0, 1.0), gemm]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
 }

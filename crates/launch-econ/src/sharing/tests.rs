@@ -46,8 +46,6 @@ pub(super) fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
         waits_on_loads: false,
         needs: None,
         leaves: None,
-        holds: None,
-        grid: None,
     }
 }
 

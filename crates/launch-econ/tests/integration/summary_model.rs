@@ -108,28 +108,29 @@ fn beside_128_whole_sm_blocks(registers: u64) -> serde_json::Value {
 }
 
 /// An add whose block (4 warps at 32 registers: 4096) does not fit in the 1024 registers the
-/// GEMV's blocks leave runs on the 4 SMs it does not hold, in 8 rounds of 16 blocks an SM
-/// against 1 on all 132, and the step is priced longer; at 8 registers (1024) it fits beside
-/// them and runs on every SM.
+/// GEMV's 128 whole-SM blocks leave is priced as one whose block does (8 registers): small
+/// kernels are not confined to the SMs such kernels leave (held-out batch 56: element-wise
+/// chains beside GEMV chains took turns with them, and a rule that confined them priced such
+/// walks up to 38% high), and the price counts no confined kernels.
 #[test]
-fn a_small_kernel_beside_whole_sm_blocks_runs_on_the_sms_they_leave() {
-    let confined = beside_128_whole_sm_blocks(32);
-    let free = beside_128_whole_sm_blocks(8);
-    assert_eq!(confined["kernels_confined"], 1, "{confined}");
+fn a_small_kernel_beside_whole_sm_blocks_is_not_confined_to_the_sms_they_leave() {
+    let crowded = beside_128_whole_sm_blocks(32);
+    let fits = beside_128_whole_sm_blocks(8);
+    assert!(crowded.get("kernels_confined").is_none(), "{crowded}");
     assert!(
-        confined["text"].as_str().unwrap().contains(
-            "1 kernel(s) in more rounds of blocks on the SMs that whole-SM kernels leave"
-        ),
+        !crowded["text"]
+            .as_str()
+            .unwrap()
+            .contains("rounds of blocks"),
         "{}",
-        confined["text"]
+        crowded["text"]
     );
-    assert!(free.get("kernels_confined").is_none(), "{free}");
     let ms = |p: &serde_json::Value| p["graph_step_ms"].as_f64().unwrap();
     assert!(
-        ms(&confined) > ms(&free),
+        (ms(&crowded) - ms(&fits)).abs() < 1e-9,
         "{} vs {}",
-        ms(&confined),
-        ms(&free)
+        ms(&crowded),
+        ms(&fits)
     );
 }
 
