@@ -308,6 +308,12 @@ GROUPS = [
                                          "kg_rmsnorm_b32_beside_gemv_lane,"
                                          "kg_gelu_beside_fp16_gemv_lane,"
                                          "kg_residual_adds_beside_qkv_lanes"),
+    ("heldout57", "heldout_57_walks.py", "kh_llama_3072_decode_b2,"
+                                         "kh_wide_silu_beside_fp16_gemv_lane,"
+                                         "kh_adds_64_blocks_beside_gemv_lane,"
+                                         "kh_rmsnorm_3072_beside_wide_gemv_lane,"
+                                         "kh_small_adds_beside_two_gemv_lanes,"
+                                         "kh_logits_softmax_beside_three_gemv_lanes"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
