@@ -81,16 +81,16 @@ def failed_row(group, r):
     why = (r.get("error") or "no replay").strip()[-300:]
     if "graph_step_ms" not in r:
         return {"group": group, "walk": r["walk"], "failed": why}
-    real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
-    summary = (r.get("summary") or {}).get("graph_step_ms")
+    from validate_all import record_errors
+    e = record_errors(r)
     streams = r.get("walk_summary", {}).get("streams")
     return {
         "group": group, "walk": r["walk"], "same_walk": r.get("same_walk", True),
         "streams": len(streams) if streams is not None else None,
-        "real_graph_ms": real, "real_eager_ms": r["eager_step_ms"],
+        "real_graph_ms": e["real_graph_ms"], "real_eager_ms": r["eager_step_ms"],
         "replay_ms": None, "replay_err": None, "saving_err": None,
-        "summary_ms": summary, "summary_err": err(summary, real) if summary else None,
-        "replay_failed": why,
+        "summary_ms": (r.get("summary") or {}).get("graph_step_ms"),
+        "summary_err": e["summary_err"], "replay_failed": why,
     }
 
 

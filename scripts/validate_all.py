@@ -356,6 +356,25 @@ def ran_recorded_walk(r, group_dir):
     return r.get("same_walk", True)
 
 
+def record_errors(r):
+    """A validate.py record's figures against its real steps: the real graph step (after the
+    other-stream launches where timed), the real saving, and `replay`'s, the saving's and
+    `--summary`'s errors, %, each None where that price is missing (a replay that failed) or
+    the real saving is not positive."""
+    real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
+    saving = r["eager_step_ms"] - real
+    replay, summary = r.get("replay") or {}, r.get("summary") or {}
+
+    def err(got, want):
+        return None if got is None else 100.0 * (got / want - 1.0)
+    return {
+        "real_graph_ms": real, "saving_ms": saving,
+        "replay_err": err(replay.get("graph_step_ms"), real),
+        "saving_err": err(replay.get("saving_ms"), saving) if saving > 0 else None,
+        "summary_err": err(summary.get("graph_step_ms"), real),
+    }
+
+
 def rows_of(out, groups):
     rows, results = [], {}
     for group, _, _ in groups:
@@ -369,22 +388,18 @@ def rows_of(out, groups):
             if "error" in r or "replay" not in r:
                 print(f"{group}/{r['walk']}: failed, left out", file=sys.stderr)
                 continue
-            real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
+            e = record_errors(r)
             eager = r["eager_step_ms"]
-            saving = eager - real
-            err = lambda got, want: 100.0 * (got / want - 1.0)  # noqa: E731
             rows.append({
                 "group": group, "walk": r["walk"], "same_walk": ran_recorded_walk(r, os.path.join(out, group)),
                 "kernels": r["walk_summary"]["kernels"],
-                "streams": len(r["walk_summary"]["streams"]), "real_graph_ms": real,
-                "replay_ms": r["replay"]["graph_step_ms"],
-                "replay_err": err(r["replay"]["graph_step_ms"], real),
-                "summary_ms": r["summary"]["graph_step_ms"],
-                "summary_err": err(r["summary"]["graph_step_ms"], real),
-                "saving_ms": saving, "replay_saving_ms": r["replay"]["saving_ms"],
-                "saving_err": err(r["replay"]["saving_ms"], saving) if saving > 0 else None,
+                "streams": len(r["walk_summary"]["streams"]), "real_graph_ms": e["real_graph_ms"],
+                "replay_ms": r["replay"]["graph_step_ms"], "replay_err": e["replay_err"],
+                "summary_ms": r["summary"]["graph_step_ms"], "summary_err": e["summary_err"],
+                "saving_ms": e["saving_ms"], "replay_saving_ms": r["replay"]["saving_ms"],
+                "saving_err": e["saving_err"],
                 "trace_eager_ms": r["trace_only"]["eager_step_ms"],
-                "trace_eager_err": err(r["trace_only"]["eager_step_ms"], eager),
+                "trace_eager_err": 100.0 * (r["trace_only"]["eager_step_ms"] / eager - 1.0),
             })
         results[group] = kept
     return rows, results

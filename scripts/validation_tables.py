@@ -49,10 +49,6 @@ WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "
          "eleven", "twelve"]
 
 
-def err(got, want):
-    return 100.0 * (got / want - 1.0)
-
-
 def streams_of(value):
     """A stream count from a row's `streams`: a count or the list of streams."""
     return len(value) if isinstance(value, list) else value
@@ -70,15 +66,11 @@ def first_run(batch, row):
                     replay=row.get(f"replay_err{pct}"), saving=saving,
                     summary=row.get(f"summary_err{pct}"))
     if "eager_step_ms" in row and "graph_step_ms" in row:
-        real = row.get("graph_step_other_stream_ms", row["graph_step_ms"])
-        saving = row["eager_step_ms"] - real
-        replay, summary = row.get("replay") or {}, row.get("summary") or {}
+        from validate_all import record_errors
+        e = record_errors(row)
         return dict(base, failed=False,
                     streams=streams_of(row.get("walk_summary", {}).get("streams")),
-                    replay=err(replay["graph_step_ms"], real) if "graph_step_ms" in replay else None,
-                    saving=(err(replay["saving_ms"], saving)
-                            if "saving_ms" in replay and saving > 0 else None),
-                    summary=err(summary["graph_step_ms"], real) if "graph_step_ms" in summary else None)
+                    replay=e["replay_err"], saving=e["saving_err"], summary=e["summary_err"])
     if "error" in row or "failed" in row:
         return dict(base, failed=True, streams=None, replay=None, saving=None, summary=None)
     raise ValueError(f"{batch}/{walk}: a row of no known form ({', '.join(sorted(row))})")
