@@ -314,6 +314,12 @@ GROUPS = [
                                          "kh_rmsnorm_3072_beside_wide_gemv_lane,"
                                          "kh_small_adds_beside_two_gemv_lanes,"
                                          "kh_logits_softmax_beside_three_gemv_lanes"),
+    ("heldout58", "heldout_58_walks.py", "ki_granite_2560_decode_b16,"
+                                         "ki_layernorm_beside_two_fp16_gemv_lanes,"
+                                         "ki_chains_taking_turns,"
+                                         "ki_muls_beside_prefill_gemm,"
+                                         "ki_gelu_tanh_beside_two_gemv_lanes,"
+                                         "ki_embedding_lookups_beside_mlp_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
