@@ -25,10 +25,10 @@
 //! decode GEMV of 132 whole-SM blocks), a block that does not fit in what they leave starts
 //! only once that kernel's blocks begin to retire ([`NodeCost::leaves`]). (Small kernels
 //! beside kernels of fewer blocks than SMs that each hold an SM are not confined to the SMs
-//! those leave: beside chains of decode GEMVs, element-wise chains take turns with the GEMVs
-//! rather than crowd onto the free SMs, and a rule that confined them priced held-out walks of
-//! that kind up to 38% high; docs/validation-h200.md, "Held-out batches 53–56".) One lane
-//! alone comes out as [`Schedule::lay_out`] does.
+//! those leave: a rule that confined them priced held-out walks of element-wise chains beside
+//! chains of decode GEMVs up to 38% high, stretching the GEMVs as well, where unprofiled graphs
+//! show the GEMV lane keeping its pace; docs/validation-h200.md, "Held-out batches 53–56" and
+//! "Held-out batch 58".) One lane alone comes out as [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
 use crate::occupancy::SmRoom;
