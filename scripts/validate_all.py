@@ -320,6 +320,12 @@ GROUPS = [
                                          "ki_muls_beside_prefill_gemm,"
                                          "ki_gelu_tanh_beside_two_gemv_lanes,"
                                          "ki_embedding_lookups_beside_mlp_lane"),
+    ("heldout59", "heldout_59_walks.py", "kj_starcoder2_3072_decode_b4,"
+                                         "kj_decode_attention_beside_gemv_lane,"
+                                         "kj_rmsnorm_beside_prefill_gemm,"
+                                         "kj_sampling_beside_output_projection,"
+                                         "kj_three_small_mlp_lanes,"
+                                         "kj_score_softmax_beside_two_gemv_lanes"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
