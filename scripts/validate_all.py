@@ -326,6 +326,12 @@ GROUPS = [
                                          "kj_sampling_beside_output_projection,"
                                          "kj_three_small_mlp_lanes,"
                                          "kj_score_softmax_beside_two_gemv_lanes"),
+    ("heldout60", "heldout_60_walks.py", "kk_glm4_2048_decode_b8,"
+                                         "kk_gemv_chains_taking_turns,"
+                                         "kk_rotary_beside_gemv_lane,"
+                                         "kk_depthwise_conv_beside_gemv_lane,"
+                                         "kk_kv_cache_writes_beside_two_gemv_lanes,"
+                                         "kk_prefix_sum_beside_gemv_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
