@@ -31,6 +31,16 @@ extern "C" __global__ void empty(int n){ }
 LANES = (1, 2, 4, 8)
 
 
+def per_lane_us(result, lanes=4):
+    """What each other lane costs a graph node, µs, from a result of this probe: the empty
+    kernels' step at `lanes` lanes less one lane's, over a lane's nodes and the other lanes —
+    the figure the default run measures the same way (`launch-econ`'s `front_end`), which the
+    shipped H200 profile holds from this probe's `docs/lane-throughput-h200.json`."""
+    empty = result["kinds"]["empty"]
+    extra = empty[str(lanes)]["step_us"] - empty["1"]["step_us"]
+    return extra / (result["nodes_a_lane"] * (lanes - 1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
@@ -104,6 +114,7 @@ def main():
         out["kinds"][kind] = {str(n): r for n, r in res.items()}
         del graphs, kept
         torch.cuda.empty_cache()
+    print(f"each other lane costs a node {per_lane_us(out):.4f} us (4 lanes of empty kernels)")
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
 

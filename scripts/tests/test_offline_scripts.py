@@ -344,3 +344,16 @@ def test_a_validation_run_stopped_midway_keeps_the_walks_it_finished(tmp_path, m
     assert saved[0]["error"] == "ImportError"
     assert saved[1]["summary"] == {} and saved[1]["error"] == "no GPU here"
     assert not (tmp_path / "validation.json.part").exists()
+
+
+def test_the_shipped_per_lane_cost_is_the_lane_probes_empty_kernels():
+    import lane_throughput_probe
+    root = os.path.dirname(SCRIPTS)
+    with open(os.path.join(root, "docs", "lane-throughput-h200.json")) as f:
+        probe = json.load(f)
+    with open(os.path.join(root, "profiles", "h200.json")) as f:
+        profile = json.load(f)
+    shipped = profile["result"]["model_inputs"]["graph_node_beside"]["per_lane_us"]
+    assert shipped == lane_throughput_probe.per_lane_us(probe)
+    # Four lanes of 256 empty kernels against one: 262.5 - 186.6 us over 3 x 256 nodes.
+    assert abs(shipped - 0.0988) < 1e-4

@@ -88,6 +88,11 @@ pub struct BesideCosts {
     /// lowest load, that of small kernels themselves; zeros (older profiles): not measured.
     #[serde(default)]
     pub small_pair: SmallPoint,
+    /// How much longer every node of a graph takes for each other lane that still has nodes
+    /// to run, µs ([`crate::front_end`]): the GPU's front end serves the nodes of all of
+    /// them. 0 (older profiles): not measured, not priced.
+    #[serde(default)]
+    pub per_lane_us: f64,
 }
 
 /// How much longer a small kernel's node runs beside another stream's load.
@@ -105,6 +110,11 @@ impl BesideCosts {
     /// them; 0 without points.
     pub fn stretch(&self, gb_s: f64) -> f64 {
         through_points(self.points.iter().map(|p| (p.load_gb_s, p.stretch)), gb_s)
+    }
+
+    /// [`BesideCosts::per_lane_us`], ns, at least 0.
+    pub fn per_lane_ns(&self) -> f64 {
+        self.per_lane_us.max(0.0) * 1e3
     }
 
     /// The stretch of a small kernel (one that waits on its loads) while other lanes' kernels
@@ -319,19 +329,29 @@ pub fn measure(e: &Engine) -> anyhow::Result<(BesideCosts, Option<String>)> {
         ));
         SmallPoint::default()
     });
+    let per_lane_us = crate::front_end::measure_per_lane(e).unwrap_or_else(|err| {
+        warning.get_or_insert_with(|| format!(
+            "what each other lane costs a graph node not measured ({err:#}); replay --summary prices lanes without it"
+        ));
+        0.0
+    });
     Ok((
         BesideCosts {
             points,
             bandwidth_gb_s: crate::roofline::copy_bandwidth(e)?,
             small,
             small_pair,
+            per_lane_us,
         },
         warning,
     ))
 }
 
 /// Median GPU times of `graphs` replayed in turn [`REPLAYS`] times, µs each.
-fn replay_times(e: &Engine, graphs: &[&memra_engine::Graph]) -> anyhow::Result<Vec<f64>> {
+pub(crate) fn replay_times(
+    e: &Engine,
+    graphs: &[&memra_engine::Graph],
+) -> anyhow::Result<Vec<f64>> {
     for g in graphs {
         g.launch()?;
     }

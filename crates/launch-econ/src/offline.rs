@@ -302,6 +302,7 @@ fn lay_out_on(
             },
             |others| m.graph_node_beside.map_or(0.0, |c| c.small_stretch(others)),
             bandwidth,
+            m.graph_node_beside.map_or(0.0, |c| c.per_lane_ns()),
         ),
         _ => SharedLayOut {
             spans: schedule.lay_out(node_ns),

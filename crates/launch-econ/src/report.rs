@@ -355,6 +355,13 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
                 at(c.small_pair.stretch, c.small_pair.load_gb_s)
             );
         }
+        if c.per_lane_us > 0.0 {
+            let _ = writeln!(
+                out,
+                "  (a graph node takes {} us longer for each other lane with nodes left: four lanes of empty kernels against one; replay --summary adds it to the nodes of walks on several streams)",
+                num(c.per_lane_us, 3)
+            );
+        }
     }
     if let Some(g) = m.gemm_peaks {
         let _ = writeln!(

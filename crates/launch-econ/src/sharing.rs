@@ -2,8 +2,9 @@
 //!
 //! [`Schedule::lay_out`] gives every op its own cost whatever else runs: the lanes overlap
 //! perfectly, a lower bound for a graph whose streams' kernels compete for the SMs. Here each
-//! node is a front-end part (the graph's per-node cost, which no other kernel slows) followed
-//! by its kernel, which holds a share of the GPU ([`crate::occupancy`]; a kernel of one round
+//! node is a front-end part (the graph's per-node cost, which no other kernel slows, though
+//! it grows by a measured amount for each other lane with nodes left, as the GPU's front end
+//! serves them all: [`crate::front_end`]) followed by its kernel, which holds a share of the GPU ([`crate::occupancy`]; a kernel of one round
 //! of fat blocks no more than the profile's widest GEMM pair held, see `crate::offline`) and, where its bytes
 //! are known, asks for a load on device memory, and where its flops are known, for a share of
 //! the GPU's arithmetic. While the kernels running at one moment hold more than the whole GPU,
@@ -149,7 +150,7 @@ pub fn lay_out_sharing_with(
     small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
-    lay_out_sharing_counted(schedule, node, stretch, small_stretch, bandwidth_gb_s).spans
+    lay_out_sharing_counted(schedule, node, stretch, small_stretch, bandwidth_gb_s, 0.0).spans
 }
 
 /// What [`lay_out_sharing_counted`] lays out.
@@ -162,13 +163,17 @@ pub struct SharedLayOut {
     pub waited_for_room: usize,
 }
 
-/// [`lay_out_sharing_with`], counting the kernels that waited for room.
+/// [`lay_out_sharing_with`], counting the kernels that waited for room, with every node's
+/// front-end part `per_lane_ns` longer for each other lane that runs a node or has ops left
+/// when it starts, once that lane has begun (a lane that waits at its first item, as a stream
+/// that only joins the others, has not; [`crate::front_end`]).
 pub fn lay_out_sharing_counted(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64, f64) -> f64,
     small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
     bandwidth_gb_s: f64,
+    per_lane_ns: f64,
 ) -> SharedLayOut {
     let lanes = schedule.lanes();
     // Each lane's items in issue order, a wait holding the counts of ops it waits for.
@@ -190,6 +195,18 @@ pub fn lay_out_sharing_counted(
             Item::WaitOn { lane, at } => queues[*lane].push(Queued::Wait(counts[*at].clone())),
         }
     }
+    // Each lane's ops from each of its items on: a lane with ops left, once begun, is a lane
+    // the front end serves beside the others ([`crate::front_end`]).
+    let ops_from: Vec<Vec<usize>> = queues
+        .iter()
+        .map(|q| {
+            let mut left = vec![0usize; q.len() + 1];
+            for i in (0..q.len()).rev() {
+                left[i] = left[i + 1] + usize::from(matches!(q[i], Queued::Op(_)));
+            }
+            left
+        })
+        .collect();
     let mut next = vec![0usize; lanes];
     let mut done = vec![0usize; lanes];
     let mut state = vec![State::Ready; lanes];
@@ -212,13 +229,23 @@ pub fn lay_out_sharing_counted(
                         break;
                     };
                     match q {
-                        Queued::Wait(on) if !on.iter().all(|&(m, n)| done[m] >= n) => break,
+                        Queued::Wait(_) if !can_take(q, &done) => break,
                         Queued::Wait(_) => {}
                         Queued::Op(op) => {
                             let c = node(*op);
                             started[l] = now;
+                            // Every other lane with a node running, or with ops left
+                            // once begun (or beginning now).
+                            let others = (0..lanes)
+                                .filter(|&m| m != l)
+                                .filter(|&m| {
+                                    !matches!(state[m], State::Ready)
+                                        || (ops_from[m][next[m]] > 0
+                                            && (next[m] > 0 || can_take(&queues[m][0], &done)))
+                                })
+                                .count();
                             state[l] = State::Fixed {
-                                left_ns: c.fixed_ns.max(0.0),
+                                left_ns: c.fixed_ns.max(0.0) + per_lane_ns.max(0.0) * others as f64,
                                 kernel: c,
                             };
                         }
@@ -373,6 +400,14 @@ pub fn lay_out_sharing_counted(
     }
 }
 
+/// Whether a lane can take `item` with `done` ops ended on each lane.
+fn can_take(item: &Queued, done: &[usize]) -> bool {
+    match item {
+        Queued::Op(_) => true,
+        Queued::Wait(on) => on.iter().all(|&(m, n)| done[m] >= n),
+    }
+}
+
 /// Which lanes' kernels wait for room: a kernel whose block does not fit beside a kernel of
 /// another lane that fills every SM, began before it and does not itself wait, until that
 /// kernel's blocks begin to retire (see [`NodeCost::leaves`]). Decided in the order the
@@ -419,6 +454,8 @@ enum Queued {
     Wait(Vec<(usize, usize)>),
 }
 
+#[cfg(test)]
+mod lane_tests;
 #[cfg(test)]
 mod props;
 #[cfg(test)]

@@ -125,6 +125,7 @@ fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
         bandwidth_gb_s: 4000.0,
         small: Default::default(),
         small_pair: Default::default(),
+        per_lane_us: 0.0,
     };
     let m = ModelInputs {
         graph_node_beside: Some(beside),
@@ -293,6 +294,7 @@ fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
             bandwidth_gb_s: 4000.0,
             small: Default::default(),
             small_pair: Default::default(),
+            per_lane_us: 0.0,
         }),
         ..inputs()
     };

@@ -201,9 +201,11 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
     let out = succeeds(&replay(&fx, "--summary --export-json -"));
     let v = json_of(&out);
     let graph_ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
-    let launch_ms = 0.01; // the shipped profile's fixed launch cost is a few us
+    // The shipped profile's launch, its node costs at the upper level and what each node
+    // pays for the other lane come to about 10 us: far from the 40 us serialising would add.
+    let nodes_ms = 0.015;
     assert!(
-        (0.080..0.080 + launch_ms).contains(&graph_ms),
+        (0.080..0.080 + nodes_ms).contains(&graph_ms),
         "graph step {graph_ms} ms"
     );
     // Beside it, the same model with the streams one after another: 120 us of kernels.
@@ -211,7 +213,7 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
         .as_f64()
         .unwrap();
     assert!(
-        (0.120..0.120 + launch_ms).contains(&serial_ms),
+        (0.120..0.120 + nodes_ms).contains(&serial_ms),
         "serial {serial_ms} ms"
     );
     // Streams side by side: the wider error the model had on such walks.

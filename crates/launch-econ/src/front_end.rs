@@ -1,0 +1,69 @@
+//! What the GPU's front end costs a graph node for each other lane of the graph.
+//!
+//! A graph's lanes (branches) do not issue their nodes independently: the nodes of every lane
+//! go through the GPU's front end, and each node of a lane takes longer while other lanes still
+//! have nodes to run. On an H200, lanes of 256 empty one-block kernels forked side by side in
+//! one graph ran ×1.18, ×1.41 and ×2.00 one lane's step for 2, 4 and 8 lanes
+//! (`scripts/lane_throughput_probe.py`, `docs/lane-throughput-h200.json`): 0.13, 0.10 and
+//! 0.10 µs more a node for each other lane, where the kernels do no work that other lanes could
+//! slow. Lanes of real kernels pay it beside what they take of each other's SMs and memory
+//! ([`crate::sharing`]), and a lane that waits on another (chains that take turns) still has
+//! nodes to run.
+
+use memra_engine::Engine;
+
+/// Lanes side by side in the measured graph, beside the graph of one.
+const LANES: usize = 4;
+/// Empty kernels a lane.
+const NODES: usize = 256;
+
+/// How much longer each node runs for each other lane with nodes left, µs: a graph of
+/// [`LANES`] lanes of [`NODES`] empty one-block kernels forked side by side off `e`'s stream,
+/// against a graph of one such lane (the same fork and join), replayed in turn; the extra
+/// time over the nodes of a lane and the other lanes (at least 0).
+pub fn measure_per_lane(e: &Engine) -> anyhow::Result<f64> {
+    let lanes: Vec<Engine> = (0..LANES)
+        .map(|_| crate::other_stream::second_engine(e))
+        .collect::<Result<_, _>>()?;
+    let fork = e.event()?;
+    let joins = lanes
+        .iter()
+        .map(Engine::event)
+        .collect::<Result<Vec<_>, _>>()?;
+    let others: Vec<&Engine> = lanes.iter().collect();
+    let forked = |count: usize| {
+        e.capture_graph_across(&others, |eng| {
+            fork.record()?;
+            for (lane, join) in lanes.iter().zip(&joins).take(count) {
+                lane.wait_event(&fork)?;
+                (0..NODES).try_for_each(|_| lane.noop())?;
+                join.record()?;
+            }
+            joins.iter().take(count).try_for_each(|j| eng.wait_event(j))
+        })
+    };
+    let (one, _keep_one) = forked(1)?;
+    let (all, _keep_all) = forked(LANES)?;
+    let t = crate::beside::replay_times(e, &[&one, &all])?;
+    anyhow::ensure!(
+        t[0] > 0.0 && t[1] > 0.0,
+        "lanes of empty kernels: no time measured"
+    );
+    Ok(((t[1] - t[0]) / (NODES * (LANES - 1)) as f64).max(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn the_cost_of_other_lanes_is_measured_on_the_device() {
+        let e = Engine::new(0).unwrap();
+        let us = measure_per_lane(&e).unwrap();
+        assert!(us.is_finite() && us >= 0.0, "{us}");
+        // The engine stays usable after the captures across its lanes.
+        e.noop().unwrap();
+        e.stream().synchronize().unwrap();
+    }
+}

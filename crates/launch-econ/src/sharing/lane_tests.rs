@@ -1,0 +1,112 @@
+//! The front end's cost per other lane ([`crate::front_end`]) in the lay-out.
+
+use super::tests::node;
+use super::*;
+use crate::lanes::Basis;
+
+/// `lanes` lanes of `n` ops each, issued round by round, with no waits between them.
+fn side_by_side(lanes: usize, n: usize) -> Schedule {
+    Schedule {
+        streams: (1..=lanes as u64).map(Some).collect(),
+        items: (0..n)
+            .flat_map(|i| {
+                (0..lanes).map(move |lane| Item::Op {
+                    lane,
+                    op: i * lanes + lane,
+                })
+            })
+            .collect(),
+        basis: Basis::RecordedWaits(lanes),
+        forks_on_join: 0,
+        waits_again: 0,
+        waits_at_record: 0,
+        waits_on_all_before: 0,
+    }
+}
+
+fn lay_out(s: &Schedule, cost: impl Fn(usize) -> NodeCost, per_lane_ns: f64) -> Vec<Span> {
+    lay_out_sharing_counted(s, cost, |_, _| 0.0, |_| 0.0, 0.0, per_lane_ns).spans
+}
+
+type Span = (usize, f64, f64);
+
+fn lane_end(spans: &[Span], lane: usize) -> f64 {
+    spans
+        .iter()
+        .filter(|s| s.0 == lane)
+        .map(|s| s.2)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn every_node_pays_for_each_other_lane_with_nodes_left() {
+    // Three lanes of four nodes (10 ns front end, 10 ns of a kernel holding a tenth of the
+    // GPU): every node, the first of each lane included, starts beside two other lanes.
+    let s = side_by_side(3, 4);
+    let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 1.5);
+    for lane in 0..3 {
+        assert!(
+            (lane_end(&spans, lane) - 4.0 * (20.0 + 2.0 * 1.5)).abs() < 1e-9,
+            "{spans:?}"
+        );
+    }
+    // Without the cost the lanes overlap perfectly.
+    let free = lay_out(&s, |_| node(10.0, 10.0, 0.1), 0.0);
+    assert!((lane_end(&free, 2) - 80.0).abs() < 1e-9, "{free:?}");
+}
+
+#[test]
+fn a_lane_that_has_run_its_nodes_costs_nothing() {
+    // Lane 0 runs one node, lane 1 three: lane 1's first node starts beside lane 0's and pays
+    // 2 ns; lane 0 has ended when lane 1's second begins.
+    let s = Schedule {
+        streams: vec![Some(1), Some(2)],
+        items: vec![
+            Item::Op { lane: 0, op: 0 },
+            Item::Op { lane: 1, op: 1 },
+            Item::Op { lane: 1, op: 2 },
+            Item::Op { lane: 1, op: 3 },
+        ],
+        basis: Basis::RecordedWaits(2),
+        forks_on_join: 0,
+        waits_again: 0,
+        waits_at_record: 0,
+        waits_on_all_before: 0,
+    };
+    let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 2.0);
+    assert!((lane_end(&spans, 0) - 22.0).abs() < 1e-9, "{spans:?}");
+    assert!((lane_end(&spans, 1) - 62.0).abs() < 1e-9, "{spans:?}");
+}
+
+#[test]
+fn a_lane_waiting_on_another_with_nodes_left_still_costs() {
+    // Two chains that take turns: op 0 on lane 0, op 1 on lane 1 after it, op 2 on lane 0
+    // after that. Op 0 starts before lane 1 has begun (it waits at its first item, as a
+    // stream that joins the others does); op 1 starts while lane 0 waits with op 2 left and
+    // pays 3 ns; op 2 starts after lane 1 has run its only node.
+    let s = Schedule {
+        streams: vec![Some(1), Some(2)],
+        items: vec![
+            Item::Op { lane: 0, op: 0 },
+            Item::Wait {
+                lane: 1,
+                on: vec![0],
+            },
+            Item::Op { lane: 1, op: 1 },
+            Item::Wait {
+                lane: 0,
+                on: vec![1],
+            },
+            Item::Op { lane: 0, op: 2 },
+        ],
+        basis: Basis::RecordedWaits(2),
+        forks_on_join: 0,
+        waits_again: 0,
+        waits_at_record: 0,
+        waits_on_all_before: 0,
+    };
+    let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 3.0);
+    let mut ends: Vec<f64> = spans.iter().map(|s| s.2).collect();
+    ends.sort_by(f64::total_cmp);
+    assert_eq!(ends, vec![20.0, 43.0, 63.0], "{spans:?}");
+}
