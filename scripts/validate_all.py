@@ -332,6 +332,12 @@ GROUPS = [
                                          "kk_depthwise_conv_beside_gemv_lane,"
                                          "kk_kv_cache_writes_beside_two_gemv_lanes,"
                                          "kk_prefix_sum_beside_gemv_lane"),
+    ("heldout61", "heldout_61_walks.py", "kl_gemma2_2304_decode_b4,"
+                                         "kl_lora_rank8_beside_base_b1,"
+                                         "kl_lora_rank64_beside_two_projection_lanes,"
+                                         "kl_classifier_heads_beside_wide_gemv_lane,"
+                                         "kl_router_top1_beside_two_expert_lanes,"
+                                         "kl_draft_heads_beside_decode_gemv_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
