@@ -303,11 +303,11 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
             now("iz_layernorm_lanes_beside_wide_gemv")
         ),
         format!(
-            "an adapter lane beside its base projection comes {}%",
+            "brought an adapter lane beside its base projection to {}%",
             now("ie_projection_with_adapter_lanes")
         ),
         format!(
-            "rank-16 adapters beside their base {}%",
+            "rank-16 adapters beside their base to {}%",
             spread(
                 &priced,
                 &[
