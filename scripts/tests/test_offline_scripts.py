@@ -357,3 +357,22 @@ def test_the_shipped_per_lane_cost_is_the_lane_probes_empty_kernels():
     assert shipped == lane_throughput_probe.per_lane_us(probe)
     # Four lanes of 256 empty kernels against one: 262.5 - 186.6 us over 3 x 256 nodes.
     assert abs(shipped - 0.0988) < 1e-4
+
+
+def test_readme_pastes_are_brought_up_to_what_a_build_prints():
+    import refresh_readme_pastes as r
+    assert r.offline(["predict"]) and r.offline(["replay", "t.json", "--summary"])
+    assert not r.offline(["replay", "t.json"]) and not r.offline([])
+    block = ["prediction:", "  graph step  0.2371 ms   from the model", "", "  saving 1.0 ms",
+             "  gone entirely"]
+    printed = ["trace t.json", "prediction:", "  graph step  0.2383 ms   from the model",
+               "  (a new figure per lane)", "  saving 1.0 ms", ""]
+    new, changed, unplaced = r.refresh(block, printed, add=["per lane"])
+    assert new == ["prediction:", "  graph step  0.2383 ms   from the model", "",
+                   "  (a new figure per lane)", "  saving 1.0 ms", "  gone entirely"]
+    assert changed == [("  graph step  0.2371 ms   from the model",
+                        "  graph step  0.2383 ms   from the model"),
+                       (None, "  (a new figure per lane)")]
+    assert unplaced == ["  gone entirely"]
+    # A paste that is current comes back as it was.
+    assert r.refresh(new[:-1], printed, add=["per lane"]) == (new[:-1], [], [])
