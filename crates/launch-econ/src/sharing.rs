@@ -15,7 +15,8 @@
 //! two or more lanes run together they also advance slower by what was measured for kernels
 //! side by side beyond what that sharing already costs ([`crate::beside`]), each read at the
 //! load beside it ([`load_beside`]: a decode GEMV beside a lane of small kernels is not slowed
-//! by its own traffic as beside a second GEMV): the
+//! by its own traffic as beside a second GEMV, and is read at what those small kernels move
+//! at the pace their own stretch leaves them, not at what they would ask alone): the
 //! stretch of a whole node, as it was measured (a GEMM's or an add's node time beside the
 //! other stream against alone), laid on the node's kernel, which alone runs beside the other
 //! lanes (a 1 µs add in a 1.4 µs node takes 0.4 × 1.4 µs more at +40%, not 0.4 × 1). So
@@ -117,7 +118,8 @@ const DONE_NS: f64 = 1e-6;
 /// two or more lanes run, each advances `1 + stretch(load, held) × node / kernel` times slower
 /// again (the stretch is of the whole node, [`NodeCost::fixed_ns`] and
 /// [`NodeCost::work_ns`] together, laid on the kernel), the load
-/// being [`load_beside`] its own GB/s of their GB/s together, `held` the larger of their shares of the SMs together and of
+/// being [`load_beside`] its own GB/s of what they move together (a small kernel of
+/// [`lay_out_sharing_with`] at the pace its stretch leaves it), `held` the larger of their shares of the SMs together and of
 /// the arithmetic together (what the sharing already prices). Returns each op's lane, start and end, ns, in the order
 /// the ops end.
 pub fn lay_out_sharing(
@@ -292,16 +294,52 @@ pub fn lay_out_sharing_counted(
                 0.0
             }
         };
-        // Each lane's kernel's rate: a kernel that waits on its loads runs slower by what the
-        // other running kernels cost it, where that costs it more than the pair stretch. A
-        // stretch is of the whole node, as measured (a GEMM's or an add's node time alone
-        // against beside), laid on the kernel's part of it.
+        // A kernel that waits on its loads runs slower by what the other running kernels cost
+        // it, where that costs it more than the pair stretch. A stretch is of the whole node,
+        // as measured (a GEMM's or an add's node time alone against beside), laid on the
+        // kernel's part of it.
+        let small_stretches: Vec<Option<f64>> = state
+            .iter()
+            .enumerate()
+            .map(|(l, s)| match *s {
+                State::Kernel {
+                    waits_on_loads: true,
+                    gb_s: own,
+                    ..
+                } if together && !waiting[l] => {
+                    let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
+                        State::Kernel { gb_s, .. } if m != l && !waiting[m] => Some(gb_s / shared),
+                        _ => None,
+                    });
+                    Some(beside(own).max(small_stretch(&mut others)))
+                }
+                _ => None,
+            })
+            .collect();
+        // What the running kernels move together, each small kernel at the pace its stretch
+        // leaves it (a chain of adds beside a decode GEMV lane, slowed 2-3 times, moves a
+        // third of what it asks alone): the load the other kernels' stretch is read at.
+        // Unprofiled graphs show the GEMV lane keeping its pace beside such a chain
+        // (docs/validation-h200.md, "Held-out batch 58").
+        let moved: f64 = state
+            .iter()
+            .zip(&small_stretches)
+            .zip(&waiting)
+            .filter_map(|((s, small), &w)| match *s {
+                State::Kernel {
+                    gb_s,
+                    node_over_work,
+                    ..
+                } if !w => Some(gb_s / (1.0 + small.unwrap_or(0.0) * node_over_work)),
+                _ => None,
+            })
+            .sum();
+        // Each lane's kernel's rate.
         let rates: Vec<f64> = state
             .iter()
             .enumerate()
             .map(|(l, s)| match *s {
                 State::Kernel {
-                    waits_on_loads,
                     node_over_work,
                     gb_s: own,
                     ..
@@ -309,17 +347,13 @@ pub fn lay_out_sharing_counted(
                     if waiting[l] {
                         return 0.0;
                     }
-                    let stretch = if waits_on_loads && together {
-                        let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
-                            State::Kernel { gb_s, .. } if m != l && !waiting[m] => {
-                                Some(gb_s / shared)
-                            }
-                            _ => None,
-                        });
-                        beside(own).max(small_stretch(&mut others))
-                    } else {
-                        beside(own)
-                    };
+                    let stretch = small_stretches[l].unwrap_or_else(|| {
+                        if together {
+                            stretch(load_beside(moved, own), held.max(math)).max(0.0)
+                        } else {
+                            0.0
+                        }
+                    });
                     1.0 / (shared * (1.0 + stretch * node_over_work))
                 }
                 _ => 1.0 / shared,

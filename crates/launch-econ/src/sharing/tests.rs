@@ -463,3 +463,30 @@ fn a_kernel_is_slowed_at_the_load_beside_it_not_its_own() {
     let small_end = 11.2 + (4.0 - 10.2 / 3.01);
     assert!((lane_end(&spans, 2) - small_end).abs() < 1e-9, "{spans:?}");
 }
+
+#[test]
+fn a_kernel_beside_a_slowed_small_kernel_is_read_at_what_that_kernel_moves() {
+    // A GEMM asking 2000 GB/s beside a small kernel asking 1000 that runs at half its pace
+    // beside it (+100%): the small kernel moves 500, so the GEMM's stretch (+10% per 1000
+    // GB/s) is read at twice that, 1000 (+10%), not at twice the 1000 it would ask alone.
+    let s = fork_join();
+    let small = NodeCost {
+        gb_s: 1000.0,
+        ..small_kernel()
+    };
+    let costs = [node(0.0, 1.0, 1.0), gemm_asking(2000.0, 0.5), small];
+    let stretch = |gb_s: f64, _held: f64| gb_s / 10_000.0;
+    let small_stretch = |others: &mut dyn Iterator<Item = f64>| {
+        if others.count() > 0 {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    let spans = lay_out_sharing_with(&s, |op| costs[op.min(2)], stretch, small_stretch, 0.0);
+    // The small kernel's 4 ns of work take 8, from 1 to 9; the GEMM does 8 / 1.1 ns of its
+    // 10 by then and the rest alone.
+    assert!((lane_end(&spans, 2) - 9.0).abs() < 1e-9, "{spans:?}");
+    let gemm_end = 9.0 + (10.0 - 8.0 / 1.1);
+    assert!((lane_end(&spans, 1) - gemm_end).abs() < 1e-9, "{spans:?}");
+}
