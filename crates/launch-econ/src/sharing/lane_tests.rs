@@ -4,11 +4,24 @@ use super::tests::node;
 use super::*;
 use crate::lanes::Basis;
 
-/// `lanes` lanes of `n` ops each, issued round by round, with no waits between them.
-fn side_by_side(lanes: usize, n: usize) -> Schedule {
+/// A schedule of `lanes` lanes (streams 1, 2, ...) issuing `items`, read from recorded waits.
+fn on_lanes(lanes: usize, items: Vec<Item>) -> Schedule {
     Schedule {
         streams: (1..=lanes as u64).map(Some).collect(),
-        items: (0..n)
+        items,
+        basis: Basis::RecordedWaits(lanes),
+        forks_on_join: 0,
+        waits_again: 0,
+        waits_at_record: 0,
+        waits_on_all_before: 0,
+    }
+}
+
+/// `lanes` lanes of `n` ops each, issued round by round, with no waits between them.
+fn side_by_side(lanes: usize, n: usize) -> Schedule {
+    on_lanes(
+        lanes,
+        (0..n)
             .flat_map(|i| {
                 (0..lanes).map(move |lane| Item::Op {
                     lane,
@@ -16,12 +29,7 @@ fn side_by_side(lanes: usize, n: usize) -> Schedule {
                 })
             })
             .collect(),
-        basis: Basis::RecordedWaits(lanes),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    }
+    )
 }
 
 fn lay_out(s: &Schedule, cost: impl Fn(usize) -> NodeCost, per_lane_ns: f64) -> Vec<Span> {
@@ -59,20 +67,15 @@ fn every_node_pays_for_each_other_lane_with_nodes_left() {
 fn a_lane_that_has_run_its_nodes_costs_nothing() {
     // Lane 0 runs one node, lane 1 three: lane 1's first node starts beside lane 0's and pays
     // 2 ns; lane 0 has ended when lane 1's second begins.
-    let s = Schedule {
-        streams: vec![Some(1), Some(2)],
-        items: vec![
+    let s = on_lanes(
+        2,
+        vec![
             Item::Op { lane: 0, op: 0 },
             Item::Op { lane: 1, op: 1 },
             Item::Op { lane: 1, op: 2 },
             Item::Op { lane: 1, op: 3 },
         ],
-        basis: Basis::RecordedWaits(2),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    };
+    );
     let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 2.0);
     assert!((lane_end(&spans, 0) - 22.0).abs() < 1e-9, "{spans:?}");
     assert!((lane_end(&spans, 1) - 62.0).abs() < 1e-9, "{spans:?}");
