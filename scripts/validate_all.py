@@ -338,6 +338,12 @@ GROUPS = [
                                          "kl_classifier_heads_beside_wide_gemv_lane,"
                                          "kl_router_top1_beside_two_expert_lanes,"
                                          "kl_draft_heads_beside_decode_gemv_lane"),
+    ("heldout62", "heldout_62_walks.py", "km_qwen2_3584_decode_b2,"
+                                         "km_six_element_wise_lanes,"
+                                         "km_four_rmsnorm_silu_lanes,"
+                                         "km_wide_gelu_beside_two_gemv_lanes,"
+                                         "km_eight_small_expert_lanes_b4,"
+                                         "km_wide_residual_adds_beside_gemv_lane"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
