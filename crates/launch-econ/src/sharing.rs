@@ -178,6 +178,7 @@ pub fn lay_out_sharing_counted(
     per_lane_ns: f64,
 ) -> SharedLayOut {
     let lanes = schedule.lanes();
+    let per_lane_ns = per_lane_ns.max(0.0);
     // Each lane's items in issue order, a wait holding the counts of ops it waits for.
     let mut queues: Vec<Vec<Queued>> = vec![Vec::new(); lanes];
     let mut issued = vec![0usize; lanes];
@@ -247,7 +248,7 @@ pub fn lay_out_sharing_counted(
                                 })
                                 .count();
                             state[l] = State::Fixed {
-                                left_ns: c.fixed_ns.max(0.0) + per_lane_ns.max(0.0) * others as f64,
+                                left_ns: c.fixed_ns.max(0.0) + per_lane_ns * others as f64,
                                 kernel: c,
                             };
                         }
@@ -286,10 +287,10 @@ pub fn lay_out_sharing_counted(
         let together = running.len() >= 2;
         // Kernels of two or more lanes running together slow each other by what was measured
         // side by side beyond the sharing, for as long as they overlap: each kernel at the
-        // load beside it ([`load_beside`]).
-        let beside = |own_gb_s: f64| {
+        // load beside it ([`load_beside`]) of `total` GB/s together.
+        let beside = |total_gb_s: f64, own_gb_s: f64| {
             if together {
-                stretch(load_beside(load, own_gb_s), held.max(math)).max(0.0)
+                stretch(load_beside(total_gb_s, own_gb_s), held.max(math)).max(0.0)
             } else {
                 0.0
             }
@@ -311,7 +312,7 @@ pub fn lay_out_sharing_counted(
                         State::Kernel { gb_s, .. } if m != l && !waiting[m] => Some(gb_s / shared),
                         _ => None,
                     });
-                    Some(beside(own).max(small_stretch(&mut others)))
+                    Some(beside(load, own).max(small_stretch(&mut others)))
                 }
                 _ => None,
             })
@@ -347,13 +348,7 @@ pub fn lay_out_sharing_counted(
                     if waiting[l] {
                         return 0.0;
                     }
-                    let stretch = small_stretches[l].unwrap_or_else(|| {
-                        if together {
-                            stretch(load_beside(moved, own), held.max(math)).max(0.0)
-                        } else {
-                            0.0
-                        }
-                    });
+                    let stretch = small_stretches[l].unwrap_or_else(|| beside(moved, own));
                     1.0 / (shared * (1.0 + stretch * node_over_work))
                 }
                 _ => 1.0 / shared,

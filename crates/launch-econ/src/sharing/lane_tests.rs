@@ -1,21 +1,7 @@
 //! The front end's cost per other lane ([`crate::front_end`]) in the lay-out.
 
-use super::tests::node;
+use super::tests::{node, on_lanes};
 use super::*;
-use crate::lanes::Basis;
-
-/// A schedule of `lanes` lanes (streams 1, 2, ...) issuing `items`, read from recorded waits.
-fn on_lanes(lanes: usize, items: Vec<Item>) -> Schedule {
-    Schedule {
-        streams: (1..=lanes as u64).map(Some).collect(),
-        items,
-        basis: Basis::RecordedWaits(lanes),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    }
-}
 
 /// `lanes` lanes of `n` ops each, issued round by round, with no waits between them.
 fn side_by_side(lanes: usize, n: usize) -> Schedule {
@@ -87,9 +73,9 @@ fn a_lane_waiting_on_another_with_nodes_left_still_costs() {
     // after that. Op 0 starts before lane 1 has begun (it waits at its first item, as a
     // stream that joins the others does); op 1 starts while lane 0 waits with op 2 left and
     // pays 3 ns; op 2 starts after lane 1 has run its only node.
-    let s = Schedule {
-        streams: vec![Some(1), Some(2)],
-        items: vec![
+    let s = on_lanes(
+        2,
+        vec![
             Item::Op { lane: 0, op: 0 },
             Item::Wait {
                 lane: 1,
@@ -102,12 +88,7 @@ fn a_lane_waiting_on_another_with_nodes_left_still_costs() {
             },
             Item::Op { lane: 0, op: 2 },
         ],
-        basis: Basis::RecordedWaits(2),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    };
+    );
     let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 3.0);
     let mut ends: Vec<f64> = spans.iter().map(|s| s.2).collect();
     ends.sort_by(f64::total_cmp);

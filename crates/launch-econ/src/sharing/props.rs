@@ -5,7 +5,6 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::lanes::Basis;
 
 /// `lanes` lanes forked off lane 0's first op, lane `l` running `per_lane` ops, joined back.
 fn forked(lanes: usize, per_lane: usize) -> (Schedule, usize) {
@@ -23,16 +22,7 @@ fn forked(lanes: usize, per_lane: usize) -> (Schedule, usize) {
         on: (1..=lanes).collect(),
     });
     items.push(Item::Op { lane: 0, op });
-    let schedule = Schedule {
-        streams: (0..=lanes as u64).map(Some).collect(),
-        items,
-        basis: Basis::RecordedWaits(lanes),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    };
-    (schedule, op + 1)
+    (super::tests::on_lanes(lanes + 1, items), op + 1)
 }
 
 /// What a block needs or an SM has left: a few sizes that do and do not fit each other.

@@ -1,8 +1,7 @@
 //! The room kernels find beside others': waiting beside kernels that fill every SM.
 
-use super::tests::node;
+use super::tests::{node, on_lanes};
 use super::*;
-use crate::lanes::Basis;
 
 /// An SM's room with `registers` registers left (threads, shared memory and block slots to
 /// spare).
@@ -40,16 +39,10 @@ fn small_needing(work_ns: f64, registers: u32) -> NodeCost {
 
 /// Two lanes of one op each, op `l` on lane `l`, both ready at once.
 fn two_lanes() -> Schedule {
-    let items = vec![Item::Op { lane: 0, op: 0 }, Item::Op { lane: 1, op: 1 }];
-    Schedule {
-        streams: vec![Some(1), Some(2)],
-        items,
-        basis: Basis::RecordedWaits(0),
-        forks_on_join: 0,
-        waits_again: 0,
-        waits_at_record: 0,
-        waits_on_all_before: 0,
-    }
+    on_lanes(
+        2,
+        vec![Item::Op { lane: 0, op: 0 }, Item::Op { lane: 1, op: 1 }],
+    )
 }
 
 /// [`two_lanes`] laid out with `costs` (op `l` on lane `l`), no stretch and no bandwidth:

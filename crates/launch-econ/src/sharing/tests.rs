@@ -21,10 +21,15 @@ fn forked(lanes: usize) -> Schedule {
         lane: 0,
         op: lanes + 1,
     });
+    on_lanes(lanes + 1, items)
+}
+
+/// A schedule of `lanes` lanes (streams 1, 2, ...) issuing `items`, read from recorded waits.
+pub(super) fn on_lanes(lanes: usize, items: Vec<Item>) -> Schedule {
     Schedule {
-        streams: (1..=lanes as u64 + 1).map(Some).collect(),
+        streams: (1..=lanes as u64).map(Some).collect(),
         items,
-        basis: Basis::RecordedWaits(lanes + 1),
+        basis: Basis::RecordedWaits(lanes),
         forks_on_join: 0,
         waits_again: 0,
         waits_at_record: 0,
