@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::trace::Walk;
+use crate::trace::{HostSide, Walk};
 
 /// Fewer operators than this behind the per-event reading make it a rough one: a median of
 /// a handful of operators' own time carries their own work (an H200 chain of one-element adds
@@ -21,8 +21,9 @@ const FEW_SAMPLES: usize = 10;
 /// The eager step estimated from the trace's host side, ms: from the first CPU event to the
 /// end of the last GPU operation, less what the profiler added to each launch call (its
 /// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
-/// its callbacks' cost outside each recorded event and inside each operator and each call that
-/// issues no GPU work (see [`crate::trace::host`]), and its own work recorded in between, and
+/// its callbacks' cost outside each recorded event ([`outside_per_event`]) and inside each
+/// operator and each call that issues no GPU work (see [`crate::trace::host`]), and its own
+/// work recorded in between, and
 /// never below what no eager step can beat: the recorded GPU time, nor its launch calls at
 /// `launch_floor_us` each (the host issues every launch before the step can end; where the
 /// profiler's cost read from the trace is more than the step held, as on an H200 MobileNet
@@ -36,7 +37,7 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     }
     let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
     let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
-    let callbacks_ns = (h.cpu_ops + h.runtime_calls) as f64 * h.profiler_per_event_ns.max(0.0);
+    let callbacks_ns = (h.cpu_ops + h.runtime_calls) as f64 * outside_per_event(&h).0;
     let inside_ns = h.cpu_ops as f64 * h.profiler_inside_op_ns.max(0.0)
         + h.runtime_calls.saturating_sub(h.launch_calls) as f64
             * h.profiler_inside_call_ns.max(0.0);
@@ -48,13 +49,48 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     Some((span_ns - excess_ns - own_ns).max(gpu_ns).max(issue_ns) / 1e6)
 }
 
+/// Where the profiler's cost outside each event was read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutsideFrom {
+    /// The operators that only call operators: their own time per nested operator.
+    #[default]
+    WrapperOperators,
+    /// No such operator: the gaps between consecutive top-level operators (reads high by the
+    /// program's own work between them; `trace::callbacks`).
+    GapsBetweenOperators,
+}
+
+/// The profiler's cost outside each recorded event, ns (at least 0), where it was read from
+/// and from how many: the operators that only call operators, else the gaps between
+/// operators; 0 from none where the trace holds neither.
+pub fn outside_per_event(h: &HostSide) -> (f64, OutsideFrom, usize) {
+    if h.profiler_per_event_samples > 0 || h.profiler_between_ops_samples == 0 {
+        (
+            h.profiler_per_event_ns.max(0.0),
+            OutsideFrom::WrapperOperators,
+            h.profiler_per_event_samples,
+        )
+    } else {
+        (
+            h.profiler_between_ops_ns.max(0.0),
+            OutsideFrom::GapsBetweenOperators,
+            h.profiler_between_ops_samples,
+        )
+    }
+}
+
 /// What the trace-only eager step read the profiler's cost from, for the report.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ProfilerReadings {
-    /// The cost outside each recorded event, µs ([`crate::trace::HostSide::profiler_per_event_ns`]).
+    /// The cost outside each recorded event, µs ([`outside_per_event`]).
     pub per_event_us: f64,
-    /// The operators that only call operators it was read from.
+    /// The operators that only call operators it was read from, or the gaps between
+    /// operators ([`Self::per_event_from`]).
     pub per_event_samples: usize,
+    /// Which of the two it was read from.
+    #[serde(default)]
+    pub per_event_from: OutsideFrom,
     /// The cost inside each operator, µs ([`crate::trace::HostSide::profiler_inside_op_ns`]).
     pub inside_op_us: f64,
     /// The leaf view operators it was read from.
@@ -71,7 +107,8 @@ pub struct ProfilerReadings {
 pub enum ReadingBasis {
     /// No framework operators (CuPy, CUDA C++): only the launch calls' inflation is taken out.
     NoOperators,
-    /// No operator that only calls operators, or no view: that part is not taken out, so the
+    /// Nothing to read the cost outside the events from (no operator that only calls
+    /// operators, no two operators in a row), or no view: that part is not taken out, so the
     /// estimate is high by it.
     Missing,
     /// Fewer than ten (`FEW_SAMPLES`) of either: a rough reading.
@@ -96,17 +133,15 @@ impl ProfilerReadings {
     /// The readings of `walk`'s host side; `None` without one.
     pub fn of(walk: &Walk) -> Option<ProfilerReadings> {
         let h = walk.host?;
+        let (outside_ns, per_event_from, per_event_samples) = outside_per_event(&h);
         Some(ProfilerReadings {
-            per_event_us: h.profiler_per_event_ns / 1e3,
-            per_event_samples: h.profiler_per_event_samples,
+            per_event_us: outside_ns / 1e3,
+            per_event_samples,
+            per_event_from,
             inside_op_us: h.profiler_inside_op_ns / 1e3,
             inside_op_samples: h.profiler_inside_op_samples,
             operators: h.cpu_ops,
-            basis: ReadingBasis::of(
-                h.cpu_ops,
-                h.profiler_per_event_samples,
-                h.profiler_inside_op_samples,
-            ),
+            basis: ReadingBasis::of(h.cpu_ops, per_event_samples, h.profiler_inside_op_samples),
         })
     }
 
@@ -115,10 +150,14 @@ impl ProfilerReadings {
         if self.basis == ReadingBasis::NoOperators {
             return "              (no framework operators recorded: of the profiler's cost only its inflation of the launch calls, over this GPU's launch floor, is taken out)\n".into();
         }
-        let outside = match self.per_event_samples {
-            0 => "none read outside the events (no operator that only calls operators): not taken out, so the estimate is high by it".to_string(),
-            n => format!(
+        let outside = match (self.per_event_samples, self.per_event_from) {
+            (0, _) => "none read outside the events (no operator that only calls operators, no two operators in a row): not taken out, so the estimate is high by it".to_string(),
+            (n, OutsideFrom::WrapperOperators) => format!(
                 "{:.2} us outside each event, from {n} operator(s) that only call operators",
+                self.per_event_us
+            ),
+            (n, OutsideFrom::GapsBetweenOperators) => format!(
+                "{:.2} us outside each event, from the lower tenth of {n} gap(s) between operators, as no operator only calls operators: reads high by the program's own work between them",
                 self.per_event_us
             ),
         };
@@ -148,7 +187,6 @@ impl ProfilerReadings {
 mod tests {
     use super::*;
     use crate::offline::tests::walk;
-    use crate::trace::HostSide;
 
     #[test]
     fn trace_estimate_removes_launch_inflation_and_keeps_gpu_time() {
@@ -163,6 +201,8 @@ mod tests {
             runtime_calls: 2,
             profiler_per_event_ns: 0.0,
             profiler_per_event_samples: 0,
+            profiler_between_ops_ns: 0.0,
+            profiler_between_ops_samples: 0,
             profiler_inside_op_ns: 0.0,
             profiler_inside_op_samples: 0,
             profiler_inside_call_ns: 0.0,
@@ -180,6 +220,23 @@ mod tests {
             ..h
         };
         let e = eager(callbacks);
+        assert!((e - 0.0155).abs() < 1e-12, "{e}");
+        // No operator that only calls operators: the gaps between operators, 1.5 µs, stand in
+        // for the cost outside each event; where such operators are read (1 µs), not.
+        let gaps = HostSide {
+            start_ns: -20_000.0,
+            profiler_between_ops_ns: 1_500.0,
+            profiler_between_ops_samples: 3,
+            ..h
+        };
+        let e = eager(gaps);
+        assert!((e - 0.0135).abs() < 1e-12, "{e}");
+        let both = HostSide {
+            profiler_per_event_ns: 1_000.0,
+            profiler_per_event_samples: 2,
+            ..gaps
+        };
+        let e = eager(both);
         assert!((e - 0.0155).abs() < 1e-12, "{e}");
         // Inside each of the 2 operators 1.5 µs, inside each of the 3 calls that issue no GPU
         // work 0.5 µs (the 2 launches' part is in their inflation): 4.5 µs.
@@ -256,6 +313,28 @@ mod tests {
             "{none}"
         );
         assert!(none.contains("1.5-5.8 us an event"), "{none}");
+        // No operator only calls operators, but 20 gaps between operators read 3.1 us.
+        let gaps = ProfilerReadings::of(&walk(
+            &[500.0],
+            Some(HostSide {
+                cpu_ops: 40,
+                profiler_between_ops_ns: 3_100.0,
+                profiler_between_ops_samples: 20,
+                profiler_inside_op_ns: 1_200.0,
+                profiler_inside_op_samples: 12,
+                ..HostSide::default()
+            }),
+        ))
+        .unwrap();
+        assert_eq!(gaps.per_event_from, OutsideFrom::GapsBetweenOperators);
+        assert_eq!(gaps.basis, ReadingBasis::Read);
+        assert!(
+            gaps.text().contains(
+                "3.10 us outside each event, from the lower tenth of 20 gap(s) between operators"
+            ),
+            "{}",
+            gaps.text()
+        );
         let no_views = readings(30, 0).text();
         assert!(no_views.contains("no view operator"), "{no_views}");
         let few_views = readings(30, 3).text();

@@ -26,7 +26,9 @@ class Price:
     and 10% from the model, with streams side by side 41% and 39%; the saving carries the
     same), ``profiler_readings`` (for an eager step from the trace: what it read the
     profiler's cost from, a dict of ``per_event_us`` outside each event from
-    ``per_event_samples`` operators that only call operators, ``inside_op_us`` inside each
+    ``per_event_samples`` operators that only call operators, or where there are none from
+    as many gaps between operators (``per_event_from``: ``wrapper-operators`` or
+    ``gaps-between-operators``, which reads high), ``inside_op_us`` inside each
     operator from ``inside_op_samples`` views, ``operators``, and ``basis``: ``read``,
     ``rough`` (fewer than ten of either), ``missing`` (none of one: not taken out) or
     ``no-operators``; ``None`` otherwise),
@@ -103,7 +105,8 @@ class Price:
             rows.append(("  profiler cost",
                          f"{r['per_event_us']:.2f}+{r['inside_op_us']:.2f} us",
                          f"an event outside + inside, read from {r['per_event_samples']}"
-                         f" operators and {r['inside_op_samples']} views{note}"))
+                         f" {_OUTSIDE_FROM.get(r.get('per_event_from'), 'operators')}"
+                         f" and {r['inside_op_samples']} views{note}"))
         rows.append(("graph step", f"{self.graph_ms:.4f} ms", _GRAPH.get(self.graph_source, "")))
         # The graph step's other readings, each where the price has it.
         for label, value, unit, note in (
@@ -188,6 +191,11 @@ _EAGER = {
     "user": "your step, timed without a profiler",
     "trace": "the trace's host side, less the profiler's inflation",
     "engine-floor": "the lean engine's own cost: a lower bound",
+}
+# Where the profiler's cost outside each event was read (`per_event_from`).
+_OUTSIDE_FROM = {
+    "wrapper-operators": "operators",
+    "gaps-between-operators": "gaps between operators (reads high)",
 }
 _GRAPH = {
     "replay": "the walk replayed as a graph on this GPU",

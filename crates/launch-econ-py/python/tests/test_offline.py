@@ -32,6 +32,17 @@ def test_offline_price_of_a_recorded_step():
     assert r.document["result"]["kind"] == "replay-summary"
 
 
+def test_a_loop_of_leaf_operators_reads_the_gaps_between_them():
+    # A stored H200 recording of 128 one-element adds: no operator only calls operators.
+    root = pathlib.Path(__file__).resolve().parents[4]
+    r = launch_econ.price_trace(root / "docs" / "stored" / "all-93-5687dc7" / "short"
+                                / "adds_768.eager.json.gz")
+    readings = r.profiler_readings
+    assert readings["per_event_from"] == "gaps-between-operators"
+    assert readings["per_event_samples"] > 100 and readings["per_event_us"] > 0
+    assert "gaps between operators (reads high)" in repr(r)
+
+
 def test_the_users_eager_step_is_used_and_named():
     r = launch_econ.price_trace(DECODE, eager_step_ms=5.0)
     assert r.eager_source == "user"

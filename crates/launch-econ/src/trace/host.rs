@@ -13,7 +13,8 @@
 //! each trace ([`HostSide::profiler_per_event_ns`]). It reads low rather than high: part of the
 //! callbacks' cost falls inside the events' recorded intervals, where it cannot be told apart
 //! (on the H200 validation walks the eager step estimated with it stayed above the real one
-//! on all but one).
+//! on all but one). Where no operator only calls operators, the gaps between operators stand
+//! in for it, reading high ([`HostSide::profiler_between_ops_ns`], `trace::callbacks`).
 //!
 //! The part inside an event's interval shows where an event does no work of its own: a leaf
 //! operator that only makes a view or an empty tensor (`aten::view`, `aten::as_strided`,
@@ -29,6 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::callbacks::callback_costs;
 use super::first_calls::first_call_excess_ns;
 
 /// The host side of a recorded step, for estimating the eager step from the trace alone.
@@ -57,6 +59,15 @@ pub struct HostSide {
     /// event [`Self::profiler_per_event_ns`] is: few make it a rough reading.
     #[serde(default)]
     pub profiler_per_event_samples: usize,
+    /// The same cost read where no operator only calls operators: the lower tenth of the gaps
+    /// between consecutive top-level operators of a thread, ns, which hold the program's own
+    /// work between them as well (`trace::callbacks`); 0 where no two operators follow one
+    /// another.
+    #[serde(default)]
+    pub profiler_between_ops_ns: f64,
+    /// The gaps [`Self::profiler_between_ops_ns`] is read from.
+    #[serde(default)]
+    pub profiler_between_ops_samples: usize,
     /// What recording one operator cost inside its own interval, ns: the median duration of
     /// the leaf operators that only make a view or an empty tensor (see the module docs); 0
     /// where the trace has none.
@@ -237,113 +248,15 @@ pub(crate) fn host_side(
         .filter(|&i| inside(&&events[i as usize]))
         .collect();
     let costs = callback_costs(events, order);
-    h.profiler_per_event_ns = costs.per_event.median.unwrap_or(0.0);
+    h.profiler_per_event_ns = costs.per_event.value.unwrap_or(0.0);
     h.profiler_per_event_samples = costs.per_event.samples;
-    h.profiler_inside_op_ns = costs.inside_op.median.unwrap_or(0.0);
+    h.profiler_between_ops_ns = costs.between_ops.value.unwrap_or(0.0);
+    h.profiler_between_ops_samples = costs.between_ops.samples;
+    h.profiler_inside_op_ns = costs.inside_op.value.unwrap_or(0.0);
     h.profiler_inside_op_samples = costs.inside_op.samples;
-    h.profiler_inside_call_ns = costs.inside_call.median.unwrap_or(0.0);
+    h.profiler_inside_call_ns = costs.inside_call.value.unwrap_or(0.0);
     h.first_call_excess_ns = first_call_excess_ns(events, &overhead, (from, to));
     Some(h)
-}
-
-/// What the profiler's callbacks cost, read from the events (see the module docs), ns;
-/// `None` where the events say nothing of it.
-struct CallbackCosts {
-    /// Outside each event: the own time per nested event of the operators whose nested
-    /// events are all operators.
-    per_event: Reading,
-    /// Inside an operator: the durations of the leaf view operators.
-    inside_op: Reading,
-    /// Inside a call that issues no GPU work: the durations of the query calls.
-    inside_call: Reading,
-}
-
-/// The median of some samples, ns, and how many there were.
-struct Reading {
-    median: Option<f64>,
-    samples: usize,
-}
-
-impl Reading {
-    fn of(v: Vec<f64>) -> Reading {
-        Reading {
-            samples: v.len(),
-            median: (!v.is_empty()).then(|| crate::stats::median(&v)),
-        }
-    }
-}
-
-/// How deep events are followed into one another.
-const MAX_DEPTH: usize = 1024;
-
-/// An event still open while later ones are read, with what is nested in it so far.
-struct Open {
-    event: HostEvent,
-    nested: u32,
-    nested_ns: f64,
-    only_operators: bool,
-}
-
-/// The callbacks' costs over `events[i]` for `i` in `order` (see [`CallbackCosts`]).
-fn callback_costs(events: &[HostEvent], mut order: Vec<u32>) -> CallbackCosts {
-    // Per thread, in start order, enclosing events first; a stack of the events still open.
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&events[a as usize], &events[b as usize]);
-        (a.thread.cmp(&b.thread))
-            .then(a.ts_ns.total_cmp(&b.ts_ns))
-            .then(b.dur_ns.total_cmp(&a.dur_ns))
-    });
-    let mut own = Vec::new();
-    let mut views = Vec::new();
-    let calls: Vec<f64> = order
-        .iter()
-        .map(|&i| events[i as usize])
-        .filter(|e| e.kind == HostKind::QueryCall)
-        .map(|e| f64::from(e.dur_ns))
-        .collect();
-    let close = |o: Open, own: &mut Vec<f64>, views: &mut Vec<f64>| {
-        if o.event.kind.is_operator() && o.nested > 0 && o.only_operators {
-            let ns = (f64::from(o.event.dur_ns) - o.nested_ns) / f64::from(o.nested);
-            own.push(ns.max(0.0));
-        }
-        if o.event.kind == HostKind::ViewOperator && o.nested == 0 {
-            views.push(f64::from(o.event.dur_ns));
-        }
-    };
-    let mut open: Vec<Open> = Vec::new();
-    for &i in &order {
-        let e = events[i as usize];
-        while let Some(o) = open.pop() {
-            if o.event.thread == e.thread && o.event.end_ns() > e.ts_ns {
-                open.push(o);
-                break;
-            }
-            close(o, &mut own, &mut views);
-        }
-        if let Some(parent) = open.last_mut() {
-            parent.nested += 1;
-            parent.nested_ns += f64::from(e.dur_ns);
-            parent.only_operators &= e.kind.is_operator();
-        }
-        // Real traces nest a few dozen deep; a file of identical intervals would nest every
-        // event in the one before, so the stack stops growing at MAX_DEPTH.
-        if open.len() < MAX_DEPTH {
-            open.push(Open {
-                event: e,
-                nested: 0,
-                nested_ns: 0.0,
-                only_operators: true,
-            });
-        }
-    }
-    while let Some(o) = open.pop() {
-        close(o, &mut own, &mut views);
-    }
-    CallbackCosts {
-        per_event: Reading::of(own),
-        inside_op: Reading::of(views),
-        inside_call: Reading::of(calls),
-    }
 }
 
 /// `intervals` sorted by their starts, as [`covered_ns`] takes them.
@@ -550,6 +463,19 @@ mod tests {
                 .unwrap()
                 .profiler_per_event_ns,
             0.0
+        );
+        // Leaf operators in a row, each holding its launch: the gaps between them stand in.
+        let in_a_row = [
+            ev(0.0, 3.0, HostKind::Operator),
+            ev(1.0, 1.0, HostKind::Issue),
+            ev(5.0, 3.0, HostKind::Operator),
+            ev(6.0, 1.0, HostKind::Issue),
+        ];
+        let h = host_side(&in_a_row, &[], (0.0, 9.0), 9.0).unwrap();
+        assert_eq!(h.profiler_per_event_samples, 0);
+        assert_eq!(
+            (h.profiler_between_ops_ns, h.profiler_between_ops_samples),
+            (2.0, 1)
         );
     }
 }

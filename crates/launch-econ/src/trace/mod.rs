@@ -4,6 +4,7 @@
 //! PyTorch profiler / Kineto Chrome-trace JSON ([`kineto`]). Both stream their input, check
 //! every value they keep, and report the line (CSV) or event (JSON) of the first bad one.
 
+pub(crate) mod callbacks;
 pub mod contention;
 pub(crate) mod first_calls;
 pub mod host;
