@@ -344,6 +344,12 @@ GROUPS = [
                                          "km_wide_gelu_beside_two_gemv_lanes,"
                                          "km_eight_small_expert_lanes_b4,"
                                          "km_wide_residual_adds_beside_gemv_lane"),
+    ("heldout63", "heldout_63_walks.py", "kn_inplace_negation_loop,"
+                                         "kn_copy_loop_bf16,"
+                                         "kn_clamp_and_scale_fp16,"
+                                         "kn_fill_and_add_f32,"
+                                         "kn_two_lanes_of_inplace_adds,"
+                                         "kn_three_lanes_of_muls_and_divs_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
