@@ -1,22 +1,21 @@
 //! How much longer kernels run side by side with GEMMs of other streams, measured for
 //! `--summary`.
 //!
-//! Kernels of two streams that run side by side in a graph slow each other down even where
-//! their blocks fit the SMs together: two chains of decode-shaped GEMMs (weights streamed
-//! from device memory, 16 tokens), each GEMM followed by a small add, take longer side by
-//! side than one alone although neither holds a fifth of the GPU, and the more so the more
-//! bytes a second the GEMMs stream together. A trace gives bytes only for kernels whose
-//! operator's shapes it holds: GEMMs (their operands, see [`crate::trace::matmul`]), and
-//! element-wise and normalisation kernels, which read their inputs once and write a result
-//! as large (see [`crate::trace::inputs`]), and fused attention, which reads its keys and
-//! values; the offline model takes the load of the kernels running at one moment as those
-//! bytes over their recorded durations. Other kernels' time is not only their bytes
-//! (reductions, gathers): they have no load.
-//! [`crate::sharing`] shares device memory between the kernels running together where that
-//! load is more than its bandwidth (and the SMs where they hold more than the GPU), and slows
-//! kernels of different lanes, while they run together, by what the measured stretch at the
-//! load beside each (`crate::sharing::load_beside`) leaves beyond that sharing ([`BesideCosts::beside_stretch`]). Every stretch here is
-//! measured on whole graph nodes, and the lay-out lays it on whole nodes too.
+//! Kernels of two streams that run side by side in a graph slow each other down even where their
+//! blocks fit the SMs together: two chains of decode-shaped GEMMs (weights streamed from device
+//! memory, 16 tokens), each GEMM followed by a small add, take longer side by side than one alone
+//! although neither holds a fifth of the GPU, and the more so the more bytes a second the GEMMs
+//! stream together. A trace gives bytes only for kernels whose operator's shapes it holds: GEMMs
+//! (their operands, see [`crate::trace::matmul`]), and element-wise and normalisation kernels,
+//! which read their inputs once and write a result as large (see [`crate::trace::inputs`]), and
+//! fused attention, which reads its keys and values; the offline model takes the load of the
+//! kernels running at one moment as those bytes over their recorded durations. Other kernels' time
+//! is not only their bytes (reductions, gathers): they have no load. [`crate::sharing`] shares
+//! device memory between the kernels running together where that load is more than its bandwidth
+//! (and the SMs where they hold more than the GPU), and slows kernels of different lanes, while
+//! they run together, by what the measured stretch at the load beside each
+//! (`crate::sharing::load_beside`) leaves beyond that sharing ([`BesideCosts::beside_stretch`]).
+//! Every stretch here is measured on whole graph nodes, and the lay-out lays it on whole nodes too.
 //!
 //! The stretch is measured here on the device, at the upper level of per-node graph cost:
 //! for each of three GEMM sizes (1024, 2048, 4096 square, fp16), a chain alone, its GEMMs
@@ -28,18 +27,17 @@
 //! last it stays at the last. The bandwidth is a device-to-device copy's
 //! ([`crate::roofline::copy_bandwidth`]).
 //!
-//! Those chains run in step, so they price a kernel beside its like. A small kernel beside
-//! GEMMs that stream their weights fares worse: it waits on its few loads, and they wait
-//! longer behind the other stream's traffic (on the H200 decode-sized element-wise kernels
-//! beside decode GEMVs ran ~1.7 times as long, where the pair's stretch at that load is +26%).
-//! So a chain of small adds, several times longer than the GEMMs, is measured beside the GEMMs
-//! alone of each size, too
-//! ([`BesideCosts::small`]): how much longer an add node takes while the GEMMs run than after
-//! they end, read from clock stamps in one replay, by one GEMM's load. And the same adds beside themselves on another stream
-//! ([`BesideCosts::small_pair`]): at the small kernels' own load they cost each other ~17%,
-//! which a curve linear from zero to the first GEMM point would leave out; it is the least a
-//! small kernel takes beside another lane's kernel. Nothing in it is taken from a recorded
-//! walk.
+//! Those chains run in step, so they price a kernel beside its like. A small kernel beside GEMMs
+//! that stream their weights fares worse: it waits on its few loads, and they wait longer behind
+//! the other stream's traffic (on the H200 decode-sized element-wise kernels beside decode GEMVs
+//! ran ~1.7 times as long, where the pair's stretch at that load is +26%). So a chain of small
+//! adds, several times longer than the GEMMs, is measured beside the GEMMs alone of each size, too
+//! ([`BesideCosts::small`]): how much longer an add node takes while the GEMMs run than after they
+//! end, read from clock stamps in one replay, by one GEMM's load. And the same adds beside
+//! themselves on another stream ([`BesideCosts::small_pair`]): at the small kernels' own load they
+//! cost each other ~17%, which a curve linear from zero to the first GEMM point would leave out; it
+//! is the least a small kernel takes beside another lane's kernel. Nothing in it is taken from a
+//! recorded walk.
 
 use memra_engine::{DeviceBuffer, Engine, Gemm, GemmType};
 use serde::{Deserialize, Serialize};
@@ -76,8 +74,9 @@ pub struct BesidePoint {
 pub struct BesideCosts {
     /// By rising load.
     pub points: [BesidePoint; SIZES.len()],
-    /// Device-memory bandwidth, GB/s (a device-to-device copy, [`crate::roofline::copy_bandwidth`]):
-    /// kernels that together ask for more share it. 0 (older profiles): not shared.
+    /// Device-memory bandwidth, GB/s (a device-to-device copy,
+    /// [`crate::roofline::copy_bandwidth`]): kernels that together ask for more share it. 0 (older
+    /// profiles): not shared.
     #[serde(default)]
     pub bandwidth_gb_s: f64,
     /// Small kernels beside another stream's GEMMs, by rising load; zeros (older profiles):

@@ -32,7 +32,8 @@ pub struct Fidelity {
     /// Kernels replayed by a chase (walks whose streams run side by side).
     #[serde(default)]
     pub chase_stand_ins: usize,
-    /// Kernels replayed by a barrier chase (`--concurrent-stand-ins chase-rounds`, `chase-barriers`).
+    /// Kernels replayed by a barrier chase (`--concurrent-stand-ins chase-rounds`,
+    /// `chase-barriers`).
     #[serde(default)]
     pub barrier_chase_stand_ins: usize,
     /// Kernels replayed by a spin timed per block (walks whose streams run side by side).

@@ -89,10 +89,10 @@ impl Footprint {
         Footprint::of(walk, 0.0, None)
     }
 
-    /// [`Footprint::stated`] with every recorded operator's inputs added up, not only the
-    /// largest (element-wise operators, which reread what the step wrote, left out; never less
-    /// than the stated): an attention's caches, a convolution's weights and activations, a
-    /// norm's input, each counted where it is read. Larger than what one replay touches where operators share
+    /// [`Footprint::stated`] with every recorded operator's inputs added up, not only the largest
+    /// (element-wise operators, which reread what the step wrote, left out; never less than the
+    /// stated): an attention's caches, a convolution's weights and activations, a norm's input,
+    /// each counted where it is read. Larger than what one replay touches where operators share
     /// inputs, so a walk this puts within the L2 has its data there; `Durations` for a trace
     /// without shapes, as [`Footprint::stated`].
     pub fn inputs_added(walk: &Walk) -> Footprint {

@@ -18,7 +18,7 @@ const LANES: usize = 4;
 const NODES: usize = 256;
 
 /// How much longer each node runs for each other lane with nodes left, µs: a graph of
-/// [`LANES`] lanes of [`NODES`] empty one-block kernels forked side by side off `e`'s stream,
+/// `LANES` lanes of `NODES` empty one-block kernels forked side by side off `e`'s stream,
 /// against a graph of one such lane (the same fork and join), replayed in turn; the extra
 /// time over the nodes of a lane and the other lanes (at least 0).
 pub fn measure_per_lane(e: &Engine) -> anyhow::Result<f64> {

@@ -1,10 +1,10 @@
 //! Where a replay's real GEMMs read and write.
 //!
-//! Each GEMM run for real needs an A, a B and a C (and a bias). How many distinct buffers a
-//! replay spreads them over sets how much of its walk stays in L2 between kernels: on the
-//! H200, PyTorch's graph of two streams of batched matmuls ran 33.9 µs and 41.2 µs once
-//! every GEMM read and wrote memory of its own (one stream alone: 22.5 µs either way;
-//! `scripts/operand_reuse_probe.py`, docs/validation-h200.md "Where a replay's GEMMs read and write").
+//! Each GEMM run for real needs an A, a B and a C (and a bias). How many distinct buffers a replay
+//! spreads them over sets how much of its walk stays in L2 between kernels: on the H200, PyTorch's
+//! graph of two streams of batched matmuls ran 33.9 µs and 41.2 µs once every GEMM read and wrote
+//! memory of its own (one stream alone: 22.5 µs either way; `scripts/operand_reuse_probe.py`,
+//! docs/validation-h200.md "Where a replay's GEMMs read and write").
 
 use std::collections::HashMap;
 

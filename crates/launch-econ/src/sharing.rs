@@ -1,36 +1,36 @@
 //! A walk's lanes laid out with kernels that run side by side sharing the GPU.
 //!
 //! [`Schedule::lay_out`] gives every op its own cost whatever else runs: the lanes overlap
-//! perfectly, a lower bound for a graph whose streams' kernels compete for the SMs. Here each
-//! node is a front-end part (the graph's per-node cost, which no other kernel slows, though
-//! it grows by a measured amount for each other lane with nodes left, as the GPU's front end
-//! serves them all: [`crate::front_end`]) followed by its kernel, which holds a share of the GPU ([`crate::occupancy`]; a kernel of one round
-//! of fat blocks no more than the profile's widest GEMM pair held, see `crate::offline`) and, where its bytes
-//! are known, asks for a load on device memory, and where its flops are known, for a share of
-//! the GPU's arithmetic. While the kernels running at one moment hold more than the whole GPU,
-//! ask for more than the memory's bandwidth, or keep more than the arithmetic's peak busy,
-//! every one of them advances at the whole over their demand (the largest of the three): work
-//! is conserved, as when blocks that find no room wait for blocks of other kernels to retire,
-//! or two f32 GEMMs whose small blocks fit an SM together share its FMA units. While kernels of
-//! two or more lanes run together they also advance slower by what was measured for kernels
-//! side by side beyond what that sharing already costs ([`crate::beside`]), each read at the
-//! load beside it ([`load_beside`]: a decode GEMV beside a lane of small kernels is not slowed
-//! by its own traffic as beside a second GEMV, and is read at what those small kernels move
-//! at the pace their own stretch leaves them, not at what they would ask alone): the
-//! stretch of a whole node, as it was measured (a GEMM's or an add's node time beside the
-//! other stream against alone), laid on the node's kernel, which alone runs beside the other
-//! lanes (a 1 µs add in a 1.4 µs node takes 0.4 × 1.4 µs more at +40%, not 0.4 × 1). So
-//! a pair like the measured one comes out as measured, and a kernel that overlaps another for
-//! part of its time is slowed for that part: which of two kernels started first, by a hair or
-//! by half their time, does not decide which one pays. A kernel that finds no room for its
-//! blocks waits, though: beside a kernel whose blocks fill every SM (one round on each, as a
-//! decode GEMV of 132 whole-SM blocks), a block that does not fit in what they leave starts
-//! only once that kernel's blocks begin to retire ([`NodeCost::leaves`]). (Small kernels
-//! beside kernels of fewer blocks than SMs that each hold an SM are not confined to the SMs
-//! those leave: a rule that confined them priced held-out walks of element-wise chains beside
-//! chains of decode GEMVs up to 38% high, stretching the GEMVs as well, where unprofiled graphs
-//! show the GEMV lane keeping its pace; docs/validation-h200.md, "Held-out batches 53–56" and
-//! "Held-out batch 58".) One lane alone comes out as [`Schedule::lay_out`] does.
+//! perfectly, a lower bound for a graph whose streams' kernels compete for the SMs. Here each node
+//! is a front-end part (the graph's per-node cost, which no other kernel slows, though it grows by
+//! a measured amount for each other lane with nodes left, as the GPU's front end serves them all:
+//! [`crate::front_end`]) followed by its kernel, which holds a share of the GPU
+//! ([`crate::occupancy`]; a kernel of one round of fat blocks no more than the profile's widest
+//! GEMM pair held, see `crate::offline`) and, where its bytes are known, asks for a load on device
+//! memory, and where its flops are known, for a share of the GPU's arithmetic. While the kernels
+//! running at one moment hold more than the whole GPU, ask for more than the memory's bandwidth, or
+//! keep more than the arithmetic's peak busy, every one of them advances at the whole over their
+//! demand (the largest of the three): work is conserved, as when blocks that find no room wait for
+//! blocks of other kernels to retire, or two f32 GEMMs whose small blocks fit an SM together share
+//! its FMA units. While kernels of two or more lanes run together they also advance slower by what
+//! was measured for kernels side by side beyond what that sharing already costs
+//! ([`crate::beside`]), each read at the load beside it ([`load_beside`]: a decode GEMV beside a
+//! lane of small kernels is not slowed by its own traffic as beside a second GEMV, and is read at
+//! what those small kernels move at the pace their own stretch leaves them, not at what they would
+//! ask alone): the stretch of a whole node, as it was measured (a GEMM's or an add's node time
+//! beside the other stream against alone), laid on the node's kernel, which alone runs beside the
+//! other lanes (a 1 µs add in a 1.4 µs node takes 0.4 × 1.4 µs more at +40%, not 0.4 × 1). So a
+//! pair like the measured one comes out as measured, and a kernel that overlaps another for part of
+//! its time is slowed for that part: which of two kernels started first, by a hair or by half their
+//! time, does not decide which one pays. A kernel that finds no room for its blocks waits, though:
+//! beside a kernel whose blocks fill every SM (one round on each, as a decode GEMV of 132 whole-SM
+//! blocks), a block that does not fit in what they leave starts only once that kernel's blocks
+//! begin to retire ([`NodeCost::leaves`]). (Small kernels beside kernels of fewer blocks than SMs
+//! that each hold an SM are not confined to the SMs those leave: a rule that confined them priced
+//! held-out walks of element-wise chains beside chains of decode GEMVs up to 38% high, stretching
+//! the GEMVs as well, where unprofiled graphs show the GEMV lane keeping its pace;
+//! docs/validation-h200.md, "Held-out batches 53–56" and "Held-out batch 58".) One lane alone comes
+//! out as [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
 use crate::occupancy::SmRoom;
@@ -111,17 +111,16 @@ pub fn load_beside(total_gb_s: f64, own_gb_s: f64) -> f64 {
 /// many small steps).
 const DONE_NS: f64 = 1e-6;
 
-/// Lays `schedule` out with side-by-side kernels sharing the GPU's SMs, its arithmetic and,
-/// above `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold
-/// more than the SMs, keep more than the arithmetic busy or ask for more than the bandwidth,
-/// each advances at the whole over their demand, the largest of the three. While kernels of
-/// two or more lanes run, each advances `1 + stretch(load, held) × node / kernel` times slower
-/// again (the stretch is of the whole node, [`NodeCost::fixed_ns`] and
-/// [`NodeCost::work_ns`] together, laid on the kernel), the load
-/// being [`load_beside`] its own GB/s of what they move together (a small kernel of
-/// [`lay_out_sharing_with`] at the pace its stretch leaves it), `held` the larger of their shares of the SMs together and of
-/// the arithmetic together (what the sharing already prices). Returns each op's lane, start and end, ns, in the order
-/// the ops end.
+/// Lays `schedule` out with side-by-side kernels sharing the GPU's SMs, its arithmetic and, above
+/// `bandwidth_gb_s` (0: not shared), its device memory: while the running kernels hold more than
+/// the SMs, keep more than the arithmetic busy or ask for more than the bandwidth, each advances at
+/// the whole over their demand, the largest of the three. While kernels of two or more lanes run,
+/// each advances `1 + stretch(load, held) × node / kernel` times slower again (the stretch is of
+/// the whole node, [`NodeCost::fixed_ns`] and [`NodeCost::work_ns`] together, laid on the kernel),
+/// the load being [`load_beside`] its own GB/s of what they move together (a small kernel of
+/// [`lay_out_sharing_with`] at the pace its stretch leaves it), `held` the larger of their shares
+/// of the SMs together and of the arithmetic together (what the sharing already prices). Returns
+/// each op's lane, start and end, ns, in the order the ops end.
 pub fn lay_out_sharing(
     schedule: &Schedule,
     node: impl FnMut(usize) -> NodeCost,

@@ -153,7 +153,8 @@ pub enum Error {
     /// caller may build a new one (see `Graph::update_or_reinstantiate`).
     #[error("the driver refused to update the executable graph: {result}{node}")]
     GraphUpdate {
-        /// The driver's `CUgraphExecUpdateResult`, e.g. `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`.
+        /// The driver's `CUgraphExecUpdateResult`, e.g.
+        /// `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`.
         result: String,
         /// Where: " at a CU_GRAPH_NODE_TYPE_KERNEL node", or empty when the driver named no node.
         node: String,

@@ -95,13 +95,13 @@ pub enum ConcurrentSpins {
     Grid,
 }
 
-/// How a long element-wise kernel (by name, [`crate::trace::is_element_wise`]) stands in on a walk of one
-/// stream. A graph node of a kernel that reads from device memory costs more at the upper of
+/// How a long element-wise kernel (by name, [`crate::trace::is_element_wise`]) stands in on a walk
+/// of one stream. A graph node of a kernel that reads from device memory costs more at the upper of
 /// the two levels of per-node cost than one that reads from the L2 or spins (H200: 0.36 against
-/// 0.18 µs a node, `scripts/graph_kernel_probe.py`), which is why long kernels stream, as a
-/// decode step's weight reads do. An element-wise kernel reads activations the step has just
-/// written, from the L2; a stand-in streaming fresh device memory for it prices its node at
-/// the device-memory level.
+/// 0.18 µs a node, `scripts/graph_kernel_probe.py`), which is why long kernels stream, as a decode
+/// step's weight reads do. An element-wise kernel reads activations the step has just written, from
+/// the L2; a stand-in streaming fresh device memory for it prices its node at the device-memory
+/// level.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ElementWise {

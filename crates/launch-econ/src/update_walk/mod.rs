@@ -3,10 +3,10 @@
 //! (llama.cpp); set-params on the changed nodes; device-side parameters (each kernel reads its
 //! changing argument from device memory that the host rewrites with one copy a step).
 //!
-//! Two walks: a synthetic step of `add` kernels ([`SyntheticWalk`]) and a recorded walk
-//! replayed by stand-ins ([`RecordedWalk`]). Every step ends with a synchronize, as a decode loop waits for
-//! its token. After each way's timed steps the outputs are cleared, one more step is run the
-//! same way, and every output is checked against what that step must have written.
+//! Two walks: a synthetic step of `add` kernels ([`SyntheticWalk`]) and a recorded walk replayed by
+//! stand-ins ([`RecordedWalk`]). Every step ends with a synchronize, as a decode loop waits for its
+//! token. After each way's timed steps the outputs are cleared, one more step is run the same way,
+//! and every output is checked against what that step must have written.
 
 mod recorded;
 mod synthetic;

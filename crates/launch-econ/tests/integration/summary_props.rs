@@ -1,9 +1,9 @@
-//! The offline price (`replay --summary`) over random walks of forked lanes, read from Kineto
-//! JSON as a user's trace is: whatever the kernels' grids, blocks, registers and shared memory
-//! (ones no SM could hold included), the price is finite, no shorter than the walk with every
-//! kernel at its recorded time, and counts no more kernels waiting for room than the walk has; and a
-//! kernel more at a lane's end never makes it shorter. (One put in a lane's middle may, by a
-//! few ns: it moves the lane's later kernels beside others, as on a real GPU.)
+//! The offline price (`replay --summary`) over random walks of forked lanes, read from Kineto JSON
+//! as a user's trace is: whatever the kernels' grids, blocks, registers and shared memory (ones no
+//! SM could hold included), the price is finite, no shorter than the walk with every kernel at its
+//! recorded time, and counts no more kernels waiting for room than the walk has; and a kernel more
+//! at a lane's end never makes it shorter. (One put in a lane's middle may, by a few ns: it moves
+//! the lane's later kernels beside others, as on a real GPU.)
 
 use launch_econ::document::TraceInfo;
 use launch_econ::price::StepPrice;
