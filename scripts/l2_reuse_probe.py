@@ -59,7 +59,7 @@ def build():
     return gemms, {"chained": chained, "fresh": fresh}
 
 
-def capture(parts):
+def capture_lanes(parts):
     s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
 
     def step():
@@ -95,10 +95,10 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     gemms, sides = build()
-    graphs = {"gemms": capture([gemms])}
+    graphs = {"gemms": capture_lanes([gemms])}
     for name, side in sides.items():
-        graphs[name] = capture([side])
-        graphs[f"gemms+{name}"] = capture([gemms, side])
+        graphs[name] = capture_lanes([side])
+        graphs[f"gemms+{name}"] = capture_lanes([gemms, side])
     samples = {k: [] for k in graphs}
     for i in range(args.batches):
         order = list(graphs) if i % 2 == 0 else list(reversed(graphs))
