@@ -84,8 +84,8 @@ def build(name):
             w = [[randn(1024, 1024, dtype=f32) for _ in range(4)] for _ in range(3)]
             x = [randn(256, 1024, dtype=f32) for _ in range(3)]
 
-            def gemms(j):
+            def lane_gemms(j):
                 return chain(lambda i, y: (x[j] if y is None else y) @ w[j][i], 4)
-            side = fork_join(lambda: gemms(1)().sum(), lambda: gemms(2)().sum())
-            return fork_join(lambda: gemms(0)().sum(), side), "torch"
+            side = fork_join(lambda: lane_gemms(1)().sum(), lambda: lane_gemms(2)().sum())
+            return fork_join(lambda: lane_gemms(0)().sum(), side), "torch"
     raise KeyError(name)

@@ -123,18 +123,18 @@ def build(name):
             c1 = torch.nn.Conv2d(256, 256, 1).half()
             x = torch.randn(4, 256, 56, 56, dtype=torch.float16)
 
-            def a():
+            def branch_3x3():
                 y = x
                 for _ in range(4):
                     y = f.relu(c3(y))
                 return y
 
-            def b():
+            def branch_1x1():
                 y = x
                 for _ in range(4):
                     y = f.relu(c1(y))
                 return y
-            return fork_join(a, b), "torch"
+            return fork_join(branch_3x3, branch_1x1), "torch"
         if name == "hb_two_experts_b64":
             ex = [[(torch.randn(2048, 4096, dtype=torch.bfloat16) * 0.01,
                     torch.randn(2048, 4096, dtype=torch.bfloat16) * 0.01,

@@ -376,3 +376,17 @@ def test_readme_pastes_are_brought_up_to_what_a_build_prints():
     assert unplaced == ["  gone entirely"]
     # A paste that is current comes back as it was.
     assert r.refresh(new[:-1], printed, add=["per lane"]) == (new[:-1], [], [])
+
+
+def test_every_script_passes_pyflakes():
+    # The probes and walk modules run only on a GPU machine: a name that shadows another or is
+    # never defined would first show there (l2_reuse_probe called itself from d57782c on).
+    from pyflakes.api import checkPath
+    from pyflakes.reporter import Reporter
+    import glob
+    import io
+    out = io.StringIO()
+    paths = sorted(glob.glob(os.path.join(SCRIPTS, "*.py"))
+                   + glob.glob(os.path.join(SCRIPTS, "tests", "*.py")))
+    found = sum(checkPath(p, Reporter(out, out)) for p in paths)
+    assert found == 0, out.getvalue()
