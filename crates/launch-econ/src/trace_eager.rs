@@ -80,6 +80,67 @@ pub fn outside_per_event(h: &HostSide) -> (f64, OutsideFrom, usize) {
     }
 }
 
+/// How the trace-only eager step came out on the stored H200 validation walks whose traces hold
+/// launch calls in one range (`scripts/reprice_summary.py --trace-eager`; the stored-claims
+/// test checks these against this version).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchClass {
+    /// The class holds traces of fewer launch calls than this (and no fewer than the class
+    /// before it holds).
+    pub below: usize,
+    /// Stored walks in the class.
+    pub walks: usize,
+    /// Those whose trace-only eager step came within 25% of the real one.
+    pub within_25: usize,
+    /// Their median error, % (its size, to the whole).
+    pub median_abs_error_pct: usize,
+}
+
+/// [`LaunchClass`]es, by launch calls: a small step's host time is a few hundred
+/// microseconds, of which what the profiler added moves from recording to recording as much
+/// as the step itself (the first calls' one-time costs alone are hundreds), so the smaller
+/// the trace the farther off its estimate.
+pub const BY_LAUNCH_CALLS: [LaunchClass; 3] = [
+    LaunchClass {
+        below: 50,
+        walks: 106,
+        within_25: 29,
+        median_abs_error_pct: 41,
+    },
+    LaunchClass {
+        below: 200,
+        walks: 77,
+        within_25: 42,
+        median_abs_error_pct: 19,
+    },
+    LaunchClass {
+        below: usize::MAX,
+        walks: 67,
+        within_25: 50,
+        median_abs_error_pct: 14,
+    },
+];
+
+/// The class of a trace of `launch_calls`, and its range in words.
+pub fn launch_class(launch_calls: usize) -> (LaunchClass, String) {
+    let i = BY_LAUNCH_CALLS
+        .iter()
+        .position(|c| launch_calls < c.below)
+        .unwrap_or(BY_LAUNCH_CALLS.len() - 1);
+    let from = if i == 0 {
+        0
+    } else {
+        BY_LAUNCH_CALLS[i - 1].below
+    };
+    let c = BY_LAUNCH_CALLS[i];
+    let words = match (from, c.below) {
+        (0, b) => format!("fewer than {b}"),
+        (a, usize::MAX) => format!("{a} or more"),
+        (a, b) => format!("{a} to {}", b - 1),
+    };
+    (c, words)
+}
+
 /// What the trace-only eager step read the profiler's cost from, for the report.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ProfilerReadings {
@@ -97,6 +158,10 @@ pub struct ProfilerReadings {
     pub inside_op_samples: usize,
     /// The operators the trace recorded.
     pub operators: usize,
+    /// The calls that issue GPU work the trace recorded: the class its accuracy is quoted
+    /// for ([`BY_LAUNCH_CALLS`]).
+    #[serde(default)]
+    pub launch_calls: usize,
     /// What the readings rest on, for readers of the JSON (the report's note says the same).
     pub basis: ReadingBasis,
 }
@@ -141,12 +206,24 @@ impl ProfilerReadings {
             inside_op_us: h.profiler_inside_op_ns / 1e3,
             inside_op_samples: h.profiler_inside_op_samples,
             operators: h.cpu_ops,
+            launch_calls: h.launch_calls,
             basis: ReadingBasis::of(h.cpu_ops, per_event_samples, h.profiler_inside_op_samples),
         })
     }
 
-    /// The readings in words, and what they leave open: a line under the eager step.
+    /// The readings in words, and what they leave open, and how far off traces of as many
+    /// launch calls came: lines under the eager step.
     pub fn text(&self) -> String {
+        let (class, range) = launch_class(self.launch_calls);
+        let accuracy = format!(
+            "              (stored H200 validation walks of {range} launch calls, as this trace holds {}: {} of {} within 25% of their unprofiled step, a median error of {}%)\n",
+            self.launch_calls, class.within_25, class.walks, class.median_abs_error_pct
+        );
+        self.readings_text() + &accuracy
+    }
+
+    /// The readings in words, and what they leave open.
+    fn readings_text(&self) -> String {
         if self.basis == ReadingBasis::NoOperators {
             return "              (no framework operators recorded: of the profiler's cost only its inflation of the launch calls, over this GPU's launch floor, is taken out)\n".into();
         }
@@ -283,6 +360,33 @@ mod tests {
         let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(four)), 3.0).unwrap();
         assert!((e - 0.012).abs() < 1e-12, "{e}");
         assert!(eager_from_trace(&walk(&[1.0], None), 3.0).is_none());
+    }
+
+    #[test]
+    fn a_trace_is_quoted_the_accuracy_of_its_launch_class() {
+        assert_eq!(launch_class(0).1, "fewer than 50");
+        assert_eq!(launch_class(49).1, "fewer than 50");
+        assert_eq!(launch_class(50).1, "50 to 199");
+        assert_eq!(launch_class(199).1, "50 to 199");
+        assert_eq!(launch_class(200).1, "200 or more");
+        assert_eq!(launch_class(usize::MAX).0, BY_LAUNCH_CALLS[2]);
+        // Every class holds walks, and the note quotes the trace's own.
+        assert!(BY_LAUNCH_CALLS
+            .iter()
+            .all(|c| c.walks > 0 && c.within_25 <= c.walks));
+        let text = ProfilerReadings {
+            launch_calls: 120,
+            ..readings(30, 12)
+        }
+        .text();
+        let c = BY_LAUNCH_CALLS[1];
+        assert!(
+            text.contains(&format!(
+                "walks of 50 to 199 launch calls, as this trace holds 120: {} of {} within 25%",
+                c.within_25, c.walks
+            )),
+            "{text}"
+        );
     }
 
     fn readings(per_event_samples: usize, inside_op_samples: usize) -> ProfilerReadings {

@@ -29,7 +29,9 @@ class Price:
     ``per_event_samples`` operators that only call operators, or where there are none from
     as many gaps between operators (``per_event_from``: ``wrapper-operators`` or
     ``gaps-between-operators``, which reads high), ``inside_op_us`` inside each
-    operator from ``inside_op_samples`` views, ``operators``, and ``basis``: ``read``,
+    operator from ``inside_op_samples`` views, ``operators``, ``launch_calls`` (the class of
+    traces whose accuracy the report quotes: fewer than 50, 50 to 199, 200 or more), and
+    ``basis``: ``read``,
     ``rough`` (fewer than ten of either), ``missing`` (none of one: not taken out) or
     ``no-operators``; ``None`` otherwise),
     ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use launch_econ::caveats::unreproduced;
 use launch_econ::pricing::{load_profile, price_offline, read_walk};
 use launch_econ::trace::{Filter, Walk};
+use launch_econ::trace_eager::{launch_class, LaunchClass, BY_LAUNCH_CALLS};
 use launch_econ::wide_grids::WideGrids;
 use serde_json::Value;
 
@@ -70,6 +71,7 @@ struct Priced {
     graph_error_pct: Option<f64>,
     eager_ratio: f64,
     eager_text: String,
+    launch_calls: usize,
     streams: usize,
     warnings: Vec<String>,
 }
@@ -102,6 +104,7 @@ fn price(s: &Stored) -> Priced {
             .then(|| (graph.graph_step_ms / real_graph_ms - 1.0) * 100.0),
         eager_ratio: trace_only.eager_step_ms / eager_ms,
         eager_text: trace_only.text(),
+        launch_calls: walk.host.map_or(0, |h| h.launch_calls),
         streams: r["walk_summary"]["streams"].as_array().map_or(1, Vec::len),
         warnings: unreproduced(&walk, false),
     }
@@ -256,6 +259,52 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
         "the trace-only eager step's note (price::EagerSource)",
     );
 
+    // The same by the launch calls of the traces, as the note quotes it for a trace's class.
+    let mut from = 0;
+    let classes: Vec<LaunchClass> = BY_LAUNCH_CALLS
+        .iter()
+        .map(|c| {
+            let errors: Vec<f64> = priced
+                .iter()
+                .filter(|p| (from..c.below).contains(&p.launch_calls))
+                .map(|p| (p.eager_ratio - 1.0) * 100.0)
+                .collect();
+            from = c.below;
+            LaunchClass {
+                below: c.below,
+                walks: errors.len(),
+                within_25: within(&errors, 25.0),
+                median_abs_error_pct: median(&errors.iter().map(|e| e.abs()).collect::<Vec<_>>())
+                    .round() as usize,
+            }
+        })
+        .collect();
+    assert_eq!(
+        classes,
+        BY_LAUNCH_CALLS,
+        "trace_eager::BY_LAUNCH_CALLS no longer says what this version gives on the stored walks; it should say:\n{classes:#?}"
+    );
+
+    let words: Vec<String> = classes
+        .iter()
+        .map(|c| launch_class(c.below - 1).1)
+        .collect();
+    let readme_classes = format!(
+        "traces of {} launch calls {} of {} within 25% (a median error of {}%), {} {} of {} ({}%), {} {} of {} ({}%)",
+        words[0],
+        classes[0].within_25,
+        classes[0].walks,
+        classes[0].median_abs_error_pct,
+        words[1],
+        classes[1].within_25,
+        classes[1].walks,
+        classes[1].median_abs_error_pct,
+        words[2],
+        classes[2].within_25,
+        classes[2].walks,
+        classes[2].median_abs_error_pct
+    );
+
     // The README's account of this version's offline price.
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let one: Vec<f64> = priced
@@ -292,6 +341,11 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
             within(&eager_errors, 25.0)
         ),
         "the README (\"Pass --eager-step-ms\")",
+    );
+    says(
+        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &readme_classes,
+        "the README (\"Pass --eager-step-ms\", by launch calls)",
     );
 
     // The README's walks where `--summary` is off (or was, and what it gives now).
