@@ -18,17 +18,16 @@ use crate::trace::{HostSide, Walk};
 /// read its cost from 5 and came out 87% low).
 const FEW_SAMPLES: usize = 10;
 
-/// The eager step estimated from the trace's host side, ms: from the first CPU event to the
-/// end of the last GPU operation, less what the profiler added to each launch call (its
-/// recorded duration over `launch_floor_us`, the unprofiled cost of one launch on this GPU),
-/// its callbacks' cost outside each recorded event ([`outside_per_event`]) and inside each
-/// operator and each call that issues no GPU work (see [`crate::trace::host`]), and its own
-/// work recorded in between, and
-/// never below what no eager step can beat: the recorded GPU time, nor its launch calls at
+/// The eager step estimated from the trace's host side, ms: from the first CPU event to the end of
+/// the last GPU operation, less what the profiler added to each launch call (its recorded duration
+/// over `launch_floor_us`, the unprofiled cost of one launch on this GPU), its callbacks' cost
+/// outside each recorded event ([`outside_per_event`]) and inside each operator and each call that
+/// issues no GPU work (see [`crate::trace::host`]), and its own work recorded in between, and never
+/// below what no eager step can beat: the recorded GPU time, nor its launch calls at
 /// `launch_floor_us` each (the host issues every launch before the step can end; where the
-/// profiler's cost read from the trace is more than the step held, as on an H200 MobileNet
-/// block walk whose estimate fell to its GPU time, 0.15 ms against a 1.45 ms step, the
-/// reading is wrong and the floor is nearer). `None` without a host side.
+/// profiler's cost read from the trace is more than the step held, as on an H200 MobileNet block
+/// walk whose estimate fell to its GPU time, 0.15 ms against a 1.45 ms step, the reading is wrong
+/// and the floor is nearer). `None` without a host side.
 pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
     let h = walk.host?;
     let span_ns = walk.end_ns() - h.start_ns;
