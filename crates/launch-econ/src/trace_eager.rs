@@ -120,24 +120,51 @@ pub const BY_LAUNCH_CALLS: [LaunchClass; 3] = [
     },
 ];
 
-/// The class of a trace of `launch_calls`, and its range in words.
-pub fn launch_class(launch_calls: usize) -> (LaunchClass, String) {
+/// How far off the stored walks of one launch class came (a [`LaunchClass`] with its lower
+/// end), as the report quotes it for a trace of that class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassAccuracy {
+    /// The class's traces hold at least this many launch calls...
+    pub launch_calls_from: usize,
+    /// ...and fewer than this many (`None`: no upper end).
+    pub launch_calls_below: Option<usize>,
+    /// Stored walks in the class.
+    pub walks: usize,
+    /// Those whose trace-only eager step came within 25% of the real one.
+    pub within_25: usize,
+    /// Their median error, % (its size, to the whole).
+    pub median_abs_error_pct: usize,
+}
+
+impl ClassAccuracy {
+    /// The class's range in words: `fewer than 50`, `50 to 199`, `200 or more`.
+    pub fn range(&self) -> String {
+        match (self.launch_calls_from, self.launch_calls_below) {
+            (0, Some(b)) => format!("fewer than {b}"),
+            (a, None) => format!("{a} or more"),
+            (a, Some(b)) => format!("{a} to {}", b - 1),
+        }
+    }
+}
+
+/// The class of a trace of `launch_calls` ([`BY_LAUNCH_CALLS`]).
+pub fn launch_class(launch_calls: usize) -> ClassAccuracy {
     let i = BY_LAUNCH_CALLS
         .iter()
         .position(|c| launch_calls < c.below)
         .unwrap_or(BY_LAUNCH_CALLS.len() - 1);
-    let from = if i == 0 {
-        0
-    } else {
-        BY_LAUNCH_CALLS[i - 1].below
-    };
     let c = BY_LAUNCH_CALLS[i];
-    let words = match (from, c.below) {
-        (0, b) => format!("fewer than {b}"),
-        (a, usize::MAX) => format!("{a} or more"),
-        (a, b) => format!("{a} to {}", b - 1),
-    };
-    (c, words)
+    ClassAccuracy {
+        launch_calls_from: if i == 0 {
+            0
+        } else {
+            BY_LAUNCH_CALLS[i - 1].below
+        },
+        launch_calls_below: (c.below != usize::MAX).then_some(c.below),
+        walks: c.walks,
+        within_25: c.within_25,
+        median_abs_error_pct: c.median_abs_error_pct,
+    }
 }
 
 /// What the trace-only eager step read the profiler's cost from, for the report.
@@ -157,10 +184,12 @@ pub struct ProfilerReadings {
     pub inside_op_samples: usize,
     /// The operators the trace recorded.
     pub operators: usize,
-    /// The calls that issue GPU work the trace recorded: the class its accuracy is quoted
-    /// for ([`BY_LAUNCH_CALLS`]).
+    /// The calls that issue GPU work the trace recorded.
     #[serde(default)]
     pub launch_calls: usize,
+    /// How far off the stored walks of as many launch calls came ([`launch_class`]).
+    #[serde(default)]
+    pub stored_accuracy: Option<ClassAccuracy>,
     /// What the readings rest on, for readers of the JSON (the report's note says the same).
     pub basis: ReadingBasis,
 }
@@ -206,6 +235,7 @@ impl ProfilerReadings {
             inside_op_samples: h.profiler_inside_op_samples,
             operators: h.cpu_ops,
             launch_calls: h.launch_calls,
+            stored_accuracy: Some(launch_class(h.launch_calls)),
             basis: ReadingBasis::of(h.cpu_ops, per_event_samples, h.profiler_inside_op_samples),
         })
     }
@@ -213,11 +243,16 @@ impl ProfilerReadings {
     /// The readings in words, and what they leave open, and how far off traces of as many
     /// launch calls came: lines under the eager step.
     pub fn text(&self) -> String {
-        let (class, range) = launch_class(self.launch_calls);
-        let accuracy = format!(
-            "              (stored H200 validation walks of {range} launch calls, as this trace holds {}: {} of {} within 25% of their unprofiled step, a median error of {}%)\n",
-            self.launch_calls, class.within_25, class.walks, class.median_abs_error_pct
-        );
+        let accuracy = self.stored_accuracy.map_or(String::new(), |c| {
+            format!(
+                "              (stored H200 validation walks of {} launch calls, as this trace holds {}: {} of {} within 25% of their unprofiled step, a median error of {}%)\n",
+                c.range(),
+                self.launch_calls,
+                c.within_25,
+                c.walks,
+                c.median_abs_error_pct
+            )
+        });
         self.readings_text() + &accuracy
     }
 
@@ -363,18 +398,23 @@ mod tests {
 
     #[test]
     fn a_trace_is_quoted_the_accuracy_of_its_launch_class() {
-        assert_eq!(launch_class(0).1, "fewer than 50");
-        assert_eq!(launch_class(49).1, "fewer than 50");
-        assert_eq!(launch_class(50).1, "50 to 199");
-        assert_eq!(launch_class(199).1, "50 to 199");
-        assert_eq!(launch_class(200).1, "200 or more");
-        assert_eq!(launch_class(usize::MAX).0, BY_LAUNCH_CALLS[2]);
+        assert_eq!(launch_class(0).range(), "fewer than 50");
+        assert_eq!(launch_class(49).range(), "fewer than 50");
+        assert_eq!(launch_class(50).range(), "50 to 199");
+        assert_eq!(launch_class(199).range(), "50 to 199");
+        assert_eq!(launch_class(200).range(), "200 or more");
+        let last = launch_class(usize::MAX);
+        assert_eq!(
+            (last.launch_calls_below, last.walks),
+            (None, BY_LAUNCH_CALLS[2].walks)
+        );
         // Every class holds walks, and the note quotes the trace's own.
         assert!(BY_LAUNCH_CALLS
             .iter()
             .all(|c| c.walks > 0 && c.within_25 <= c.walks));
         let text = ProfilerReadings {
             launch_calls: 120,
+            stored_accuracy: Some(launch_class(120)),
             ..readings(30, 12)
         }
         .text();

@@ -29,9 +29,10 @@ class Price:
     ``per_event_samples`` operators that only call operators, or where there are none from
     as many gaps between operators (``per_event_from``: ``wrapper-operators`` or
     ``gaps-between-operators``, which reads high), ``inside_op_us`` inside each
-    operator from ``inside_op_samples`` views, ``operators``, ``launch_calls`` (the class of
-    traces whose accuracy the report quotes: fewer than 50, 50 to 199, 200 or more), and
-    ``basis``: ``read``,
+    operator from ``inside_op_samples`` views, ``operators``, ``launch_calls``,
+    ``stored_accuracy`` (how the stored H200 validation walks of as many launch calls came
+    out: ``launch_calls_from``, ``launch_calls_below`` (``None``: no end), ``walks``,
+    ``within_25``, ``median_abs_error_pct``), and ``basis``: ``read``,
     ``rough`` (fewer than ten of either), ``missing`` (none of one: not taken out) or
     ``no-operators``; ``None`` otherwise),
     ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
@@ -109,6 +110,12 @@ class Price:
                          f"an event outside + inside, read from {r['per_event_samples']}"
                          f" {_OUTSIDE_FROM.get(r.get('per_event_from'), 'operators')}"
                          f" and {r['inside_op_samples']} views{note}"))
+        a = r.get("stored_accuracy") if r else None
+        if a:
+            rows.append(("  as traces of", f"{r['launch_calls']} launches",
+                         f"the stored walks of {_launch_range(a)} launch calls came within 25%"
+                         f" on {a['within_25']} of {a['walks']}, a median error of"
+                         f" {a['median_abs_error_pct']}%"))
         rows.append(("graph step", f"{self.graph_ms:.4f} ms", _GRAPH.get(self.graph_source, "")))
         # The graph step's other readings, each where the price has it.
         for label, value, unit, note in (
@@ -194,6 +201,14 @@ _EAGER = {
     "trace": "the trace's host side, less the profiler's inflation",
     "engine-floor": "the lean engine's own cost: a lower bound",
 }
+def _launch_range(a):
+    """A launch class's range in words, as the report writes it: `50 to 199`."""
+    lo, below = a["launch_calls_from"], a["launch_calls_below"]
+    if below is None:
+        return f"{lo} or more"
+    return f"fewer than {below}" if lo == 0 else f"{lo} to {below - 1}"
+
+
 # Where the profiler's cost outside each event was read (`per_event_from`).
 _OUTSIDE_FROM = {
     "wrapper-operators": "operators",

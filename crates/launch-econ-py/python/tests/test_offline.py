@@ -41,6 +41,11 @@ def test_a_loop_of_leaf_operators_reads_the_gaps_between_them():
     assert readings["per_event_from"] == "gaps-between-operators"
     assert readings["per_event_samples"] > 100 and readings["per_event_us"] > 0
     assert "gaps between operators (reads high)" in repr(r)
+    # How far off the stored walks of as many launch calls (128) came.
+    a = readings["stored_accuracy"]
+    assert (a["launch_calls_from"], a["launch_calls_below"]) == (50, 200)
+    assert 0 < a["within_25"] <= a["walks"]
+    assert "the stored walks of 50 to 199 launch calls came within 25%" in repr(r)
 
 
 def test_the_users_eager_step_is_used_and_named():

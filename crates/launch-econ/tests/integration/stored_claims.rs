@@ -287,7 +287,7 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
 
     let words: Vec<String> = classes
         .iter()
-        .map(|c| launch_class(c.below - 1).1)
+        .map(|c| launch_class(c.below - 1).range())
         .collect();
     let readme_classes = format!(
         "traces of {} launch calls {} of {} within 25% (a median error of {}%), {} {} of {} ({}%), {} {} of {} ({}%)",
