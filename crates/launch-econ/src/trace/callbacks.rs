@@ -149,13 +149,8 @@ mod tests {
 
     fn ev(ts_ns: f64, dur_ns: f32, kind: HostKind, thread: u64) -> HostEvent {
         HostEvent {
-            ts_ns,
-            dur_ns,
-            kind,
-            waits: false,
-            blocks: false,
             thread,
-            call: 0,
+            ..crate::trace::host::tests::ev(ts_ns, dur_ns, kind)
         }
     }
 

@@ -283,10 +283,11 @@ pub(super) fn covered_ns(sorted: &[(f64, f64)], from: f64, to: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn ev(ts_ns: f64, dur_ns: f32, kind: HostKind) -> HostEvent {
+    /// A host event of `kind` on thread 1 that waits for nothing (the trace modules' tests).
+    pub(in crate::trace) fn ev(ts_ns: f64, dur_ns: f32, kind: HostKind) -> HostEvent {
         HostEvent {
             ts_ns,
             dur_ns,
