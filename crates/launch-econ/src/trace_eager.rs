@@ -79,49 +79,10 @@ pub fn outside_per_event(h: &HostSide) -> (f64, OutsideFrom, usize) {
     }
 }
 
-/// How the trace-only eager step came out on the stored H200 validation walks whose traces hold
-/// launch calls in one range (`scripts/reprice_summary.py --trace-eager`; the stored-claims
-/// test checks these against this version).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LaunchClass {
-    /// The class holds traces of fewer launch calls than this (and no fewer than the class
-    /// before it holds).
-    pub below: usize,
-    /// Stored walks in the class.
-    pub walks: usize,
-    /// Those whose trace-only eager step came within 25% of the real one.
-    pub within_25: usize,
-    /// Their median error, % (its size, to the whole).
-    pub median_abs_error_pct: usize,
-}
-
-/// [`LaunchClass`]es, by launch calls: a small step's host time is a few hundred
-/// microseconds, of which what the profiler added moves from recording to recording as much
-/// as the step itself (the first calls' one-time costs alone are hundreds), so the smaller
-/// the trace the farther off its estimate.
-pub const BY_LAUNCH_CALLS: [LaunchClass; 3] = [
-    LaunchClass {
-        below: 50,
-        walks: 106,
-        within_25: 29,
-        median_abs_error_pct: 41,
-    },
-    LaunchClass {
-        below: 200,
-        walks: 77,
-        within_25: 42,
-        median_abs_error_pct: 19,
-    },
-    LaunchClass {
-        below: usize::MAX,
-        walks: 67,
-        within_25: 50,
-        median_abs_error_pct: 14,
-    },
-];
-
-/// How far off the stored walks of one launch class came (a [`LaunchClass`] with its lower
-/// end), as the report quotes it for a trace of that class.
+/// How far off the trace-only eager step came on the stored H200 validation walks whose traces
+/// hold launch calls in one range (`scripts/reprice_summary.py --trace-eager`; the
+/// stored-claims test checks these against this version), as the report quotes it for a trace
+/// of that range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassAccuracy {
     /// The class's traces hold at least this many launch calls...
@@ -137,6 +98,12 @@ pub struct ClassAccuracy {
 }
 
 impl ClassAccuracy {
+    /// Whether a trace of `launch_calls` falls in the class.
+    pub fn holds(&self, launch_calls: usize) -> bool {
+        launch_calls >= self.launch_calls_from
+            && self.launch_calls_below.is_none_or(|b| launch_calls < b)
+    }
+
     /// The class's range in words: `fewer than 50`, `50 to 199`, `200 or more`.
     pub fn range(&self) -> String {
         match (self.launch_calls_from, self.launch_calls_below) {
@@ -147,24 +114,40 @@ impl ClassAccuracy {
     }
 }
 
+/// [`ClassAccuracy`] by launch calls, every count in one class: a small step's host time is a
+/// few hundred microseconds, of which what the profiler added moves from recording to
+/// recording as much as the step itself (the first calls' one-time costs alone are hundreds),
+/// so the smaller the trace the farther off its estimate.
+pub const BY_LAUNCH_CALLS: [ClassAccuracy; 3] = [
+    ClassAccuracy {
+        launch_calls_from: 0,
+        launch_calls_below: Some(50),
+        walks: 106,
+        within_25: 29,
+        median_abs_error_pct: 41,
+    },
+    ClassAccuracy {
+        launch_calls_from: 50,
+        launch_calls_below: Some(200),
+        walks: 77,
+        within_25: 42,
+        median_abs_error_pct: 19,
+    },
+    ClassAccuracy {
+        launch_calls_from: 200,
+        launch_calls_below: None,
+        walks: 67,
+        within_25: 50,
+        median_abs_error_pct: 14,
+    },
+];
+
 /// The class of a trace of `launch_calls` ([`BY_LAUNCH_CALLS`]).
 pub fn launch_class(launch_calls: usize) -> ClassAccuracy {
-    let i = BY_LAUNCH_CALLS
+    *BY_LAUNCH_CALLS
         .iter()
-        .position(|c| launch_calls < c.below)
-        .unwrap_or(BY_LAUNCH_CALLS.len() - 1);
-    let c = BY_LAUNCH_CALLS[i];
-    ClassAccuracy {
-        launch_calls_from: if i == 0 {
-            0
-        } else {
-            BY_LAUNCH_CALLS[i - 1].below
-        },
-        launch_calls_below: (c.below != usize::MAX).then_some(c.below),
-        walks: c.walks,
-        within_25: c.within_25,
-        median_abs_error_pct: c.median_abs_error_pct,
-    }
+        .find(|c| c.holds(launch_calls))
+        .expect("the classes cover every count")
 }
 
 /// What the trace-only eager step read the profiler's cost from, for the report.
@@ -408,6 +391,11 @@ mod tests {
             (last.launch_calls_below, last.walks),
             (None, BY_LAUNCH_CALLS[2].walks)
         );
+        // The classes cover every count, one after another.
+        assert_eq!(BY_LAUNCH_CALLS[0].launch_calls_from, 0);
+        assert!(BY_LAUNCH_CALLS
+            .windows(2)
+            .all(|w| w[0].launch_calls_below == Some(w[1].launch_calls_from)));
         // Every class holds walks, and the note quotes the trace's own.
         assert!(BY_LAUNCH_CALLS
             .iter()

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use launch_econ::caveats::unreproduced;
 use launch_econ::pricing::{load_profile, price_offline, read_walk};
 use launch_econ::trace::{Filter, Walk};
-use launch_econ::trace_eager::{launch_class, LaunchClass, BY_LAUNCH_CALLS};
+use launch_econ::trace_eager::{ClassAccuracy, BY_LAUNCH_CALLS};
 use launch_econ::wide_grids::WideGrids;
 use serde_json::Value;
 
@@ -260,22 +260,20 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
     );
 
     // The same by the launch calls of the traces, as the note quotes it for a trace's class.
-    let mut from = 0;
-    let classes: Vec<LaunchClass> = BY_LAUNCH_CALLS
+    let classes: Vec<ClassAccuracy> = BY_LAUNCH_CALLS
         .iter()
         .map(|c| {
             let errors: Vec<f64> = priced
                 .iter()
-                .filter(|p| (from..c.below).contains(&p.launch_calls))
+                .filter(|p| c.holds(p.launch_calls))
                 .map(|p| (p.eager_ratio - 1.0) * 100.0)
                 .collect();
-            from = c.below;
-            LaunchClass {
-                below: c.below,
+            ClassAccuracy {
                 walks: errors.len(),
                 within_25: within(&errors, 25.0),
                 median_abs_error_pct: median(&errors.iter().map(|e| e.abs()).collect::<Vec<_>>())
                     .round() as usize,
+                ..*c
             }
         })
         .collect();
@@ -285,10 +283,7 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
         "trace_eager::BY_LAUNCH_CALLS no longer says what this version gives on the stored walks; it should say:\n{classes:#?}"
     );
 
-    let words: Vec<String> = classes
-        .iter()
-        .map(|c| launch_class(c.below - 1).range())
-        .collect();
+    let words: Vec<String> = classes.iter().map(ClassAccuracy::range).collect();
     let readme_classes = format!(
         "traces of {} launch calls {} of {} within 25% (a median error of {}%), {} {} of {} ({}%), {} {} of {} ({}%)",
         words[0],
