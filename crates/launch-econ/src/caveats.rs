@@ -115,6 +115,7 @@ pub(crate) fn prior_streams_on_one_stream(prior_streams: u32) -> Option<String> 
 /// (which runs recorded streams concurrently where the trace says how), not the offline model.
 pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
     let mut out = Vec::new();
+    out.extend(several_devices(walk, on_lanes));
     let u = walk.uncontended;
     if u.kernels > 0 {
         out.push(format!(
@@ -232,6 +233,34 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
         ));
     }
     out
+}
+
+/// A warning where `walk` holds operations of more than one device: a CUDA graph is captured
+/// and launched on one device, and both prices lay every recorded operation out as one
+/// device's walk (the replay runs them all on `--device`; the offline model shares one
+/// device's SMs and memory between them, and streams of the same id on two devices are one
+/// lane), so neither is what graphs on those devices would do.
+fn several_devices(walk: &Walk, on_lanes: bool) -> Option<String> {
+    let devices: std::collections::BTreeSet<u32> =
+        walk.ops.iter().filter_map(|o| o.device).collect();
+    if devices.len() < 2 {
+        return None;
+    }
+    let how = if on_lanes {
+        "the replay runs all of them on the one GPU it replays on"
+    } else {
+        "the offline model lays all of them out on one device, sharing its SMs and memory"
+    };
+    let list = devices
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let first = devices.first().copied().unwrap_or(0);
+    Some(format!(
+        "the trace holds operations of {} devices ({list}); a CUDA graph runs on one device, and {how}, so this price is of none of them: price each device's step on its own with --trace-device (e.g. --trace-device {first})",
+        devices.len()
+    ))
 }
 
 /// How far the front-end gap a replay measured may sit above the device profile's before the
@@ -445,6 +474,40 @@ mod tests {
             "{replayed}"
         );
         assert!(replayed.contains("1 copies that are neither"), "{replayed}");
+    }
+
+    #[test]
+    fn a_walk_of_several_devices_is_said_to_be_priced_as_one_devices() {
+        let on = |device: Option<u32>| Op {
+            device,
+            stream: Some(7),
+            ..Op::kernel("k", 0.0, 1.0)
+        };
+        let walk = |devices: &[Option<u32>]| Walk {
+            ops: devices.iter().map(|&d| on(d)).collect(),
+            ..Walk::default()
+        };
+        // One device, or none recorded: nothing to say.
+        for one in [walk(&[Some(1), Some(1)]), walk(&[None, Some(0)])] {
+            assert!(unreproduced(&one, true).is_empty());
+            assert!(unreproduced(&one, false).is_empty());
+        }
+        let two = walk(&[Some(1), Some(0), Some(1)]);
+        let replayed = unreproduced(&two, true).join("\n");
+        assert!(
+            replayed.contains("operations of 2 devices (0, 1)"),
+            "{replayed}"
+        );
+        assert!(
+            replayed.contains("the replay runs all of them"),
+            "{replayed}"
+        );
+        assert!(replayed.contains("--trace-device 0"), "{replayed}");
+        let offline = unreproduced(&two, false).join("\n");
+        assert!(
+            offline.contains("the offline model lays all of them out"),
+            "{offline}"
+        );
     }
 
     #[test]
