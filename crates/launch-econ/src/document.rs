@@ -351,6 +351,17 @@ impl ModelProfile {
         if !finite {
             bail!("{origin}: model_inputs hold a non-finite number");
         }
+        // Medians of measured times: a negative one was not measured (a fitted intercept,
+        // `graph_launch_fixed_us`, may come out a little below zero).
+        for (name, v) in [
+            ("graph_node_gpu_us", m.graph_node_gpu_us),
+            ("build_per_node_us", m.build_per_node_us),
+            ("eager_issue_us", m.eager_issue_us),
+        ] {
+            if v < 0.0 {
+                bail!("{origin}: model_inputs.{name} is {v}, below zero: not a measured time");
+            }
+        }
         let device = match device {
             None | Some(serde_json::Value::Null) => None,
             Some(d) => Some(
@@ -410,6 +421,22 @@ mod tests {
         assert!(e.to_string().contains("not valid JSON"), "{e}");
         let e = Document::parse("{\"schema_version\": 1}", "p.json").unwrap_err();
         assert!(e.to_string().contains("schema_version 1"), "{e}");
+    }
+
+    #[test]
+    fn a_negative_measured_time_in_the_model_inputs_is_a_clear_error() {
+        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_PROFILE).unwrap();
+        v["result"]["model_inputs"]["graph_node_gpu_us"] = serde_json::json!(-1.0);
+        let e = ModelProfile::parse(&v.to_string(), "p.json").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("model_inputs.graph_node_gpu_us is -1, below zero"),
+            "{e}"
+        );
+        // A fitted intercept a little below zero is read.
+        let mut v: serde_json::Value = serde_json::from_str(DEFAULT_PROFILE).unwrap();
+        v["result"]["model_inputs"]["graph_launch_fixed_us"] = serde_json::json!(-0.2);
+        assert!(ModelProfile::parse(&v.to_string(), "p.json").is_ok());
     }
 
     #[test]
