@@ -81,11 +81,12 @@ fn json(doc: &Document) -> PyResult<String> {
 /// graph) under the trial runner; without, the offline model over `profile` (the shipped H200
 /// profile by default) prices it. `eager_step_ms` is the step timed without a profiler.
 /// `export_trace`: a path to write the recording and the replayed walks (with `gpu`) or the
-/// offline model's graph step node by node, as a Chrome trace.
-/// Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
+/// offline model's graph step node by node, as a Chrome trace. `trace_device` and `stream`
+/// keep only the operations recorded on that device or stream (the CLI's `--trace-device`,
+/// `--stream`). Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh", export_trace=None))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh", export_trace=None, trace_device=None, stream=None))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -102,6 +103,8 @@ fn price_trace(
     profiler_step: &str,
     gemm_operands: &str,
     export_trace: Option<PathBuf>,
+    trace_device: Option<u32>,
+    stream: Option<u64>,
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
     // Before the work: a trace with nowhere to go must not cost a replay's result.
@@ -119,6 +122,8 @@ fn price_trace(
         path.display().to_string(),
     ];
     let filter = Filter {
+        device: trace_device,
+        stream,
         step,
         ..Filter::default()
     };

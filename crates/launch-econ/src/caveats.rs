@@ -258,7 +258,7 @@ fn several_devices(walk: &Walk, on_lanes: bool) -> Option<String> {
         .join(", ");
     let first = devices.first().copied().unwrap_or(0);
     Some(format!(
-        "the trace holds operations of {} devices ({list}); a CUDA graph runs on one device, and {how}, so this price is of none of them: price each device's step on its own with --trace-device (e.g. --trace-device {first})",
+        "the trace holds operations of {} devices ({list}); a CUDA graph runs on one device, and {how}, so this price is of none of them: price each device's step on its own with --trace-device (e.g. --trace-device {first}; in Python trace_device={first})",
         devices.len()
     ))
 }

@@ -23,7 +23,7 @@ def profile(path=None):
 
 def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
                 trials=None, pdl=False, waits="join", gemms="auto", profiler_step="last",
-                gemm_operands="fresh", export_trace=None):
+                gemm_operands="fresh", export_trace=None, trace_device=None, stream=None):
     """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
 
     With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
@@ -36,7 +36,9 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     ``ProfilerStep#N``, ``"last"`` (default) or ``"all"`` (the whole trace). ``export_trace``:
     a path to write, as a Chrome trace to open in Perfetto, the recording and the replayed
     eager walk and graph (``gpu=True``) or where the offline model puts each node of the graph
-    step (the CLI's ``--export-trace``). Ctrl-C during a replay raises ``KeyboardInterrupt``
+    step (the CLI's ``--export-trace``). ``trace_device`` and ``stream`` keep only the
+    operations recorded on that device or stream (``--trace-device``, ``--stream``): a graph
+    runs on one device, so a trace of several is priced one device at a time. Ctrl-C during a replay raises ``KeyboardInterrupt``
     with what was measured in its ``partial`` attribute (and, where the replay stopped before
     its trace was recorded, a message that says none was written).
     """
@@ -45,7 +47,7 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
             os.fspath(path), eager_step_ms, gpu, device,
             None if profile is None else os.fspath(profile), max_time, trials, pdl, waits,
             gemms, str(profiler_step), gemm_operands,
-            None if export_trace is None else os.fspath(export_trace))
+            None if export_trace is None else os.fspath(export_trace), trace_device, stream)
     except KeyboardInterrupt as e:
         if len(e.args) == 2 and isinstance(e.args[1], str):
             e.partial = Price(json.loads(e.args[1]))

@@ -157,6 +157,18 @@ def test_one_marked_step_of_several_is_priced():
     assert launch_econ.price_trace(STEP).step is None
 
 
+def test_a_trace_of_two_devices_is_priced_one_device_at_a_time():
+    trace = FIXTURES / "kineto_array.json"
+    both = launch_econ.price_trace(trace)
+    assert any("operations of 2 devices (0, 1)" in w for w in both.warnings), both.warnings
+    one = launch_econ.price_trace(trace, trace_device=1)
+    assert one.kernels == 1
+    assert not any("devices" in w for w in one.warnings), one.warnings
+    assert launch_econ.price_trace(trace, stream=7).kernels == 1
+    with pytest.raises(ValueError, match="no operations left after the filters"):
+        launch_econ.price_trace(trace, trace_device=5)
+
+
 def test_the_saving_at_the_lower_level_shows_where_it_differs():
     from launch_econ._result import Price
 
