@@ -239,7 +239,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
 /// and launched on one device, and both prices lay every recorded operation out as one
 /// device's walk (the replay runs them all on `--device`; the offline model shares one
 /// device's SMs and memory between them, and streams of the same id on two devices are one
-/// lane), so neither is what graphs on those devices would do.
+/// lane): near one graph per device where the devices took turns, not where they overlapped.
 fn several_devices(walk: &Walk, on_lanes: bool) -> Option<String> {
     let devices: std::collections::BTreeSet<u32> =
         walk.ops.iter().filter_map(|o| o.device).collect();
@@ -258,7 +258,7 @@ fn several_devices(walk: &Walk, on_lanes: bool) -> Option<String> {
         .join(", ");
     let first = devices.first().copied().unwrap_or(0);
     Some(format!(
-        "the trace holds operations of {} devices ({list}); a CUDA graph runs on one device, and {how}, so this price is of none of them: price each device's step on its own with --trace-device (e.g. --trace-device {first}; in Python trace_device={first})",
+        "the trace holds operations of {} devices ({list}); a CUDA graph runs on one device, and {how}: where the devices took turns (a model split across them) that is near one graph per device run one after another, but where they ran at once it is what none of them does; price each device's step on its own with --trace-device (e.g. --trace-device {first}; in Python trace_device={first})",
         devices.len()
     ))
 }
