@@ -23,7 +23,8 @@ const FEW_SAMPLES: usize = 10;
 /// over `launch_floor_us`, the unprofiled cost of one launch on this GPU), its callbacks' cost
 /// outside each recorded event ([`outside_per_event`]) and inside each operator and each call that
 /// issues no GPU work (see [`crate::trace::host`]), and its own work recorded in between, and never
-/// below what no eager step can beat: the recorded GPU time, nor its launch calls at
+/// below what no eager step can beat: the time the recorded GPU was busy (streams that ran side
+/// by side counted once where they overlapped), nor its launch calls at
 /// `launch_floor_us` each (the host issues every launch before the step can end; where the
 /// profiler's cost read from the trace is more than the step held, as on an H200 MobileNet block
 /// walk whose estimate fell to its GPU time, 0.15 ms against a 1.45 ms step, the reading is wrong
@@ -35,7 +36,7 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
         return None;
     }
     let excess_ns = (h.launch_call_ns - h.launch_calls as f64 * launch_floor_us * 1e3).max(0.0);
-    let gpu_ns: f64 = walk.ops.iter().map(|o| o.duration_ns).sum();
+    let gpu_ns = busy_ns(walk);
     let callbacks_ns = (h.cpu_ops + h.runtime_calls) as f64 * outside_per_event(&h).0;
     let inside_ns = h.cpu_ops as f64 * h.profiler_inside_op_ns.max(0.0)
         + h.runtime_calls.saturating_sub(h.launch_calls) as f64
@@ -46,6 +47,30 @@ pub fn eager_from_trace(walk: &Walk, launch_floor_us: f64) -> Option<f64> {
         + h.first_call_excess_ns.max(0.0);
     let issue_ns = h.launch_calls as f64 * launch_floor_us.max(0.0) * 1e3;
     Some((span_ns - excess_ns - own_ns).max(gpu_ns).max(issue_ns) / 1e6)
+}
+
+/// How long the GPU was busy in the recording, ns: the union of the operations' recorded
+/// spans (on one stream, their sum; streams that overlapped count once where they did).
+fn busy_ns(walk: &Walk) -> f64 {
+    let mut spans: Vec<(f64, f64)> = walk
+        .ops
+        .iter()
+        .map(|o| (o.start_ns, o.start_ns + o.duration_ns.max(0.0)))
+        .collect();
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut busy = 0.0;
+    let mut open: Option<(f64, f64)> = None;
+    for (start, end) in spans {
+        open = match open {
+            Some((from, to)) if start <= to => Some((from, to.max(end))),
+            Some((from, to)) => {
+                busy += to - from;
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+    busy + open.map_or(0.0, |(from, to)| to - from)
 }
 
 /// Where the profiler's cost outside each event was read.
@@ -367,6 +392,15 @@ mod tests {
         };
         let e = eager_from_trace(&walk(&[500.0, 4000.0], Some(all)), 1.0).unwrap();
         assert!((e - 0.0045).abs() < 1e-12, "{e}");
+        // ...counted once where ops of two streams overlapped: the 0.5 µs op inside the 4 µs
+        // one leaves 4 µs busy.
+        let mut beside = walk(&[500.0, 4000.0], Some(all));
+        for (o, (s, start)) in beside.ops.iter_mut().zip([(7, 1000.0), (8, 0.0)]) {
+            o.stream = Some(s);
+            o.start_ns = start;
+        }
+        let e = eager_from_trace(&beside, 1.0).unwrap();
+        assert!((e - 0.004).abs() < 1e-12, "{e}");
         // ...nor below issuing every launch at the floor: 2 launches at 3 µs, 6 µs; 4, 12 µs.
         let e = eager(all);
         assert!((e - 0.006).abs() < 1e-12, "{e}");
