@@ -177,13 +177,19 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 .filter_map(|o| o.stream)
                 .collect::<std::collections::BTreeSet<_>>()
                 .len();
-            let why = if on_lanes {
-                "the trace records no cross-stream waits (PyTorch: profile with experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)), so they are replayed one after another on one stream"
+            let (why, lower) = if on_lanes {
+                (
+                    "the trace records no cross-stream waits (PyTorch: profile with experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)), so they are replayed one after another on one stream",
+                    "`replay --summary` also prices them side by side, never waiting on each other (a lower bound)",
+                )
             } else {
-                "the offline model adds them up as if they ran one after another"
+                (
+                    "the offline model adds them up as if they ran one after another",
+                    "the prediction gives them side by side, never waiting on each other, beside it (a lower bound)",
+                )
             };
             out.push(format!(
-                "the trace holds {lanes} streams; {why}: where they overlapped in the recording the graph step is too long (an upper bound); filter with --stream to price one"
+                "the trace holds {lanes} streams; {why}: where they overlapped in the recording the graph step is too long (an upper bound); {lower}; filter with --stream to price one"
             ));
         }
     }

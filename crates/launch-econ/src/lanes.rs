@@ -92,6 +92,35 @@ impl Schedule {
         Schedule::serial(walk, Basis::Serialised)
     }
 
+    /// A lane per recorded stream, each op on its stream's lane in start order and no lane
+    /// waiting on another: the walk's streams as if they never waited on each other, for a
+    /// walk whose trace records no waits (a lower bound beside [`Schedule::serialised`]'s upper
+    /// one). `None` where fewer than two streams are recorded or an op has none.
+    pub fn independent(walk: &Walk) -> Option<Schedule> {
+        let mut streams: Vec<u64> = Vec::new();
+        let mut items = Vec::with_capacity(walk.ops.len());
+        for (op, o) in walk.ops.iter().enumerate() {
+            let s = o.stream?;
+            let lane = match streams.iter().position(|&x| x == s) {
+                Some(lane) => lane,
+                None => {
+                    streams.push(s);
+                    streams.len() - 1
+                }
+            };
+            items.push(Item::Op { lane, op });
+        }
+        (streams.len() >= 2).then(|| Schedule {
+            streams: streams.into_iter().map(Some).collect(),
+            items,
+            basis: Basis::Serialised,
+            forks_on_join: 0,
+            waits_again: 0,
+            waits_at_record: 0,
+            waits_on_all_before: 0,
+        })
+    }
+
     /// One lane with every op in start order.
     fn serial(walk: &Walk, basis: Basis) -> Schedule {
         Schedule {

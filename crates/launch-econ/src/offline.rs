@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use crate::footprint::{Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
-use crate::lanes::{Schedule, Span};
+use crate::lanes::{Basis, Schedule, Span};
 use crate::model::ModelInputs;
 use crate::occupancy::{Footing, SmLimits};
 use crate::roofline::Roofline;
@@ -207,6 +207,22 @@ impl<'w> ModelledWalk<'w> {
             let schedule = Schedule::serialised(self.walk);
             graph_step_on(&schedule, self.walk, &serial, self.level.step_us)
         })
+    }
+
+    /// [`graph_step_model`] with the walk's streams side by side, never waiting on each other,
+    /// ms: a lower bound for a walk of several streams whose trace records no waits (which the
+    /// model runs one after another, an upper bound); `None` for any other walk.
+    pub fn independent_ms(&self) -> Option<f64> {
+        if self.schedule.basis != Basis::Serialised {
+            return None;
+        }
+        let schedule = Schedule::independent(self.walk)?;
+        Some(graph_step_on(
+            &schedule,
+            self.walk,
+            &self.dev,
+            self.level.step_us,
+        ))
     }
 
     /// Where [`Self::step_ms`] puts each op in the graph step: the schedule's lanes' streams

@@ -119,6 +119,8 @@ pub fn price_offline(
                 .with_unshared(modelled.unshared_ms())
                 .with_waited_for_room(modelled.waited_for_room());
         }
+    } else if let Some(independent) = modelled.independent_ms() {
+        prediction = prediction.with_independent(independent);
     }
     let timeline = timeline.then(|| {
         let (schedule, spans) = modelled.spans();

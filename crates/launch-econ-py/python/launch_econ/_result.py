@@ -12,7 +12,10 @@ class Price:
     ``model``; priced at the upper level of graph node cost), ``graph_quiet_ms`` (the same at
     the lower level: a lower bound; ``None`` where not measured), ``graph_serial_ms`` (the
     offline model with the step's streams one after another, for a step whose streams it runs
-    side by side: the real step lies between; ``None`` otherwise), ``graph_unshared_ms`` (the
+    side by side: the real step lies between; ``None`` otherwise), ``graph_independent_ms``
+    (for a step of several streams whose trace records no waits between them, priced one after
+    another: the offline model with them side by side, never waiting on each other, a lower
+    bound; ``None`` otherwise), ``graph_unshared_ms`` (the
     offline model with every kernel at its recorded duration, where it let kernels side by side
     share the SMs: perfect overlap; ``None`` otherwise), ``kernels_waiting_for_room`` (how many
     kernels the offline model had wait for room beside a kernel whose blocks fill every SM;
@@ -54,6 +57,7 @@ class Price:
         self.graph_source = p["graph_source"]
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.graph_serial_ms = p.get("graph_step_serial_ms")
+        self.graph_independent_ms = p.get("graph_step_independent_ms")
         self.graph_unshared_ms = p.get("graph_step_unshared_ms")
         self.kernels_waiting_for_room = p.get("kernels_waiting_for_room")
         self.graph_unknown_memory_ms = p.get("graph_step_unknown_memory_ms")
@@ -86,7 +90,8 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "graph_serial_ms", "graph_unshared_ms", "kernels_waiting_for_room",
+                "graph_serial_ms", "graph_independent_ms", "graph_unshared_ms",
+                "kernels_waiting_for_room",
                 "graph_unknown_memory_ms", "saving_ms",
                 "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms",
                 "profiler_readings", "kernels",
@@ -123,6 +128,8 @@ class Price:
                  "graph nodes at the lower of their two costs: a lower bound"),
                 ("  streams in series", self.graph_serial_ms, "ms",
                  "the streams one after another: the step lies between"),
+                ("  streams unordered", self.graph_independent_ms, "ms",
+                 "no waits recorded: the streams never waiting on each other, a lower bound"),
                 ("  unshared", self.graph_unshared_ms, "ms",
                  "every kernel at its recorded duration, streams overlapping"),
                 ("  waiting for room", self.kernels_waiting_for_room, "kernels",

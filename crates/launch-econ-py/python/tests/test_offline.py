@@ -169,6 +169,20 @@ def test_a_trace_of_two_devices_is_priced_one_device_at_a_time():
         launch_econ.price_trace(trace, trace_device=5)
 
 
+def test_streams_without_recorded_waits_are_priced_between_two_bounds(tmp_path):
+    # The forks fixture without its waits: one after another, and never waiting.
+    d = json.loads((FIXTURES / "kineto_serial_forks.json").read_text())
+    d["traceEvents"] = [e for e in d["traceEvents"] if e.get("cat") != "cuda_sync"]
+    trace = tmp_path / "no_waits.json"
+    trace.write_text(json.dumps(d))
+    r = launch_econ.price_trace(trace)
+    assert r.graph_serial_ms is None
+    assert r.graph_independent_ms < r.graph_ms
+    assert "streams unordered" in repr(r)
+    assert r.to_dict()["graph_independent_ms"] == r.graph_independent_ms
+    assert launch_econ.price_trace(FIXTURES / "kineto_serial_forks.json").graph_independent_ms is None
+
+
 def test_the_saving_at_the_lower_level_shows_where_it_differs():
     from launch_econ._result import Price
 

@@ -103,6 +103,35 @@ fn without_waits_or_ids_the_walk_is_serialised() {
 }
 
 #[test]
+fn without_waits_the_streams_can_also_be_laid_out_never_waiting() {
+    // 7 runs 1 and 3, 13 runs 2: side by side, 7's two ops one after the other.
+    let mut ops = vec![op(7, 1), op(13, 2), op(7, 3)];
+    for (o, d) in ops.iter_mut().zip([2.0, 5.0, 2.0]) {
+        o.duration_ns = d;
+    }
+    let w = Walk {
+        ops,
+        ..Walk::default()
+    };
+    let s = Schedule::independent(&w).unwrap();
+    assert_eq!(s.streams, vec![Some(7), Some(13)]);
+    assert_eq!(s.basis, Basis::Serialised);
+    assert_eq!(
+        s.lay_out(|op| w.ops[op].duration_ns),
+        vec![(0, 0.0, 2.0), (1, 0.0, 5.0), (0, 2.0, 4.0)]
+    );
+    // One stream, or an op on none: nothing to lay out side by side.
+    let one = Walk {
+        ops: vec![op(7, 1), op(7, 2)],
+        ..Walk::default()
+    };
+    assert!(Schedule::independent(&one).is_none());
+    let mut unknown = w.clone();
+    unknown.ops[1].stream = None;
+    assert!(Schedule::independent(&unknown).is_none());
+}
+
+#[test]
 fn forks_one_after_another_wait_on_the_joining_lane() {
     // No work on main (7) before the forks: 13 forks and runs, then 17 forks and runs,
     // then main joins both and runs the last kernel.

@@ -236,6 +236,35 @@ fn replay_summary_overlaps_streams_with_recorded_waits() {
     );
 }
 
+/// Two streams whose trace records no waits (an nsys CSV): the offline model adds them up,
+/// an upper bound (20 + 40 + 20 us of one-block kernels), and gives beside it the two lanes
+/// never waiting on each other (the 40 us side kernel beside the main stream's 40), a lower
+/// bound; both say so.
+#[test]
+fn replay_summary_brackets_streams_without_recorded_waits() {
+    let fx = fixture("nsys_two_streams.csv");
+    let out = succeeds(&replay(&fx, "--summary --export-json -"));
+    let v = json_of(&out);
+    let p = &v["result"]["prediction"];
+    let nodes_ms = 0.015;
+    let graph_ms = p["graph_step_ms"].as_f64().unwrap();
+    assert!((0.080..0.080 + nodes_ms).contains(&graph_ms), "{p}");
+    let lower_ms = p["graph_step_independent_ms"].as_f64().unwrap();
+    assert!((0.040..0.040 + nodes_ms).contains(&lower_ms), "{p}");
+    assert!(p["graph_step_serial_ms"].is_null(), "{p}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("adds them up as if they ran one after another")
+            && warnings.contains("never waiting on each other"),
+        "{warnings}"
+    );
+    let text = String::from_utf8(succeeds(&replay(&fx, "--summary")).stdout).unwrap();
+    assert!(
+        text.contains("never waiting on each other: a lower bound"),
+        "{text}"
+    );
+}
+
 /// What the shipped profile's widest GEMM pair says a kernel of one round of fat blocks
 /// holds of the GPU.
 fn one_round_hold() -> f64 {

@@ -74,6 +74,9 @@ struct Priced {
     launch_calls: usize,
     streams: usize,
     warnings: Vec<String>,
+    /// Of a walk of several streams priced with its waits taken out: the errors of the upper
+    /// bound (its graph step) and the lower bound against the real graph, %, and the text.
+    unordered: Option<(f64, f64, String)>,
 }
 
 fn price(s: &Stored) -> Priced {
@@ -97,7 +100,33 @@ fn price(s: &Stored) -> Priced {
         false,
     )
     .prediction;
-    let trace_only = price_offline(&mut alone, info, profile, None, grids(), false).prediction;
+    let mut unordered_walk = alone.clone();
+    unordered_walk.waits.clear();
+    let trace_only = price_offline(
+        &mut alone,
+        info.clone(),
+        profile.clone(),
+        None,
+        grids(),
+        false,
+    )
+    .prediction;
+    let unordered = price_offline(
+        &mut unordered_walk,
+        info,
+        profile,
+        Some(eager_ms),
+        grids(),
+        false,
+    )
+    .prediction;
+    let unordered = unordered.graph_step_independent_ms.map(|lower| {
+        (
+            (unordered.graph_step_ms / real_graph_ms - 1.0) * 100.0,
+            (lower / real_graph_ms - 1.0) * 100.0,
+            unordered.text(),
+        )
+    });
     Priced {
         walk: r["walk"].as_str().unwrap_or_default().to_string(),
         graph_error_pct: (r["same_walk"].as_bool() != Some(false))
@@ -107,6 +136,7 @@ fn price(s: &Stored) -> Priced {
         launch_calls: walk.host.map_or(0, |h| h.launch_calls),
         streams: r["walk_summary"]["streams"].as_array().map_or(1, Vec::len),
         warnings: unreproduced(&walk, false),
+        unordered: unordered.filter(|_| r["same_walk"].as_bool() != Some(false)),
     }
 }
 
@@ -208,6 +238,36 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
             several.len()
         ),
         "the concurrency warning (caveats::concurrent_kernels)",
+    );
+
+    // Several streams with their waits taken out: how near each bound came.
+    let unordered: Vec<&(f64, f64, String)> = priced
+        .iter()
+        .filter(|p| p.streams > 1)
+        .filter_map(|p| p.unordered.as_ref())
+        .collect();
+    let upper: Vec<f64> = unordered.iter().map(|u| u.0).collect();
+    let lower: Vec<f64> = unordered.iter().map(|u| u.1).collect();
+    says(
+        &unordered.first().expect("a walk priced without its waits").2,
+        &format!(
+            "the {} stored H200 multi-stream walks priced with their waits taken out came within 10% of their real graphs on {} by the lower bound, on {} by the upper",
+            unordered.len(),
+            within(&lower, 10.0),
+            within(&upper, 10.0)
+        ),
+        "the bounds of a walk without recorded waits (price::UNORDERED_ACCURACY)",
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    says(
+        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &format!(
+            "the {} stored multi-stream walks came within 10% of their real graphs on {} by the lower bound and on {} by the upper one",
+            unordered.len(),
+            within(&lower, 10.0),
+            within(&upper, 10.0)
+        ),
+        "the README (\"Several streams\", without recorded waits)",
     );
 
     // One stream of f32 FMA GEMMs beside other streams' kernels: that warning's spread.
