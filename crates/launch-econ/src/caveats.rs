@@ -136,6 +136,8 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             let rule = match walk.wait_rule {
                 WaitRule::Join => "a wait that starts a stream's work taken to wait on the stream that joins the others, every other wait on all streams' work issued before it or, where the event ids number the record calls, before its event's record call",
                 WaitRule::All => "each taken to wait for all other streams' work issued before it (an upper bound where streams fork one after another)",
+                // Under `None` the schedule leaves the waits out (Basis::Unordered).
+                WaitRule::None => "each left out",
             };
             out.push(format!(
                 "the trace holds {} streams; {how}, ordered by {n} recorded cross-stream waits ({rule}; the trace does not say which stream recorded each event)",
@@ -170,7 +172,22 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 out.extend(simt_gemms_warning(walk));
             }
         }
-        _ => {
+        Basis::Unordered => {
+            let how = if on_lanes {
+                "each is replayed on its own stream"
+            } else {
+                "the offline model runs them side by side"
+            };
+            out.push(format!(
+                "the trace holds {} streams; {how}, never waiting on each other, whatever waits it records (--waits none): a lower bound wherever the program ordered them",
+                schedule.lanes()
+            ));
+            if !on_lanes {
+                out.push(concurrent_kernels(schedule.side_by_side_share(walk), None));
+                out.extend(simt_gemms_warning(walk));
+            }
+        }
+        Basis::Serialised => {
             let lanes = walk
                 .ops
                 .iter()

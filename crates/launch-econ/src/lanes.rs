@@ -79,6 +79,8 @@ pub enum Basis {
     RecordedWaits(usize),
     /// Several streams but no recorded waits (or no correlation ids): serialised.
     Serialised,
+    /// Several streams, each run as if it never waited on another ([`WaitRule::None`]).
+    Unordered,
 }
 
 impl Schedule {
@@ -93,9 +95,10 @@ impl Schedule {
     }
 
     /// A lane per recorded stream, each op on its stream's lane in start order and no lane
-    /// waiting on another: the walk's streams as if they never waited on each other, for a
-    /// walk whose trace records no waits (a lower bound beside [`Schedule::serialised`]'s upper
-    /// one). `None` where fewer than two streams are recorded or an op has none.
+    /// waiting on another: the walk's streams as if they never waited on each other
+    /// ([`WaitRule::None`]; for a walk whose trace records no waits, the lower bound beside
+    /// [`Schedule::serialised`]'s upper one). `None` where fewer than two streams are recorded
+    /// or an op has none.
     pub fn independent(walk: &Walk) -> Option<Schedule> {
         let mut streams: Vec<u64> = Vec::new();
         let mut items = Vec::with_capacity(walk.ops.len());
@@ -113,7 +116,7 @@ impl Schedule {
         (streams.len() >= 2).then(|| Schedule {
             streams: streams.into_iter().map(Some).collect(),
             items,
-            basis: Basis::Serialised,
+            basis: Basis::Unordered,
             forks_on_join: 0,
             waits_again: 0,
             waits_at_record: 0,
@@ -146,6 +149,11 @@ impl Schedule {
         }
         if streams.len() <= 1 {
             return Schedule::serial(walk, Basis::OneStream);
+        }
+        if walk.wait_rule == WaitRule::None {
+            if let Some(unordered) = Schedule::independent(walk) {
+                return unordered;
+            }
         }
         let ordered = walk
             .ops
@@ -273,6 +281,11 @@ impl Schedule {
                 "several streams serialised onto one (the trace records no cross-stream waits)"
                     .into()
             }
+            Basis::Unordered => format!(
+                "{} streams on {} lanes, never waiting on each other (--waits none: a lower bound)",
+                self.lanes(),
+                self.lanes()
+            ),
         }
     }
 }

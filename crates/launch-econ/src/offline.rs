@@ -217,11 +217,13 @@ impl<'w> ModelledWalk<'w> {
             return None;
         }
         let schedule = Schedule::independent(self.walk)?;
+        // At the level of a walk whose streams run side by side, as `--waits none` prices it.
+        let level = self.dev.level_step_with(self.walk, || false);
         Some(graph_step_on(
             &schedule,
             self.walk,
             &self.dev,
-            self.level.step_us,
+            level.step_us,
         ))
     }
 

@@ -30,7 +30,7 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     graph; otherwise the offline model over ``profile`` (default: the shipped H200 profile)
     prices it. ``eager_step_ms`` is your step timed without a profiler; without it the eager
     step comes from the trace's host side. ``waits``, ``gemms`` and ``gemm_operands`` are the
-    CLI's ``--waits`` (``"join"`` or ``"all"``), ``--gemms`` (``"auto"``, ``"real"`` or
+    CLI's ``--waits`` (``"join"``, ``"all"`` or ``"none"``), ``--gemms`` (``"auto"``, ``"real"`` or
     ``"stand-in"``) and ``--gemm-operands`` (``"fresh"`` or ``"recycled"``). Of a
     trace that marks several steps (``prof.step()``), ``profiler_step`` picks one: N of
     ``ProfilerStep#N``, ``"last"`` (default) or ``"all"`` (the whole trace). ``export_trace``:

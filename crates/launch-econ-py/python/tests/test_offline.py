@@ -180,6 +180,11 @@ def test_streams_without_recorded_waits_are_priced_between_two_bounds(tmp_path):
     assert r.graph_independent_ms < r.graph_ms
     assert "streams unordered" in repr(r)
     assert r.to_dict()["graph_independent_ms"] == r.graph_independent_ms
+    # waits="none" prices that bound as the step, for this trace or one with waits.
+    assert launch_econ.price_trace(trace, waits="none").graph_ms == r.graph_independent_ms
+    forks = FIXTURES / "kineto_serial_forks.json"
+    assert (launch_econ.price_trace(forks, waits="none").graph_ms
+            <= launch_econ.price_trace(forks).graph_ms)
     assert launch_econ.price_trace(FIXTURES / "kineto_serial_forks.json").graph_independent_ms is None
 
 

@@ -115,7 +115,7 @@ fn without_waits_the_streams_can_also_be_laid_out_never_waiting() {
     };
     let s = Schedule::independent(&w).unwrap();
     assert_eq!(s.streams, vec![Some(7), Some(13)]);
-    assert_eq!(s.basis, Basis::Serialised);
+    assert_eq!(s.basis, Basis::Unordered);
     assert_eq!(
         s.lay_out(|op| w.ops[op].duration_ns),
         vec![(0, 0.0, 2.0), (1, 0.0, 5.0), (0, 2.0, 4.0)]
@@ -129,6 +129,36 @@ fn without_waits_the_streams_can_also_be_laid_out_never_waiting() {
     let mut unknown = w.clone();
     unknown.ops[1].stream = None;
     assert!(Schedule::independent(&unknown).is_none());
+}
+
+#[test]
+fn under_waits_none_recorded_waits_are_left_out() {
+    // The fork/join walk of the first test: every lane starts at once.
+    let mut w = Walk {
+        ops: vec![op(7, 1), op(13, 4), op(17, 6), op(7, 9)],
+        waits: vec![wait(13, 2), wait(17, 3), wait(7, 7), wait(7, 8)],
+        ..Walk::default()
+    };
+    assert_eq!(Schedule::of(&w).basis, Basis::RecordedWaits(4));
+    w.wait_rule = WaitRule::None;
+    let s = Schedule::of(&w);
+    assert_eq!(s.basis, Basis::Unordered);
+    assert!(
+        s.items.iter().all(|i| matches!(i, Item::Op { .. })),
+        "{s:?}"
+    );
+    assert_eq!(
+        s.lay_out(|_| 1.0),
+        vec![(0, 0.0, 1.0), (1, 0.0, 1.0), (2, 0.0, 1.0), (0, 1.0, 2.0)]
+    );
+    assert!(s.describe().contains("never waiting on each other"));
+    // One stream has nothing to leave out.
+    let one = Walk {
+        ops: vec![op(7, 1), op(7, 2)],
+        wait_rule: WaitRule::None,
+        ..Walk::default()
+    };
+    assert_eq!(Schedule::of(&one).basis, Basis::OneStream);
 }
 
 #[test]

@@ -295,7 +295,9 @@ pub struct ReplayArgs {
     /// a main stream), and where the trace's event ids number the record calls, any other wait
     /// on the work issued before its event's record call; `all`, every wait on all streams'
     /// work issued before it (an upper bound). Under both, waits on one event with no record
-    /// call between them wait for the same work.
+    /// call between them wait for the same work. `none`: no stream waits on another, every
+    /// recorded stream side by side from the start (a lower bound; for a trace that records no
+    /// waits, whose streams otherwise run one after another).
     #[arg(long, value_enum, default_value_t = crate::trace::WaitRule::Join)]
     pub waits: crate::trace::WaitRule,
 

@@ -174,6 +174,10 @@ pub enum WaitRule {
     /// Every wait waits on all other streams' work issued before it: never shorter than the
     /// recording, longer where streams fork one after another.
     All,
+    /// No stream waits on another: every recorded stream runs side by side from the start,
+    /// whatever waits the trace holds (a lower bound; for a trace without recorded waits the
+    /// other end from running its streams one after another).
+    None,
 }
 
 /// A walk: the operations in start order, and what the host did to issue them when the trace

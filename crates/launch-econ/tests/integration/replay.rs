@@ -258,6 +258,20 @@ fn replay_summary_brackets_streams_without_recorded_waits() {
             && warnings.contains("never waiting on each other"),
         "{warnings}"
     );
+    // `--waits none` prices the lower bound as the step: the streams on lanes of their own.
+    let none = json_of(&succeeds(&replay(
+        &fx,
+        "--summary --waits none --export-json -",
+    )));
+    let n = &none["result"]["prediction"];
+    assert_eq!(n["graph_step_ms"], p["graph_step_independent_ms"], "{n}");
+    assert!(n["graph_step_independent_ms"].is_null(), "{n}");
+    assert!(
+        none["warnings"]
+            .to_string()
+            .contains("never waiting on each other, whatever waits it records"),
+        "{none}"
+    );
     let text = String::from_utf8(succeeds(&replay(&fx, "--summary")).stdout).unwrap();
     assert!(
         text.contains("never waiting on each other: a lower bound"),

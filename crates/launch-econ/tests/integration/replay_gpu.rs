@@ -190,6 +190,42 @@ fn replay_runs_streams_on_lanes_and_exports_a_trace() {
     }
 }
 
+/// Two streams whose trace records no waits replay one after another by default, and side by
+/// side from the start under `--waits none`: in both replayed walks the side stream's kernel
+/// starts before the main stream's first one ends.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn streams_without_waits_replay_serialised_or_never_waiting() {
+    let serial = succeeds(&replay(
+        &fixture("nsys_two_streams.csv"),
+        "--trials 2 --reps 3",
+    ));
+    assert!(
+        stdout_of(&serial).contains("several streams serialised onto one"),
+        "{}",
+        stdout_of(&serial)
+    );
+    let (out, v) =
+        replay_exporting_trace("nsys_two_streams.csv", "--trials 3 --reps 5 --waits none");
+    let stdout = stdout_of(&out);
+    assert!(
+        stdout.contains("streams: 2 streams on 2 lanes, never waiting on each other"),
+        "{stdout}"
+    );
+    let ev = v["traceEvents"].as_array().unwrap();
+    for pid in [1, 2] {
+        let stamped = |name: &str| {
+            let e = ev
+                .iter()
+                .find(|e| e["pid"] == pid && e["ph"] == "X" && e["name"] == name)
+                .unwrap_or_else(|| panic!("pid {pid}: no {name}"));
+            let ts = e["ts"].as_f64().unwrap();
+            (ts, ts + e["dur"].as_f64().unwrap())
+        };
+        assert!(stamped("side").0 < stamped("main_a").1, "pid {pid}: {ev:?}");
+    }
+}
+
 /// A replay's CSV holds its price after the measured figures, and a walk with streams side by
 /// side carries the wider error such walks had.
 #[test]
