@@ -8,7 +8,7 @@ machine without a GPU: each stored run's eager traces are priced by the new bina
 
     python3 scripts/reprice_summary.py --runs DIR [--runs DIR ...] --launch-econ BIN \\
         [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8] [--out ERRORS.json]
-        [--trace-eager]
+        [--trace-eager | --without-waits upper|lower]
 
 `--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
 and the walks' eager traces, `.json` or `.json.gz`; `store_run.py` keeps one small enough to
@@ -17,15 +17,20 @@ validation records beside their traces (the kernel-pair probes). `--show P` list
 moved by more than P points between the binaries (or, without a baseline, whose error is
 beyond P%). `--trace-eager` judges the eager step estimated from the trace alone (priced
 without `--eager-step-ms`) against the unprofiled eager step each run measured, within 25%,
-instead of the graph step. The totals over all runs are given again for the walks on one
-stream and for those on several, as their records say.
+instead of the graph step. `--without-waits` prices each multi-stream walk with the
+cross-stream waits taken out of its trace (its `cuda_sync` events), as a trace recorded without
+them would be: `upper` judges the step so priced (the streams one after another), `lower` the
+bound printed beside it (the streams never waiting on each other). The totals over all runs
+are given again for the walks on one stream and for those on several, as their records say.
 """
 import argparse
+import gzip
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from replay_variants import walks
@@ -56,19 +61,45 @@ def summary_line(errors, target):
             f"median {statistics.median(errors):+.1f}%")
 
 
-def price(binary, trace, eager_ms, profile, trace_eager=False):
-    """The offline graph step, ms (with `trace_eager`: the eager step from the trace alone), or
-    the error launch-econ gave."""
-    cmd = [binary, "replay", trace, "--summary", "--export-json", "-"]
+def without_waits(trace):
+    """A temporary copy of the Kineto trace `trace` without its cross-stream waits (its
+    `cuda_sync` events); the caller removes it."""
+    opener = gzip.open if trace.endswith(".gz") else open
+    with opener(trace, "rt") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    kept = [e for e in events if str(e.get("cat", "")).lower() != "cuda_sync"]
+    if isinstance(doc, dict):
+        doc["traceEvents"] = kept
+    else:
+        doc = kept
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="reprice_")
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def price(binary, trace, eager_ms, profile, trace_eager=False, bound=None):
+    """The offline graph step, ms (with `trace_eager`: the eager step from the trace alone;
+    with `bound`, `upper` or `lower`: that bound of the walk priced without its waits), or the
+    error launch-econ gave."""
+    stripped = without_waits(trace) if bound else None
+    cmd = [binary, "replay", stripped or trace, "--summary", "--export-json", "-"]
     if not trace_eager:
         cmd += ["--eager-step-ms", f"{eager_ms:.6f}"]
     if profile:
         cmd += ["--profile", profile]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+    finally:
+        if stripped:
+            os.unlink(stripped)
     if p.returncode != 0:
         return None, p.stderr.strip().splitlines()[-1:] or ["failed"]
-    figure = "eager_step_ms" if trace_eager else "graph_step_ms"
-    return json.loads(p.stdout)["result"]["prediction"][figure], None
+    figure = {"upper": "graph_step_ms", "lower": "graph_step_independent_ms"}.get(
+        bound, "eager_step_ms" if trace_eager else "graph_step_ms")
+    got = json.loads(p.stdout)["result"]["prediction"].get(figure)
+    return (got, None) if got is not None else (None, [f"no {figure} in the price"])
 
 
 def main():
@@ -85,10 +116,16 @@ def main():
     ap.add_argument("--out", help="also write every walk's errors, %%, as JSON here")
     ap.add_argument("--trace-eager", action="store_true",
                     help="judge the eager step from the trace alone against the measured one (within 25%%)")
+    ap.add_argument("--without-waits", choices=["upper", "lower"],
+                    help="price each multi-stream walk with its trace's waits taken out and judge "
+                         "that bound of it")
     args = ap.parse_args()
+    if args.trace_eager and args.without_waits:
+        ap.error("--trace-eager and --without-waits judge different figures: give one")
     target = 25 if args.trace_eager else 10
     binaries = [("new", args.launch_econ)] + ([("base", args.baseline)] if args.baseline else [])
-    jobs = [(root, *w) for root in args.runs for w in stored_walks(root, args.trace_eager)]
+    jobs = [(root, *w) for root in args.runs for w in stored_walks(root, args.trace_eager)
+            if not args.without_waits or (w[4] or 1) > 1]
     if not jobs:
         sys.exit("no stored walks with traces under --runs")
 
@@ -96,7 +133,8 @@ def main():
         root, walk, trace, eager, real, streams = job
         errs = {}
         for name, binary in binaries:
-            got, err = price(binary, trace, eager, args.profile, args.trace_eager)
+            got, err = price(binary, trace, eager, args.profile, args.trace_eager,
+                             args.without_waits)
             errs[name] = (got / real - 1) * 100 if got is not None else None
             if err:
                 print(f"{root} {walk} ({name}): {err[0]}", file=sys.stderr)

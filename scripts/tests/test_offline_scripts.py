@@ -159,6 +159,23 @@ def test_a_walk_whose_graph_ran_another_walk_is_judged_on_its_eager_step_only(tm
     assert [w[0] for w in reprice_summary.stored_walks(str(tmp_path), trace_eager=True)] == ["a", "b"]
 
 
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_a_trace_without_its_waits_keeps_every_other_event(tmp_path, wrapped):
+    events = [{"cat": "kernel", "name": "k"}, {"cat": "cuda_sync", "name": "Stream Wait Event"},
+              {"cat": "CUDA_SYNC", "name": "Context Sync"}, {"cat": "cpu_op", "name": "aten::mm"}]
+    trace = tmp_path / "t.json.gz"
+    with gzip.open(trace, "wt") as f:
+        json.dump({"traceEvents": events} if wrapped else events, f)
+    path = reprice_summary.without_waits(str(trace))
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    finally:
+        os.unlink(path)
+    kept = doc["traceEvents"] if wrapped else doc
+    assert [e["name"] for e in kept] == ["k", "aten::mm"]
+
+
 def test_stretch_by_class_refuses_a_cover_share_outside_zero_to_one(tmp_path):
     for full in ("0", "1.5", "-0.2"):
         p = run_script("stretch_by_class.py", "--runs", tmp_path, "--launch-econ", "x",
