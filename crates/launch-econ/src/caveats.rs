@@ -197,7 +197,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
             let (why, lower) = if on_lanes {
                 (
                     "the trace records no cross-stream waits (PyTorch: profile with experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)), so they are replayed one after another on one stream",
-                    "`replay --summary` also prices them side by side, never waiting on each other (a lower bound)",
+                    "`--waits none` replays them side by side, never waiting on each other (a lower bound, which `replay --summary` prints beside its upper one)",
                 )
             } else {
                 (
