@@ -8,7 +8,7 @@ machine without a GPU: each stored run's eager traces are priced by the new bina
 
     python3 scripts/reprice_summary.py --runs DIR [--runs DIR ...] --launch-econ BIN \\
         [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8] [--out ERRORS.json]
-        [--trace-eager | --without-waits upper|lower]
+        [--trace-eager | --without-waits upper|lower | --without-shapes]
 
 `--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
 and the walks' eager traces, `.json` or `.json.gz`; `store_run.py` keeps one small enough to
@@ -20,7 +20,10 @@ without `--eager-step-ms`) against the unprofiled eager step each run measured, 
 instead of the graph step. `--without-waits` prices each multi-stream walk with the
 cross-stream waits taken out of its trace (its `cuda_sync` events), as a trace recorded without
 them would be: `upper` judges the step so priced (the streams one after another), `lower` the
-bound printed beside it (the streams never waiting on each other). The totals over all runs
+bound printed beside it (the streams never waiting on each other). `--without-shapes` prices
+each walk whose trace recorded shapes with them taken out (its operators' `Input Dims`, `Input
+type`, `Input Strides` and `Concrete Inputs`), as `record_shapes=False` would have recorded it.
+The totals over all runs
 are given again for the walks on one stream and for those on several, as their records say.
 """
 import argparse
@@ -61,14 +64,17 @@ def summary_line(errors, target):
             f"median {statistics.median(errors):+.1f}%")
 
 
-def without_waits(trace):
-    """A temporary copy of the Kineto trace `trace` without its cross-stream waits (its
-    `cuda_sync` events); the caller removes it."""
+SHAPE_ARGS = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs")
+
+
+def rewritten(trace, keep):
+    """A temporary copy of the Kineto trace `trace` holding the events `keep` returns (each
+    event in turn, which it may change; None drops it); the caller removes it."""
     opener = gzip.open if trace.endswith(".gz") else open
     with opener(trace, "rt") as f:
         doc = json.load(f)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
-    kept = [e for e in events if str(e.get("cat", "")).lower() != "cuda_sync"]
+    kept = [k for k in map(keep, events) if k is not None]
     if isinstance(doc, dict):
         doc["traceEvents"] = kept
     else:
@@ -79,11 +85,36 @@ def without_waits(trace):
     return path
 
 
-def price(binary, trace, eager_ms, profile, trace_eager=False, bound=None):
+def without_waits(trace):
+    """A temporary copy of `trace` without its cross-stream waits (its `cuda_sync` events)."""
+    return rewritten(trace, lambda e: None if str(e.get("cat", "")).lower() == "cuda_sync" else e)
+
+
+def drop_shapes(event):
+    """`event` without the shapes `record_shapes=True` adds to an operator's args."""
+    args = event.get("args")
+    if isinstance(args, dict):
+        for key in SHAPE_ARGS:
+            args.pop(key, None)
+    return event
+
+
+def has_shapes(trace):
+    """Whether any event of the Kineto trace `trace` holds recorded shapes."""
+    opener = gzip.open if trace.endswith(".gz") else open
+    with opener(trace, "rt") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return any(isinstance(e.get("args"), dict) and any(k in e["args"] for k in SHAPE_ARGS)
+               for e in events)
+
+
+def price(binary, trace, eager_ms, profile, trace_eager=False, bound=None, shapes=True):
     """The offline graph step, ms (with `trace_eager`: the eager step from the trace alone;
-    with `bound`, `upper` or `lower`: that bound of the walk priced without its waits), or the
-    error launch-econ gave."""
-    stripped = without_waits(trace) if bound else None
+    with `bound`, `upper` or `lower`: that bound of the walk priced without its waits; without
+    `shapes`: the step of the trace without its shapes), or the error launch-econ gave."""
+    stripped = (without_waits(trace) if bound
+                else None if shapes else rewritten(trace, drop_shapes))
     cmd = [binary, "replay", stripped or trace, "--summary", "--export-json", "-"]
     if not trace_eager:
         cmd += ["--eager-step-ms", f"{eager_ms:.6f}"]
@@ -119,13 +150,17 @@ def main():
     ap.add_argument("--without-waits", choices=["upper", "lower"],
                     help="price each multi-stream walk with its trace's waits taken out and judge "
                          "that bound of it")
+    ap.add_argument("--without-shapes", action="store_true",
+                    help="price each walk whose trace recorded shapes with them taken out")
     args = ap.parse_args()
-    if args.trace_eager and args.without_waits:
-        ap.error("--trace-eager and --without-waits judge different figures: give one")
+    if sum(map(bool, (args.trace_eager, args.without_waits, args.without_shapes))) > 1:
+        ap.error("--trace-eager, --without-waits and --without-shapes judge different figures: "
+                 "give one")
     target = 25 if args.trace_eager else 10
     binaries = [("new", args.launch_econ)] + ([("base", args.baseline)] if args.baseline else [])
     jobs = [(root, *w) for root in args.runs for w in stored_walks(root, args.trace_eager)
-            if not args.without_waits or (w[4] or 1) > 1]
+            if (not args.without_waits or (w[4] or 1) > 1)
+            and (not args.without_shapes or has_shapes(w[1]))]
     if not jobs:
         sys.exit("no stored walks with traces under --runs")
 
@@ -134,7 +169,7 @@ def main():
         errs = {}
         for name, binary in binaries:
             got, err = price(binary, trace, eager, args.profile, args.trace_eager,
-                             args.without_waits)
+                             args.without_waits, not args.without_shapes)
             errs[name] = (got / real - 1) * 100 if got is not None else None
             if err:
                 print(f"{root} {walk} ({name}): {err[0]}", file=sys.stderr)

@@ -176,6 +176,24 @@ def test_a_trace_without_its_waits_keeps_every_other_event(tmp_path, wrapped):
     assert [e["name"] for e in kept] == ["k", "aten::mm"]
 
 
+def test_a_trace_without_its_shapes_keeps_its_other_args(tmp_path):
+    events = [{"cat": "cpu_op", "name": "aten::mm",
+               "args": {"External id": 3, "Input Dims": [[8, 8], [8, 8]], "Input type": ["float"],
+                        "Input Strides": [[8, 1]], "Concrete Inputs": ["", ""]}},
+              {"cat": "kernel", "name": "k", "args": {"stream": 7}}]
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps({"traceEvents": events}))
+    assert reprice_summary.has_shapes(str(trace))
+    path = reprice_summary.rewritten(str(trace), reprice_summary.drop_shapes)
+    try:
+        assert not reprice_summary.has_shapes(path)
+        with open(path) as f:
+            kept = json.load(f)["traceEvents"]
+    finally:
+        os.unlink(path)
+    assert kept[0]["args"] == {"External id": 3} and kept[1]["args"] == {"stream": 7}
+
+
 def test_stretch_by_class_refuses_a_cover_share_outside_zero_to_one(tmp_path):
     for full in ("0", "1.5", "-0.2"):
         p = run_script("stretch_by_class.py", "--runs", tmp_path, "--launch-econ", "x",

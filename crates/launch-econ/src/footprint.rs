@@ -300,7 +300,9 @@ pub fn within_l2_note(
 }
 
 /// Whether `walk`'s trace recorded shapes (a GEMM's or any operator's inputs).
-fn has_shapes(walk: &Walk) -> bool {
+/// Whether the trace recorded any operator's input shapes (PyTorch: `record_shapes=True`):
+/// a GEMM's operands or an operator's inputs on one of its kernels.
+pub fn has_shapes(walk: &Walk) -> bool {
     walk.ops
         .iter()
         .any(|o| o.matmul.is_some() || o.input_bytes.is_some())

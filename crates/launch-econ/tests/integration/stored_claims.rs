@@ -77,6 +77,9 @@ struct Priced {
     /// Of a walk of several streams priced with its waits taken out: the errors of the upper
     /// bound (its graph step) and the lower bound against the real graph, %, and the text.
     unordered: Option<(f64, f64, String)>,
+    /// The offline graph step's error with the trace's shapes taken out, %, where the trace
+    /// had shapes and its graph ran the recorded walk.
+    shapeless_error_pct: Option<f64>,
 }
 
 fn price(s: &Stored) -> Priced {
@@ -102,6 +105,24 @@ fn price(s: &Stored) -> Priced {
     .prediction;
     let mut unordered_walk = alone.clone();
     unordered_walk.waits.clear();
+    let had_shapes = launch_econ::footprint::has_shapes(&alone);
+    let mut shapeless_walk = alone.clone();
+    for o in &mut shapeless_walk.ops {
+        o.matmul = None;
+        o.input_bytes = None;
+        o.largest_input_bytes = None;
+        o.gathered_bytes = None;
+    }
+    let shapeless = price_offline(
+        &mut shapeless_walk,
+        info.clone(),
+        profile.clone(),
+        Some(eager_ms),
+        grids(),
+        false,
+    )
+    .prediction
+    .graph_step_ms;
     let trace_only = price_offline(
         &mut alone,
         info.clone(),
@@ -137,6 +158,8 @@ fn price(s: &Stored) -> Priced {
         streams: r["walk_summary"]["streams"].as_array().map_or(1, Vec::len),
         warnings: unreproduced(&walk, false),
         unordered: unordered.filter(|_| r["same_walk"].as_bool() != Some(false)),
+        shapeless_error_pct: (had_shapes && r["same_walk"].as_bool() != Some(false))
+            .then(|| (shapeless / real_graph_ms - 1.0) * 100.0),
     }
 }
 
@@ -268,6 +291,63 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
             within(&upper, 10.0)
         ),
         "the README (\"Several streams\", without recorded waits)",
+    );
+
+    // With the traces' shapes taken out: the warning for several streams, the README for both.
+    let shapeless = |several: bool| -> Vec<f64> {
+        priced
+            .iter()
+            .filter(|p| (p.streams > 1) == several)
+            .filter_map(|p| p.shapeless_error_pct)
+            .collect()
+    };
+    let (shapeless_several, shapeless_one) = (shapeless(true), shapeless(false));
+    let with_shapes: Vec<f64> = priced
+        .iter()
+        .filter(|p| p.streams > 1 && p.shapeless_error_pct.is_some())
+        .filter_map(|p| p.graph_error_pct)
+        .collect();
+    let (lo, hi) = range(&shapeless_several);
+    let no_shapes = format!(
+        "the {} stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on {} ({lo:+.1}% to {hi:+.1}%), against {} with them",
+        shapeless_several.len(),
+        within(&shapeless_several, 10.0),
+        within(&with_shapes, 10.0)
+    );
+    let mut bare = Walk {
+        ops: vec![
+            launch_econ::trace::Op {
+                stream: Some(7),
+                correlation: Some(1),
+                ..launch_econ::trace::Op::kernel("a", 0.0, 1.0)
+            },
+            launch_econ::trace::Op {
+                stream: Some(8),
+                correlation: Some(2),
+                ..launch_econ::trace::Op::kernel("b", 0.0, 1.0)
+            },
+        ],
+        ..Walk::default()
+    };
+    bare.wait_rule = launch_econ::trace::WaitRule::None;
+    says(
+        &unreproduced(&bare, false).join("\n"),
+        &no_shapes,
+        "the warning for several streams without shapes (caveats::no_shapes_beside_streams)",
+    );
+    let readme_text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    says(
+        &readme_text.split_whitespace().collect::<Vec<_>>().join(" "),
+        &format!(
+            "`--summary` on the stored walks with their shapes taken out: one stream {} of {} within 5% ({} within 10%), several streams {} of {} within 10% ({} with shapes)",
+            within(&shapeless_one, 5.0),
+            shapeless_one.len(),
+            within(&shapeless_one, 10.0),
+            within(&shapeless_several, 10.0),
+            shapeless_several.len(),
+            within(&with_shapes, 10.0)
+        ),
+        "the README (\"What to expect\", no shapes)",
     );
 
     // One stream of f32 FMA GEMMs beside other streams' kernels: that warning's spread.
