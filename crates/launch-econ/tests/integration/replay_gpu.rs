@@ -153,6 +153,16 @@ fn replay_exporting_trace(name: &str, flags: &str) -> (std::process::Output, ser
     (out, v)
 }
 
+/// The (start, end), µs, of the op named `name` in process `pid` of an exported trace's events.
+fn span_of(events: &[serde_json::Value], pid: u64, name: &str) -> (f64, f64) {
+    let e = events
+        .iter()
+        .find(|e| e["pid"] == pid && e["ph"] == "X" && e["name"] == name)
+        .unwrap_or_else(|| panic!("pid {pid}: no {name}"));
+    let ts = e["ts"].as_f64().unwrap();
+    (ts, ts + e["dur"].as_f64().unwrap())
+}
+
 /// A two-stream walk with recorded waits replays on two lanes, and `--export-trace` writes
 /// both replayed walks with GPU stamps.
 #[test]
@@ -214,15 +224,8 @@ fn streams_without_waits_replay_serialised_or_never_waiting() {
     );
     let ev = v["traceEvents"].as_array().unwrap();
     for pid in [1, 2] {
-        let stamped = |name: &str| {
-            let e = ev
-                .iter()
-                .find(|e| e["pid"] == pid && e["ph"] == "X" && e["name"] == name)
-                .unwrap_or_else(|| panic!("pid {pid}: no {name}"));
-            let ts = e["ts"].as_f64().unwrap();
-            (ts, ts + e["dur"].as_f64().unwrap())
-        };
-        assert!(stamped("side").0 < stamped("main_a").1, "pid {pid}: {ev:?}");
+        let side = span_of(ev, pid, "side");
+        assert!(side.0 < span_of(ev, pid, "main_a").1, "pid {pid}: {ev:?}");
     }
 }
 
@@ -266,14 +269,7 @@ fn a_second_wait_on_one_recording_does_not_wait_for_work_issued_after_it() {
     );
     let ev = v["traceEvents"].as_array().unwrap();
     for pid in [1, 2] {
-        let span = |name: &str| {
-            let e = ev
-                .iter()
-                .find(|e| e["pid"] == pid && e["ph"] == "X" && e["name"] == name)
-                .unwrap_or_else(|| panic!("pid {pid}: no {name}"));
-            let ts = e["ts"].as_f64().unwrap();
-            (ts, ts + e["dur"].as_f64().unwrap())
-        };
+        let span = |name: &str| span_of(ev, pid, name);
         let (produce, copy, consume) = (span("produce"), span("copy_aside"), span("consume"));
         assert!(consume.0 >= produce.1, "pid {pid}: {produce:?} {consume:?}");
         assert!(copy.0 >= produce.1, "pid {pid}: {produce:?} {copy:?}");

@@ -91,86 +91,49 @@ fn price(s: &Stored) -> Priced {
         .as_f64()
         .or(r["graph_step_ms"].as_f64())
         .unwrap();
-    let (mut walk, info) = read_walk(&s.trace, &Filter::default(), 3).unwrap();
-    let mut alone: Walk = walk.clone();
+    let (read, info) = read_walk(&s.trace, &Filter::default(), 3).unwrap();
     let profile = load_profile(None).unwrap();
     let device = profile.0.device.clone().map(|d| d.name).unwrap_or_default();
-    let grids = || WideGrids::shipped_for(&device);
-    let graph = price_offline(
-        &mut walk,
-        info.clone(),
-        profile.clone(),
-        Some(eager_ms),
-        grids(),
-        false,
-    )
-    .prediction;
-    let mut unordered_walk = alone.clone();
-    unordered_walk.waits.clear();
-    let had_shapes = launch_econ::footprint::has_shapes(&alone);
-    let mut shapeless_walk = alone.clone();
-    for o in &mut shapeless_walk.ops {
-        o.matmul = None;
-        o.input_bytes = None;
-        o.largest_input_bytes = None;
-        o.gathered_bytes = None;
-    }
-    let mut unordered_shapeless_walk = shapeless_walk.clone();
-    unordered_shapeless_walk.waits.clear();
-    let unordered_shapeless = price_offline(
-        &mut unordered_shapeless_walk,
-        info.clone(),
-        profile.clone(),
-        Some(eager_ms),
-        grids(),
-        false,
-    )
-    .prediction;
-    let unordered_shapeless = unordered_shapeless.graph_step_independent_ms.map(|lower| {
-        (
-            (unordered_shapeless.graph_step_ms / real_graph_ms - 1.0) * 100.0,
-            (lower / real_graph_ms - 1.0) * 100.0,
-        )
-    });
-    let shapeless = price_offline(
-        &mut shapeless_walk,
-        info.clone(),
-        profile.clone(),
-        Some(eager_ms),
-        grids(),
-        false,
-    )
-    .prediction
-    .graph_step_ms;
-    let trace_only = price_offline(
-        &mut alone,
-        info.clone(),
-        profile.clone(),
-        None,
-        grids(),
-        false,
-    )
-    .prediction;
-    let unordered = price_offline(
-        &mut unordered_walk,
-        info,
-        profile,
-        Some(eager_ms),
-        grids(),
-        false,
-    )
-    .prediction;
+    // The walk as recorded, or as `change` leaves it, priced offline with `eager` (None: from
+    // the trace alone), and the walk as pricing left it (kernels given their twins' durations).
+    let priced_with = |change: &dyn Fn(&mut Walk), eager: Option<f64>| {
+        let mut w = read.clone();
+        change(&mut w);
+        let grids = WideGrids::shipped_for(&device);
+        let p = price_offline(&mut w, info.clone(), profile.clone(), eager, grids, false);
+        (p.prediction, w)
+    };
+    let price_of = |change: &dyn Fn(&mut Walk), eager: Option<f64>| priced_with(change, eager).0;
+    let error = |ms: f64| (ms / real_graph_ms - 1.0) * 100.0;
+    let no_waits = |w: &mut Walk| w.waits.clear();
+    let no_shapes = |w: &mut Walk| {
+        for o in &mut w.ops {
+            o.matmul = None;
+            o.input_bytes = None;
+            o.largest_input_bytes = None;
+            o.gathered_bytes = None;
+        }
+    };
+    let (graph, walk) = priced_with(&|_| {}, Some(eager_ms));
+    let trace_only = price_of(&|_| {}, None);
+    let unordered = price_of(&no_waits, Some(eager_ms));
     let unordered = unordered.graph_step_independent_ms.map(|lower| {
         (
-            (unordered.graph_step_ms / real_graph_ms - 1.0) * 100.0,
-            (lower / real_graph_ms - 1.0) * 100.0,
+            error(unordered.graph_step_ms),
+            error(lower),
             unordered.text(),
         )
     });
+    let bare = price_of(&|w| (no_waits(w), no_shapes(w)).1, Some(eager_ms));
+    let unordered_shapeless = bare
+        .graph_step_independent_ms
+        .map(|lower| (error(bare.graph_step_ms), error(lower)));
+    let had_shapes = launch_econ::footprint::has_shapes(&read);
+    let shapeless = price_of(&no_shapes, Some(eager_ms)).graph_step_ms;
     Priced {
         walk: r["walk"].as_str().unwrap_or_default().to_string(),
         graph_error_pct: (r["same_walk"].as_bool() != Some(false))
-            .then(|| (graph.graph_step_ms / real_graph_ms - 1.0) * 100.0),
+            .then(|| error(graph.graph_step_ms)),
         eager_ratio: trace_only.eager_step_ms / eager_ms,
         eager_text: trace_only.text(),
         launch_calls: walk.host.map_or(0, |h| h.launch_calls),
@@ -180,7 +143,7 @@ fn price(s: &Stored) -> Priced {
         unordered_shapeless: unordered_shapeless
             .filter(|_| r["same_walk"].as_bool() != Some(false)),
         shapeless_error_pct: (had_shapes && r["same_walk"].as_bool() != Some(false))
-            .then(|| (shapeless / real_graph_ms - 1.0) * 100.0),
+            .then(|| error(shapeless)),
     }
 }
 
