@@ -70,8 +70,9 @@ def plain(trace, tmp):
 
 
 def replay(binary, trace, eager_ms, extra):
-    cmd = [binary, "replay", trace, "--eager-step-ms", f"{eager_ms:.6f}",
-           "--export-json", "-", *extra]
+    # The replayed graph alone (not its mean with the offline model): variants of the replay.
+    cmd = [binary, "replay", trace, "--graph-step", "replay", "--eager-step-ms",
+           f"{eager_ms:.6f}", "--export-json", "-", *extra]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return {"error": p.stderr[-2000:]}

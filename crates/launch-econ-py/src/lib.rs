@@ -16,7 +16,10 @@ use launch_econ::export::check_writable;
 use launch_econ::node_gap::{profile_for, NodeGapChoice};
 use launch_econ::operand_pool::GemmOperands;
 use launch_econ::options::TimingArgs;
-use launch_econ::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
+use launch_econ::pricing::{
+    load_profile, price_offline, price_replayed, read_walk, with_offline_model, BadInput,
+    GraphStepChoice,
+};
 use launch_econ::replay::{unreproduced, GemmReplay, ReplayConfig};
 use launch_econ::runner::Context;
 use launch_econ::stand_in::{ConcurrentStandIn, SubFloor, DEFAULT_STREAM_FROM_NS};
@@ -81,12 +84,13 @@ fn json(doc: &Document) -> PyResult<String> {
 /// graph) under the trial runner; without, the offline model over `profile` (the shipped H200
 /// profile by default) prices it. `eager_step_ms` is the step timed without a profiler.
 /// `export_trace`: a path to write the recording and the replayed walks (with `gpu`) or the
-/// offline model's graph step node by node, as a Chrome trace. `trace_device` and `stream`
+/// offline model's graph step node by node, as a Chrome trace. `graph_step`: `mean` (a replay's
+/// graph step is the mean of it and the offline model's) or `replay`. `trace_device` and `stream`
 /// keep only the operations recorded on that device or stream (the CLI's `--trace-device`,
 /// `--stream`). Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh", export_trace=None, trace_device=None, stream=None))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh", export_trace=None, trace_device=None, stream=None, graph_step="mean"))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -105,6 +109,7 @@ fn price_trace(
     export_trace: Option<PathBuf>,
     trace_device: Option<u32>,
     stream: Option<u64>,
+    graph_step: &str,
 ) -> PyResult<String> {
     check_eager(eager_step_ms)?;
     // Before the work: a trace with nowhere to go must not cost a replay's result.
@@ -117,6 +122,7 @@ fn price_trace(
     let gemms: GemmReplay = choice("gemms", gemms)?;
     let gemm_operands: GemmOperands = choice("gemm_operands", gemm_operands)?;
     let wait_rule: WaitRule = choice("waits", waits)?;
+    let graph_step: GraphStepChoice = choice("graph_step", graph_step)?;
     let argv = vec![
         "launch_econ.price_trace".to_string(),
         path.display().to_string(),
@@ -148,6 +154,8 @@ fn price_trace(
         ..TimingArgs::default()
     };
     let rule = timing.rule(DEFAULTS).map_err(PyValueError::new_err)?;
+    // The walk as read, for the offline model beside the replay.
+    let recorded = walk.clone();
     walk.uncontend();
     let cfg = ReplayConfig {
         rule,
@@ -204,7 +212,12 @@ fn price_trace(
             interrupted: &interrupted,
             progress: &progress,
         };
-        let priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
+        let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
+        let model_profile = profile_for(device_name, user_profile.as_ref());
+        if let (GraphStepChoice::Mean, Some(p)) = (graph_step, model_profile) {
+            let grids = WideGrids::shipped_for(device_name);
+            priced = with_offline_model(priced, &recorded, p, grids, eager_step_ms);
+        }
         let partial = priced.replay.interrupted;
         let warnings = priced.replay.warnings.clone();
         let mut doc = Document::new(

@@ -107,7 +107,7 @@ pub(crate) fn process_history(prior_streams: u32) -> String {
         n => format!("after {n} other streams each ran a kernel (--prior-streams; 8 unless set)"),
     };
     format!(
-        "the replay of a graph with branches depends on the process it runs in (real PyTorch graphs with branches did not move with theirs): this replay ran {state}; on the H200 eight such launches moved multi-stream walks a median 2 points (up to 11) shorter than a fresh process and nearer their real graphs (68 of 92 stored multi-stream runs within 5%, against 60 fresh); held out from the method, 161 of the 273 multi-stream walks that ran came within 5% on their first run (-73.5% to +27.0%): the 41% error the price carries for a walk with branches (--prior-streams N prices a process that ran N launches first, 0 a fresh one)"
+        "the replay of a graph with branches depends on the process it runs in (real PyTorch graphs with branches did not move with theirs): this replay ran {state}; on the H200 eight such launches moved multi-stream walks a median 2 points (up to 11) shorter than a fresh process and nearer their real graphs (68 of 92 stored multi-stream runs within 5%, against 60 fresh); held out from the method, 161 of the 273 multi-stream walks that ran came within 5% on their first run (-73.5% to +27.0%), the mean of the replay and the offline model on 176: the 41% error the replayed graph carries for a walk with branches, 35% the mean (--prior-streams N prices a process that ran N launches first, 0 a fresh one)"
     )
 }
 

@@ -211,6 +211,44 @@ pub fn price_replayed(
     })
 }
 
+/// Which figure a GPU replay takes as the graph step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphStepChoice {
+    /// The mean of the replayed graph step and the offline model's over this GPU's profile
+    /// (where there is one; else the replay's): see [`StepPrice::with_model`].
+    #[default]
+    Mean,
+    /// The replayed graph step alone.
+    Replay,
+}
+
+/// `report`, a GPU replay of `recorded` (the walk as read, before the replay took its
+/// contended kernels apart), with the offline model's graph step of the same walk over
+/// `profile` (this GPU's) beside it and the mean of the two as the graph step
+/// ([`StepPrice::with_model`]); wide kernels by `grids`, as `--summary` would price them.
+pub fn with_offline_model(
+    mut report: ReplayReport,
+    recorded: &Walk,
+    profile: (ModelProfile, String),
+    grids: Option<WideGrids>,
+    eager_step_ms: Option<f64>,
+) -> ReplayReport {
+    let mut walk = recorded.clone();
+    let model = price_offline(
+        &mut walk,
+        report.trace.clone(),
+        profile,
+        eager_step_ms,
+        grids,
+        false,
+    )
+    .prediction;
+    report.prediction = report
+        .prediction
+        .with_model(model.graph_step_ms, model.graph_step_quiet_ms);
+    report
+}
+
 /// [`crate::caveats::front_end_gap_above_profile`] against the profile shipped for `device`,
 /// where it was measured on that kind of GPU (none on others).
 fn gap_above_shipped_profile(device: &str, measured_us: f64, nodes: usize) -> Option<String> {

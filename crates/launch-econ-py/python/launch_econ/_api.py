@@ -23,7 +23,8 @@ def profile(path=None):
 
 def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
                 trials=None, pdl=False, waits="join", gemms="auto", profiler_step="last",
-                gemm_operands="fresh", export_trace=None, trace_device=None, stream=None):
+                gemm_operands="fresh", export_trace=None, trace_device=None, stream=None,
+                graph_step="mean"):
     """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
 
     With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
@@ -38,7 +39,11 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     eager walk and graph (``gpu=True``) or where the offline model puts each node of the graph
     step (the CLI's ``--export-trace``). ``trace_device`` and ``stream`` keep only the
     operations recorded on that device or stream (``--trace-device``, ``--stream``): a graph
-    runs on one device, so a trace of several is priced one device at a time. Ctrl-C during a replay raises ``KeyboardInterrupt``
+    runs on one device, so a trace of several is priced one device at a time. With ``gpu=True``
+    ``graph_step`` is the CLI's ``--graph-step``: ``"mean"`` (default) prices the mean of the
+    replayed graph and the offline model over this GPU's profile, where there is one
+    (``graph_replayed_ms`` and ``graph_model_ms`` hold the two), ``"replay"`` the replay alone.
+    Ctrl-C during a replay raises ``KeyboardInterrupt``
     with what was measured in its ``partial`` attribute (and, where the replay stopped before
     its trace was recorded, a message that says none was written).
     """
@@ -47,7 +52,8 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
             os.fspath(path), eager_step_ms, gpu, device,
             None if profile is None else os.fspath(profile), max_time, trials, pdl, waits,
             gemms, str(profiler_step), gemm_operands,
-            None if export_trace is None else os.fspath(export_trace), trace_device, stream)
+            None if export_trace is None else os.fspath(export_trace), trace_device, stream,
+            graph_step)
     except KeyboardInterrupt as e:
         if len(e.args) == 2 and isinstance(e.args[1], str):
             e.partial = Price(json.loads(e.args[1]))
@@ -71,7 +77,7 @@ def _median_ms(fn, sync, n, per_batch=10):
 
 
 def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, waits="join",
-          gemms="auto", gemm_operands="fresh"):
+          gemms="auto", gemm_operands="fresh", graph_step="mean"):
     """Prices ``step`` (a callable that runs one step on the current CUDA device).
 
     1. Runs ``step`` ``warmup`` times, then times ``iters`` steps without a profiler (the
@@ -80,8 +86,8 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, wai
        replays the same way (before any profiler runs in the process, which would slow them).
     3. Records one step with ``torch.profiler`` (with shapes and, where supported, the waits
        between streams) and prices the trace with ``price_trace``
-       (replayed on this GPU, or the offline model with ``gpu=False``; ``waits``, ``gemms``
-       and ``gemm_operands`` as there).
+       (replayed on this GPU, or the offline model with ``gpu=False``; ``waits``, ``gemms``,
+       ``gemm_operands`` and ``graph_step`` as there).
 
     Returns a ``Price``; with ``validate`` its ``real_graph_ms`` and ``real_saving_ms`` stand
     beside the prediction.
@@ -127,7 +133,8 @@ def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, wai
         prof.export_chrome_trace(path)
         result = price_trace(path, eager_step_ms=eager_ms, gpu=gpu,
                              device=torch.cuda.current_device(), max_time=max_time,
-                             waits=waits, gemms=gemms, gemm_operands=gemm_operands)
+                             waits=waits, gemms=gemms, gemm_operands=gemm_operands,
+                             graph_step=graph_step)
     finally:
         os.unlink(path)
     result.real_eager_ms = eager_ms

@@ -8,8 +8,10 @@ class Price:
 
     Attributes (ms unless named otherwise): ``eager_ms`` and ``eager_source`` (``user``: your
     unprofiled step; ``trace``: the trace's host side; ``engine-floor``: the lean engine's own
-    cost, a lower bound), ``graph_ms`` and ``graph_source`` (``replay`` on this GPU, or
-    ``model``; priced at the upper level of graph node cost), ``graph_quiet_ms`` (the same at
+    cost, a lower bound), ``graph_ms`` and ``graph_source`` (``replay`` on this GPU,
+    ``model``, or ``replay-and-model``: the mean of the two, with ``graph_replayed_ms`` and
+    ``graph_model_ms`` beside it; priced at the upper level of graph node cost),
+    ``graph_quiet_ms`` (the same at
     the lower level: a lower bound; ``None`` where not measured), ``graph_serial_ms`` (the
     offline model with the step's streams one after another, for a step whose streams it runs
     side by side: the real step lies between; ``None`` otherwise), ``graph_independent_ms``
@@ -25,9 +27,9 @@ class Price:
     no saving), ``saving_quiet_ms`` (the saving at the lower level; ``None`` where not
     measured), ``build_ms``, ``break_even_steps``
     (``None`` without a saving), ``graph_error_ms`` (how far the graph step may be off, what
-    the H200 validation walks of its kind came within: on one stream 10% of it from the replay
-    and 10% from the model, with streams side by side 41% and 39%; the saving carries the
-    same), ``profiler_readings`` (for an eager step from the trace: what it read the
+    the H200 validation walks of its kind came within: on one stream 10% of it from the replay,
+    10% from the model and 6% from their mean, with streams side by side 41%, 39% and 35%; the
+    saving carries the same), ``profiler_readings`` (for an eager step from the trace: what it read the
     profiler's cost from, a dict of ``per_event_us`` outside each event from
     ``per_event_samples`` operators that only call operators, or where there are none from
     as many gaps between operators (``per_event_from``: ``wrapper-operators`` or
@@ -57,6 +59,8 @@ class Price:
         self.graph_source = p["graph_source"]
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.graph_serial_ms = p.get("graph_step_serial_ms")
+        self.graph_replayed_ms = p.get("graph_step_replayed_ms")
+        self.graph_model_ms = p.get("graph_step_model_ms")
         self.graph_independent_ms = p.get("graph_step_independent_ms")
         self.graph_unshared_ms = p.get("graph_step_unshared_ms")
         self.kernels_waiting_for_room = p.get("kernels_waiting_for_room")
@@ -90,7 +94,8 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "graph_serial_ms", "graph_independent_ms", "graph_unshared_ms",
+                "graph_serial_ms", "graph_replayed_ms", "graph_model_ms",
+                "graph_independent_ms", "graph_unshared_ms",
                 "kernels_waiting_for_room",
                 "graph_unknown_memory_ms", "saving_ms",
                 "saving_quiet_ms", "build_ms", "break_even_steps", "graph_error_ms",
@@ -126,6 +131,10 @@ class Price:
         for label, value, unit, note in (
                 ("  lower level", self.graph_quiet_ms, "ms",
                  "graph nodes at the lower of their two costs: a lower bound"),
+                ("  replayed", self.graph_replayed_ms, "ms",
+                 "the walk replayed as a graph on this GPU"),
+                ("  offline model", self.graph_model_ms, "ms",
+                 "the offline model over this GPU's profile"),
                 ("  streams in series", self.graph_serial_ms, "ms",
                  "the streams one after another: the step lies between"),
                 ("  streams unordered", self.graph_independent_ms, "ms",
@@ -166,7 +175,7 @@ class Price:
     def __repr__(self):
         head = (f"launch_econ.Price: {self.kernels} kernels, {self.copies} copies, "
                 f"{self.memsets} memsets; recorded GPU {self.recorded_gpu_ms:.4f} ms"
-                + ((f" on {self.device}" if self.graph_source == "replay"
+                + ((f" on {self.device}" if self.graph_source != "model"
                     else f"; model of {self.device}") if self.device else "")
                 + (" (partial)" if self.partial else ""))
         lines = [head] + [f"  {a:<16} {b:>14}  {c}" for a, b, c in self._rows()]
@@ -224,4 +233,5 @@ _OUTSIDE_FROM = {
 _GRAPH = {
     "replay": "the walk replayed as a graph on this GPU",
     "model": "the offline model over the device profile",
+    "replay-and-model": "the mean of the replayed graph and the offline model",
 }

@@ -5,7 +5,10 @@ use std::fmt::Write;
 use crate::commands::{check_outputs, deliver, progress, show, start_engine, UsageError};
 use crate::document::{CommandResult, Device, Document, TraceInfo};
 use crate::options::{ReplayArgs, TimingDefaults};
-use crate::pricing::{load_profile, price_offline, price_replayed, read_walk, BadInput};
+use crate::pricing::{
+    load_profile, price_offline, price_replayed, read_walk, with_offline_model, BadInput,
+    GraphStepChoice,
+};
 use crate::replay::{ReplayConfig, ReplayFigure, ReplayResult, FIDELITY_MIN_NS};
 use crate::runner::Context;
 use crate::stand_in::{ElementWise, SubFloor};
@@ -101,6 +104,9 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(p) => Some(load_profile(Some(p)).map_err(usage)?),
         None => None,
     };
+    // The walk as read, for the offline model beside the replay (which takes its own kernels
+    // apart from other streams' below).
+    let recorded = walk.clone();
     walk.uncontend();
     let several_lanes = crate::lanes::Schedule::of(&walk).lanes() > 1;
     let prior_streams = crate::prior_streams::resolve(args.prior_streams, several_lanes);
@@ -145,8 +151,14 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         interrupted: &crate::interrupt::requested,
         progress: &show_pb,
     };
-    let priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
+    let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
     pb.finish_and_clear();
+    let device_name = e.device_info().name.clone();
+    let model_profile = crate::node_gap::profile_for(&device_name, user_profile.as_ref());
+    if let (GraphStepChoice::Mean, Some(profile)) = (args.graph_step, model_profile) {
+        let grids = grid_table(args, &device_name)?;
+        priced = with_offline_model(priced, &recorded, profile, grids, args.eager_step_ms);
+    }
     report.push_str(&replay_text(&e.device_info().name, &priced.replay));
     report.push_str(&priced.prediction.text());
     let r = &priced.replay;

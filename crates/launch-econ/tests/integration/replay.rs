@@ -172,6 +172,15 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
             vec![
                 "replay".into(),
                 fx("kineto_step.json"),
+                "--graph-step".into(),
+                "both".into(),
+            ],
+            "invalid value 'both' for '--graph-step",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("kineto_step.json"),
                 "--export-trace".into(),
                 "/nonexistent-dir/replay.json".into(),
             ],

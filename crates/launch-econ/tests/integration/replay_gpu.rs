@@ -37,11 +37,44 @@ fn replay_runs_on_a_gpu() {
     // The graph step is priced at the upper level of node cost, measured after the trials;
     // the trials' single-stream figure is reported beside it as the lower level.
     let upper = r["graph_wall_other_stream_ms"]["median"].as_f64().unwrap();
+    let quiet = r["summary"]["graph_wall_ms"]["median"].as_f64().unwrap();
     let p = &v["result"]["prediction"];
-    assert_eq!(p["graph_step_ms"].as_f64().unwrap(), upper);
+    let device = v["device"]["name"].as_str().unwrap();
+    if device.contains("H200") {
+        // A GPU with a shipped profile: the graph step is the mean of the replayed graph and
+        // the offline model over that profile, both reported.
+        assert_eq!(p["graph_source"], "replay-and-model", "{p}");
+        assert_eq!(p["graph_step_replayed_ms"].as_f64().unwrap(), upper);
+        let model = p["graph_step_model_ms"].as_f64().unwrap();
+        let mean = p["graph_step_ms"].as_f64().unwrap();
+        assert!((mean - (upper + model) / 2.0).abs() < 1e-12, "{p}");
+        let offline = json_of(&succeeds(&replay(&fx, "--summary --export-json -")));
+        assert_eq!(
+            offline["result"]["prediction"]["graph_step_ms"]
+                .as_f64()
+                .unwrap(),
+            model,
+            "the model beside the replay is --summary's"
+        );
+        assert!(p["graph_step_quiet_ms"].as_f64().unwrap() > 0.0);
+    } else {
+        assert_eq!(p["graph_source"], "replay", "{p}");
+        assert_eq!(p["graph_step_ms"].as_f64().unwrap(), upper);
+        assert_eq!(p["graph_step_quiet_ms"].as_f64().unwrap(), quiet);
+    }
+    // `--graph-step replay`: the replayed graph alone, on any GPU.
+    let alone = json_of(&succeeds(&replay(
+        &fx,
+        "--trials 2 --reps 3 --graph-step replay --export-json -",
+    )));
+    let a = &alone["result"]["prediction"];
+    assert_eq!(a["graph_source"], "replay", "{a}");
+    assert!(a["graph_step_model_ms"].is_null(), "{a}");
     assert_eq!(
-        p["graph_step_quiet_ms"].as_f64().unwrap(),
-        r["summary"]["graph_wall_ms"]["median"].as_f64().unwrap()
+        a["graph_step_ms"].as_f64().unwrap(),
+        alone["result"]["replay"]["graph_wall_other_stream_ms"]["median"]
+            .as_f64()
+            .unwrap()
     );
     assert!(r["graph_gpu_other_stream_ms"]["median"].as_f64().unwrap() > 0.0);
     // The step's host-to-device copy was recorded from pageable memory; it replays through
@@ -54,7 +87,6 @@ fn replay_runs_on_a_gpu() {
     assert!(!warnings.contains("device-to-device"), "{warnings}");
     // The front-end gap comes from the profile of this kind of GPU where one holds it (the
     // shipped H200 profile), else the engine estimates it; the report says which.
-    let device = v["device"]["name"].as_str().unwrap();
     let source = r["node_gap_source"]["kind"].as_str().unwrap();
     if device.contains("H200") {
         assert_eq!(source, "profile", "{}", r["node_gap_source"]);
