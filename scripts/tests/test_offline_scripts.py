@@ -291,6 +291,7 @@ def test_heldout_json_markdown_sets_out_batch_52_as_the_document_does(tmp_path):
     committed = [line for line in section.splitlines() if line.startswith("|")]
     assert printed == committed
     assert "`replay` 4 of 6 within 5%, savings 6 of 6, `--summary` 5 of 6." in p.stdout
+    assert "The mean of the two graph steps" in p.stdout and "of 6 within 5%." in p.stdout
     assert "With every stand-in a spin: \u22122" in p.stdout
 
 
