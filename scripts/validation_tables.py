@@ -169,6 +169,20 @@ def mean_of_both(run):
     return (run["replay"] + run["summary"]) / 2
 
 
+def far_apart(runs, share=0.2):
+    """(walks, within 5%) of the mean of the two prices, for the held-out walks whose replay
+    and `--summary` graph steps lay `share` of their mean or more apart, and for the others
+    (what `replay`'s prediction quotes where its two figures lie that far apart)."""
+    both = [r for r in runs if r["same_walk"] and not r["failed"] and mean_of_both(r) is not None]
+
+    def apart(r):
+        return abs(r["replay"] - r["summary"]) / (100 + mean_of_both(r)) >= share
+
+    def count(rs):
+        return len(rs), sum(abs(mean_of_both(r)) <= 5 for r in rs)
+    return count([r for r in both if apart(r)]), count([r for r in both if not apart(r)])
+
+
 def column(runs):
     """One column's cells: (header, replay, saving, summary, mean of replay and summary)."""
     counted = [r for r in runs if r["same_walk"]]

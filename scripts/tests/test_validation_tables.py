@@ -21,6 +21,19 @@ def test_the_readmes_held_out_table_is_what_the_documents_give():
     assert table in readme, f"the README's held-out table should be:\n{table}"
 
 
+def test_the_price_quotes_what_the_record_says_of_far_apart_replays_and_models():
+    (far, far_within), (near, near_within) = validation_tables.far_apart(
+        validation_tables.first_runs(ROOT))
+    with open(os.path.join(ROOT, "crates", "launch-econ", "src", "price.rs"),
+              encoding="utf-8") as f:
+        source = f.read()
+    phrase = (f"on the {far} held-out H200 walks whose two prices differed by 20% or more, the "
+              f"mean came within 5% of the real graph on {far_within}, against {near_within} of "
+              f"the {near} others")
+    assert phrase in source, f"price::FAR_APART_RECORD should say:\n{phrase}"
+    assert "pub const FAR_APART: f64 = 0.2;" in source
+
+
 def test_each_form_of_row_gives_its_errors():
     old = {"walk": "a", "streams": 2, "replay_err_pct": -3.0, "replay_saving_err_pct": 1.0,
            "summary_err_pct": 4.0}
