@@ -254,13 +254,15 @@ impl StepPrice {
         }
     }
 
-    /// The replayed price with the offline model's graph step of the same walk (`model_ms`, and
-    /// `model_quiet_ms` at the lower level of per-node cost) beside it and the mean of the two
+    /// The replayed price with the offline model's graph step of the same walk (`model`'s, and
+    /// at the lower level of per-node cost its lower level's) beside it and the mean of the two
     /// as the graph step: on the held-out walks the two erred nearly independently (their
     /// errors correlated 0.26 on the multi-stream ones), and the mean came within 5% more
     /// often than either ([`GraphSource::validated_error`]). The saving and the break-even
-    /// follow the mean.
-    pub fn with_model(self, model_ms: f64, model_quiet_ms: Option<f64>) -> StepPrice {
+    /// follow the mean; a walk whose streams the model priced never waiting on each other as
+    /// well (no recorded waits) keeps that lower bound.
+    pub fn with_model(self, model: &StepPrice) -> StepPrice {
+        let (model_ms, model_quiet_ms) = (model.graph_step_ms, model.graph_step_quiet_ms);
         if self.graph_source != GraphSource::Replay {
             return self;
         }
@@ -270,7 +272,7 @@ impl StepPrice {
             .zip(model_quiet_ms)
             .map(|(replayed, model)| (replayed + model) / 2.0);
         let saving_ms = self.eager_step_ms - graph;
-        StepPrice {
+        let mean = StepPrice {
             graph_step_ms: graph,
             graph_source: GraphSource::Mean,
             saving_ms,
@@ -283,6 +285,11 @@ impl StepPrice {
             graph_step_replayed_ms: Some(self.graph_step_ms),
             graph_step_model_ms: Some(model_ms),
             ..self
+        };
+        // A walk of several streams without recorded waits: the model's lower bound.
+        match model.graph_step_independent_ms {
+            Some(lower) => mean.with_independent(lower),
+            None => mean,
         }
     }
 
@@ -296,9 +303,14 @@ impl StepPrice {
     }
 
     /// The same price with the graph step of its streams never waiting on each other beside it.
+    /// Its graph step, an upper bound, may lie as far above the real one as the lower bound
+    /// lies below it: the error it carries is at least the distance between the two.
     pub fn with_independent(self, graph_step_independent_ms: f64) -> StepPrice {
         StepPrice {
             graph_step_independent_ms: Some(graph_step_independent_ms),
+            graph_step_error_ms: self
+                .graph_step_error_ms
+                .max(self.graph_step_ms - graph_step_independent_ms),
             ..self
         }
     }
@@ -497,7 +509,14 @@ mod tests {
         let replayed = StepPrice::new((2.0, GraphSource::Replay), (5.0, EagerSource::User), 1.5)
             .with_quiet(1.8)
             .with_branches();
-        let p = replayed.with_model(2.4, Some(2.2));
+        let model = |ms: f64, quiet: Option<f64>| {
+            let m = StepPrice::new((ms, GraphSource::Model), (5.0, EagerSource::User), 1.5);
+            match quiet {
+                Some(q) => m.with_quiet(q),
+                None => m,
+            }
+        };
+        let p = replayed.with_model(&model(2.4, Some(2.2)));
         assert_eq!(p.graph_source, GraphSource::Mean);
         assert!((p.graph_step_ms - 2.2).abs() < 1e-12, "{p:?}");
         assert_eq!(
@@ -518,7 +537,7 @@ mod tests {
         );
         assert!(p.replay_and_model_apart().is_none(), "18% apart");
         let far = StepPrice::new((2.0, GraphSource::Replay), (5.0, EagerSource::User), 1.5)
-            .with_model(2.5, None);
+            .with_model(&model(2.5, None));
         let share = far.replay_and_model_apart().unwrap();
         assert!((share - 0.5 / 2.25).abs() < 1e-12);
         assert!(
@@ -528,12 +547,17 @@ mod tests {
             far.text()
         );
         // Without the model's lower level, the replay's stays; a model price is left alone.
-        let p = replayed.with_model(2.4, None);
+        let p = replayed.with_model(&model(2.4, None));
         assert_eq!(p.graph_step_quiet_ms, Some(1.8));
-        let model = StepPrice::new((2.0, GraphSource::Model), (5.0, EagerSource::User), 1.5);
-        assert_eq!(model.with_model(3.0, None), model);
+        let offline = model(2.0, None);
+        assert_eq!(offline.with_model(&model(3.0, None)), offline);
+        // The model's lower bound of a walk without recorded waits comes along, and widens the
+        // error to reach it.
+        let p = replayed.with_model(&model(2.4, None).with_independent(1.2));
+        assert_eq!(p.graph_step_independent_ms, Some(1.2));
+        assert!((p.graph_step_error_ms - 1.0).abs() < 1e-12, "{p:?}");
         // The JSON names the source and holds both figures.
-        let v = serde_json::to_value(replayed.with_model(2.4, None)).unwrap();
+        let v = serde_json::to_value(replayed.with_model(&model(2.4, None))).unwrap();
         assert_eq!(v["graph_source"], "replay-and-model");
         assert_eq!(v["graph_step_model_ms"], 2.4);
     }

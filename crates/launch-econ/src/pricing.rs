@@ -243,9 +243,7 @@ pub fn with_offline_model(
         false,
     )
     .prediction;
-    report.prediction = report
-        .prediction
-        .with_model(model.graph_step_ms, model.graph_step_quiet_ms);
+    report.prediction = report.prediction.with_model(&model);
     report
 }
 
