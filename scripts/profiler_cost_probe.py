@@ -17,7 +17,10 @@ written, so that `launch-econ replay TRACE --summary` can be compared with the m
 Cases: `views` (400 views of one tensor, one add at the end), `unbind` (one `unbind` into 400
 rows: nested operators under one), `adds` (400 one-element adds, each an operator and a
 launch), `linears` (200 bf16 `F.linear`s of 64 x 64, each a wrapper operator over a GEMM),
-`cupy_adds` (400 CuPy element-wise launches, no operators). `--activities cpu` records
+`cupy_adds` (400 CuPy element-wise launches, no operators), `forked_adds` and
+`switching_adds` (the 400 adds on two side streams forked and joined, each stream's half in
+one block or alternating add by add: what a stream switch costs a recorded step beside an
+unprofiled one). `--activities cpu` records
 without CUDA activity (no CUPTI), which leaves the operators' cost alone. `--steps K`
 also records one session over K steps, each marked with `prof.step()`, the way a profiler
 schedule marks them (DIR/CASE.steps.json). Writes DIR/results.json (DIR/results.cpu.json;
@@ -36,7 +39,8 @@ sys.path.insert(0, HERE)
 
 from walk_parts import sync_events_config, timed_ms  # noqa: E402
 
-SYNTHETIC = {"views": 400, "unbind": 400, "adds": 400, "linears": 200, "cupy_adds": 400}
+SYNTHETIC = {"views": 400, "unbind": 400, "adds": 400, "linears": 200, "cupy_adds": 400,
+             "forked_adds": 400, "switching_adds": 400}
 
 
 def synthetic_step(name):
@@ -62,6 +66,25 @@ def synthetic_step(name):
         def step():
             x.unbind(0)
             torch.add(y, 1, out=y)
+    elif name in ("forked_adds", "switching_adds"):
+        # The adds case on two side streams forked from the current one and joined back:
+        # each stream's half in one block (two stream switches), or every add on the other
+        # stream from the one before (one switch an add). Beside `adds`, what a stream switch
+        # costs a recorded step against an unprofiled one.
+        a, b, c = (torch.ones(1, device="cuda") for _ in range(3))
+        sides = [torch.cuda.Stream(), torch.cuda.Stream()]
+        order = ([i * 2 // n for i in range(n)] if name == "forked_adds"
+                 else [i % 2 for i in range(n)])
+
+        def step():
+            main = torch.cuda.current_stream()
+            for s in sides:
+                s.wait_stream(main)
+            for i in order:
+                with torch.cuda.stream(sides[i]):
+                    torch.add(a, b, out=c)
+            for s in sides:
+                main.wait_stream(s)
     elif name == "cupy_adds":
         import cupy as cp
         a = cp.ones(1, dtype=cp.float32)
