@@ -215,7 +215,7 @@ pub fn price_replayed(
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum GraphStepChoice {
     /// The mean of the replayed graph step and the offline model's over this GPU's profile
-    /// (where there is one; else the replay's): see [`StepPrice::with_model`].
+    /// (where there is one; else the replayed one).
     #[default]
     Mean,
     /// The replayed graph step alone.
