@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 
 use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
+use launch_econ::caveats::no_profile_for_the_mean;
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
@@ -214,9 +215,16 @@ fn price_trace(
         };
         let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
         let model_profile = profile_for(device_name, user_profile.as_ref());
-        if let (GraphStepChoice::Mean, Some(p)) = (graph_step, model_profile) {
-            let grids = WideGrids::shipped_for(device_name);
-            priced = with_offline_model(priced, &recorded, p, grids, eager_step_ms);
+        match (graph_step, model_profile) {
+            (GraphStepChoice::Mean, Some(p)) => {
+                let grids = WideGrids::shipped_for(device_name);
+                priced = with_offline_model(priced, &recorded, p, grids, eager_step_ms);
+            }
+            (GraphStepChoice::Mean, None) => priced
+                .replay
+                .warnings
+                .push(no_profile_for_the_mean(device_name)),
+            (GraphStepChoice::Replay, _) => {}
         }
         let partial = priced.replay.interrupted;
         let warnings = priced.replay.warnings.clone();

@@ -297,6 +297,14 @@ fn several_devices(walk: &Walk, on_lanes: bool) -> Option<String> {
     ))
 }
 
+/// Why a replay on `device` prices the replayed graph alone where the mean of it and the
+/// offline model was asked for: no device profile describes that GPU.
+pub fn no_profile_for_the_mean(device: &str) -> String {
+    format!(
+        "no device profile describes this GPU ({device}), so the graph step is the replayed graph alone, not its mean with the offline model (which came nearer on the H200's held-out walks, README \"How accurate the prices are\"): `launch-econ --export-json FILE` on this GPU writes a profile to pass as --profile"
+    )
+}
+
 /// How far the front-end gap a replay measured may sit above the device profile's before the
 /// replay says so, µs: the H200 instances whose replays were within 5% measured 0.065–0.098
 /// against the shipped profile's 0.068.

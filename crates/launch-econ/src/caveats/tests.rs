@@ -270,3 +270,14 @@ fn a_gap_near_the_profiles_says_nothing_and_one_well_above_says_by_how_much() {
     assert!(w.contains("0.127 us above the 0.068"), "{w}");
     assert!(w.contains("up to 0.1270 ms over 1000 nodes"), "{w}");
 }
+
+#[test]
+fn a_gpu_without_a_profile_is_told_how_to_get_the_mean() {
+    let w = no_profile_for_the_mean("NVIDIA H100 80GB HBM3");
+    assert!(w.contains("(NVIDIA H100 80GB HBM3)"), "{w}");
+    assert!(w.contains("the replayed graph alone"), "{w}");
+    assert!(
+        w.contains("--export-json FILE") && w.contains("--profile"),
+        "{w}"
+    );
+}

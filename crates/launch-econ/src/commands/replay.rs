@@ -155,9 +155,16 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     pb.finish_and_clear();
     let device_name = e.device_info().name.clone();
     let model_profile = crate::node_gap::profile_for(&device_name, user_profile.as_ref());
-    if let (GraphStepChoice::Mean, Some(profile)) = (args.graph_step, model_profile) {
-        let grids = grid_table(args, &device_name)?;
-        priced = with_offline_model(priced, &recorded, profile, grids, args.eager_step_ms);
+    match (args.graph_step, model_profile) {
+        (GraphStepChoice::Mean, Some(profile)) => {
+            let grids = grid_table(args, &device_name)?;
+            priced = with_offline_model(priced, &recorded, profile, grids, args.eager_step_ms);
+        }
+        (GraphStepChoice::Mean, None) => priced
+            .replay
+            .warnings
+            .push(crate::caveats::no_profile_for_the_mean(&device_name)),
+        (GraphStepChoice::Replay, _) => {}
     }
     report.push_str(&replay_text(&e.device_info().name, &priced.replay));
     report.push_str(&priced.prediction.text());

@@ -61,6 +61,11 @@ fn replay_runs_on_a_gpu() {
         assert_eq!(p["graph_source"], "replay", "{p}");
         assert_eq!(p["graph_step_ms"].as_f64().unwrap(), upper);
         assert_eq!(p["graph_step_quiet_ms"].as_f64().unwrap(), quiet);
+        let warnings = v["warnings"].to_string();
+        assert!(
+            warnings.contains("no device profile describes this GPU"),
+            "{warnings}"
+        );
     }
     // `--graph-step replay`: the replayed graph alone, on any GPU.
     let alone = json_of(&succeeds(&replay(
