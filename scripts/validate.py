@@ -381,11 +381,12 @@ def parent(args):
         try:
             # Priced offline first: a replay that fails keeps the walk's offline price.
             r.update(graph_facts(trace, r["graph_trace"]))
-            r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
+            r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"], args.profile))
             # The replayed graph alone: the mean `replay` prints by default is formed from it
             # and the offline price above (the same model over the same profile) downstream.
             rep = run_json([args.launch_econ, "replay", trace, "--graph-step", "replay",
-                            "--eager-step-ms", f"{r['eager_step_ms']:.6f}", "--export-json", "-"])
+                            "--eager-step-ms", f"{r['eager_step_ms']:.6f}", "--export-json", "-",
+                            *profile_args(args.profile)])
             r["replay"] = rep["result"]["prediction"]
             r["replay_summary_table"] = rep["result"]["replay"]["summary"]
             r["replay_graph_gpu_other_stream"] = rep["result"]["replay"].get(
@@ -398,7 +399,7 @@ def parent(args):
                               "--stream-from-us", "off",
                               "--gemms", "stand-in", "--concurrent-stand-ins", "spin",
                               "--eager-step-ms", f"{r['eager_step_ms']:.6f}",
-                              "--export-json", "-"])
+                              "--export-json", "-", *profile_args(args.profile)])
             r["replay_spins_only"] = spins["result"]["prediction"]
             fid = rep["result"]["replay"]["fidelity"]
             r["streaming_stand_ins"] = fid.get("streaming_stand_ins", 0)
@@ -425,12 +426,20 @@ def save(results, out):
     os.replace(path + ".part", path)
 
 
-def offline_prices(launch_econ, trace, eager_step_ms):
+def profile_args(profile):
+    """`--profile FILE` for launch-econ where a device profile was given, else nothing (the
+    shipped H200 profile)."""
+    return ["--profile", profile] if profile else []
+
+
+def offline_prices(launch_econ, trace, eager_step_ms, profile=None):
     """`replay --summary` of a trace (no GPU): with the measured eager step, and from the trace
-    alone."""
+    alone; over `profile` where given."""
     summ = run_json([launch_econ, "replay", trace, "--summary",
-                     "--eager-step-ms", f"{eager_step_ms:.6f}", "--export-json", "-"])
-    trace_only = run_json([launch_econ, "replay", trace, "--summary", "--export-json", "-"])
+                     "--eager-step-ms", f"{eager_step_ms:.6f}", "--export-json", "-",
+                     *profile_args(profile)])
+    trace_only = run_json([launch_econ, "replay", trace, "--summary", "--export-json", "-",
+                           *profile_args(profile)])
     walk_summary = summ["result"]["trace"]["summary"]
     del walk_summary["top"]
     return {"summary": summ["result"]["prediction"],
@@ -450,7 +459,7 @@ def reprice(args):
         trace = os.path.join(args.traces, os.path.basename(r["eager_trace"]))
         graph = os.path.join(args.traces, os.path.basename(r["graph_trace"]))
         r.update(graph_facts(trace, graph))
-        r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"]))
+        r.update(offline_prices(args.launch_econ, trace, r["eager_step_ms"], args.profile))
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "validation.json"), "w") as f:
         json.dump(results, f, indent=1)
@@ -529,6 +538,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--launch-econ", default="launch-econ")
+    ap.add_argument("--profile", default="",
+                    help="a device profile (`launch-econ --export-json`) for every price: on a GPU "
+                         "other than the H200, this GPU's; default the shipped H200 profile")
     ap.add_argument("--walks", default="",
                     help="comma-separated; default: every walk (" + ", ".join(WALKS) + ")")
     ap.add_argument("--walk-module", default="",

@@ -7,6 +7,8 @@ caee65a run", "Walks whose data fits the L2", "Walks of kinds not met before, af
     python3 scripts/validate_all.py --out DIR --launch-econ target/release/launch-econ
     python3 scripts/validate_all.py --out DIR --groups paced,bandwidth    # some groups
     python3 scripts/validate_all.py --out DIR --table-only                # table of DIR again
+    python3 scripts/validate_all.py --out DIR --profile GPU.json          # on another GPU: its
+                                                                          # own profile
 
 Each group runs in DIR/<group> (one process per walk, as validate.py does); a group that
 fails leaves its walks out of the table and says so. The table compares every price with the
@@ -356,9 +358,11 @@ GROUPS = [
 REPLAY, SAVING, SUMMARY = 5.0, 10.0, 10.0
 
 
-def run_group(out, launch_econ, group, module, walks):
+def run_group(out, launch_econ, group, module, walks, profile=""):
     cmd = [sys.executable, os.path.join(HERE, "validate.py"), "--out", os.path.join(out, group),
            "--launch-econ", launch_econ, "--walks", walks]
+    if profile:
+        cmd += ["--profile", profile]
     if module:
         cmd += ["--walk-module", os.path.join(HERE, module)]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -482,6 +486,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--launch-econ", default="launch-econ")
+    ap.add_argument("--profile", default="",
+                    help="a device profile for every price (validate.py --profile): on a GPU other "
+                         "than the H200, this GPU's")
     ap.add_argument("--groups", default="",
                     help="comma-separated; default: " + ",".join(g for g, _, _ in GROUPS))
     ap.add_argument("--table-only", action="store_true",
@@ -496,7 +503,7 @@ def main():
     if not args.table_only:
         spin_ramp(args.out)
         for group, module, walks in groups:
-            run_group(args.out, args.launch_econ, group, module, walks)
+            run_group(args.out, args.launch_econ, group, module, walks, args.profile)
     rows, results = rows_of(args.out, groups)
     with open(os.path.join(args.out, "all.json"), "w") as f:
         json.dump(results, f, indent=1)

@@ -372,7 +372,7 @@ def test_a_validation_run_stopped_midway_keeps_the_walks_it_finished(tmp_path, m
     monkeypatch.setattr(validate, "run_json", lambda cmd: (_ for _ in ()).throw(
         RuntimeError("no GPU here")))
     args = types.SimpleNamespace(out=str(tmp_path), walks="bad,good,third", batches=1, reps=1,
-                                 walk_module="", launch_econ="le")
+                                 walk_module="", launch_econ="le", profile="")
     with pytest.raises(KeyboardInterrupt):
         validate.parent(args)
     saved = json.load(open(tmp_path / "validation.json"))
