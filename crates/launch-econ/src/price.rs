@@ -54,8 +54,8 @@ pub enum GraphSource {
 
 impl GraphSource {
     /// How far this source's graph step came from the real graph on the H200 validation
-    /// walks of its kind (docs/validation-h200.md: 92 walks at 5687dc7, and 370 walks held out
-    /// in fifty-six batches, each first run with the version of its day unchanged), as a
+    /// walks of its kind (docs/validation-h200.md: 92 walks at 5687dc7, and 388 walks held out
+    /// batch by batch, each first run with the version of its day unchanged), as a
     /// fraction: on one stream the replay came within 10% (−1.8 … +5.3% on the 56 walks of the
     /// full run, held out a top-k sampling step −5.6%,
     /// CuPy raw kernels +6.4%, CuPy prefix sums +5.1% and an RWKV-style recurrence of sub-floor
