@@ -124,7 +124,8 @@ fn the_node_gap_can_be_given_or_measured() {
 
 /// Kernels of many blocks just under the streaming threshold all spin and read nothing, while
 /// a trace without shapes says they could have read 300 MiB: the replay warns that the real
-/// step may take the larger level step, by how much at most, and prices half of it.
+/// step may take the larger level step, and where a profile of this GPU says by how much (the
+/// shipped one on an H200), prices half of it.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
@@ -135,6 +136,12 @@ fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
         warnings.contains("no shapes recorded: the stand-ins read ~0 MiB a replay"),
         "{warnings}"
     );
+    if !v["device"]["name"].as_str().unwrap().contains("H200") {
+        // No profile of this GPU measured the level steps: nothing to price.
+        assert!(!warnings.contains("ms a step"), "{warnings}");
+        assert!(v["result"]["prediction"]["graph_step_unknown_memory_ms"].is_null());
+        return;
+    }
     assert!(warnings.contains("ms a step"), "{warnings}");
     // One stream: the price holds half the larger step, on top of the replayed graph.
     assert!(warnings.contains("priced halfway"), "{warnings}");
