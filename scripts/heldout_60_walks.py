@@ -22,7 +22,7 @@ from walk_registry import builder  # noqa: E402
 
 GLM4_2048 = dict(hidden_size=2048, intermediate_size=6144, num_hidden_layers=4,
                  num_attention_heads=16, num_key_value_heads=2, vocab_size=32000,
-                 max_position_embeddings=2048)
+                 max_position_embeddings=2048, pad_token_id=0)
 
 
 def glm4_2048_decode_b8():
