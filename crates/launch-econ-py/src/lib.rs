@@ -85,13 +85,14 @@ fn json(doc: &Document) -> PyResult<String> {
 /// graph) under the trial runner; without, the offline model over `profile` (the shipped H200
 /// profile by default) prices it. `eager_step_ms` is the step timed without a profiler.
 /// `export_trace`: a path to write the recording and the replayed walks (with `gpu`) or the
-/// offline model's graph step node by node, as a Chrome trace. `graph_step`: `mean` (a replay's
-/// graph step is the mean of it and the offline model's) or `replay`. `trace_device` and `stream`
+/// offline model's graph step node by node, as a Chrome trace. `graph_step`: `auto` (a replay's
+/// graph step is the mean of it and the offline model's where the shipped profile describes the
+/// GPU), `mean` (with `profile` of this GPU too) or `replay`. `trace_device` and `stream`
 /// keep only the operations recorded on that device or stream (the CLI's `--trace-device`,
 /// `--stream`). Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.
 #[pyfunction]
-#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh", export_trace=None, trace_device=None, stream=None, graph_step="mean"))]
+#[pyo3(signature = (path, eager_step_ms=None, gpu=false, device=0, profile=None, max_time=None, trials=None, pdl=false, waits="join", gemms="auto", profiler_step="last", gemm_operands="fresh", export_trace=None, trace_device=None, stream=None, graph_step="auto"))]
 #[allow(clippy::too_many_arguments)]
 fn price_trace(
     py: Python<'_>,
@@ -214,17 +215,19 @@ fn price_trace(
             progress: &progress,
         };
         let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
-        let model_profile = profile_for(device_name, user_profile.as_ref());
-        match (graph_step, model_profile) {
-            (GraphStepChoice::Mean, Some(p)) => {
+        match (
+            graph_step,
+            graph_step.model_profile(device_name, user_profile.as_ref()),
+        ) {
+            (_, Some(p)) => {
                 let grids = WideGrids::shipped_for(device_name);
                 priced = with_offline_model(priced, &recorded, p, grids, eager_step_ms);
             }
-            (GraphStepChoice::Mean, None) => priced
+            (GraphStepChoice::Replay, None) => {}
+            (choice, None) => priced
                 .replay
                 .warnings
-                .push(no_profile_for_the_mean(device_name)),
-            (GraphStepChoice::Replay, _) => {}
+                .push(no_profile_for_the_mean(device_name, choice)),
         }
         let partial = priced.replay.interrupted;
         let warnings = priced.replay.warnings.clone();

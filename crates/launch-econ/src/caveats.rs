@@ -297,12 +297,19 @@ fn several_devices(walk: &Walk, on_lanes: bool) -> Option<String> {
     ))
 }
 
-/// Why a replay on `device` prices the replayed graph alone where the mean of it and the
-/// offline model was asked for: no device profile describes that GPU.
-pub fn no_profile_for_the_mean(device: &str) -> String {
-    format!(
-        "no device profile describes this GPU ({device}), so the graph step is the replayed graph alone, not its mean with the offline model (which came nearer on the H200's held-out walks, README \"How accurate the prices are\"): `launch-econ --export-json FILE` on this GPU writes a profile to pass as --profile"
-    )
+/// Why a replay on `device` prices the replayed graph alone where `choice` asked for the mean
+/// of it and the offline model: under `auto` only the shipped profile (the H200, where the mean
+/// was validated) gives the model; under `mean` no profile of this GPU was given.
+pub fn no_profile_for_the_mean(device: &str, choice: crate::pricing::GraphStepChoice) -> String {
+    let why = match choice {
+        crate::pricing::GraphStepChoice::Mean => {
+            "--graph-step mean found no device profile of this GPU (pass --profile FILE, written by `launch-econ --export-json FILE` on it)"
+        }
+        _ => {
+            "the mean of it and the offline model is priced by default only over the shipped H200 profile, where it was validated; on an H100 with a profile of its own the mean came within 5% of the real graph on 6 of 24 held-out walks against 9 for the replay alone (validation doc), so --graph-step mean --profile FILE is yours to choose"
+        }
+    };
+    format!("the graph step on this GPU ({device}) is the replayed graph alone: {why}")
 }
 
 /// How far the front-end gap a replay measured may sit above the device profile's before the

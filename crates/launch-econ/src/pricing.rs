@@ -214,12 +214,31 @@ pub fn price_replayed(
 /// Which figure a GPU replay takes as the graph step.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum GraphStepChoice {
-    /// The mean of the replayed graph step and the offline model's over this GPU's profile
-    /// (where there is one; else the replayed one).
+    /// The mean where the shipped profile describes this GPU (the H200, where the mean was
+    /// validated), else the replayed graph step alone.
     #[default]
+    Auto,
+    /// The mean of the replayed graph step and the offline model's over this GPU's profile
+    /// (the shipped one, or `--profile` of this kind of GPU; else the replayed one).
     Mean,
     /// The replayed graph step alone.
     Replay,
+}
+
+impl GraphStepChoice {
+    /// The profile the offline model beside a replay on `device` uses, if any: under `Auto`
+    /// only the shipped one, under `Mean` the user's where it describes this kind of GPU.
+    pub fn model_profile(
+        self,
+        device: &str,
+        user_profile: Option<&(ModelProfile, String)>,
+    ) -> Option<(ModelProfile, String)> {
+        match self {
+            GraphStepChoice::Auto => crate::node_gap::profile_for(device, None),
+            GraphStepChoice::Mean => crate::node_gap::profile_for(device, user_profile),
+            GraphStepChoice::Replay => None,
+        }
+    }
 }
 
 /// `report`, a GPU replay of `recorded` (the walk as read, before the replay took its

@@ -24,7 +24,7 @@ def profile(path=None):
 def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max_time=None,
                 trials=None, pdl=False, waits="join", gemms="auto", profiler_step="last",
                 gemm_operands="fresh", export_trace=None, trace_device=None, stream=None,
-                graph_step="mean"):
+                graph_step="auto"):
     """Prices the step recorded in ``path`` (Kineto JSON from ``torch.profiler`` or nsys CSV).
 
     With ``gpu=True`` the walk is replayed on CUDA device ``device``, eagerly and as one
@@ -40,9 +40,10 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     step (the CLI's ``--export-trace``). ``trace_device`` and ``stream`` keep only the
     operations recorded on that device or stream (``--trace-device``, ``--stream``): a graph
     runs on one device, so a trace of several is priced one device at a time. With ``gpu=True``
-    ``graph_step`` is the CLI's ``--graph-step``: ``"mean"`` (default) prices the mean of the
-    replayed graph and the offline model over this GPU's profile, where there is one
-    (``graph_replayed_ms`` and ``graph_model_ms`` hold the two), ``"replay"`` the replay alone.
+    ``graph_step`` is the CLI's ``--graph-step``: ``"auto"`` (default) prices the mean of the
+    replayed graph and the offline model where the shipped profile describes this GPU (the
+    H200), ``"mean"`` also over ``profile`` of this GPU (``graph_replayed_ms`` and
+    ``graph_model_ms`` hold the two), ``"replay"`` the replay alone.
     Ctrl-C during a replay raises ``KeyboardInterrupt``
     with what was measured in its ``partial`` attribute (and, where the replay stopped before
     its trace was recorded, a message that says none was written).
@@ -77,7 +78,7 @@ def _median_ms(fn, sync, n, per_batch=10):
 
 
 def price(step, warmup=3, validate=False, gpu=True, iters=20, max_time=None, waits="join",
-          gemms="auto", gemm_operands="fresh", graph_step="mean"):
+          gemms="auto", gemm_operands="fresh", graph_step="auto"):
     """Prices ``step`` (a callable that runs one step on the current CUDA device).
 
     1. Runs ``step`` ``warmup`` times, then times ``iters`` steps without a profiler (the

@@ -105,7 +105,7 @@ def test_price_trace_replays_on_the_gpu():
     alone = launch_econ.price_trace(FIXTURES / "torch_decode_small.json", gpu=True, trials=2,
                                     graph_step="replay")
     assert alone.graph_source == "replay" and alone.graph_replayed_ms is None
-    with pytest.raises(ValueError, match='graph_step must be "mean" or "replay"'):
+    with pytest.raises(ValueError, match='graph_step must be "auto", "mean" or "replay"'):
         launch_econ.price_trace(FIXTURES / "torch_decode_small.json", graph_step="both")
     assert r.document["result"]["kind"] == "replay"
     assert r.device and "NVIDIA" in r.device

@@ -141,7 +141,7 @@ def test_waits_read_forks_side_by_side_unless_told_otherwise():
         launch_econ.price_trace(trace, gemms="some")
     with pytest.raises(ValueError, match='gemm_operands must be "fresh" or "recycled"'):
         launch_econ.price_trace(trace, gemm_operands="shared")
-    with pytest.raises(ValueError, match='graph_step must be "mean" or "replay"'):
+    with pytest.raises(ValueError, match='graph_step must be "auto", "mean" or "replay"'):
         launch_econ.price_trace(trace, graph_step="both")
     # Offline the model is the price either way.
     assert launch_econ.price_trace(trace, graph_step="replay").graph_source == "model"

@@ -272,12 +272,24 @@ fn a_gap_near_the_profiles_says_nothing_and_one_well_above_says_by_how_much() {
 }
 
 #[test]
-fn a_gpu_without_a_profile_is_told_how_to_get_the_mean() {
-    let w = no_profile_for_the_mean("NVIDIA H100 80GB HBM3");
-    assert!(w.contains("(NVIDIA H100 80GB HBM3)"), "{w}");
-    assert!(w.contains("the replayed graph alone"), "{w}");
+fn a_replay_priced_without_the_model_says_why() {
+    use crate::pricing::GraphStepChoice;
+    let auto = no_profile_for_the_mean("NVIDIA H100 80GB HBM3", GraphStepChoice::Auto);
     assert!(
-        w.contains("--export-json FILE") && w.contains("--profile"),
-        "{w}"
+        auto.contains("(NVIDIA H100 80GB HBM3) is the replayed graph alone"),
+        "{auto}"
+    );
+    assert!(
+        auto.contains("only over the shipped H200 profile"),
+        "{auto}"
+    );
+    let mean = no_profile_for_the_mean("NVIDIA H100 80GB HBM3", GraphStepChoice::Mean);
+    assert!(
+        mean.contains("--graph-step mean found no device profile"),
+        "{mean}"
+    );
+    assert!(
+        mean.contains("--export-json FILE") && mean.contains("--profile"),
+        "{mean}"
     );
 }

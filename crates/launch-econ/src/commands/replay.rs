@@ -154,17 +154,22 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
     pb.finish_and_clear();
     let device_name = e.device_info().name.clone();
-    let model_profile = crate::node_gap::profile_for(&device_name, user_profile.as_ref());
+    let model_profile = args
+        .graph_step
+        .model_profile(&device_name, user_profile.as_ref());
     match (args.graph_step, model_profile) {
-        (GraphStepChoice::Mean, Some(profile)) => {
+        (_, Some(profile)) => {
             let grids = grid_table(args, &device_name)?;
             priced = with_offline_model(priced, &recorded, profile, grids, args.eager_step_ms);
         }
-        (GraphStepChoice::Mean, None) => priced
+        (GraphStepChoice::Replay, None) => {}
+        (choice, None) => priced
             .replay
             .warnings
-            .push(crate::caveats::no_profile_for_the_mean(&device_name)),
-        (GraphStepChoice::Replay, _) => {}
+            .push(crate::caveats::no_profile_for_the_mean(
+                &device_name,
+                choice,
+            )),
     }
     report.push_str(&replay_text(&e.device_info().name, &priced.replay));
     report.push_str(&priced.prediction.text());
