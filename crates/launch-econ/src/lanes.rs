@@ -100,37 +100,37 @@ impl Schedule {
     /// [`Schedule::serialised`]'s upper one). `None` where fewer than two streams are recorded
     /// or an op has none.
     pub fn independent(walk: &Walk) -> Option<Schedule> {
-        let mut streams: Vec<u64> = Vec::new();
-        let mut items = Vec::with_capacity(walk.ops.len());
-        for (op, o) in walk.ops.iter().enumerate() {
-            let s = o.stream?;
-            let lane = match streams.iter().position(|&x| x == s) {
-                Some(lane) => lane,
-                None => {
-                    streams.push(s);
-                    streams.len() - 1
-                }
-            };
-            items.push(Item::Op { lane, op });
+        if walk.ops.iter().any(|o| o.stream.is_none()) {
+            return None;
         }
-        (streams.len() >= 2).then(|| Schedule {
-            streams: streams.into_iter().map(Some).collect(),
-            items,
-            basis: Basis::Unordered,
-            forks_on_join: 0,
-            waits_again: 0,
-            waits_at_record: 0,
-            waits_on_all_before: 0,
+        let streams = recorded_streams(walk);
+        let lane_of: HashMap<u64, usize> =
+            streams.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        let items = walk
+            .ops
+            .iter()
+            .enumerate()
+            .filter_map(|(op, o)| {
+                Some(Item::Op {
+                    lane: *lane_of.get(&o.stream?)?,
+                    op,
+                })
+            })
+            .collect();
+        (streams.len() >= 2).then(|| {
+            Schedule::without_waits(
+                streams.into_iter().map(Some).collect(),
+                items,
+                Basis::Unordered,
+            )
         })
     }
 
-    /// One lane with every op in start order.
-    fn serial(walk: &Walk, basis: Basis) -> Schedule {
+    /// A schedule whose lanes never wait on each other.
+    fn without_waits(streams: Vec<Option<u64>>, items: Vec<Item>, basis: Basis) -> Schedule {
         Schedule {
-            streams: vec![None],
-            items: (0..walk.ops.len())
-                .map(|op| Item::Op { lane: 0, op })
-                .collect(),
+            streams,
+            items,
             basis,
             forks_on_join: 0,
             waits_again: 0,
@@ -139,14 +139,17 @@ impl Schedule {
         }
     }
 
+    /// One lane with every op in start order.
+    fn serial(walk: &Walk, basis: Basis) -> Schedule {
+        let items = (0..walk.ops.len())
+            .map(|op| Item::Op { lane: 0, op })
+            .collect();
+        Schedule::without_waits(vec![None], items, basis)
+    }
+
     /// The schedule of `walk` (see the module documentation).
     pub fn of(walk: &Walk) -> Schedule {
-        let mut streams: Vec<u64> = Vec::new();
-        for s in walk.ops.iter().filter_map(|o| o.stream) {
-            if !streams.contains(&s) {
-                streams.push(s);
-            }
-        }
+        let streams = recorded_streams(walk);
         if streams.len() <= 1 {
             return Schedule::serial(walk, Basis::OneStream);
         }
@@ -299,6 +302,17 @@ enum Call {
     Wait(usize),
     /// An event record call that waits other than forks are known to wait on.
     Record,
+}
+
+/// The walk's recorded streams in the order their first ops appear.
+fn recorded_streams(walk: &Walk) -> Vec<u64> {
+    let mut streams: Vec<u64> = Vec::new();
+    for s in walk.ops.iter().filter_map(|o| o.stream) {
+        if !streams.contains(&s) {
+            streams.push(s);
+        }
+    }
+    streams
 }
 
 /// How each recorded wait of a walk on several streams is read, from the whole walk: which

@@ -3,12 +3,17 @@
 use super::*;
 use crate::trace::Op;
 
+/// A kernel `name` of `dur` ns on `stream`.
+fn kernel_on(stream: u64, name: &str, dur: f64) -> Op {
+    Op {
+        stream: Some(stream),
+        ..Op::kernel(name, 0.0, dur)
+    }
+}
+
 #[test]
 fn f32_fma_gemms_on_two_streams_are_flagged_for_the_offline_model() {
-    let gemm = |name: &str, stream: u64| Op {
-        stream: Some(stream),
-        ..Op::kernel(name, 0.0, 5000.0)
-    };
+    let gemm = |name: &str, stream: u64| kernel_on(stream, name, 5000.0);
     let simt = "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>";
     let two = Walk {
         ops: vec![gemm(simt, 13), gemm(simt, 17)],
@@ -47,10 +52,7 @@ fn f32_fma_gemms_on_two_streams_are_flagged_for_the_offline_model() {
     assert!(simt_gemms_warning(&ieee).is_some_and(|m| m.starts_with("2 streams")));
     // A one-block f32 GEMM on each of two streams of long bf16 GEMMs (a decoder's rotary
     // embedding): under a tenth of each stream's time, nothing to say.
-    let nvjet = |stream: u64| Op {
-        stream: Some(stream),
-        ..Op::kernel("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", 0.0, 50_000.0)
-    };
+    let nvjet = |stream: u64| kernel_on(stream, "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", 50_000.0);
     let rotary = Walk {
         ops: vec![gemm(simt, 13), nvjet(13), gemm(simt, 17), nvjet(17)],
         ..Walk::default()
@@ -101,9 +103,8 @@ fn kernels_given_their_twins_durations_are_said() {
 #[test]
 fn what_is_not_reproduced_is_said() {
     let op = |stream: u64, kind: OpKind, name: &str| Op {
-        stream: Some(stream),
         kind,
-        ..Op::kernel(name, 0.0, 1.0)
+        ..kernel_on(stream, name, 1.0)
     };
     let k = OpKind::Kernel {
         grid: (1, 1, 1),
@@ -166,9 +167,8 @@ fn what_is_not_reproduced_is_said() {
 #[test]
 fn several_streams_without_shapes_are_warned_of_offline_only() {
     let on = |stream: u64| Op {
-        stream: Some(stream),
         correlation: Some(stream),
-        ..Op::kernel("k", 0.0, 1.0)
+        ..kernel_on(stream, "k", 1.0)
     };
     let mut walk = Walk {
         ops: vec![on(7), on(8)],
@@ -193,8 +193,7 @@ fn several_streams_without_shapes_are_warned_of_offline_only() {
 fn a_walk_of_several_devices_is_said_to_be_priced_as_one_devices() {
     let on = |device: Option<u32>| Op {
         device,
-        stream: Some(7),
-        ..Op::kernel("k", 0.0, 1.0)
+        ..kernel_on(7, "k", 1.0)
     };
     let walk = |devices: &[Option<u32>]| Walk {
         ops: devices.iter().map(|&d| on(d)).collect(),
@@ -226,13 +225,12 @@ fn a_walk_of_several_devices_is_said_to_be_priced_as_one_devices() {
 #[test]
 fn copies_to_the_host_are_warned_of_only_where_the_host_may_wait_on_them_mid_step() {
     let copy = Op {
-        stream: Some(7),
         kind: OpKind::Memcpy {
             bytes: 1 << 20,
             direction: "DtoH".into(),
             pageable: false,
         },
-        ..Op::kernel("Memcpy DtoH (Device -> Pinned)", 0.0, 1.0)
+        ..kernel_on(7, "Memcpy DtoH (Device -> Pinned)", 1.0)
     };
     let with_host = |waits: Option<usize>| Walk {
         ops: vec![copy.clone()],
