@@ -352,6 +352,12 @@ GROUPS = [
                                          "kn_fill_and_add_f32,"
                                          "kn_two_lanes_of_inplace_adds,"
                                          "kn_three_lanes_of_muls_and_divs_bf16"),
+    ("heldout64", "heldout_64_walks.py", "ko_stft_mel_frontend,"
+                                         "ko_pixel_shuffle_upsampler_fp16,"
+                                         "ko_router_expert_counts_bf16,"
+                                         "ko_grid_sample_beside_conv_lane,"
+                                         "ko_searchsorted_beside_gemv_lane,"
+                                         "ko_flip_roll_lanes_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
