@@ -63,7 +63,7 @@ fn simt_gemms_warning(walk: &Walk) -> Option<String> {
 /// what that did to the stored walks (checked against this version by `stored_claims`).
 fn no_shapes_beside_streams(walk: &Walk) -> Option<String> {
     (!crate::footprint::has_shapes(walk)).then(|| {
-        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 155 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 98 (-43.2% to +24.0%), against 149 with them; record the step with shapes".to_string()
+        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 155 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 97 (-43.2% to +24.0%), against 149 with them; record the step with shapes".to_string()
     })
 }
 
@@ -143,7 +143,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 "the offline model prices the longest chain"
             };
             let rule = match walk.wait_rule {
-                WaitRule::Join => "a wait that starts a stream's work taken to wait on the stream that joins the others, every other wait on all streams' work issued before it or, where the event ids number the record calls, before its event's record call",
+                WaitRule::Join => "a stream's first wait, where it starts the stream's work, taken to wait on the stream that joins the others, every other wait on all streams' work issued before it or, where the event ids number the record calls, before its event's record call",
                 WaitRule::All => "each taken to wait for all other streams' work issued before it (an upper bound where streams fork one after another)",
                 // Under `None` the schedule leaves the waits out (Basis::Unordered).
                 WaitRule::None => "each left out",
@@ -168,6 +168,12 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 out.push(format!(
                     "{} of the waits are neither forks nor tied to a record call of their event (the trace names no event for them, or its event ids do not number the record calls: a program or library that records events it made earlier, as cuDNN's multi-stream RNNs do) and are taken to wait for all other streams' work issued before them: an upper bound where the event was recorded earlier, so the graph step may come out long (on the H200 a two-layer cuDNN LSTM on five streams replayed +21% so)",
                     schedule.waits_on_all_before
+                ));
+            }
+            if walk.unrecorded_waits > 0 && walk.wait_rule == WaitRule::Join {
+                out.push(format!(
+                    "{} stream wait calls have no record on the GPU side: joins by a stream that ran nothing after them, so the stream that joins the others is taken to be the first that ran work before any wait on it or, with none, one that ran none of the walk's work (its forks then wait on nothing)",
+                    walk.unrecorded_waits
                 ));
             }
             if schedule.waits_again > 0 {

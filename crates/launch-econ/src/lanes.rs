@@ -3,10 +3,17 @@
 //!
 //! Kineto records each `cudaStreamWaitEvent` (with `enable_cuda_sync_events`) on the waiting
 //! stream, but not which stream recorded the event (PyTorch 2.11 leaves `wait_on_stream` at
-//! −1). The event is recorded just before the wait, on some other stream. A wait that starts a
-//! lane's work in the walk (a fork) is taken to wait on the lane that joins the others at the
-//! end (the lane of the walk's last op), as a framework's `side.wait_stream(main)` does; every
-//! other wait (a join, a wait in mid-chain) on the work issued so far on *every* other lane.
+//! −1). The event is recorded just before the wait, on some other stream. A lane's first wait,
+//! where it starts the lane's work in the walk (a fork), is taken to wait on the lane that
+//! joins the others at the end (the lane of the walk's last op), as a framework's
+//! `side.wait_stream(main)` does; every other wait (a join, a wait in mid-chain, a second wait
+//! before the lane's work: a framework forks a stream once) on the work issued so far on
+//! *every* other lane. Where the trace holds wait calls it has no GPU-side record of
+//! ([`Walk::unrecorded_waits`]: joins by a stream that ran nothing after them, such as a main
+//! stream that only forks and joins side streams), the last op's lane is no joiner: the lane
+//! that ran work before any wait on it joins, or, with none, a stream that ran none of the
+//! walk's work, and forks from it wait on nothing (an H100 walk of two such lanes of 120 adds
+//! each: +117% read the other way).
 //! Forks issued one after another with work between them (fork A, run A, fork B, run B) are
 //! then side by side, as they ran in the graph; taking every wait to wait on every lane
 //! ([`WaitRule::All`]) would queue B behind A (an H200 walk of three such chains: +157%). A
@@ -323,7 +330,12 @@ struct Reading<'w> {
     lane_of: HashMap<u64, usize>,
     /// Each lane's first op's correlation id: a wait before it starts the lane's work.
     first_op: Vec<u64>,
-    /// The lane of the walk's last op, which joins the others at the end.
+    /// Each lane's first wait's correlation id: the only wait that can fork it.
+    first_wait: Vec<u64>,
+    /// The lane that joins the others at the end: the lane of the walk's last op, or, where
+    /// the trace holds joins of a stream that ran nothing after them
+    /// ([`Walk::unrecorded_waits`]), the first lane that ran work before any wait on it;
+    /// `None` for a joining stream that ran none of the walk's work.
     join: Option<usize>,
     /// How many waits wait on each recording.
     per_recording: HashMap<u64, usize>,
@@ -344,6 +356,7 @@ impl<'w> Reading<'w> {
             walk,
             lane_of,
             first_op: vec![u64::MAX; streams.len()],
+            first_wait: vec![u64::MAX; streams.len()],
             join: None,
             per_recording: HashMap::new(),
             ordering: HashSet::new(),
@@ -352,9 +365,22 @@ impl<'w> Reading<'w> {
             let l = reading.lane_of_op(i);
             reading.first_op[l] = reading.first_op[l].min(reading.corr(i));
         }
-        reading.join = (0..walk.ops.len())
-            .max_by_key(|&i| reading.corr(i))
-            .map(|i| reading.lane_of_op(i));
+        for w in &walk.waits {
+            if let Some(&l) = reading.lane_of.get(&w.stream) {
+                reading.first_wait[l] = reading.first_wait[l].min(w.correlation);
+            }
+        }
+        reading.join = if walk.unrecorded_waits > 0 {
+            // The joins of a stream that ran nothing after them: the joining stream is the
+            // one that ran work before any wait on it (the first such), or none in the walk.
+            (0..streams.len())
+                .filter(|&l| reading.first_op[l] < reading.first_wait[l])
+                .min_by_key(|&l| reading.first_op[l])
+        } else {
+            (0..walk.ops.len())
+                .max_by_key(|&i| reading.corr(i))
+                .map(|i| reading.lane_of_op(i))
+        };
         for r in walk.waits.iter().filter_map(|w| w.recording) {
             *reading.per_recording.entry(r).or_default() += 1;
         }
@@ -402,6 +428,7 @@ impl<'w> Reading<'w> {
             && !w.event.is_some_and(|e| self.ordering.contains(&e))
             && Some(lane) != self.join
             && w.correlation < self.first_op[lane]
+            && w.correlation == self.first_wait[lane]
     }
 
     /// The record call wait `i` on `lane` is read at, where it is read at one.

@@ -291,3 +291,27 @@ fn a_replay_priced_without_the_model_says_why() {
         "{mean}"
     );
 }
+
+#[test]
+fn joins_without_a_gpu_side_record_are_said_to_change_the_joining_stream() {
+    let on = |stream: u64, correlation: u64| Op {
+        correlation: Some(correlation),
+        ..kernel_on(stream, "k", 1.0)
+    };
+    let mut walk = Walk {
+        ops: vec![on(13, 3), on(17, 6)],
+        waits: vec![
+            crate::trace::StreamWait::new(13, 2),
+            crate::trace::StreamWait::new(17, 5),
+        ],
+        ..Walk::default()
+    };
+    const SAYS: &str = "stream wait calls have no record on the GPU side";
+    assert!(!unreproduced(&walk, true).iter().any(|w| w.contains(SAYS)));
+    walk.unrecorded_waits = 2;
+    let msgs = unreproduced(&walk, false).join("\n");
+    assert!(msgs.contains(&format!("2 {SAYS}")), "{msgs}");
+    // `--waits all` reads no fork at all: nothing to say.
+    walk.wait_rule = WaitRule::All;
+    assert!(!unreproduced(&walk, true).iter().any(|w| w.contains(SAYS)));
+}

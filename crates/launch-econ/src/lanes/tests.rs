@@ -299,8 +299,8 @@ fn the_first_wait_on_an_event_that_orders_a_pipeline_is_not_read_as_a_fork() {
     let spans = s.lay_out(|_| 1.0);
     assert_eq!(spans[1], (1, 1.0, 2.0));
     assert_eq!(spans[3], (1, 2.0, 3.0));
-    // On fresh events, the second stream's first wait is a fork from main and its layer 0
-    // runs beside the first stream's.
+    // On fresh events too: the second stream's second wait before its work is no fork (a
+    // stream is forked once), so its layer 0 still waits for the first stream's.
     let fresh = Walk {
         waits: vec![
             on(13, 1, 100),
@@ -308,9 +308,50 @@ fn the_first_wait_on_an_event_that_orders_a_pipeline_is_not_read_as_a_fork() {
             on(17, 4, 102),
             on(17, 7, 103),
         ],
+        ..w.clone()
+    };
+    assert_eq!(Schedule::of(&fresh).lay_out(|_| 1.0)[1], (1, 1.0, 2.0));
+    // Without its fork from main, that wait is the second stream's first: read as a fork, its
+    // layer 0 runs beside the first stream's (a pipeline between side streams on fresh
+    // events reads short; `--waits all` prices the upper bound).
+    let unforked = Walk {
+        waits: vec![on(13, 1, 100), on(17, 4, 102), on(17, 7, 103)],
         ..w
     };
-    assert_eq!(Schedule::of(&fresh).lay_out(|_| 1.0)[1], (1, 0.0, 1.0));
+    assert_eq!(Schedule::of(&unforked).lay_out(|_| 1.0)[1], (1, 0.0, 1.0));
+}
+
+#[test]
+fn a_stream_that_only_forks_and_joins_holds_no_lane_back() {
+    // Main (7) runs nothing: it forks a first stream (13), which runs two kernels, then a
+    // second (17), which runs two; it joins both, and the trace holds no record of those two
+    // joins (no work on main came after them). The second fork, issued after the first
+    // stream's work, waits on main's work alone: none.
+    let w = Walk {
+        ops: vec![op(13, 3), op(13, 4), op(17, 7), op(17, 8)],
+        waits: vec![wait(13, 2), wait(17, 6)],
+        unrecorded_waits: 2,
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!(s.forks_on_join, 1);
+    let spans = s.lay_out(|_| 1.0);
+    assert_eq!(spans[2], (1, 0.0, 1.0));
+    // With the joins recorded (main running work after them), the last op's stream is taken
+    // to join the others, so its wait is no fork and waits on the first stream's work.
+    let recorded = Walk {
+        unrecorded_waits: 0,
+        ..w.clone()
+    };
+    assert_eq!(Schedule::of(&recorded).lay_out(|_| 1.0)[2], (1, 2.0, 3.0));
+    // Where main ran work before forking (and none after its joins), the forks wait on it.
+    let main_first = Walk {
+        ops: vec![op(7, 1), op(13, 3), op(13, 4), op(17, 7), op(17, 8)],
+        ..w
+    };
+    let spans = Schedule::of(&main_first).lay_out(|_| 1.0);
+    assert_eq!(spans[1], (1, 1.0, 2.0));
+    assert_eq!(spans[3], (2, 1.0, 2.0));
 }
 
 #[test]

@@ -163,8 +163,9 @@ impl Op {
 /// stream recorded the event; see `crate::lanes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 pub enum WaitRule {
-    /// A wait that starts a stream's work in the walk (a fork) waits on the stream that joins
-    /// the others at the end — a framework's `wait_stream` from its main stream — unless its
+    /// A stream's first wait, where it starts the stream's work in the walk (a fork), waits on
+    /// the stream that joins the others at the end — a framework's `wait_stream` from its main
+    /// stream, which forks a stream once — unless its
     /// event is one the program orders streams with (waited on by several streams at once, or
     /// by some stream after its work began); every other wait on all streams' work issued
     /// before its event's record call where the trace's event ids number the record calls
@@ -189,6 +190,12 @@ pub struct Walk {
     /// Cross-stream waits (`cudaStreamWaitEvent`) the trace recorded, in host issue order;
     /// empty when it recorded none (Kineto records them with `enable_cuda_sync_events`).
     pub waits: Vec<StreamWait>,
+    /// Stream wait calls the trace holds no GPU-side record of (Kineto's `cuda_sync`). In
+    /// every stored PyTorch trace that had them they were the joins of a stream that ran no
+    /// recorded work after them: a main stream that only forks and joins side streams (see
+    /// [`crate::lanes`]).
+    #[serde(skip)]
+    pub unrecorded_waits: usize,
     /// How the waits are read into lanes.
     #[serde(skip)]
     pub wait_rule: WaitRule,
@@ -311,6 +318,7 @@ impl Walk {
             ops,
             host,
             waits,
+            unrecorded_waits: if whole { self.unrecorded_waits } else { 0 },
             wait_rule: self.wait_rule,
             steps: self.steps.clone(),
             step: self.step,
@@ -338,6 +346,7 @@ impl Walk {
                 .into_iter()
                 .filter(|w| w.step == Some(n))
                 .collect(),
+            unrecorded_waits: self.unrecorded_waits,
             wait_rule: self.wait_rule,
             steps: self.steps,
             step: Some(n),

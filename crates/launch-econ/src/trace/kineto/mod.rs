@@ -194,6 +194,7 @@ fn convert_host(cat: &str, ev: &Event) -> Converted {
         correlation,
         graph_launch: kind == HostKind::Issue && name.contains("GraphLaunch"),
         event_record: kind == HostKind::OtherCall && name.contains("EventRecord"),
+        wait_call: kind == HostKind::OtherCall && name.contains("StreamWaitEvent"),
         matmul: kind.is_operator().then(|| matmul_op(ev)).flatten(),
         inputs: kind.is_operator().then(|| operator_inputs(ev)).flatten(),
     }
@@ -222,6 +223,8 @@ enum Converted {
         graph_launch: bool,
         /// A `cudaEventRecord` / `cuEventRecord` call (any flavour).
         event_record: bool,
+        /// A `cudaStreamWaitEvent` / `cuStreamWaitEvent` call.
+        wait_call: bool,
         matmul: Option<(u64, Gemm)>,
         inputs: Option<(u64, InputSizes)>,
     },
@@ -385,6 +388,8 @@ struct Sink {
     /// correlation id: which waits wait on one recording.
     event_records: Vec<u64>,
     waited_events: HashMap<u64, u64>,
+    /// Correlation ids of stream wait calls, recorded on the GPU side or not.
+    wait_calls: Vec<u64>,
     index: usize,
     found_events: bool,
 }
@@ -423,6 +428,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     correlation,
                     graph_launch,
                     event_record,
+                    wait_call,
                     matmul,
                     inputs,
                 } => {
@@ -439,6 +445,9 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                         }
                         if event_record {
                             self.0.event_records.push(c);
+                        }
+                        if wait_call {
+                            self.0.wait_calls.push(c);
                         }
                     }
                     if let Some((id, m)) = matmul {
@@ -511,6 +520,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         graph_launches: HashSet::new(),
         event_records: Vec::new(),
         waited_events: HashMap::new(),
+        wait_calls: Vec::new(),
         index: 0,
         found_events: false,
     };
@@ -535,6 +545,12 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     sink.walk.sort();
     sink.walk.waits.sort_by_key(|w| w.correlation);
     sink.event_records.sort_unstable();
+    let recorded: HashSet<u64> = sink.walk.waits.iter().map(|w| w.correlation).collect();
+    sink.walk.unrecorded_waits = sink
+        .wait_calls
+        .iter()
+        .filter(|c| !recorded.contains(c))
+        .count();
     crate::trace::recordings::mark(
         &mut sink.walk.waits,
         &sink.waited_events,

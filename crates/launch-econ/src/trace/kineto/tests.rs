@@ -185,6 +185,23 @@ fn stream_waits_come_from_cuda_sync_events() {
 }
 
 #[test]
+fn wait_calls_without_a_gpu_side_record_are_counted() {
+    // Two runtime wait calls (16, 36) and a driver one (38); the GPU side recorded only 16.
+    let w = read_str(
+        r#"{"traceEvents":[
+        {"ph":"X","cat":"kernel","name":"k","ts":5,"dur":1,"args":{"stream":13,"correlation":20,"grid":[1,1,1],"block":[32,1,1]}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaStreamWaitEvent","ts":1,"dur":1,"args":{"correlation":16}},
+        {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","ts":3,"dur":1,"args":{"stream":13,"correlation":16}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":2,"dur":1,"args":{"correlation":20}},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaStreamWaitEvent","ts":6,"dur":1,"args":{"correlation":36}},
+        {"ph":"X","cat":"cuda_driver","name":"cuStreamWaitEvent","ts":7,"dur":1,"args":{"correlation":38}}]}"#,
+    )
+    .unwrap();
+    assert_eq!(w.waits.len(), 1);
+    assert_eq!(w.unrecorded_waits, 2);
+}
+
+#[test]
 fn waits_on_one_event_share_a_recording_until_an_event_is_recorded_again() {
     // Event 5 recorded (10), waited on by streams 13 (12) and 17 (14); some event recorded
     // (20), then 13 waits on event 5 again (22): a recording of its own, as is the wait on
