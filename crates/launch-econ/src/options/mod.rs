@@ -300,8 +300,8 @@ pub struct ReplayArgs {
     pub stream_from_us: f64,
 
     /// Which stream a recorded cross-stream wait waits on (the trace does not say): `join`, a
-    /// wait that starts a stream's work waits on the stream that joins the others (forks from
-    /// a main stream), and where the trace's event ids number the record calls, any other wait
+    /// stream's first wait, where it starts the stream's work, waits on the stream that joins
+    /// the others (forks from a main stream), and where the trace's event ids number the record calls, any other wait
     /// on the work issued before its event's record call; `all`, every wait on all streams'
     /// work issued before it (an upper bound). Under both, waits on one event with no record
     /// call between them wait for the same work. `none`: no stream waits on another, every
