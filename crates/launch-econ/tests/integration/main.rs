@@ -17,3 +17,4 @@ mod stored_claims;
 mod summary_model;
 mod summary_props;
 mod traces;
+mod waits;
