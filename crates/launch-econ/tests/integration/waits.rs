@@ -3,6 +3,14 @@
 
 use crate::common::{assert_usage_error, fixture, json_of, replay, succeeds};
 
+/// The graph step, ms, and the warnings of `replay TRACE FLAGS` (flags ending in
+/// `--export-json -`).
+fn priced(trace: &str, flags: &str) -> (f64, String) {
+    let v = json_of(&succeeds(&replay(trace, flags)));
+    let ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
+    (ms, v["warnings"].to_string())
+}
+
 /// A producer's event waited on by a copier and then a consumer (`kineto_shared_event.json`):
 /// the trace names the event, so the consumer waits for the producer's kernel (10 us) and not
 /// for the copy (40 us) issued before its wait, under either reading of the waits. Without the
@@ -11,10 +19,7 @@ use crate::common::{assert_usage_error, fixture, json_of, replay, succeeds};
 #[test]
 fn waits_on_one_recording_wait_for_the_same_work() {
     let fx = fixture("kineto_shared_event.json");
-    let graph_ms = |path: &str, flags: &str| {
-        let v = json_of(&succeeds(&replay(path, flags)));
-        v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap()
-    };
+    let graph_ms = |path: &str, flags: &str| priced(path, flags).0;
     // 5 + 10 + 40 + 5 us of kernels on the longest chain, plus launch and node costs.
     for waits in ["join", "all"] {
         let ms = graph_ms(&fx, &format!("--summary --waits {waits} --export-json -"));
@@ -50,11 +55,7 @@ fn waits_on_one_recording_wait_for_the_same_work() {
 #[test]
 fn lanes_forked_from_a_main_stream_that_runs_nothing_run_side_by_side() {
     let fx = fixture("kineto_idle_main_lanes.json");
-    let graph_ms = |flags: &str| {
-        let v = json_of(&succeeds(&replay(&fx, flags)));
-        let ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
-        (ms, v["warnings"].to_string())
-    };
+    let graph_ms = |flags: &str| priced(&fx, flags);
     let (join, warnings) = graph_ms("--summary --export-json -");
     let (all, _) = graph_ms("--summary --waits all --export-json -");
     // 40 us of kernels side by side, 80 one after the other (+ launch and node costs).
@@ -72,11 +73,7 @@ fn lanes_forked_from_a_main_stream_that_runs_nothing_run_side_by_side() {
 #[test]
 fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
     let fx = fixture("kineto_serial_forks.json");
-    let graph_ms = |flags: &str| {
-        let v = json_of(&succeeds(&replay(&fx, flags)));
-        let ms = v["result"]["prediction"]["graph_step_ms"].as_f64().unwrap();
-        (ms, v["warnings"].to_string())
-    };
+    let graph_ms = |flags: &str| priced(&fx, flags);
     let (join, warnings) = graph_ms("--summary --export-json -");
     let (all, all_warnings) = graph_ms("--summary --waits all --export-json -");
     // 40 + 10 us of kernels side by side, 40 + 40 + 10 one after the other (+ a few us of
