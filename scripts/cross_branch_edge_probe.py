@@ -7,16 +7,19 @@ short. This captures chains of N in-place adds (a 128-block kernel over 16 × 81
 there, and a one-block kernel) three ways: all on one side stream; alternating between two
 side streams, each kernel waiting on the other stream's last (every edge crosses branches);
 and as two independent chains of N/2 on two streams. Each is replayed unprofiled (interleaved
-trials of 20 replays); the per-node figure is the slope over N.
+trials of 20 replays); the per-node figure is the slope over N. With `--traces DIR`, after all
+timing, one eager step of each 32-add layout is recorded with the profiler (cuda_sync events,
+as `validate.py` records) into DIR/KERNEL_LAYOUT.eager.json, for `launch-econ replay --summary`
+to price against the timed graphs.
 
-    python3 scripts/cross_branch_edge_probe.py --out FILE.json [--trials N]
+    python3 scripts/cross_branch_edge_probe.py --out FILE.json [--trials N] [--traces DIR]
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times, probe_args  # noqa: E402
+from walk_parts import capture, graph_times, probe_args, sync_events_config  # noqa: E402
 
 
 def chain_step(torch, x, n, layout):
@@ -45,18 +48,34 @@ def chain_step(torch, x, n, layout):
     return step
 
 
+def record(torch, step, path):
+    """One eager `step` recorded with the profiler into `path` (Chrome trace)."""
+    from torch.profiler import ProfilerActivity, profile
+    step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 **sync_events_config(torch)) as prof:
+        step()
+        torch.cuda.synchronize()
+    prof.export_chrome_trace(path)
+
+
 def main():
     import json
 
     import torch
-    args = probe_args(__doc__, 9)
+    args = probe_args(__doc__, 9, traces=True)
     out = {"device": torch.cuda.get_device_name(), "kernels": {}}
+    steps = []
     for kind, shape in (("128_blocks", (16, 8192)), ("one_block", (256,))):
         x = torch.zeros(*shape, dtype=torch.bfloat16, device="cuda")
         graphs = {}
         for layout in ("one", "turns", "apart"):
             for n in (8, 32):
-                graphs[f"{layout}_{n}"] = capture(chain_step(torch, x, n, layout))
+                step = chain_step(torch, x, n, layout)
+                graphs[f"{layout}_{n}"] = capture(step)
+                if n == 32:
+                    steps.append((f"{kind}_{layout}", step))
         print(kind, flush=True)
         times = graph_times(torch, graphs, args.trials)
         slopes = {layout: (times["us"][f"{layout}_32"] - times["us"][f"{layout}_8"]) / 24
@@ -66,6 +85,10 @@ def main():
         out["kernels"][kind] = {**times, "us_per_node": slopes}
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
+    if args.traces:
+        os.makedirs(args.traces, exist_ok=True)
+        for name, step in steps:
+            record(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
 
 
 if __name__ == "__main__":

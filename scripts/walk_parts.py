@@ -359,13 +359,16 @@ def timed_ms(fn, reps, batches):
     return statistics.median(out), out
 
 
-def probe_args(doc, trials):
+def probe_args(doc, trials, traces=False):
     """The arguments of a probe that times graphs and writes one JSON: `--out` and
-    `--trials` (default `trials`), with `doc`'s first paragraph as the description."""
+    `--trials` (default `trials`), with `doc`'s first paragraph as the description; with
+    `traces`, also `--traces DIR` (where the probe writes profiler traces of its steps)."""
     import argparse
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=trials)
+    if traces:
+        ap.add_argument("--traces", default="")
     return ap.parse_args()
 
 
