@@ -87,9 +87,8 @@ pub struct BesideCosts {
     /// lowest load, that of small kernels themselves; zeros (older profiles): not measured.
     #[serde(default)]
     pub small_pair: SmallPoint,
-    /// How much longer every node of a graph takes for each other lane that still has nodes
-    /// to run, µs ([`crate::front_end`]): the GPU's front end serves the nodes of all of
-    /// them. 0 (older profiles): not measured, not priced.
+    /// How much longer every node of a graph takes for each other lane running beside it, µs
+    /// ([`crate::front_end`]): the GPU's front end serves the nodes of all of them. 0 (older profiles): not measured, not priced.
     #[serde(default)]
     pub per_lane_us: f64,
 }

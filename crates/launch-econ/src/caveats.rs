@@ -63,7 +63,7 @@ fn simt_gemms_warning(walk: &Walk) -> Option<String> {
 /// what that did to the stored walks (checked against this version by `stored_claims`).
 fn no_shapes_beside_streams(walk: &Walk) -> Option<String> {
     (!crate::footprint::has_shapes(walk)).then(|| {
-        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 155 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 97 (-43.2% to +24.0%), against 149 with them; record the step with shapes".to_string()
+        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 155 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 98 (-43.2% to +24.0%), against 149 with them; record the step with shapes".to_string()
     })
 }
 
@@ -312,7 +312,7 @@ pub fn no_profile_for_the_mean(device: &str, choice: crate::pricing::GraphStepCh
             "--graph-step mean found no device profile of this GPU (pass --profile FILE, written by `launch-econ --export-json FILE` on it)"
         }
         _ => {
-            "the mean of it and the offline model is priced by default only over the shipped H200 profile, where it was validated; on an H100 with a profile of its own the mean came within 5% of the real graph on 6 of 24 held-out walks against 9 for the replay alone (validation doc), so --graph-step mean --profile FILE is yours to choose"
+            "the mean of it and the offline model is priced by default only over the shipped H200 profile, where it was validated; on an H100 with a profile of its own the mean came within 5% of the real graph on 6 of 30 held-out walks against 11 for the replay alone (validation doc), so --graph-step mean --profile FILE is yours to choose"
         }
     };
     format!("the graph step on this GPU ({device}) is the replayed graph alone: {why}")

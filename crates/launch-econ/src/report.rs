@@ -358,7 +358,7 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         if c.per_lane_us > 0.0 {
             let _ = writeln!(
                 out,
-                "  (a graph node takes {} us longer for each other lane with nodes left: four lanes of empty kernels against one; replay --summary adds it to the nodes of walks on several streams)",
+                "  (a graph node takes {} us longer for each other lane running a node beside it: four lanes of empty kernels against one; replay --summary adds it to the nodes of walks on several streams)",
                 num(c.per_lane_us, 3)
             );
         }

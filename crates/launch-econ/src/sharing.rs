@@ -3,7 +3,7 @@
 //! [`Schedule::lay_out`] gives every op its own cost whatever else runs: the lanes overlap
 //! perfectly, a lower bound for a graph whose streams' kernels compete for the SMs. Here each node
 //! is a front-end part (the graph's per-node cost, which no other kernel slows, though it grows by
-//! a measured amount for each other lane with nodes left, as the GPU's front end serves them all:
+//! a measured amount for each other lane running beside it, as the GPU's front end serves them all:
 //! [`crate::front_end`]) followed by its kernel, which holds a share of the GPU
 //! ([`crate::occupancy`]; a kernel of one round of fat blocks no more than the profile's widest
 //! GEMM pair held, see `crate::offline`) and, where its bytes are known, asks for a load on device
@@ -165,9 +165,8 @@ pub struct SharedLayOut {
 }
 
 /// [`lay_out_sharing_with`], counting the kernels that waited for room, with every node's
-/// front-end part `per_lane_ns` longer for each other lane that runs a node or has ops left
-/// when it starts, once that lane has begun (a lane that waits at its first item, as a stream
-/// that only joins the others, has not; [`crate::front_end`]).
+/// front-end part `per_lane_ns` longer for each other lane that runs a node when it starts, or
+/// starts one then (a lane waiting on another's work does not: [`crate::front_end`]).
 pub fn lay_out_sharing_counted(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
@@ -197,8 +196,8 @@ pub fn lay_out_sharing_counted(
             Item::WaitOn { lane, at } => queues[*lane].push(Queued::Wait(counts[*at].clone())),
         }
     }
-    // Each lane's ops from each of its items on: a lane with ops left, once begun, is a lane
-    // the front end serves beside the others ([`crate::front_end`]).
+    // Each lane's ops from each of its items on: a lane with ops left that can take its next
+    // item is a lane the front end serves beside the others ([`crate::front_end`]).
     let ops_from: Vec<Vec<usize>> = queues
         .iter()
         .map(|q| {
@@ -236,14 +235,16 @@ pub fn lay_out_sharing_counted(
                         Queued::Op(op) => {
                             let c = node(*op);
                             started[l] = now;
-                            // Every other lane with a node running, or with ops left
-                            // once begun (or beginning now).
+                            // Every other lane with a node running, or beginning one now
+                            // (ops left and its next item free to take).
                             let others = (0..lanes)
                                 .filter(|&m| m != l)
                                 .filter(|&m| {
                                     !matches!(state[m], State::Ready)
                                         || (ops_from[m][next[m]] > 0
-                                            && (next[m] > 0 || can_take(&queues[m][0], &done)))
+                                            && queues[m]
+                                                .get(next[m])
+                                                .is_some_and(|q| can_take(q, &done)))
                                 })
                                 .count();
                             state[l] = State::Fixed {

@@ -68,11 +68,9 @@ fn a_lane_that_has_run_its_nodes_costs_nothing() {
 }
 
 #[test]
-fn a_lane_waiting_on_another_with_nodes_left_still_costs() {
+fn a_lane_waiting_on_another_costs_nothing_while_it_waits() {
     // Two chains that take turns: op 0 on lane 0, op 1 on lane 1 after it, op 2 on lane 0
-    // after that. Op 0 starts before lane 1 has begun (it waits at its first item, as a
-    // stream that joins the others does); op 1 starts while lane 0 waits with op 2 left and
-    // pays 3 ns; op 2 starts after lane 1 has run its only node.
+    // after that. At every node the other lane waits on it, so no node pays the 3 ns.
     let s = on_lanes(
         2,
         vec![
@@ -92,5 +90,28 @@ fn a_lane_waiting_on_another_with_nodes_left_still_costs() {
     let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 3.0);
     let mut ends: Vec<f64> = spans.iter().map(|s| s.2).collect();
     ends.sort_by(f64::total_cmp);
-    assert_eq!(ends, vec![20.0, 43.0, 63.0], "{spans:?}");
+    assert_eq!(ends, vec![20.0, 40.0, 60.0], "{spans:?}");
+}
+
+#[test]
+fn a_lane_whose_wait_is_met_as_a_node_starts_costs_it() {
+    // Lane 0 runs ops 0 and 2; lane 1 waits on op 0, then runs op 1. Op 0 runs alone (lane
+    // 1's wait is not met); when it ends, op 2 and op 1 start together and each pays 3 ns
+    // for the other lane.
+    let s = on_lanes(
+        2,
+        vec![
+            Item::Op { lane: 0, op: 0 },
+            Item::Wait {
+                lane: 1,
+                on: vec![0],
+            },
+            Item::Op { lane: 1, op: 1 },
+            Item::Op { lane: 0, op: 2 },
+        ],
+    );
+    let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 3.0);
+    let mut ends: Vec<f64> = spans.iter().map(|s| s.2).collect();
+    ends.sort_by(f64::total_cmp);
+    assert_eq!(ends, vec![20.0, 43.0, 43.0], "{spans:?}");
 }
