@@ -67,30 +67,32 @@ fn a_lane_that_has_run_its_nodes_costs_nothing() {
     assert!((lane_end(&spans, 1) - 62.0).abs() < 1e-9, "{spans:?}");
 }
 
+/// Lane `lane` waits on op `on`.
+fn wait(lane: usize, on: usize) -> Item {
+    Item::Wait { lane, on: vec![on] }
+}
+
+/// Every op's end, ns, in order, on two lanes of `items` whose nodes each take 10 ns of front
+/// end and 10 of a kernel holding a tenth of the GPU, 3 ns more for each other lane counted.
+fn sorted_ends(items: Vec<Item>) -> Vec<f64> {
+    let spans = lay_out(&on_lanes(2, items), |_| node(10.0, 10.0, 0.1), 3.0);
+    let mut ends: Vec<f64> = spans.iter().map(|s| s.2).collect();
+    ends.sort_by(f64::total_cmp);
+    ends
+}
+
 #[test]
 fn a_lane_waiting_on_another_costs_nothing_while_it_waits() {
     // Two chains that take turns: op 0 on lane 0, op 1 on lane 1 after it, op 2 on lane 0
     // after that. At every node the other lane waits on it, so no node pays the 3 ns.
-    let s = on_lanes(
-        2,
-        vec![
-            Item::Op { lane: 0, op: 0 },
-            Item::Wait {
-                lane: 1,
-                on: vec![0],
-            },
-            Item::Op { lane: 1, op: 1 },
-            Item::Wait {
-                lane: 0,
-                on: vec![1],
-            },
-            Item::Op { lane: 0, op: 2 },
-        ],
-    );
-    let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 3.0);
-    let mut ends: Vec<f64> = spans.iter().map(|s| s.2).collect();
-    ends.sort_by(f64::total_cmp);
-    assert_eq!(ends, vec![20.0, 40.0, 60.0], "{spans:?}");
+    let ends = sorted_ends(vec![
+        Item::Op { lane: 0, op: 0 },
+        wait(1, 0),
+        Item::Op { lane: 1, op: 1 },
+        wait(0, 1),
+        Item::Op { lane: 0, op: 2 },
+    ]);
+    assert_eq!(ends, vec![20.0, 40.0, 60.0]);
 }
 
 #[test]
@@ -98,20 +100,11 @@ fn a_lane_whose_wait_is_met_as_a_node_starts_costs_it() {
     // Lane 0 runs ops 0 and 2; lane 1 waits on op 0, then runs op 1. Op 0 runs alone (lane
     // 1's wait is not met); when it ends, op 2 and op 1 start together and each pays 3 ns
     // for the other lane.
-    let s = on_lanes(
-        2,
-        vec![
-            Item::Op { lane: 0, op: 0 },
-            Item::Wait {
-                lane: 1,
-                on: vec![0],
-            },
-            Item::Op { lane: 1, op: 1 },
-            Item::Op { lane: 0, op: 2 },
-        ],
-    );
-    let spans = lay_out(&s, |_| node(10.0, 10.0, 0.1), 3.0);
-    let mut ends: Vec<f64> = spans.iter().map(|s| s.2).collect();
-    ends.sort_by(f64::total_cmp);
-    assert_eq!(ends, vec![20.0, 43.0, 43.0], "{spans:?}");
+    let ends = sorted_ends(vec![
+        Item::Op { lane: 0, op: 0 },
+        wait(1, 0),
+        Item::Op { lane: 1, op: 1 },
+        Item::Op { lane: 0, op: 2 },
+    ]);
+    assert_eq!(ends, vec![20.0, 43.0, 43.0]);
 }
