@@ -358,6 +358,12 @@ GROUPS = [
                                          "ko_grid_sample_beside_conv_lane,"
                                          "ko_searchsorted_beside_gemv_lane,"
                                          "ko_flip_roll_lanes_bf16"),
+    ("heldout65", "heldout_65_walks.py", "kp_vq_codebook_lookup,"
+                                         "kp_im2col_unfold_matmul_fp16,"
+                                         "kp_log_space_scan_bf16,"
+                                         "kp_draft_verify_turns_bf16,"
+                                         "kp_prefetch_double_buffer_fp16,"
+                                         "kp_microbatch_pipeline_three_stages"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
