@@ -181,6 +181,19 @@ pub enum Error {
         status: String,
     },
 
+    /// `libcupti.so` could not be loaded, so kernels cannot be profiled.
+    #[error("no CUPTI library (libcupti.so) could be loaded: put the CUDA toolkit directory that holds it (targets/<arch>/lib or extras/CUPTI/lib64) on LD_LIBRARY_PATH")]
+    ProfilerNotFound,
+
+    /// A CUPTI call failed.
+    #[error("{call} failed: {detail}")]
+    Profiler {
+        /// The CUPTI call.
+        call: &'static str,
+        /// CUPTI's result code.
+        detail: String,
+    },
+
     /// An error that happened in a `Drop` (which cannot return one), surfaced later.
     #[error("an earlier release of a device resource failed: {0}")]
     Deferred(Box<Error>),

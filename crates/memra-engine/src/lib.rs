@@ -53,6 +53,7 @@ mod launch;
 mod memory;
 mod ops;
 mod peer;
+mod profiler;
 mod staging;
 mod timing;
 
@@ -69,6 +70,7 @@ pub use launch::{launch_raw, LaunchShape};
 pub use memory::{DeviceBuffer, DeviceCopy};
 pub use ops::Pace;
 pub use peer::PeerPath;
+pub use profiler::{profile_kernels, ProfiledKernel};
 pub use staging::HostStaging;
 pub use timing::Event;
 

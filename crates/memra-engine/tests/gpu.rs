@@ -423,3 +423,30 @@ fn memset_zero_clears_a_prefix() {
     assert!(v[..40].iter().all(|&x| x == 0) && v[40..].iter().all(|&x| x == 7));
     assert!(e.memset_zero(&mut b, 101).is_err());
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_profiler_records_each_kernel_launched_with_its_shape() {
+    let e = engine();
+    e.noop().unwrap();
+    e.stream().synchronize().unwrap();
+    let shapes = [LaunchShape::linear(1, 32), LaunchShape::linear(3, 64)];
+    let ((), kernels) = memra_engine::profile_kernels(|| {
+        for s in shapes {
+            e.noop_shaped(s)?;
+        }
+        e.stream().synchronize()
+    })
+    .unwrap();
+    let got: Vec<_> = kernels.iter().map(|k| (k.grid, k.block)).collect();
+    assert_eq!(got, vec![([1, 1, 1], [32, 1, 1]), ([3, 1, 1], [64, 1, 1])]);
+    assert!(kernels.iter().all(|k| k.end_ns >= k.start_ns));
+    assert!(kernels[1].start_ns >= kernels[0].end_ns, "{kernels:?}");
+    // A second session records only its own kernels.
+    let ((), again) = memra_engine::profile_kernels(|| {
+        e.noop()?;
+        e.stream().synchronize()
+    })
+    .unwrap();
+    assert_eq!(again.len(), 1, "{again:?}");
+}
