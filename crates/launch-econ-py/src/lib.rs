@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use launch_econ::calibration::DEFAULT_SPIN_RAMP_NS;
-use launch_econ::caveats::no_profile_for_the_mean;
+use launch_econ::calibration::{resolve_ramp_ns, DEFAULT_SPIN_RAMP_NS};
+use launch_econ::caveats::{no_profile_for_the_mean, ramp_of_another_gpu};
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
 use launch_econ::document::{CommandResult, Device, Document};
@@ -200,6 +200,14 @@ fn price_trace(
             profile: profile_for(device_name, user_profile.as_ref()).map(|(p, _)| p.model_inputs),
             ..cfg.clone()
         };
+        // The spin's profiled ramp the profile of this kind of GPU measured, else the H200's
+        // (see launch_econ::calibration::resolve_ramp_ns).
+        let (spin_ramp_ns, h200_ramp_elsewhere) =
+            resolve_ramp_ns(None, device_name, cfg.profile.as_ref());
+        let cfg = ReplayConfig {
+            spin_ramp_ns,
+            ..cfg
+        };
         let interrupted = || match Python::with_gil(|py| py.check_signals()) {
             Ok(()) => false,
             Err(err) => {
@@ -215,6 +223,12 @@ fn price_trace(
             progress: &progress,
         };
         let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
+        if h200_ramp_elsewhere {
+            priced
+                .replay
+                .warnings
+                .push(ramp_of_another_gpu(device_name));
+        }
         match (
             graph_step,
             graph_step.model_profile(device_name, user_profile.as_ref()),

@@ -65,3 +65,137 @@ pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
         timer_tick_ns: tick,
     })
 }
+
+/// The ramp a replay asks its stand-ins with, ns, and whether it is the H200's figure taken
+/// on another kind of GPU: `given` (`--spin-ramp-ns`), else what the profile of this kind of
+/// GPU (`profile`, from [`crate::node_gap::profile_for`]) measured, else
+/// [`DEFAULT_SPIN_RAMP_NS`].
+pub fn resolve_ramp_ns(
+    given: Option<f64>,
+    device: &str,
+    profile: Option<&crate::model::ModelInputs>,
+) -> (f64, bool) {
+    match given.or_else(|| profile.and_then(|p| p.spin_ramp_ns)) {
+        Some(ns) => (ns, false),
+        None => (
+            DEFAULT_SPIN_RAMP_NS,
+            !crate::document::same_gpu(device, "NVIDIA H200"),
+        ),
+    }
+}
+
+/// Requested durations of the spins whose profiled ramp [`measure_ramp_ns`] measures, ns,
+/// each launched [`RAMP_REPEATS`] times.
+const RAMP_NS: [u64; 4] = [0, 1_000, 2_000, 5_000];
+const RAMP_REPEATS: usize = 5;
+
+/// How much longer a profiler sees the one-block spin run than its own span on this GPU, ns:
+/// one-block spins recorded by CUPTI ([`memra_engine::profile_kernels`]), each profiled
+/// duration less the span it stamped, the median. It leaves CUPTI detached, but call it after
+/// the timings an attached profiler would slow.
+pub fn measure_ramp_ns(e: &Engine) -> memra_engine::Result<f64> {
+    let one = LaunchShape::linear(1, 128);
+    let n = RAMP_NS.len() * RAMP_REPEATS;
+    let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS * n)?;
+    for _ in 0..2 {
+        e.spin_grid(0, one, &mut slots, 0)?;
+    }
+    e.stream().synchronize()?;
+    let (words, kernels) = memra_engine::profile_kernels(|| {
+        for (i, &ns) in RAMP_NS.iter().cycle().take(n).enumerate() {
+            e.spin_grid(ns, one, &mut slots, i)?;
+        }
+        e.dtoh(&slots)
+    })?;
+    let spins: Vec<_> = kernels
+        .iter()
+        .filter(|k| k.grid == [1, 1, 1] && k.block == [128, 1, 1])
+        .collect();
+    ramp_from(
+        &words,
+        &spins.iter().map(|k| k.duration_ns()).collect::<Vec<_>>(),
+    )
+}
+
+/// The median of each profiled duration less the span its spin stamped (word 2 of each
+/// spin's slot), ns; an error where the profiler recorded another number of spins.
+fn ramp_from(slot_words: &[u64], profiled_ns: &[u64]) -> memra_engine::Result<f64> {
+    let spans: Vec<u64> = slot_words
+        .chunks_exact(Engine::SPIN_SLOT_WORDS)
+        .map(|w| w[2])
+        .collect();
+    if profiled_ns.len() != spans.len() || spans.is_empty() {
+        return Err(memra_engine::Error::Profiler {
+            call: "recording the spin kernels",
+            detail: format!(
+                "{} spins launched, {} recorded",
+                spans.len(),
+                profiled_ns.len()
+            ),
+        });
+    }
+    let over: Vec<f64> = profiled_ns
+        .iter()
+        .zip(&spans)
+        .map(|(&p, &s)| p as f64 - s as f64)
+        .collect();
+    Ok(median(&over))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ramp_comes_from_the_flag_then_the_profile_then_the_h200() {
+        let mut measured = crate::model::ModelInputs::core(1.0, 2.0, 0.0, 3.0, 1.0);
+        measured.spin_ramp_ns = Some(960.0);
+        let older = crate::model::ModelInputs::core(1.0, 2.0, 0.0, 3.0, 1.0);
+        let h100 = "NVIDIA H100 80GB HBM3";
+        assert_eq!(
+            resolve_ramp_ns(Some(700.0), h100, Some(&measured)),
+            (700.0, false)
+        );
+        assert_eq!(resolve_ramp_ns(None, h100, Some(&measured)), (960.0, false));
+        // The H200's figure: said where it is taken on another kind of GPU.
+        assert_eq!(
+            resolve_ramp_ns(None, h100, Some(&older)),
+            (DEFAULT_SPIN_RAMP_NS, true)
+        );
+        assert_eq!(
+            resolve_ramp_ns(None, h100, None),
+            (DEFAULT_SPIN_RAMP_NS, true)
+        );
+        assert_eq!(
+            resolve_ramp_ns(None, "NVIDIA H200", None),
+            (DEFAULT_SPIN_RAMP_NS, false)
+        );
+    }
+
+    #[test]
+    fn the_ramp_is_the_median_of_profiled_less_span() {
+        // Three spins: spans 100, 1000, 2000 ns (word 2 of each slot), profiled 700 more,
+        // 1000 more and 650 more.
+        let words = [0, 0, 100, 0, 0, 0, 1000, 0, 0, 0, 2000, 0];
+        assert_eq!(ramp_from(&words, &[800, 2000, 2650]).unwrap(), 700.0);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn the_profiler_sees_every_spin_run_past_its_own_span() {
+        // The span is stamped inside the kernel, so the profiled duration holds it.
+        let e = Engine::new(0).unwrap();
+        let ramp = measure_ramp_ns(&e).unwrap();
+        assert!(ramp > 0.0, "{ramp}");
+    }
+
+    #[test]
+    fn a_recording_that_misses_spins_is_an_error() {
+        let words = [0, 0, 100, 0, 0, 0, 1000, 0];
+        let e = ramp_from(&words, &[800]).unwrap_err();
+        assert!(
+            e.to_string().contains("2 spins launched, 1 recorded"),
+            "{e}"
+        );
+    }
+}

@@ -312,7 +312,7 @@ pub fn no_profile_for_the_mean(device: &str, choice: crate::pricing::GraphStepCh
             "--graph-step mean found no device profile of this GPU (pass --profile FILE, written by `launch-econ --export-json FILE` on it)"
         }
         _ => {
-            "the mean of it and the offline model is priced by default only over the shipped H200 profile, where it was validated; on an H100 with a profile of its own the mean came within 5% of the real graph on 6 of 30 held-out walks against 11 for the replay alone (validation doc), so --graph-step mean --profile FILE is yours to choose"
+            "the mean of it and the offline model is priced by default only over the shipped H200 profile, where it was validated; on an H100 with a profile of its own the mean came within 5% of the real graph on 6 of 30 held-out walks against 11 for the replay alone, and, with a profile that measured the spin kernel's profiled ramp, on 11 of 15 of those walks against 9 (validation doc), so --graph-step mean --profile FILE is yours to choose"
         }
     };
     format!("the graph step on this GPU ({device}) is the replayed graph alone: {why}")
@@ -361,6 +361,24 @@ pub fn estimated_gap_above_shipped(
             "the front-end gap estimated on this run ({estimated_us:.3} us a node) is {over:.3} us above the {shipped_us:.3} of the shipped {device} profile; on H200 instances where it was, real graphs did not cost that much more: `replay` plans with the shipped profile's gap, and would take this estimate only from this run's JSON passed as --profile"
         )
     })
+}
+
+/// The default run could not measure the spin kernel's profiled ramp (`detail`: why), so its
+/// gap assumes the H200's.
+pub fn ramp_not_measured(detail: &str) -> String {
+    format!(
+        "the spin kernel's profiled ramp could not be measured ({detail}): the graph node gap in this profile assumes the H200's {:.0} ns; on an H100 it measured 930-990 ns, and a gap computed with the H200's came 0.28 us a node high",
+        crate::calibration::DEFAULT_SPIN_RAMP_NS
+    )
+}
+
+/// `replay` on a GPU with no profile that measured the spin's ramp (and no `--spin-ramp-ns`):
+/// its stand-ins are asked for the H200's.
+pub fn ramp_of_another_gpu(device: &str) -> String {
+    format!(
+        "no profile of this GPU ({device}) holds the spin kernel's profiled ramp, so the stand-ins are asked for recorded durations less the H200's {:.0} ns; on an H100 it measured 930-990 ns, and one-stream replays there that used the H200's came 7-27% high: pass --profile with a profile the default run wrote on this kind of GPU (it measures the ramp with CUPTI), or --spin-ramp-ns",
+        crate::calibration::DEFAULT_SPIN_RAMP_NS
+    )
 }
 
 #[cfg(test)]

@@ -45,6 +45,13 @@ pub struct ModelInputs {
     /// node time less its profiled duration; see `stand_in`). `None` in older profiles.
     #[serde(default)]
     pub graph_node_gap_us: Option<f64>,
+    /// How much longer a profiler (CUPTI) saw the one-block spin run than its own span, ns,
+    /// measured at the end of the run that wrote the profile: the gap above is its node less
+    /// its span and this ramp, and `replay` asks its stand-ins for recorded durations less it
+    /// on this kind of GPU. `None` in older profiles and where CUPTI could not be loaded (the
+    /// H200's figure, [`crate::calibration::DEFAULT_SPIN_RAMP_NS`], was used).
+    #[serde(default)]
+    pub spin_ramp_ns: Option<f64>,
     /// GPU time an eager kernel, queued back to back, costs beyond the same kernel as a graph
     /// node, µs. `None` in older profiles.
     #[serde(default)]
@@ -98,6 +105,7 @@ impl ModelInputs {
             build_per_node_us,
             eager_issue_us,
             graph_node_gap_us: None,
+            spin_ramp_ns: None,
             eager_extra_us: None,
             graph_node_other_stream_us: None,
             graph_node_other_stream_beyond_l2_us: None,

@@ -155,15 +155,25 @@ impl NodeGap {
 /// two short replays, and a single one moved by 0.1 µs between runs on the H200), less its
 /// profiled duration (span + ramp, from `cal`).
 pub fn front_end_gap_us(e: &Engine, cal: &Calibration) -> anyhow::Result<f64> {
+    Ok(gap_beyond_profiled_us(spin_node_us(e)?, cal))
+}
+
+/// A one-block spin asked for nothing, as a graph node, µs (the median of 5).
+pub fn spin_node_us(e: &Engine) -> anyhow::Result<f64> {
     let mut slots = e.zeros::<u64>(Engine::SPIN_SLOT_WORDS)?;
     let one = LaunchShape::linear(1, 128);
     let nodes = (0..5)
         .map(|_| node_us(e, |eng| eng.spin_grid(0, one, &mut slots, 0)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let one_node = median(&nodes);
+    Ok(median(&nodes))
+}
+
+/// What a one-block spin's node of `one_node_us` adds to its profiled duration (span +
+/// ramp, from `cal`), µs, at least 0.
+pub fn gap_beyond_profiled_us(one_node_us: f64, cal: &Calibration) -> f64 {
     let one_profiled_us =
         (cal.ramp_ns + cal.span_overhead_fixed_ns + cal.span_overhead_per_block_ns) / 1e3;
-    Ok((one_node - one_profiled_us).max(0.0))
+    (one_node_us - one_profiled_us).max(0.0)
 }
 
 #[cfg(test)]

@@ -287,6 +287,12 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             num(gap + m.eager_extra_us.unwrap_or(0.0).max(0.0), 3)
         );
     }
+    if let Some(ramp) = m.spin_ramp_ns {
+        let _ = writeln!(
+            out,
+            "  (a profiler (CUPTI) saw the engine's one-block spin {ramp:.0} ns longer than its own span: the node gap is taken beyond that, and `replay --profile` asks its stand-ins for recorded durations less it)"
+        );
+    }
     if let Some(c) = m.copy_nodes {
         let line = |l: crate::copy_nodes::CopyCost| {
             format!(

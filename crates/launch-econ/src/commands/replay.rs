@@ -118,13 +118,18 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         .resolve(&e.device_info().name, user_profile.as_ref());
     let profile = crate::node_gap::profile_for(&e.device_info().name, user_profile.as_ref())
         .map(|(p, _)| p.model_inputs);
+    let (spin_ramp_ns, h200_ramp_elsewhere) = crate::calibration::resolve_ramp_ns(
+        args.spin_ramp_ns,
+        &e.device_info().name,
+        profile.as_ref(),
+    );
     let placement = args.timing.place(&e);
     let cfg = ReplayConfig {
         rule,
         reps: args.timing.reps(DEFAULTS),
         warmup: args.timing.warmup(DEFAULTS),
         host_overhead_us: args.host_overhead_us,
-        spin_ramp_ns: args.spin_ramp_ns,
+        spin_ramp_ns,
         stream_from_ns: args
             .stream_from_us
             .is_finite()
@@ -154,6 +159,12 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
     pb.finish_and_clear();
     let device_name = e.device_info().name.clone();
+    if h200_ramp_elsewhere {
+        priced
+            .replay
+            .warnings
+            .push(crate::caveats::ramp_of_another_gpu(&device_name));
+    }
     let model_profile = args
         .graph_step
         .model_profile(&device_name, user_profile.as_ref());

@@ -61,6 +61,7 @@ pub fn model_inputs(
         build_per_node_us: p.median(RunFigure::BuildMs) * 1e3 / n,
         eager_issue_us: p.median(RunFigure::EagerIssueUs),
         graph_node_gap_us: node_gap_us,
+        spin_ramp_ns: None,
         // The same kernel back to back: eager launch on the GPU less graph node.
         eager_extra_us: node_gap_us
             .map(|_| (p.median(RunFigure::EagerGpuUs) - p.median(RunFigure::GraphGpuUs)).max(0.0)),
@@ -110,10 +111,9 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     )
     .context("measuring graph launch cost")?;
     pb.set_prefix("measuring the graph node gap");
-    let cal = crate::calibration::calibrate(&e, crate::calibration::DEFAULT_SPIN_RAMP_NS)
+    let mut cal = crate::calibration::calibrate(&e, crate::calibration::DEFAULT_SPIN_RAMP_NS)
         .context("calibrating the spin kernel")?;
-    let node_gap_us =
-        crate::node_gap::front_end_gap_us(&e, &cal).context("measuring the graph node gap")?;
+    let spin_node_us = crate::node_gap::spin_node_us(&e).context("measuring the graph node gap")?;
     pb.set_prefix("measuring host<->device copy nodes");
     let copy_nodes =
         crate::copy_nodes::measure(&e).context("measuring host<->device copy nodes")?;
@@ -127,9 +127,18 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         crate::beside::measure(&e).context("measuring graph nodes beside another stream")?;
     pb.set_prefix("measuring GEMM peaks");
     let peaks = crate::roofline::GemmPeaks::measure(&e).context("measuring GEMM peaks")?;
+    // Last of all: a profiler attached to the process slows the launches measured above.
+    pb.set_prefix("measuring the spin kernel's profiled ramp");
+    let ramp = crate::calibration::measure_ramp_ns(&e);
     pb.finish_and_clear();
+    let mut warnings = point.warnings.clone();
+    match &ramp {
+        Ok(r) => cal.ramp_ns = *r,
+        Err(err) => warnings.push(crate::caveats::ramp_not_measured(&err.to_string())),
+    }
+    let node_gap_us = crate::node_gap::gap_beyond_profiled_us(spin_node_us, &cal);
 
-    let inputs = model_inputs(
+    let mut inputs = model_inputs(
         &point,
         fit.as_ref(),
         Some(node_gap_us),
@@ -138,6 +147,7 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
         Some(beside),
         Some(peaks),
     );
+    inputs.spin_ramp_ns = ramp.ok();
     let round = Round {
         launches: args.round.round_launches,
         host_issue_ms: args.round.round_host_issue_ms,
@@ -157,7 +167,6 @@ pub fn run(args: &RunArgs, argv: &[String]) -> anyhow::Result<()> {
     report.push_str(&run_breakdown(device.as_ref(), &point, fit.as_ref()));
     report.push_str(&format!("  {placement}\n"));
     report.push_str(&prediction_text(&inputs, &round, &prediction));
-    let mut warnings = point.warnings.clone();
     warnings.extend(small_warning);
     warnings.extend(
         crate::node_gap::shipped_gap_us(&e.device_info().name).and_then(|(shipped, name)| {

@@ -287,10 +287,11 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 0.0, value_parser = parse_us)]
     pub host_overhead_us: f64,
 
-    /// How much longer a profiler sees the spin kernel than its own span, ns (measure it on
-    /// another GPU with scripts/spin_cupti.py).
-    #[arg(long, default_value_t = crate::calibration::DEFAULT_SPIN_RAMP_NS, value_parser = parse_ns)]
-    pub spin_ramp_ns: f64,
+    /// How much longer a profiler sees the spin kernel than its own span, ns [default: what
+    /// the profile of this kind of GPU measured (--profile, or the shipped one), else the
+    /// H200's 680]
+    #[arg(long, value_parser = parse_ns)]
+    pub spin_ramp_ns: Option<f64>,
 
     /// Kernels recorded at least this long, µs, stand in by streaming memory (as a decode
     /// step's kernels stream weights) instead of spinning; on walks whose streams run side
