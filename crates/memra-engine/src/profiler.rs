@@ -132,7 +132,11 @@ pub fn profile_kernels<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Vec<Profi
     let kind = sys::CUpti_ActivityKind::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     activity::register_callbacks(Some(buffer_requested), Some(buffer_completed))
         .map_err(cupti("cuptiActivityRegisterCallbacks"))?;
-    activity::enable(kind).map_err(cupti("cuptiActivityEnable"))?;
+    if let Err(e) = activity::enable(kind) {
+        // Detach what registering the callbacks attached; the enable's error is the one to report.
+        let _ = cudarc::cupti::result::finalize();
+        return Err(cupti("cuptiActivityEnable")(e));
+    }
     let out = f();
     // Flush whatever `f` left, whether it failed or not, and detach.
     let forced = sys::CUpti_ActivityFlag::CUPTI_ACTIVITY_FLAG_FLUSH_FORCED as u32;
