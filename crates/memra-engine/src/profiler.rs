@@ -154,3 +154,23 @@ pub fn profile_kernels<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Vec<Profi
     records.sort_by_key(|k| k.start_ns);
     Ok((value, records))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_cupti_profiling_is_an_error_and_the_closure_does_not_run() {
+        // SAFETY: only tries to load the library (libloading).
+        let present = unsafe { sys::is_culib_present() };
+        let mut ran = false;
+        let r = profile_kernels(|| {
+            ran = true;
+            Ok(())
+        });
+        match r {
+            Err(Error::ProfilerNotFound) => assert!(!present && !ran),
+            other => assert!(present, "libcupti is absent, yet: {other:?}"),
+        }
+    }
+}
