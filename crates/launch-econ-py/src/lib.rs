@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use launch_econ::calibration::{resolve_ramp_ns, DEFAULT_SPIN_RAMP_NS};
+use launch_econ::calibration::{resolve_ramp_ns, RampFrom, DEFAULT_SPIN_RAMP_NS};
 use launch_econ::caveats::{no_profile_for_the_mean, ramp_of_another_gpu};
 use launch_econ::commands::replay::DEFAULTS;
 use launch_econ::commands::start_engine;
@@ -165,6 +165,7 @@ fn price_trace(
         warmup: timing.warmup(DEFAULTS),
         host_overhead_us: 0.0,
         spin_ramp_ns: DEFAULT_SPIN_RAMP_NS,
+        spin_ramp_from: None,
         stream_from_ns: Some(DEFAULT_STREAM_FROM_NS),
         pdl,
         timeline: export_trace.is_some(),
@@ -202,10 +203,10 @@ fn price_trace(
         };
         // The spin's profiled ramp the profile of this kind of GPU measured, else the H200's
         // (see launch_econ::calibration::resolve_ramp_ns).
-        let (spin_ramp_ns, h200_ramp_elsewhere) =
-            resolve_ramp_ns(None, device_name, cfg.profile.as_ref());
+        let (spin_ramp_ns, ramp_from) = resolve_ramp_ns(None, device_name, cfg.profile.as_ref());
         let cfg = ReplayConfig {
             spin_ramp_ns,
+            spin_ramp_from: Some(ramp_from),
             ..cfg
         };
         let interrupted = || match Python::with_gil(|py| py.check_signals()) {
@@ -223,7 +224,7 @@ fn price_trace(
             progress: &progress,
         };
         let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, eager_step_ms)?;
-        if h200_ramp_elsewhere {
+        if ramp_from == (RampFrom::H200 { elsewhere: true }) {
             priced
                 .replay
                 .warnings

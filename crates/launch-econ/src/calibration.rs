@@ -66,20 +66,45 @@ pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
     })
 }
 
-/// The ramp a replay asks its stand-ins with, ns, and whether it is the H200's figure taken
-/// on another kind of GPU: `given` (`--spin-ramp-ns`), else what the profile of this kind of
-/// GPU (`profile`, from [`crate::node_gap::profile_for`]) measured, else
-/// [`DEFAULT_SPIN_RAMP_NS`].
+/// Where the ramp a replay asks its stand-ins with came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RampFrom {
+    /// `--spin-ramp-ns`.
+    Given,
+    /// The profile of this kind of GPU, which measured it (CUPTI, at the end of its run).
+    Profile,
+    /// [`DEFAULT_SPIN_RAMP_NS`], measured on an H200; `elsewhere`: taken on another kind of GPU.
+    H200 { elsewhere: bool },
+}
+
+impl std::fmt::Display for RampFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RampFrom::Given => "--spin-ramp-ns",
+            RampFrom::Profile => "measured by the profile of this GPU",
+            RampFrom::H200 { elsewhere: false } => "the H200's",
+            RampFrom::H200 { elsewhere: true } => "the H200's, on another GPU",
+        })
+    }
+}
+
+/// The ramp a replay asks its stand-ins with, ns, and where it came from: `given`
+/// (`--spin-ramp-ns`), else what the profile of this kind of GPU (`profile`, from
+/// [`crate::node_gap::profile_for`]) measured, else [`DEFAULT_SPIN_RAMP_NS`].
 pub fn resolve_ramp_ns(
     given: Option<f64>,
     device: &str,
     profile: Option<&crate::model::ModelInputs>,
-) -> (f64, bool) {
-    match given.or_else(|| profile.and_then(|p| p.spin_ramp_ns)) {
-        Some(ns) => (ns, false),
-        None => (
+) -> (f64, RampFrom) {
+    match (given, profile.and_then(|p| p.spin_ramp_ns)) {
+        (Some(ns), _) => (ns, RampFrom::Given),
+        (None, Some(ns)) => (ns, RampFrom::Profile),
+        (None, None) => (
             DEFAULT_SPIN_RAMP_NS,
-            !crate::document::same_gpu(device, "NVIDIA H200"),
+            RampFrom::H200 {
+                elsewhere: !crate::document::same_gpu(device, "NVIDIA H200"),
+            },
         ),
     }
 }
@@ -154,21 +179,19 @@ mod tests {
         let h100 = "NVIDIA H100 80GB HBM3";
         assert_eq!(
             resolve_ramp_ns(Some(700.0), h100, Some(&measured)),
-            (700.0, false)
+            (700.0, RampFrom::Given)
         );
-        assert_eq!(resolve_ramp_ns(None, h100, Some(&measured)), (960.0, false));
+        assert_eq!(
+            resolve_ramp_ns(None, h100, Some(&measured)),
+            (960.0, RampFrom::Profile)
+        );
         // The H200's figure: said where it is taken on another kind of GPU.
-        assert_eq!(
-            resolve_ramp_ns(None, h100, Some(&older)),
-            (DEFAULT_SPIN_RAMP_NS, true)
-        );
-        assert_eq!(
-            resolve_ramp_ns(None, h100, None),
-            (DEFAULT_SPIN_RAMP_NS, true)
-        );
+        let elsewhere = (DEFAULT_SPIN_RAMP_NS, RampFrom::H200 { elsewhere: true });
+        assert_eq!(resolve_ramp_ns(None, h100, Some(&older)), elsewhere);
+        assert_eq!(resolve_ramp_ns(None, h100, None), elsewhere);
         assert_eq!(
             resolve_ramp_ns(None, "NVIDIA H200", None),
-            (DEFAULT_SPIN_RAMP_NS, false)
+            (DEFAULT_SPIN_RAMP_NS, RampFrom::H200 { elsewhere: false })
         );
     }
 

@@ -76,6 +76,9 @@ pub struct ReplayConfig {
     pub host_overhead_us: f64,
     /// Profiled duration − own span of the spin kernel, ns.
     pub spin_ramp_ns: f64,
+    /// Where it came from; `None` in results written before that was recorded.
+    #[serde(default)]
+    pub spin_ramp_from: Option<crate::calibration::RampFrom>,
     /// Kernels recorded at least this long stand in by streaming memory, ns (see
     /// [`crate::stand_in`]); `None`: every kernel spins.
     #[serde(default)]

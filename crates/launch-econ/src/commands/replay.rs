@@ -118,7 +118,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         .resolve(&e.device_info().name, user_profile.as_ref());
     let profile = crate::node_gap::profile_for(&e.device_info().name, user_profile.as_ref())
         .map(|(p, _)| p.model_inputs);
-    let (spin_ramp_ns, h200_ramp_elsewhere) = crate::calibration::resolve_ramp_ns(
+    let (spin_ramp_ns, ramp_from) = crate::calibration::resolve_ramp_ns(
         args.spin_ramp_ns,
         &e.device_info().name,
         profile.as_ref(),
@@ -130,6 +130,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         warmup: args.timing.warmup(DEFAULTS),
         host_overhead_us: args.host_overhead_us,
         spin_ramp_ns,
+        spin_ramp_from: Some(ramp_from),
         stream_from_ns: args
             .stream_from_us
             .is_finite()
@@ -159,7 +160,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
     let mut priced = price_replayed(&e, &walk, info, &cfg, &ctx, args.eager_step_ms)?;
     pb.finish_and_clear();
     let device_name = e.device_info().name.clone();
-    if h200_ramp_elsewhere {
+    if ramp_from == (crate::calibration::RampFrom::H200 { elsewhere: true }) {
         priced
             .replay
             .warnings
@@ -297,8 +298,14 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     let cal = &r.calibration;
     let _ = writeln!(
         out,
-        "spin kernel: span = request + {:.0} ns + {:.3} ns/block; profiled = span + {:.0} ns (ramp); timer tick {:.0} ns",
-        cal.span_overhead_fixed_ns, cal.span_overhead_per_block_ns, cal.ramp_ns, cal.timer_tick_ns
+        "spin kernel: span = request + {:.0} ns + {:.3} ns/block; profiled = span + {:.0} ns (ramp{}); timer tick {:.0} ns",
+        cal.span_overhead_fixed_ns,
+        cal.span_overhead_per_block_ns,
+        cal.ramp_ns,
+        r.config
+            .spin_ramp_from
+            .map_or(String::new(), |f| format!(", {f}")),
+        cal.timer_tick_ns
     );
     let grids = match &r.config.grid_nodes {
         Some(t) => format!("wide grids less by the {} grid table", t.device),
