@@ -66,7 +66,8 @@ pub fn calibrate(e: &Engine, ramp_ns: f64) -> anyhow::Result<Calibration> {
     })
 }
 
-/// Where the ramp a replay asks its stand-ins with came from.
+/// Where the ramp a replay asks its stand-ins with came from. [`DEFAULT_SPIN_RAMP_NS`] was
+/// measured on the GPU the shipped profile describes (an H200).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RampFrom {
@@ -103,7 +104,7 @@ pub fn resolve_ramp_ns(
         (None, None) => (
             DEFAULT_SPIN_RAMP_NS,
             RampFrom::H200 {
-                elsewhere: !crate::document::same_gpu(device, "NVIDIA H200"),
+                elsewhere: crate::document::ModelProfile::shipped_for(device).is_none(),
             },
         ),
     }

@@ -106,7 +106,9 @@ extern "C" fn buffer_completed(
         records.extend(parsed);
     }
     // SAFETY: `buffer` was allocated by `buffer_requested` with this layout and CUPTI hands
-    // it back once, here.
+    // it back once, here. Nothing outlives it: the records above copied their fields out
+    // (no pointer into the buffer, nor the kernel's name, is kept), and both callbacks are
+    // private, so no safe call sequence reaches this memory once it is freed.
     unsafe { dealloc(buffer, buffer_layout()) };
 }
 

@@ -76,6 +76,15 @@ fn replay_summary_needs_no_gpu_and_rejects_bad_input() {
             vec![
                 "replay".into(),
                 fx("nsys_greenctx.csv"),
+                "--spin-ramp-ns".into(),
+                "2e6".into(),
+            ],
+            "must be between 0 and 1000000 ns",
+        ),
+        (
+            vec![
+                "replay".into(),
+                fx("nsys_greenctx.csv"),
                 "--stream-from-us".into(),
                 "soon".into(),
             ],
