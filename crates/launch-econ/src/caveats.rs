@@ -36,7 +36,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
             "{head}, which stand-ins holding their recorded durations do not reproduce: on the H200 the 26 multi-stream validation walks replayed without their shapes came out -22% to +16% of their real graphs, 8 of them within 5% (25 with shapes); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
         ),
         None => format!(
-            "{head}; the offline model shares the SMs, device memory and the GEMMs' arithmetic between kernels side by side and slows each by what the device profile measured beside others (README, \"The offline model\"); a kernel beside kernels that leave only a few SMs free, or beside kernels whose traffic the trace does not give (only GEMMs with recorded shapes and element-wise, normalisation and fused attention kernels with recorded inputs have a load), may run slower in the real graph than priced. With streams side by side it came within 10% of the real graph on 215 of 274 H200 walks held out from the method, each on its first run (-34.5% to +38.5%), and on 149 of the 155 stored multi-stream walk runs priced with this version (scripts/reprice_summary.py): where that matters, prefer the replay (`replay` without --summary)"
+            "{head}; the offline model shares the SMs, device memory and the GEMMs' arithmetic between kernels side by side and slows each by what the device profile measured beside others (README, \"The offline model\"); a kernel beside kernels that leave only a few SMs free, or beside kernels whose traffic the trace does not give (only GEMMs with recorded shapes and element-wise, normalisation and fused attention kernels with recorded inputs have a load), may run slower in the real graph than priced. With streams side by side it came within 10% of the real graph on 215 of 274 H200 walks held out from the method, each on its first run (-34.5% to +38.5%), and on 150 of the 155 stored multi-stream walk runs priced with this version (scripts/reprice_summary.py): where that matters, prefer the replay (`replay` without --summary)"
         ),
     }
 }
@@ -63,7 +63,7 @@ fn simt_gemms_warning(walk: &Walk) -> Option<String> {
 /// what that did to the stored walks (checked against this version by `stored_claims`).
 fn no_shapes_beside_streams(walk: &Walk) -> Option<String> {
     (!crate::footprint::has_shapes(walk)).then(|| {
-        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 155 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 98 (-43.2% to +24.0%), against 149 with them; record the step with shapes".to_string()
+        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 155 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 98 (-43.2% to +24.0%), against 150 with them; record the step with shapes".to_string()
     })
 }
 
@@ -143,7 +143,7 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 "the offline model prices the longest chain"
             };
             let rule = match walk.wait_rule {
-                WaitRule::Join => "a stream's first wait, where it starts the stream's work, taken to wait on the stream that joins the others, every other wait on all streams' work issued before it or, where the event ids number the record calls, before its event's record call",
+                WaitRule::Join => "a stream's first wait, where it starts the stream's work, taken to wait on the stream that joins the others, every other wait on all streams' work issued before it or, where the event ids number the record calls, before its event's record call (on the stream that issued work right before that call, where the order of calls tells it)",
                 WaitRule::All => "each taken to wait for all other streams' work issued before it (an upper bound where streams fork one after another)",
                 // Under `None` the schedule leaves the waits out (Basis::Unordered).
                 WaitRule::None => "each left out",
@@ -162,6 +162,12 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 out.push(format!(
                     "{} of the waits are taken to wait for the work issued before their event's record call: the trace's event ids number the record calls in order (a fresh event each), so a wait on an event recorded earlier does not wait for work issued after it",
                     schedule.waits_at_record
+                ));
+            }
+            if schedule.waits_on_producer > 0 {
+                out.push(format!(
+                    "{} of those are taken to wait for one stream's work, that of the stream that issued work right before the record call (some was issued since the record call before it and before the one after it): a program records an event right after the work it marks, so a pipeline stage waits on the stage before and not on stages further on; where a program records an event on a stream other than the one it last issued to, that reads the wait short (`--waits all` prices every wait on all streams' work, an upper bound)",
+                    schedule.waits_on_producer
                 ));
             }
             if schedule.waits_on_all_before > 0 {

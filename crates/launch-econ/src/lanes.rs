@@ -31,12 +31,19 @@
 //! stream's work. And where the event ids number the record calls
 //! (`crate::trace::recordings`), a wait that is not a fork waits for what was issued before
 //! its event's record call ([`Item::Record`]), not before the wait ([`WaitRule::All`] leaves
-//! that reading out). A walk on several streams without recorded waits runs on one lane, in
-//! start order — an upper bound — and the replay says so.
+//! that reading out): where work was issued both since the record call before it and before
+//! the one after it, for the work of the lane that issued last before it alone, since a
+//! program records an event right after issuing the work it marks — so a pipeline's stage
+//! waits on the stage before, not on stages further on (an H100 walk of three stages passing
+//! four micro-batches priced +20% with the record read as made on every lane); record calls
+//! one after another (the joins of several streams) stay read as made on any lane. A walk on
+//! several streams without recorded waits runs on one lane, in start order — an upper bound
+//! — and the replay says so.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::trace::{WaitRule, Walk};
+use reading::{Call, Reading};
 
 /// An op laid out on a lane: its lane, start and end, ns.
 pub type Span = (usize, f64, f64);
@@ -71,6 +78,9 @@ pub struct Schedule {
     pub waits_again: usize,
     /// Waits read as waiting for the work issued before their event's record call.
     pub waits_at_record: usize,
+    /// Of those, the waits whose record call is read as made on one lane (the one that
+    /// issued work right before it).
+    pub waits_on_producer: usize,
     /// Waits that are neither forks nor tied to a recording of their event, read as waiting
     /// for all other lanes' work issued before them: an upper bound where the program waits
     /// on an event it recorded earlier (see `trace::recordings`).
@@ -142,6 +152,7 @@ impl Schedule {
             forks_on_join: 0,
             waits_again: 0,
             waits_at_record: 0,
+            waits_on_producer: 0,
             waits_on_all_before: 0,
         }
     }
@@ -177,7 +188,7 @@ impl Schedule {
         for (c, call) in reading.calls() {
             match call {
                 Call::Op(i) => order.op(reading.lane_of_op(i), i),
-                Call::Record => order.record(c),
+                Call::Record => order.record(c, reading.producer.get(&c).copied()),
                 Call::Wait(i) => order.wait(&reading, i),
             }
         }
@@ -188,6 +199,7 @@ impl Schedule {
             forks_on_join: order.forks_on_join,
             waits_again: order.waits_again,
             waits_at_record: order.waits_at_record,
+            waits_on_producer: order.waits_on_producer,
             waits_on_all_before: order.waits_on_all_before,
         }
     }
@@ -300,17 +312,6 @@ impl Schedule {
     }
 }
 
-/// A host call the schedule places, by kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Call {
-    /// `walk.ops[i]`.
-    Op(usize),
-    /// `walk.waits[i]`.
-    Wait(usize),
-    /// An event record call that waits other than forks are known to wait on.
-    Record,
-}
-
 /// The walk's recorded streams in the order their first ops appear.
 fn recorded_streams(walk: &Walk) -> Vec<u64> {
     let mut streams: Vec<u64> = Vec::new();
@@ -322,143 +323,6 @@ fn recorded_streams(walk: &Walk) -> Vec<u64> {
     streams
 }
 
-/// How each recorded wait of a walk on several streams is read, from the whole walk: which
-/// waits are forks, which are on a recording several streams wait on, which are read at
-/// their event's record call (see the module documentation).
-struct Reading<'w> {
-    walk: &'w Walk,
-    lane_of: HashMap<u64, usize>,
-    /// Each lane's first op's correlation id: a wait before it starts the lane's work.
-    first_op: Vec<u64>,
-    /// Each lane's first wait's correlation id: the only wait that can fork it.
-    first_wait: Vec<u64>,
-    /// The lane that joins the others at the end: the lane of the walk's last op, or, where
-    /// the trace holds joins of a stream that ran nothing after them
-    /// ([`Walk::unrecorded_waits`]), the first lane that ran work before any wait on it;
-    /// `None` for a joining stream that ran none of the walk's work.
-    join: Option<usize>,
-    /// How many waits wait on each recording.
-    per_recording: HashMap<u64, usize>,
-    /// Events some wait waits on after its stream's work began: a program's own events that
-    /// order work between streams (a pipeline's `ready`, recorded again every layer), where
-    /// a fork's event, fresh or recorded again for each fork, is only ever waited on before
-    /// a stream's work.
-    ordering: HashSet<u64>,
-}
-
-impl<'w> Reading<'w> {
-    /// `walk`'s waits read against its `streams` (every op has a stream and a correlation
-    /// id).
-    fn of(walk: &'w Walk, streams: &[u64]) -> Reading<'w> {
-        let lane_of: HashMap<u64, usize> =
-            streams.iter().enumerate().map(|(i, &s)| (s, i)).collect();
-        let mut reading = Reading {
-            walk,
-            lane_of,
-            first_op: vec![u64::MAX; streams.len()],
-            first_wait: vec![u64::MAX; streams.len()],
-            join: None,
-            per_recording: HashMap::new(),
-            ordering: HashSet::new(),
-        };
-        for i in 0..walk.ops.len() {
-            let l = reading.lane_of_op(i);
-            reading.first_op[l] = reading.first_op[l].min(reading.corr(i));
-        }
-        for w in &walk.waits {
-            if let Some(&l) = reading.lane_of.get(&w.stream) {
-                reading.first_wait[l] = reading.first_wait[l].min(w.correlation);
-            }
-        }
-        reading.join = if walk.unrecorded_waits > 0 {
-            // The joins of a stream that ran nothing after them: the joining stream is the
-            // one that ran work before any wait on it (the first such), or none in the walk.
-            (0..streams.len())
-                .filter(|&l| reading.first_op[l] < reading.first_wait[l])
-                .min_by_key(|&l| reading.first_op[l])
-        } else {
-            (0..walk.ops.len())
-                .max_by_key(|&i| reading.corr(i))
-                .map(|i| reading.lane_of_op(i))
-        };
-        for r in walk.waits.iter().filter_map(|w| w.recording) {
-            *reading.per_recording.entry(r).or_default() += 1;
-        }
-        reading.ordering = walk
-            .waits
-            .iter()
-            .filter(|w| {
-                reading
-                    .lane_of
-                    .get(&w.stream)
-                    .is_some_and(|&l| w.correlation > reading.first_op[l])
-            })
-            .filter_map(|w| w.event)
-            .collect();
-        reading
-    }
-
-    fn corr(&self, op: usize) -> u64 {
-        self.walk.ops[op].correlation.unwrap_or(0)
-    }
-
-    fn lane_of_op(&self, op: usize) -> usize {
-        self.lane_of[&self.walk.ops[op].stream.unwrap_or(0)]
-    }
-
-    /// The lane of wait `i`; `None` for a stream with no ops in this walk.
-    fn lane_of_wait(&self, i: usize) -> Option<usize> {
-        self.lane_of.get(&self.walk.waits[i].stream).copied()
-    }
-
-    /// Whether wait `i` is on a recording several streams wait on: an event of the program's
-    /// own, not a framework's fork (which records a fresh event per wait); it may have been
-    /// recorded on any stream, the waiting one included.
-    fn shared(&self, i: usize) -> bool {
-        self.walk.waits[i]
-            .recording
-            .is_some_and(|r| self.per_recording[&r] > 1)
-    }
-
-    /// Whether wait `i` on `lane` is read as a fork from the joining lane.
-    fn fork(&self, i: usize, lane: usize) -> bool {
-        let w = &self.walk.waits[i];
-        self.walk.wait_rule == WaitRule::Join
-            && !self.shared(i)
-            && !w.event.is_some_and(|e| self.ordering.contains(&e))
-            && Some(lane) != self.join
-            && w.correlation < self.first_op[lane]
-            && w.correlation == self.first_wait[lane]
-    }
-
-    /// The record call wait `i` on `lane` is read at, where it is read at one.
-    fn at_record(&self, i: usize, lane: usize) -> Option<u64> {
-        self.walk.waits[i]
-            .recorded_at
-            .filter(|_| self.walk.wait_rule != WaitRule::All && !self.fork(i, lane))
-    }
-
-    /// The ops, waits and the record calls read waits wait on, in host issue order by
-    /// correlation id (at one id: ops, waits, records), each with its id.
-    fn calls(&self) -> Vec<(u64, Call)> {
-        let mut calls: Vec<(u64, Call)> = (0..self.walk.ops.len())
-            .map(|i| (self.corr(i), Call::Op(i)))
-            .collect();
-        for (i, w) in self.walk.waits.iter().enumerate() {
-            let Some(lane) = self.lane_of_wait(i) else {
-                continue;
-            };
-            calls.push((w.correlation, Call::Wait(i)));
-            if let Some(r) = self.at_record(i, lane) {
-                calls.push((r, Call::Record));
-            }
-        }
-        calls.sort_unstable();
-        calls.dedup();
-        calls
-    }
-}
-
 /// The schedule's items as the host calls are placed in issue order, with what was issued on
 /// each lane so far and the counts the report gives.
 struct IssueOrder {
@@ -468,6 +332,7 @@ struct IssueOrder {
     forks_on_join: usize,
     waits_again: usize,
     waits_at_record: usize,
+    waits_on_producer: usize,
     waits_on_all_before: usize,
     /// The item that marked each record call (`None`: nothing had been issued).
     record_item: HashMap<u64, Option<usize>>,
@@ -484,6 +349,7 @@ impl IssueOrder {
             forks_on_join: 0,
             waits_again: 0,
             waits_at_record: 0,
+            waits_on_producer: 0,
             waits_on_all_before: 0,
             record_item: HashMap::new(),
             first_wait: HashMap::new(),
@@ -502,9 +368,13 @@ impl IssueOrder {
         self.items.push(Item::Op { lane, op });
     }
 
-    /// Record call `c`: any stream may have recorded it, so what each had issued.
-    fn record(&mut self, c: u64) {
-        let on = self.issued_on(None);
+    /// Record call `c`: what `producer` had issued, where the reading names the lane that
+    /// recorded it, else what each lane had (any may have recorded it).
+    fn record(&mut self, c: u64, producer: Option<usize>) {
+        let on = match producer {
+            Some(l) => vec![l],
+            None => self.issued_on(None),
+        };
         self.record_item
             .insert(c, (!on.is_empty()).then_some(self.items.len()));
         if !on.is_empty() {
@@ -522,6 +392,7 @@ impl IssueOrder {
         let again = match (reading.at_record(i, lane), w.recording) {
             (Some(r), _) => {
                 self.waits_at_record += 1;
+                self.waits_on_producer += usize::from(reading.producer.contains_key(&r));
                 Some(self.record_item[&r])
             }
             (_, Some(r)) if self.first_wait.contains_key(&r) => {
@@ -566,5 +437,6 @@ impl IssueOrder {
     }
 }
 
+mod reading;
 #[cfg(test)]
 mod tests;

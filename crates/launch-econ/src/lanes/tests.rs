@@ -479,3 +479,89 @@ fn spans_of_a_lay_out_map_back_to_their_ops_in_any_order() {
     let extra = [issued.clone(), vec![(1, 50.0, 60.0)]].concat();
     assert_eq!(s.spans_by_op(&extra, 4), by_op);
 }
+
+/// Waits on fresh events, one per record call (`wait_stream`), marked as the trace reader
+/// marks them: `waits` as (stream, wait's correlation), each on the event of the record call
+/// before it; `records`: every record call's correlation id.
+fn waits_on_fresh_events(waits: &[(u64, u64)], records: &[u64]) -> Vec<StreamWait> {
+    let mut out: Vec<StreamWait> = waits.iter().map(|&(s, c)| wait(s, c)).collect();
+    let events: HashMap<u64, u64> = waits
+        .iter()
+        .map(|&(_, c)| (c, 100 + records.partition_point(|&r| r < c) as u64 - 1))
+        .collect();
+    crate::trace::recordings::mark(&mut out, &events, records);
+    out
+}
+
+#[test]
+fn a_pipeline_stage_waits_on_the_stage_before_not_on_stages_further_on() {
+    // Main (7) runs a kernel and forks stage 0 (13); two micro-batches pass stages 13, 17
+    // and 21, each stage waiting on the one before (record, wait); main joins all three
+    // (three records one after another) and runs the last kernel. Stage 21's first
+    // micro-batch takes 30 ns, every other op 10.
+    let ops = [
+        (7, 1),
+        (13, 4),
+        (17, 7),
+        (21, 10),
+        (13, 11),
+        (17, 14),
+        (21, 17),
+        (7, 24),
+    ];
+    let w = Walk {
+        ops: ops.iter().map(|&(s, c)| op(s, c)).collect(),
+        waits: waits_on_fresh_events(
+            &[
+                (13, 3),
+                (17, 6),
+                (21, 9),
+                (17, 13),
+                (21, 16),
+                (7, 19),
+                (7, 21),
+                (7, 23),
+            ],
+            &[2, 5, 8, 12, 15, 18, 20, 22],
+        ),
+        ..Walk::default()
+    };
+    let cost = |op: usize| if op == 3 { 30.0 } else { 10.0 };
+    let s = Schedule::of(&w);
+    // A stream's first wait reads as a fork from main (the order of calls cannot tell a
+    // pipeline's first micro-batch from forks one after another); the second micro-batch's
+    // two waits read as waiting on the stage before, the joins' records (one after another)
+    // as made on any stream.
+    assert_eq!(
+        (s.forks_on_join, s.waits_at_record, s.waits_on_producer),
+        (2, 5, 2)
+    );
+    let spans = s.lay_out(cost);
+    // Stage 17's second micro-batch waits for stage 13's (20-30), not for stage 21's first
+    // (10-40), as it would with the record read as made on any stream.
+    assert_eq!(spans[5], (2, 30.0, 40.0));
+    assert_eq!(spans[6], (3, 40.0, 50.0));
+    // Main joins everything.
+    assert_eq!(spans[7], (0, 50.0, 60.0));
+    // `--waits all`: every stage after every other (stage 21's first from 30 to 60).
+    let mut upper = w.clone();
+    upper.wait_rule = WaitRule::All;
+    assert_eq!(Schedule::of(&upper).lay_out(cost)[5], (2, 60.0, 70.0));
+}
+
+#[test]
+fn a_record_right_after_the_waiting_streams_own_work_is_read_as_made_on_any_stream() {
+    // B (17) runs a long kernel, A (13) a short one, then an event is recorded and A waits
+    // on it: A does not wait on its own work, so the record is not read as A's; A's next
+    // kernel waits for B's.
+    let mut ops = vec![op(17, 1), op(13, 2), op(13, 5)];
+    ops[0].duration_ns = 10.0;
+    let w = Walk {
+        ops,
+        waits: waits_on_fresh_events(&[(13, 4)], &[3]),
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    assert_eq!((s.waits_at_record, s.waits_on_producer), (1, 0));
+    assert_eq!(s.lay_out(|op| w.ops[op].duration_ns)[2], (1, 10.0, 11.0));
+}

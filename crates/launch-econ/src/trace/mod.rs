@@ -169,7 +169,8 @@ pub enum WaitRule {
     /// event is one the program orders streams with (waited on by several streams at once, or
     /// by some stream after its work began); every other wait on all streams' work issued
     /// before its event's record call where the trace's event ids number the record calls
-    /// (see `recordings`), else before the wait.
+    /// (see `recordings`; on the stream that issued work right before the call, where the
+    /// order of calls tells it: see [`crate::lanes`]), else before the wait.
     #[default]
     Join,
     /// Every wait waits on all other streams' work issued before it: never shorter than the
@@ -229,6 +230,13 @@ pub struct StreamWait {
     /// bears that out (see `trace::recordings`).
     #[serde(skip)]
     pub recorded_at: Option<u64>,
+    /// The record calls (of any event) before and after [`StreamWait::recorded_at`], where
+    /// there are: what was issued between them and it tells which stream recorded it (see
+    /// [`crate::lanes`]).
+    #[serde(skip)]
+    pub record_before: Option<u64>,
+    #[serde(skip)]
+    pub record_after: Option<u64>,
     /// The id of the event it waits on, where the trace names it (Kineto's
     /// `wait_on_cuda_event_id`): where the waits on one event fall tells a program's own
     /// event from a fork's (see [`crate::lanes`]).
@@ -246,6 +254,8 @@ impl StreamWait {
             step: None,
             recording: None,
             recorded_at: None,
+            record_before: None,
+            record_after: None,
             event: None,
         }
     }
