@@ -364,6 +364,12 @@ GROUPS = [
                                          "kp_draft_verify_turns_bf16,"
                                          "kp_prefetch_double_buffer_fp16,"
                                          "kp_microbatch_pipeline_three_stages"),
+    ("heldout66", "heldout_66_walks.py", "kq_two_stage_pipeline_mlp_blocks_fp16,"
+                                         "kq_shards_reduced_as_they_arrive_bf16,"
+                                         "kq_ring_of_four_streams_f32,"
+                                         "kq_chunked_encoder_feeding_decoder_fp16,"
+                                         "kq_reused_ready_events_pipeline_bf16,"
+                                         "kq_shared_expert_beside_routed_combine_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
