@@ -209,7 +209,16 @@ mod tests {
     fn the_profiler_sees_every_spin_run_past_its_own_span() {
         // The span is stamped inside the kernel, so the profiled duration holds it.
         let e = Engine::new(0).unwrap();
-        let ramp = measure_ramp_ns(&e).unwrap();
+        let ramp = match measure_ramp_ns(&e) {
+            // Under compute-sanitizer (or a profiler) CUPTI is taken, and the default run
+            // turns this error into a warning.
+            Err(memra_engine::Error::ProfilerBusy { .. })
+                if memra_engine::profiling_tool_injected() =>
+            {
+                return;
+            }
+            other => other.unwrap(),
+        };
         assert!(ramp > 0.0, "{ramp}");
     }
 

@@ -185,6 +185,14 @@ pub enum Error {
     #[error("no CUPTI library (libcupti.so) could be loaded: put the CUDA toolkit directory that holds it (targets/<arch>/lib or extras/CUPTI/lib64) on LD_LIBRARY_PATH")]
     ProfilerNotFound,
 
+    /// Another tool already holds CUPTI in this process (Nsight Systems, Nsight Compute and
+    /// compute-sanitizer each subscribe to it, and CUPTI takes one subscriber).
+    #[error("{call} failed: another tool holds the profiler (CUPTI) in this process, as Nsight Systems, Nsight Compute and compute-sanitizer do; run without it to profile")]
+    ProfilerBusy {
+        /// The CUPTI call.
+        call: &'static str,
+    },
+
     /// A CUPTI call failed.
     #[error("{call} failed: {detail}")]
     Profiler {

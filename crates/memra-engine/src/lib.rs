@@ -70,7 +70,7 @@ pub use launch::{launch_raw, LaunchShape};
 pub use memory::{DeviceBuffer, DeviceCopy};
 pub use ops::Pace;
 pub use peer::PeerPath;
-pub use profiler::{profile_kernels, ProfiledKernel};
+pub use profiler::{profile_kernels, profiling_tool_injected, ProfiledKernel};
 pub use staging::HostStaging;
 pub use timing::Event;
 

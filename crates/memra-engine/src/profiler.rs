@@ -7,7 +7,8 @@
 //! them, then detaches CUPTI (`cuptiFinalize`): an attached CUPTI slows later launches, so
 //! call it after the timings it could disturb.
 //!
-//! `libcupti` is loaded at run time; where it cannot be, [`Error::ProfilerNotFound`] says so.
+//! `libcupti` is loaded at run time; where it cannot be, [`Error::ProfilerNotFound`] says so,
+//! and where another tool holds CUPTI (a profiler or compute-sanitizer), [`Error::ProfilerBusy`].
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::sync::Mutex;
@@ -113,10 +114,24 @@ extern "C" fn buffer_completed(
 }
 
 fn cupti(call: &'static str) -> impl Fn(CuptiError) -> Error {
-    move |e| Error::Profiler {
-        call,
-        detail: format!("{:?}", e.0),
+    move |e| match e.0 {
+        sys::CUptiResult::CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED => {
+            Error::ProfilerBusy { call }
+        }
+        code => Error::Profiler {
+            call,
+            detail: format!("{code:?}"),
+        },
     }
+}
+
+/// Whether a profiling tool is injected into this process (Nsight Systems through
+/// `CUDA_INJECTION64_PATH`, compute-sanitizer through `NVTX_INJECTION64_PATH`): where one
+/// is, [`profile_kernels`] may find CUPTI taken ([`Error::ProfilerBusy`]).
+pub fn profiling_tool_injected() -> bool {
+    ["CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|p| !p.is_empty()))
 }
 
 /// Runs `f` with CUPTI recording every kernel the process launches, then flushes the records,
@@ -160,6 +175,20 @@ pub fn profile_kernels<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Vec<Profi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cupti_taken_by_another_tool_is_its_own_error() {
+        let busy = CuptiError(sys::CUptiResult::CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+        let e = cupti("cuptiActivityRegisterCallbacks")(busy);
+        assert!(matches!(e, Error::ProfilerBusy { .. }), "{e:?}");
+        assert!(e.to_string().contains("compute-sanitizer"), "{e}");
+        let other =
+            cupti("cuptiActivityEnable")(CuptiError(sys::CUptiResult::CUPTI_ERROR_NOT_INITIALIZED));
+        assert!(
+            other.to_string().contains("CUPTI_ERROR_NOT_INITIALIZED"),
+            "{other}"
+        );
+    }
 
     #[test]
     fn without_cupti_profiling_is_an_error_and_the_closure_does_not_run() {
