@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::trace::{StreamWait, WaitRule, Walk};
+use crate::trace::{WaitRule, Walk};
 
 /// A host call the schedule places, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -117,22 +117,26 @@ impl<'w> Reading<'w> {
             let i = by_corr.partition_point(|&(c, _)| c <= from);
             by_corr.get(i).is_some_and(|&(c, _)| c < to)
         };
-        let mut waiters: HashMap<u64, (&StreamWait, Vec<usize>)> = HashMap::new();
-        for (i, w) in self.walk.waits.iter().enumerate() {
+        let records = &self.walk.record_calls;
+        let mut waiters: HashMap<u64, Vec<usize>> = HashMap::new();
+        for i in 0..self.walk.waits.len() {
             let Some(lane) = self.lane_of_wait(i) else {
                 continue;
             };
             if let Some(r) = self.at_record(i, lane) {
-                waiters.entry(r).or_insert((w, Vec::new())).1.push(lane);
+                waiters.entry(r).or_default().push(lane);
             }
         }
         waiters
             .into_iter()
-            .filter_map(|(r, (w, lanes))| {
+            .filter_map(|(r, lanes)| {
                 let i = by_corr.partition_point(|&(c, _)| c < r);
                 let &(c, lane) = by_corr.get(i.checked_sub(1)?)?;
-                let fresh = w.record_before.is_none_or(|b| c > b);
-                let alone = w.record_after.is_none_or(|a| issued_between(r, a));
+                let k = records.partition_point(|&x| x < r);
+                let before = k.checked_sub(1).map(|k| records[k]);
+                let after = records.get(k + 1).copied();
+                let fresh = before.is_none_or(|b| c > b);
+                let alone = after.is_none_or(|a| issued_between(r, a));
                 (fresh && alone && !lanes.contains(&lane)).then_some((r, lane))
             })
             .collect()

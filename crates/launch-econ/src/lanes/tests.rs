@@ -524,6 +524,7 @@ fn a_pipeline_stage_waits_on_the_stage_before_not_on_stages_further_on() {
             ],
             &[2, 5, 8, 12, 15, 18, 20, 22],
         ),
+        record_calls: vec![2, 5, 8, 12, 15, 18, 20, 22],
         ..Walk::default()
     };
     let cost = |op: usize| if op == 3 { 30.0 } else { 10.0 };
@@ -559,6 +560,7 @@ fn a_record_right_after_the_waiting_streams_own_work_is_read_as_made_on_any_stre
     let w = Walk {
         ops,
         waits: waits_on_fresh_events(&[(13, 4)], &[3]),
+        record_calls: vec![3],
         ..Walk::default()
     };
     let s = Schedule::of(&w);

@@ -200,6 +200,11 @@ pub struct Walk {
     /// How the waits are read into lanes.
     #[serde(skip)]
     pub wait_rule: WaitRule,
+    /// The correlation ids of the trace's event record calls (`cudaEventRecord`), in host
+    /// order: what was issued between them tells which stream made one (see
+    /// [`crate::lanes`]).
+    #[serde(skip)]
+    pub record_calls: Vec<u64>,
     /// The steps the profiler marked in the trace (empty when it marked none), whichever
     /// of them the walk holds.
     pub steps: Vec<MarkedStep>,
@@ -230,13 +235,6 @@ pub struct StreamWait {
     /// bears that out (see `trace::recordings`).
     #[serde(skip)]
     pub recorded_at: Option<u64>,
-    /// The record calls (of any event) before and after [`StreamWait::recorded_at`], where
-    /// there are: what was issued between them and it tells which stream recorded it (see
-    /// [`crate::lanes`]).
-    #[serde(skip)]
-    pub record_before: Option<u64>,
-    #[serde(skip)]
-    pub record_after: Option<u64>,
     /// The id of the event it waits on, where the trace names it (Kineto's
     /// `wait_on_cuda_event_id`): where the waits on one event fall tells a program's own
     /// event from a fork's (see [`crate::lanes`]).
@@ -254,8 +252,6 @@ impl StreamWait {
             step: None,
             recording: None,
             recorded_at: None,
-            record_before: None,
-            record_after: None,
             event: None,
         }
     }
@@ -330,6 +326,11 @@ impl Walk {
             waits,
             unrecorded_waits: if whole { self.unrecorded_waits } else { 0 },
             wait_rule: self.wait_rule,
+            record_calls: if whole {
+                self.record_calls.clone()
+            } else {
+                Vec::new()
+            },
             steps: self.steps.clone(),
             step: self.step,
             uncontended: self.uncontended,
@@ -358,6 +359,7 @@ impl Walk {
                 .collect(),
             unrecorded_waits: self.unrecorded_waits,
             wait_rule: self.wait_rule,
+            record_calls: self.record_calls,
             steps: self.steps,
             step: Some(n),
             uncontended: self.uncontended,

@@ -30,11 +30,6 @@ pub(crate) fn mark(waits: &mut [StreamWait], events: &HashMap<u64, u64>, records
     if let Some(at) = one_event_a_record(waits, events, records) {
         for (w, r) in waits.iter_mut().zip(at) {
             w.recorded_at = r;
-            if let Some(r) = r {
-                let i = records.partition_point(|&c| c < r);
-                w.record_before = i.checked_sub(1).map(|i| records[i]);
-                w.record_after = records.get(i + 1).copied();
-            }
         }
     }
     for w in waits.iter_mut() {

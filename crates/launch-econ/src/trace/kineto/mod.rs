@@ -556,6 +556,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         &sink.waited_events,
         &sink.event_records,
     );
+    sink.walk.record_calls = std::mem::take(&mut sink.event_records);
     let end = sink.walk.end_ns();
     let all = (f64::NEG_INFINITY, f64::INFINITY);
     sink.walk.host = host_side(&sink.host, &sink.overhead, all, end);
