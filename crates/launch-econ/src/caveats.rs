@@ -164,9 +164,15 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                     schedule.waits_at_record
                 ));
             }
+            if schedule.waits_right_after_record > 0 {
+                out.push(format!(
+                    "{} of the waits are taken to wait for what the record call issued right before each covered (nothing issued between them: `record` then `wait_event`), their event ids not tying them to their calls (a program that records the same events again, one per stage, every micro-batch); where a wait's event was recorded earlier, on a stream other than the one read for that call (below), the wait reads short",
+                    schedule.waits_right_after_record
+                ));
+            }
             if schedule.waits_on_producer > 0 {
                 out.push(format!(
-                    "{} of those are taken to wait for one stream's work, that of the stream that issued work right before the record call (some was issued since the record call before it and before the one after it): a program records an event right after the work it marks, so a pipeline stage waits on the stage before and not on stages further on; where a program records an event on a stream other than the one it last issued to, that reads the wait short (`--waits all` prices every wait on all streams' work, an upper bound)",
+                    "{} of the waits read at a record call are taken to wait for one stream's work, that of the stream that issued work right before the record call (some was issued since the record call before it and before the one after it): a program records an event right after the work it marks, so a pipeline stage waits on the stage before and not on stages further on; where a program records an event on a stream other than the one it last issued to, that reads the wait short (`--waits all` prices every wait on all streams' work, an upper bound)",
                     schedule.waits_on_producer
                 ));
             }

@@ -43,6 +43,8 @@ pub(super) struct Reading<'w> {
     /// call, where it issued some since the record call before it and no wait on the event
     /// is that lane's own (see [`Reading::producers`]).
     pub(super) producer: HashMap<u64, usize>,
+    /// The ops' correlation ids, in order.
+    op_corrs: Vec<u64>,
 }
 
 impl<'w> Reading<'w> {
@@ -60,6 +62,7 @@ impl<'w> Reading<'w> {
             per_recording: HashMap::new(),
             ordering: HashSet::new(),
             producer: HashMap::new(),
+            op_corrs: Vec::new(),
         };
         for i in 0..walk.ops.len() {
             let l = reading.lane_of_op(i);
@@ -95,6 +98,8 @@ impl<'w> Reading<'w> {
             })
             .filter_map(|w| w.event)
             .collect();
+        reading.op_corrs = (0..walk.ops.len()).map(|i| reading.corr(i)).collect();
+        reading.op_corrs.sort_unstable();
         reading.producer = reading.producers();
         reading
     }
@@ -175,11 +180,35 @@ impl<'w> Reading<'w> {
             && w.correlation == self.first_wait[lane]
     }
 
-    /// The record call wait `i` on `lane` is read at, where it is read at one.
+    /// The record call wait `i` on `lane` is read at, where it is read at one: the call the
+    /// event ids tie it to, else the record call right before it (see
+    /// [`Reading::right_after_record`]).
     pub(super) fn at_record(&self, i: usize, lane: usize) -> Option<u64> {
+        if self.walk.wait_rule == WaitRule::All || self.fork(i, lane) {
+            return None;
+        }
         self.walk.waits[i]
             .recorded_at
-            .filter(|_| self.walk.wait_rule != WaitRule::All && !self.fork(i, lane))
+            .or_else(|| self.right_after_record(i))
+    }
+
+    /// The record call wait `i` was issued right after, with nothing issued and no other
+    /// wait between them: a program's `event.record(stream)` then `other.wait_event(event)`
+    /// (or `wait_stream`), read so where the event ids do not tie the wait to its call (a
+    /// program that records the same events again, one per stage, every micro-batch), as
+    /// the record call before a wait covers at least what its event does.
+    pub(super) fn right_after_record(&self, i: usize) -> Option<u64> {
+        let at = self.walk.waits[i].correlation;
+        let records = &self.walk.record_calls;
+        let r = *records.get(records.partition_point(|&c| c < at).checked_sub(1)?)?;
+        let op = self.op_corrs.partition_point(|&c| c <= r);
+        let op_between = self.op_corrs.get(op).is_some_and(|&c| c < at);
+        let wait_between = self
+            .walk
+            .waits
+            .iter()
+            .any(|w| w.correlation > r && w.correlation < at);
+        (!op_between && !wait_between).then_some(r)
     }
 
     /// The ops, waits and the record calls read waits wait on, in host issue order by

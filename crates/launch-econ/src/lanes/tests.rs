@@ -567,3 +567,65 @@ fn a_record_right_after_the_waiting_streams_own_work_is_read_as_made_on_any_stre
     assert_eq!((s.waits_at_record, s.waits_on_producer), (1, 0));
     assert_eq!(s.lay_out(|op| w.ops[op].duration_ns)[2], (1, 10.0, 11.0));
 }
+
+#[test]
+fn a_pipeline_that_records_its_stage_events_again_waits_at_the_record_right_before() {
+    // The pipeline above, with one event per stage recorded again every micro-batch (200
+    // for stage 13's output, 201 for stage 17's): the event ids do not number the record
+    // calls, so each wait is read at the record call issued right before it.
+    let ops = [
+        (7, 1),
+        (13, 4),
+        (17, 7),
+        (21, 10),
+        (13, 11),
+        (17, 14),
+        (21, 17),
+        (7, 24),
+    ];
+    let waits = [
+        (13, 3, 100),
+        (17, 6, 200),
+        (21, 9, 201),
+        (17, 13, 200),
+        (21, 16, 201),
+        (7, 19, 101),
+        (7, 21, 102),
+        (7, 23, 103),
+    ];
+    let records = [2, 5, 8, 12, 15, 18, 20, 22];
+    let mut marked: Vec<StreamWait> = waits.iter().map(|&(s, c, _)| wait(s, c)).collect();
+    let events: HashMap<u64, u64> = waits.iter().map(|&(_, c, e)| (c, e)).collect();
+    crate::trace::recordings::mark(&mut marked, &events, &records);
+    assert!(marked.iter().all(|w| w.recorded_at.is_none()));
+    let w = Walk {
+        ops: ops.iter().map(|&(s, c)| op(s, c)).collect(),
+        waits: marked,
+        record_calls: records.to_vec(),
+        ..Walk::default()
+    };
+    let s = Schedule::of(&w);
+    // Lane 13's first wait forks it from main; the four stage waits and the three joins
+    // read at the record right before them, the stage waits on the stage before.
+    assert_eq!(
+        (
+            s.waits_right_after_record,
+            s.waits_on_producer,
+            s.waits_on_all_before
+        ),
+        (7, 4, 0)
+    );
+    let spans = s.lay_out(|op| if op == 3 { 30.0 } else { 10.0 });
+    // Stage 21's first micro-batch after stage 17's (20-30); stage 17's second after stage
+    // 13's (20-30), not after stage 21's first; main after everything.
+    assert_eq!(spans[3], (3, 30.0, 60.0));
+    assert_eq!(spans[5], (2, 30.0, 40.0));
+    assert_eq!(spans[7], (0, 70.0, 80.0));
+    let warned = crate::caveats::unreproduced(&w, false);
+    assert!(
+        warned
+            .iter()
+            .any(|m| m.starts_with("7 of the waits are taken to wait for what the record call")),
+        "{warned:?}"
+    );
+}

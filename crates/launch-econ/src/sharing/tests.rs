@@ -33,6 +33,7 @@ pub(super) fn on_lanes(lanes: usize, items: Vec<Item>) -> Schedule {
         forks_on_join: 0,
         waits_again: 0,
         waits_at_record: 0,
+        waits_right_after_record: 0,
         waits_on_producer: 0,
         waits_on_all_before: 0,
     }
@@ -76,6 +77,7 @@ fn a_wait_on_an_earlier_wait_waits_for_that_wait_s_work() {
         forks_on_join: 0,
         waits_again: 1,
         waits_at_record: 0,
+        waits_right_after_record: 0,
         waits_on_producer: 0,
         waits_on_all_before: 0,
     };
@@ -156,6 +158,7 @@ fn one_lane_is_the_plain_lay_out() {
         forks_on_join: 0,
         waits_again: 0,
         waits_at_record: 0,
+        waits_right_after_record: 0,
         waits_on_producer: 0,
         waits_on_all_before: 0,
     };
