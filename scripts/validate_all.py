@@ -370,6 +370,12 @@ GROUPS = [
                                          "kq_chunked_encoder_feeding_decoder_fp16,"
                                          "kq_reused_ready_events_pipeline_bf16,"
                                          "kq_shared_expert_beside_routed_combine_bf16"),
+    ("heldout67", "heldout_67_walks.py", "kr_unequal_stages_reused_events_bf16,"
+                                         "kr_producer_event_three_consumers_fp16,"
+                                         "kr_compute_hands_layers_to_reducer_f32,"
+                                         "kr_draft_target_fresh_events_fp16,"
+                                         "kr_kv_cache_writes_on_side_stream_bf16,"
+                                         "kr_two_replicas_waiting_on_router_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
