@@ -67,12 +67,13 @@ def by_name(eager, model, graph):
     return sorted(rows, key=lambda r: -abs(r[3] - r[4]))
 
 
-def priced_timeline(binary, trace, eager_ms):
+def priced_timeline(binary, trace, eager_ms, profile=None):
     """The offline model's exported trace of `trace`, or None where launch-econ failed."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "model.json")
+        extra = ["--profile", profile] if profile else []
         p = subprocess.run([binary, "replay", trace, "--summary", "--eager-step-ms",
-                            f"{eager_ms:.6f}", "--export-trace", out],
+                            f"{eager_ms:.6f}", "--export-trace", out] + extra,
                            capture_output=True, text=True)
         if p.returncode != 0:
             print(f"{trace}: {p.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
@@ -90,6 +91,8 @@ def main():
     ap.add_argument("--launch-econ", required=True, help="the launch-econ binary to price with")
     ap.add_argument("--walk", action="append", help="only these walks (default: all kept)")
     ap.add_argument("--top", type=int, default=12, help="kernel names shown a walk")
+    ap.add_argument("--profile", help="a device profile instead of the shipped one (a run on "
+                                      "another GPU: its profile-*.json)")
     args = ap.parse_args()
     shown = 0
     for group, r, trace in walks(args.runs):
@@ -100,7 +103,7 @@ def main():
                             (base[:-5] if base.endswith(".json") else base) + ".kernels.json.gz")
         if not base or not os.path.isfile(kept):
             continue
-        timeline = priced_timeline(args.launch_econ, trace, r["eager_step_ms"])
+        timeline = priced_timeline(args.launch_econ, trace, r["eager_step_ms"], args.profile)
         if timeline is None:
             continue
         eager, model = eager_kernels(open_json(trace)), model_kernels(timeline)
