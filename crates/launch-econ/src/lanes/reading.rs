@@ -43,8 +43,8 @@ pub(super) struct Reading<'w> {
     /// call, where it issued some since the record call before it and no wait on the event
     /// is that lane's own (see [`Reading::producers`]).
     pub(super) producer: HashMap<u64, usize>,
-    /// The ops' correlation ids, in order.
-    op_corrs: Vec<u64>,
+    /// Each op's correlation id and lane, in issue order.
+    issued: Vec<(u64, usize)>,
 }
 
 impl<'w> Reading<'w> {
@@ -62,7 +62,7 @@ impl<'w> Reading<'w> {
             per_recording: HashMap::new(),
             ordering: HashSet::new(),
             producer: HashMap::new(),
-            op_corrs: Vec::new(),
+            issued: Vec::new(),
         };
         for i in 0..walk.ops.len() {
             let l = reading.lane_of_op(i);
@@ -98,8 +98,10 @@ impl<'w> Reading<'w> {
             })
             .filter_map(|w| w.event)
             .collect();
-        reading.op_corrs = (0..walk.ops.len()).map(|i| reading.corr(i)).collect();
-        reading.op_corrs.sort_unstable();
+        reading.issued = (0..walk.ops.len())
+            .map(|i| (reading.corr(i), reading.lane_of_op(i)))
+            .collect();
+        reading.issued.sort_unstable();
         reading.producer = reading.producers();
         reading
     }
@@ -114,14 +116,7 @@ impl<'w> Reading<'w> {
     /// after a loop over them): which stream recorded which is not told by the order, so
     /// those stay read as recorded on any lane.
     fn producers(&self) -> HashMap<u64, usize> {
-        let mut by_corr: Vec<(u64, usize)> = (0..self.walk.ops.len())
-            .map(|i| (self.corr(i), self.lane_of_op(i)))
-            .collect();
-        by_corr.sort_unstable();
-        let issued_between = |from: u64, to: u64| {
-            let i = by_corr.partition_point(|&(c, _)| c <= from);
-            by_corr.get(i).is_some_and(|&(c, _)| c < to)
-        };
+        let issued = &self.issued;
         let records = &self.walk.record_calls;
         let mut waiters: HashMap<u64, Vec<usize>> = HashMap::new();
         for i in 0..self.walk.waits.len() {
@@ -135,16 +130,22 @@ impl<'w> Reading<'w> {
         waiters
             .into_iter()
             .filter_map(|(r, lanes)| {
-                let i = by_corr.partition_point(|&(c, _)| c < r);
-                let &(c, lane) = by_corr.get(i.checked_sub(1)?)?;
+                let i = issued.partition_point(|&(c, _)| c < r);
+                let &(c, lane) = issued.get(i.checked_sub(1)?)?;
                 let k = records.partition_point(|&x| x < r);
                 let before = k.checked_sub(1).map(|k| records[k]);
                 let after = records.get(k + 1).copied();
                 let fresh = before.is_none_or(|b| c > b);
-                let alone = after.is_none_or(|a| issued_between(r, a));
+                let alone = after.is_none_or(|a| self.issued_between(r, a));
                 (fresh && alone && !lanes.contains(&lane)).then_some((r, lane))
             })
             .collect()
+    }
+
+    /// Whether an op was issued after call `from` and before call `to`.
+    fn issued_between(&self, from: u64, to: u64) -> bool {
+        let i = self.issued.partition_point(|&(c, _)| c <= from);
+        self.issued.get(i).is_some_and(|&(c, _)| c < to)
     }
 
     fn corr(&self, op: usize) -> u64 {
@@ -201,8 +202,7 @@ impl<'w> Reading<'w> {
         let at = self.walk.waits[i].correlation;
         let records = &self.walk.record_calls;
         let r = *records.get(records.partition_point(|&c| c < at).checked_sub(1)?)?;
-        let op = self.op_corrs.partition_point(|&c| c <= r);
-        let op_between = self.op_corrs.get(op).is_some_and(|&c| c < at);
+        let op_between = self.issued_between(r, at);
         let wait_between = self
             .walk
             .waits
