@@ -480,6 +480,35 @@ fn spans_of_a_lay_out_map_back_to_their_ops_in_any_order() {
     assert_eq!(s.spans_by_op(&extra, 4), by_op);
 }
 
+/// A three-stage pipeline's ops (stream, correlation): main (7) runs a kernel, two
+/// micro-batches pass stages 13, 17 and 21, main runs the last kernel.
+const PIPELINE_OPS: [(u64, u64); 8] = [
+    (7, 1),
+    (13, 4),
+    (17, 7),
+    (21, 10),
+    (13, 11),
+    (17, 14),
+    (21, 17),
+    (7, 24),
+];
+
+/// Its waits (stream, correlation): stage 13 forked from main, each stage's on the one
+/// before, main's three joins.
+const PIPELINE_WAITS: [(u64, u64); 8] = [
+    (13, 3),
+    (17, 6),
+    (21, 9),
+    (17, 13),
+    (21, 16),
+    (7, 19),
+    (7, 21),
+    (7, 23),
+];
+
+/// Its record calls: one right before each wait.
+const PIPELINE_RECORDS: [u64; 8] = [2, 5, 8, 12, 15, 18, 20, 22];
+
 /// Waits on fresh events, one per record call (`wait_stream`), marked as the trace reader
 /// marks them: `waits` as (stream, wait's correlation), each on the event of the record call
 /// before it; `records`: every record call's correlation id.
@@ -499,32 +528,10 @@ fn a_pipeline_stage_waits_on_the_stage_before_not_on_stages_further_on() {
     // and 21, each stage waiting on the one before (record, wait); main joins all three
     // (three records one after another) and runs the last kernel. Stage 21's first
     // micro-batch takes 30 ns, every other op 10.
-    let ops = [
-        (7, 1),
-        (13, 4),
-        (17, 7),
-        (21, 10),
-        (13, 11),
-        (17, 14),
-        (21, 17),
-        (7, 24),
-    ];
     let w = Walk {
-        ops: ops.iter().map(|&(s, c)| op(s, c)).collect(),
-        waits: waits_on_fresh_events(
-            &[
-                (13, 3),
-                (17, 6),
-                (21, 9),
-                (17, 13),
-                (21, 16),
-                (7, 19),
-                (7, 21),
-                (7, 23),
-            ],
-            &[2, 5, 8, 12, 15, 18, 20, 22],
-        ),
-        record_calls: vec![2, 5, 8, 12, 15, 18, 20, 22],
+        ops: PIPELINE_OPS.iter().map(|&(s, c)| op(s, c)).collect(),
+        waits: waits_on_fresh_events(&PIPELINE_WAITS, &PIPELINE_RECORDS),
+        record_calls: PIPELINE_RECORDS.to_vec(),
         ..Walk::default()
     };
     let cost = |op: usize| if op == 3 { 30.0 } else { 10.0 };
@@ -573,35 +580,19 @@ fn a_pipeline_that_records_its_stage_events_again_waits_at_the_record_right_befo
     // The pipeline above, with one event per stage recorded again every micro-batch (200
     // for stage 13's output, 201 for stage 17's): the event ids do not number the record
     // calls, so each wait is read at the record call issued right before it.
-    let ops = [
-        (7, 1),
-        (13, 4),
-        (17, 7),
-        (21, 10),
-        (13, 11),
-        (17, 14),
-        (21, 17),
-        (7, 24),
-    ];
-    let waits = [
-        (13, 3, 100),
-        (17, 6, 200),
-        (21, 9, 201),
-        (17, 13, 200),
-        (21, 16, 201),
-        (7, 19, 101),
-        (7, 21, 102),
-        (7, 23, 103),
-    ];
-    let records = [2, 5, 8, 12, 15, 18, 20, 22];
-    let mut marked: Vec<StreamWait> = waits.iter().map(|&(s, c, _)| wait(s, c)).collect();
-    let events: HashMap<u64, u64> = waits.iter().map(|&(_, c, e)| (c, e)).collect();
-    crate::trace::recordings::mark(&mut marked, &events, &records);
+    let events = [100, 200, 201, 200, 201, 101, 102, 103];
+    let mut marked: Vec<StreamWait> = PIPELINE_WAITS.iter().map(|&(s, c)| wait(s, c)).collect();
+    let events: HashMap<u64, u64> = PIPELINE_WAITS
+        .iter()
+        .zip(events)
+        .map(|(&(_, c), e)| (c, e))
+        .collect();
+    crate::trace::recordings::mark(&mut marked, &events, &PIPELINE_RECORDS);
     assert!(marked.iter().all(|w| w.recorded_at.is_none()));
     let w = Walk {
-        ops: ops.iter().map(|&(s, c)| op(s, c)).collect(),
+        ops: PIPELINE_OPS.iter().map(|&(s, c)| op(s, c)).collect(),
         waits: marked,
-        record_calls: records.to_vec(),
+        record_calls: PIPELINE_RECORDS.to_vec(),
         ..Walk::default()
     };
     let s = Schedule::of(&w);
