@@ -45,6 +45,8 @@ pub(super) struct Reading<'w> {
     pub(super) producer: HashMap<u64, usize>,
     /// Each op's correlation id and lane, in issue order.
     issued: Vec<(u64, usize)>,
+    /// The waits' correlation ids, in issue order.
+    wait_corrs: Vec<u64>,
 }
 
 impl<'w> Reading<'w> {
@@ -63,7 +65,9 @@ impl<'w> Reading<'w> {
             ordering: HashSet::new(),
             producer: HashMap::new(),
             issued: Vec::new(),
+            wait_corrs: walk.waits.iter().map(|w| w.correlation).collect(),
         };
+        reading.wait_corrs.sort_unstable();
         for i in 0..walk.ops.len() {
             let l = reading.lane_of_op(i);
             reading.first_op[l] = reading.first_op[l].min(reading.corr(i));
@@ -203,11 +207,8 @@ impl<'w> Reading<'w> {
         let records = &self.walk.record_calls;
         let r = *records.get(records.partition_point(|&c| c < at).checked_sub(1)?)?;
         let op_between = self.issued_between(r, at);
-        let wait_between = self
-            .walk
-            .waits
-            .iter()
-            .any(|w| w.correlation > r && w.correlation < at);
+        let w = self.wait_corrs.partition_point(|&c| c <= r);
+        let wait_between = self.wait_corrs.get(w).is_some_and(|&c| c < at);
         (!op_between && !wait_between).then_some(r)
     }
 
