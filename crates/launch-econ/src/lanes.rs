@@ -458,6 +458,8 @@ impl IssueOrder {
     }
 }
 
+#[cfg(test)]
+mod props;
 mod reading;
 #[cfg(test)]
 mod tests;
