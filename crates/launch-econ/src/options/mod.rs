@@ -302,9 +302,11 @@ pub struct ReplayArgs {
 
     /// Which stream a recorded cross-stream wait waits on (the trace does not say): `join`, a
     /// stream's first wait, where it starts the stream's work, waits on the stream that joins
-    /// the others (forks from a main stream), and where the trace's event ids number the record calls, any other wait
-    /// on the work issued before its event's record call; `all`, every wait on all streams'
-    /// work issued before it (an upper bound). Under both, waits on one event with no record
+    /// the others (forks from a main stream); any other wait on the work issued before its
+    /// event's record call, where the trace's event ids number the record calls or the wait
+    /// comes right after a record call, and on the stream that issued work right before that
+    /// call where the order of calls tells it; `all`, every wait on all streams' work issued
+    /// before it (an upper bound). Under both, waits on one event with no record
     /// call between them wait for the same work. `none`: no stream waits on another, every
     /// recorded stream side by side from the start (a lower bound; for a trace that records no
     /// waits, whose streams otherwise run one after another).

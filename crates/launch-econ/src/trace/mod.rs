@@ -165,12 +165,12 @@ impl Op {
 pub enum WaitRule {
     /// A stream's first wait, where it starts the stream's work in the walk (a fork), waits on
     /// the stream that joins the others at the end — a framework's `wait_stream` from its main
-    /// stream, which forks a stream once — unless its
-    /// event is one the program orders streams with (waited on by several streams at once, or
-    /// by some stream after its work began); every other wait on all streams' work issued
-    /// before its event's record call where the trace's event ids number the record calls
-    /// (see `recordings`; on the stream that issued work right before the call, where the
-    /// order of calls tells it: see [`crate::lanes`]), else before the wait.
+    /// stream, which forks a stream once — unless its event is one the program orders streams
+    /// with (waited on by several streams at once, or by some stream after its work began);
+    /// every other wait on the streams' work issued before its event's record call (the call
+    /// the trace's event ids name, else the one right before the wait), and only on the
+    /// stream that issued work right before that call where the order of calls tells it;
+    /// without a record call, on all streams' work issued before the wait.
     #[default]
     Join,
     /// Every wait waits on all other streams' work issued before it: never shorter than the
