@@ -152,35 +152,31 @@ pub fn unreproduced(walk: &Walk, on_lanes: bool) -> Vec<String> {
                 "the trace holds {} streams; {how}, ordered by {n} recorded cross-stream waits ({rule}; the trace does not say which stream recorded each event)",
                 schedule.lanes()
             ));
-            if schedule.forks_on_join > 0 {
-                out.push(format!(
-                    "{} of the waits that start a stream's work come after work on other side streams was issued and are taken not to wait for it, as forks from a main stream do; if they did (a pipeline between side streams), --waits all prices that (an upper bound)",
-                    schedule.forks_on_join
-                ));
-            }
-            if schedule.waits_at_record > 0 {
-                out.push(format!(
-                    "{} of the waits are taken to wait for the work issued before their event's record call: the trace's event ids number the record calls in order (a fresh event each), so a wait on an event recorded earlier does not wait for work issued after it",
-                    schedule.waits_at_record
-                ));
-            }
-            if schedule.waits_right_after_record > 0 {
-                out.push(format!(
-                    "{} of the waits are taken to wait for what the record call issued right before each covered (nothing issued between them: `record` then `wait_event`), their event ids not tying them to their calls (a program that records the same events again, one per stage, every micro-batch); where a wait's event was recorded earlier, on a stream other than the one read for that call (below), the wait reads short",
-                    schedule.waits_right_after_record
-                ));
-            }
-            if schedule.waits_on_producer > 0 {
-                out.push(format!(
-                    "{} of the waits read at a record call are taken to wait for one stream's work, that of the stream that issued work right before the record call (some was issued since the record call before it and before the one after it): a program records an event right after the work it marks, so a pipeline stage waits on the stage before and not on stages further on; where a program records an event on a stream other than the one it last issued to, that reads the wait short (`--waits all` prices every wait on all streams' work, an upper bound)",
-                    schedule.waits_on_producer
-                ));
-            }
-            if schedule.waits_on_all_before > 0 {
-                out.push(format!(
-                    "{} of the waits are neither forks nor tied to a record call of their event (the trace names no event for them, or its event ids do not number the record calls: a program or library that records events it made earlier, as cuDNN's multi-stream RNNs do) and are taken to wait for all other streams' work issued before them: an upper bound where the event was recorded earlier, so the graph step may come out long (on the H200 a two-layer cuDNN LSTM on five streams replayed +21% so)",
-                    schedule.waits_on_all_before
-                ));
+            // How many waits each reading took, and what it means.
+            let readings = [
+                (
+                    schedule.forks_on_join,
+                    "of the waits that start a stream's work come after work on other side streams was issued and are taken not to wait for it, as forks from a main stream do; if they did (a pipeline between side streams), --waits all prices that (an upper bound)",
+                ),
+                (
+                    schedule.waits_at_record,
+                    "of the waits are taken to wait for the work issued before their event's record call: the trace's event ids number the record calls in order (a fresh event each), so a wait on an event recorded earlier does not wait for work issued after it",
+                ),
+                (
+                    schedule.waits_right_after_record,
+                    "of the waits are taken to wait for what the record call issued right before each covered (nothing issued between them: `record` then `wait_event`), their event ids not tying them to their calls (a program that records the same events again, one per stage, every micro-batch); where a wait's event was recorded earlier, on a stream other than the one read for that call (below), the wait reads short",
+                ),
+                (
+                    schedule.waits_on_producer,
+                    "of the waits read at a record call are taken to wait for one stream's work, that of the stream that issued work right before the record call (some was issued since the record call before it and before the one after it): a program records an event right after the work it marks, so a pipeline stage waits on the stage before and not on stages further on; where a program records an event on a stream other than the one it last issued to, that reads the wait short (`--waits all` prices every wait on all streams' work, an upper bound)",
+                ),
+                (
+                    schedule.waits_on_all_before,
+                    "of the waits are neither forks nor tied to a record call of their event (the trace names no event for them, or its event ids do not number the record calls: a program or library that records events it made earlier, as cuDNN's multi-stream RNNs do) and are taken to wait for all other streams' work issued before them: an upper bound where the event was recorded earlier, so the graph step may come out long (on the H200 a two-layer cuDNN LSTM on five streams replayed +21% so)",
+                ),
+            ];
+            for (n, what) in readings.into_iter().filter(|r| r.0 > 0) {
+                out.push(format!("{n} {what}"));
             }
             if walk.unrecorded_waits > 0 && walk.wait_rule == WaitRule::Join {
                 out.push(format!(
