@@ -108,11 +108,14 @@ pub enum Kernel {
     /// `barrier_chase_grid(...)`, the parameters of `chase_grid`: every dependent read ends
     /// in a block-wide reduction (shuffles, shared memory, two barriers).
     BarrierChaseGrid,
+    /// `add_f32x4(const float*, const float*, float*, unsigned)`: the element-wise add four
+    /// elements a thread, through 16-byte loads and stores.
+    AddF32x4,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 15] = [
+    pub const ALL: [Kernel; 16] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -128,6 +131,7 @@ impl Kernel {
         Kernel::SpinBlocksNs,
         Kernel::StreamPacedDeep,
         Kernel::BarrierChaseGrid,
+        Kernel::AddF32x4,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -148,12 +152,13 @@ impl Kernel {
             Kernel::SpinBlocksNs => "spin_blocks_ns",
             Kernel::StreamPacedDeep => "stream_paced_deep",
             Kernel::BarrierChaseGrid => "barrier_chase_grid",
+            Kernel::AddF32x4 => "add_f32x4",
         }
     }
 
     pub(crate) fn source(self) -> &'static KernelSource {
         match self {
-            Kernel::AddF32 | Kernel::AddF32Window => &ADD,
+            Kernel::AddF32 | Kernel::AddF32Window | Kernel::AddF32x4 => &ADD,
             Kernel::Noop => &NOOP,
             Kernel::SpinNs
             | Kernel::SpinGridNs
@@ -172,7 +177,7 @@ impl Kernel {
     /// The parameters, in order, as the launch builder must supply them.
     pub(crate) fn params(self) -> &'static [Param] {
         match self {
-            Kernel::AddF32 => &[Param::Ptr, Param::Ptr, Param::Ptr, Param::U32],
+            Kernel::AddF32 | Kernel::AddF32x4 => &[Param::Ptr, Param::Ptr, Param::Ptr, Param::U32],
             Kernel::Noop => &[],
             Kernel::SpinNs => &[Param::U64, Param::Ptr],
             Kernel::SpinGridNs | Kernel::SpinBlocksNs => &[Param::U64, Param::Ptr],

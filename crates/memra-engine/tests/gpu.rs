@@ -51,6 +51,25 @@ fn add_is_correct_on_random_data() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn add_x4_is_correct_on_random_data_of_any_length() {
+    let e = engine();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    // Whole fours, a remainder of one to three, and fewer than four.
+    for n in [1usize, 3, 4, 5, 1023, 1024, 1027, 100_003] {
+        let (a, b) = (rng.f32s(n), rng.f32s(n));
+        let da = e.htod(&a).unwrap();
+        let db = e.htod(&b).unwrap();
+        let mut dy = e.htod(&vec![f32::NAN; n]).unwrap();
+        e.add_x4(&da, &db, &mut dy, n).unwrap();
+        let y = e.dtoh(&dy).unwrap();
+        for i in 0..n {
+            assert_eq!(y[i], a[i] + b[i], "n={n} i={i}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn add_on_a_prefix_leaves_the_rest_untouched() {
     let e = engine();
     let a = e.htod(&[1.0f32; 10]).unwrap();
@@ -60,6 +79,13 @@ fn add_on_a_prefix_leaves_the_rest_untouched() {
     let out = e.dtoh(&y).unwrap();
     assert_eq!(&out[..4], &[3.0; 4]);
     assert_eq!(&out[4..], &[-1.0; 6]);
+    // The four-wide add on a prefix that ends inside a four: the rest stays.
+    let mut y = e.htod(&[-1.0f32; 10]).unwrap();
+    e.add_x4(&a, &b, &mut y, 6).unwrap();
+    let out = e.dtoh(&y).unwrap();
+    assert_eq!(&out[..6], &[3.0; 6]);
+    assert_eq!(&out[6..], &[-1.0; 4]);
+    assert!(e.add_x4(&a, &b, &mut y, 11).is_err());
     let err = e.add(&a, &b, &mut y, 11).unwrap_err();
     assert!(
         matches!(
