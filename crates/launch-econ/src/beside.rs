@@ -91,6 +91,12 @@ pub struct BesideCosts {
     /// ([`crate::front_end`]): the GPU's front end serves the nodes of all of them. 0 (older profiles): not measured, not priced.
     #[serde(default)]
     pub per_lane_us: f64,
+    /// What lanes of small adds whose buffers the L2 holds move together, GB/s
+    /// ([`crate::l2_lanes`]): element-wise kernels of a walk whose data stays in the L2 share
+    /// this, not device memory. 0 (older profiles): not measured, their loads priced as device
+    /// memory's.
+    #[serde(default)]
+    pub l2_gb_s: f64,
 }
 
 /// How much longer a small kernel's node runs beside another stream's load.
@@ -333,6 +339,15 @@ pub fn measure(e: &Engine) -> anyhow::Result<(BesideCosts, Option<String>)> {
         ));
         0.0
     });
+    let l2_gb_s = crate::l2_lanes::measure(e).map_or_else(
+        |err| {
+            warning.get_or_insert_with(|| format!(
+                "lanes of adds within the L2 not measured ({err:#}); replay --summary prices element-wise kernels side by side as device memory's load"
+            ));
+            0.0
+        },
+        |m| m.together_gb_s,
+    );
     Ok((
         BesideCosts {
             points,
@@ -340,6 +355,7 @@ pub fn measure(e: &Engine) -> anyhow::Result<(BesideCosts, Option<String>)> {
             small,
             small_pair,
             per_lane_us,
+            l2_gb_s,
         },
         warning,
     ))

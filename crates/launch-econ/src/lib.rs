@@ -20,6 +20,7 @@ pub mod footprint;
 pub mod front_end;
 pub mod gemm_operands;
 pub mod interrupt;
+pub mod l2_lanes;
 pub(crate) mod laned;
 pub mod lanes;
 pub mod measure;

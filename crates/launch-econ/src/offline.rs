@@ -7,12 +7,12 @@
 
 use std::collections::HashMap;
 
-use crate::footprint::{Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
+use crate::footprint::{within_l2, Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
 use crate::lanes::{Basis, Schedule, Span};
 use crate::model::ModelInputs;
 use crate::occupancy::{Footing, SmLimits};
 use crate::roofline::Roofline;
-use crate::sharing::{lay_out_sharing_counted, NodeCost, SharedLayOut};
+use crate::sharing::{lay_out_sharing_counted, Bandwidths, NodeCost, SharedLayOut};
 use crate::trace::matmul::{is_blas_kernel, MatmulRole};
 use crate::trace::{
     is_attention, is_element_wise, is_normalisation, CopyDirection, Op, OpKind, Walk,
@@ -280,6 +280,14 @@ fn lay_out_on(
     };
     let bandwidth = m.bandwidth_gb_s();
     let small_gb_s = m.graph_node_beside.map_or(0.0, |c| c.small_pair.load_gb_s);
+    let bandwidths = Bandwidths {
+        device_gb_s: bandwidth,
+        l2_gb_s: m.graph_node_beside.map_or(0.0, |c| c.l2_gb_s.max(0.0)),
+    };
+    let in_l2 = bandwidths.l2_gb_s > 0.0
+        && dev
+            .l2_bytes
+            .is_some_and(|l2| within_l2(Footprint::inputs_added(walk), l2));
     let roofline = m
         .gemm_peaks
         .filter(|_| bandwidth > 0.0)
@@ -313,6 +321,7 @@ fn lay_out_on(
                     waits_on_loads: waits_on_loads(o, share, small_gb_s),
                     needs,
                     leaves,
+                    from_l2: in_l2 && reads_from_l2(o),
                 }
             },
             |gb_s, held| {
@@ -320,7 +329,7 @@ fn lay_out_on(
                     .map_or(0.0, |c| c.beside_stretch(gb_s, held))
             },
             |others| m.graph_node_beside.map_or(0.0, |c| c.small_stretch(others)),
-            bandwidth,
+            bandwidths,
             m.graph_node_beside.map_or(0.0, |c| c.per_lane_ns()),
         ),
         _ => SharedLayOut {
@@ -328,6 +337,17 @@ fn lay_out_on(
             waited_for_room: 0,
         },
     }
+}
+
+/// Whether `o`'s bytes come from the L2 where its walk's data stays there
+/// ([`crate::footprint::within_l2`] of all its recorded inputs): a kernel that is not a GEMM.
+/// Lanes of element-wise kernels on 1 MiB buffers slowed each other +21% and +54% (two and
+/// four lanes, H100) where the stretch measured beside GEMMs streaming their weights, read at
+/// their loads, priced four lanes at four times their kernels ([`crate::l2_lanes`]). A GEMM's
+/// load stays device memory's: on the H200 small kernels beside GEMMs whose weights the L2
+/// held ran as much longer as beside GEMMs streaming theirs.
+fn reads_from_l2(o: &Op) -> bool {
+    o.is_kernel() && o.matmul.is_none() && !is_blas_kernel(&o.name)
 }
 
 /// Whether `o` is a small kernel that waits on its loads, as the profile's small adds do

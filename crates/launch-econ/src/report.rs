@@ -368,6 +368,13 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
                 num(c.per_lane_us, 3)
             );
         }
+        if c.l2_gb_s > 0.0 {
+            let _ = writeln!(
+                out,
+                "  (four lanes of adds whose buffers the L2 holds move {} GB/s together; replay --summary shares it between element-wise kernels side by side of a walk whose data the L2 holds)",
+                num(c.l2_gb_s, 0)
+            );
+        }
     }
     if let Some(g) = m.gemm_peaks {
         let _ = writeln!(

@@ -69,6 +69,21 @@ pub struct NodeCost {
     /// longer hold the SMs through ([`NodeCost::share`]: a decode GEMV's blocks retire at
     /// different times, so it holds about three quarters of the GPU beside another kernel).
     pub leaves: Option<SmRoom>,
+    /// Whether the kernel's bytes ([`NodeCost::gb_s`]) come from the L2, not device memory (an
+    /// element-wise kernel of a walk whose data the L2 holds): they count against the L2's
+    /// bandwidth ([`Bandwidths::l2_gb_s`]) and do not slow other lanes' kernels as traffic
+    /// queued on device memory does (the stretches were measured beside GEMMs streaming their
+    /// weights).
+    pub from_l2: bool,
+}
+
+/// The bandwidths kernels side by side share, GB/s (0: not shared).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Bandwidths {
+    /// Device memory's, which every kernel not [`NodeCost::from_l2`] asks its load of.
+    pub device_gb_s: f64,
+    /// The L2's, which every running kernel's load passes through, where one reads from it.
+    pub l2_gb_s: f64,
 }
 
 /// Where a lane is.
@@ -85,6 +100,7 @@ enum State {
         gb_s: f64,
         math: f64,
         waits_on_loads: bool,
+        from_l2: bool,
         /// The whole node's time over its kernel's: the stretches were measured on whole
         /// nodes, and the lay-out puts a node's extra time on its kernel.
         node_over_work: f64,
@@ -151,7 +167,11 @@ pub fn lay_out_sharing_with(
     small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
     bandwidth_gb_s: f64,
 ) -> Vec<(usize, f64, f64)> {
-    lay_out_sharing_counted(schedule, node, stretch, small_stretch, bandwidth_gb_s, 0.0).spans
+    let memory = Bandwidths {
+        device_gb_s: bandwidth_gb_s,
+        l2_gb_s: 0.0,
+    };
+    lay_out_sharing_counted(schedule, node, stretch, small_stretch, memory, 0.0).spans
 }
 
 /// What [`lay_out_sharing_counted`] lays out.
@@ -172,7 +192,7 @@ pub fn lay_out_sharing_counted(
     mut node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64, f64) -> f64,
     small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
-    bandwidth_gb_s: f64,
+    bandwidths: Bandwidths,
     per_lane_ns: f64,
 ) -> SharedLayOut {
     let lanes = schedule.lanes();
@@ -262,27 +282,35 @@ pub fn lay_out_sharing_counted(
         for (seen, &w) in has_waited.iter_mut().zip(&waiting) {
             *seen |= w;
         }
-        // The running kernels' (share, GB/s, math); those waiting for room hold nothing yet.
-        let running: Vec<(f64, f64, f64)> = state
+        // The running kernels' (share, GB/s, math, from the L2); those waiting for room hold
+        // nothing yet.
+        let running: Vec<(f64, f64, f64, bool)> = state
             .iter()
             .zip(&waiting)
             .filter_map(|(s, &w)| match *s {
                 State::Kernel {
-                    share, gb_s, math, ..
-                } if !w => Some((share, gb_s, math)),
+                    share,
+                    gb_s,
+                    math,
+                    from_l2,
+                    ..
+                } if !w => Some((share, gb_s, math, from_l2)),
                 _ => None,
             })
             .collect();
         let held: f64 = running.iter().map(|r| r.0).sum();
-        let load: f64 = running.iter().map(|r| r.1).sum();
         let math: f64 = running.iter().map(|r| r.2).sum();
-        // A kernel that alone asks for more than the bandwidth measured (its recorded time
-        // holds that) is the bandwidth then.
-        let memory = if bandwidth_gb_s > 0.0 {
-            load / running.iter().map(|r| r.1).fold(bandwidth_gb_s, f64::max)
+        // What they ask of device memory: the load the stretches are read at.
+        let load: f64 = running.iter().filter(|r| !r.3).map(|r| r.1).sum();
+        let memory = over_bandwidth(
+            running.iter().filter(|r| !r.3).map(|r| r.1),
+            bandwidths.device_gb_s,
+        )
+        .max(if running.iter().any(|r| r.3) {
+            over_bandwidth(running.iter().map(|r| r.1), bandwidths.l2_gb_s)
         } else {
             0.0
-        };
+        });
         let shared = held.max(memory).max(math).max(1.0);
         let together = running.len() >= 2;
         // Kernels of two or more lanes running together slow each other by what was measured
@@ -305,14 +333,17 @@ pub fn lay_out_sharing_counted(
             .map(|(l, s)| match *s {
                 State::Kernel {
                     waits_on_loads: true,
-                    gb_s: own,
                     ..
                 } if together && !waiting[l] => {
                     let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
-                        State::Kernel { gb_s, .. } if m != l && !waiting[m] => Some(gb_s / shared),
+                        State::Kernel {
+                            gb_s,
+                            from_l2: false,
+                            ..
+                        } if m != l && !waiting[m] => Some(gb_s / shared),
                         _ => None,
                     });
-                    Some(beside(load, own).max(small_stretch(&mut others)))
+                    Some(beside(load, device_gb_s(s)).max(small_stretch(&mut others)))
                 }
                 _ => None,
             })
@@ -330,6 +361,7 @@ pub fn lay_out_sharing_counted(
                 State::Kernel {
                     gb_s,
                     node_over_work,
+                    from_l2: false,
                     ..
                 } if !w => Some(gb_s / (1.0 + small.unwrap_or(0.0) * node_over_work)),
                 _ => None,
@@ -340,15 +372,12 @@ pub fn lay_out_sharing_counted(
             .iter()
             .enumerate()
             .map(|(l, s)| match *s {
-                State::Kernel {
-                    node_over_work,
-                    gb_s: own,
-                    ..
-                } => {
+                State::Kernel { node_over_work, .. } => {
                     if waiting[l] {
                         return 0.0;
                     }
-                    let stretch = small_stretches[l].unwrap_or_else(|| beside(moved, own));
+                    let stretch =
+                        small_stretches[l].unwrap_or_else(|| beside(moved, device_gb_s(s)));
                     1.0 / (shared * (1.0 + stretch * node_over_work))
                 }
                 _ => 1.0 / shared,
@@ -396,6 +425,7 @@ pub fn lay_out_sharing_counted(
                     gb_s: kernel.gb_s.max(0.0),
                     math: kernel.math.clamp(0.0, 1.0),
                     waits_on_loads: kernel.waits_on_loads,
+                    from_l2: kernel.from_l2,
                     node_over_work: if kernel.work_ns > 0.0 {
                         (kernel.fixed_ns.max(0.0) + kernel.work_ns) / kernel.work_ns
                     } else {
@@ -426,6 +456,29 @@ pub fn lay_out_sharing_counted(
     SharedLayOut {
         spans: out,
         waited_for_room,
+    }
+}
+
+/// How many times more than `bandwidth_gb_s` the `loads` (GB/s) ask together, 0 where not
+/// shared (no bandwidth). A kernel that alone asks for more than the bandwidth measured (its
+/// recorded time holds that) is the bandwidth then.
+fn over_bandwidth(loads: impl Iterator<Item = f64> + Clone, bandwidth_gb_s: f64) -> f64 {
+    if bandwidth_gb_s > 0.0 {
+        loads.clone().sum::<f64>() / loads.fold(bandwidth_gb_s, f64::max)
+    } else {
+        0.0
+    }
+}
+
+/// What a running kernel asks of device memory, GB/s: its load, unless it reads from the L2.
+fn device_gb_s(s: &State) -> f64 {
+    match *s {
+        State::Kernel {
+            gb_s,
+            from_l2: false,
+            ..
+        } => gb_s,
+        _ => 0.0,
     }
 }
 
@@ -483,6 +536,8 @@ enum Queued {
     Wait(Vec<(usize, usize)>),
 }
 
+#[cfg(test)]
+mod l2_tests;
 #[cfg(test)]
 mod lane_tests;
 #[cfg(test)]

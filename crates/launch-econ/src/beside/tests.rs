@@ -17,6 +17,7 @@ fn with_small_points(small_pair: SmallPoint) -> BesideCosts {
         small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
         small_pair,
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     }
 }
 
@@ -91,6 +92,7 @@ fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
         small: Default::default(),
         small_pair: Default::default(),
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     };
     assert_eq!(c.stretch(0.0), 0.0);
     assert_eq!(c.stretch(f64::NAN), 0.0);
@@ -105,6 +107,7 @@ fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
         small: Default::default(),
         small_pair: Default::default(),
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     };
     assert_eq!(none.stretch(800.0), 0.0);
 }
@@ -119,6 +122,7 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         small: Default::default(),
         small_pair: Default::default(),
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     };
     assert_eq!(c.one_round_hold(), Some(0.75));
     // One after the other (or worse) holds all of it, no more.
@@ -128,6 +132,7 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         small: Default::default(),
         small_pair: Default::default(),
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     };
     assert_eq!(serial.one_round_hold(), Some(1.0));
     let none = BesideCosts {
@@ -136,6 +141,7 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         small: Default::default(),
         small_pair: Default::default(),
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     };
     assert_eq!(none.one_round_hold(), None);
 }
@@ -148,6 +154,7 @@ fn beyond_the_bandwidth_the_memory_sharing_takes_the_measured_slowdown_over() {
         small: Default::default(),
         small_pair: Default::default(),
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     };
     // Below the bandwidth, with kernels that fit beside each other, all of it is the
     // stretch beside.

@@ -126,6 +126,7 @@ fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
         small: Default::default(),
         small_pair: Default::default(),
         per_lane_us: 0.0,
+        l2_gb_s: 0.0,
     };
     let m = ModelInputs {
         graph_node_beside: Some(beside),
@@ -295,6 +296,7 @@ fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
             small: Default::default(),
             small_pair: Default::default(),
             per_lane_us: 0.0,
+            l2_gb_s: 0.0,
         }),
         ..inputs()
     };
@@ -488,4 +490,72 @@ fn small_kernels_that_are_not_gemms_or_attention_or_that_move_little_wait_on_the
         ..Op::kernel("Memcpy DtoD", 0.0, 1000.0)
     };
     assert!(!waits_on_loads(&copy, 0.0, 160.0));
+}
+
+#[test]
+fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
+    use crate::trace::StreamWait;
+    // Two streams forked off a short kernel, each an add of two 1 MB inputs (3 MB in 1 µs:
+    // 3000 GB/s), joined back: together they ask 6000 GB/s.
+    let add = |stream: u64, corr: u64, mb: f64| Op {
+        stream: Some(stream),
+        correlation: Some(corr),
+        input_bytes: Some(2.0 * mb * 1e6),
+        largest_input_bytes: Some(mb * 1e6),
+        ..Op::kernel("vectorized_elementwise_kernel<add>", corr as f64, 1000.0)
+    };
+    let w = |mb: f64| Walk {
+        ops: vec![
+            add(7, 1, 0.001),
+            add(13, 4, mb),
+            add(17, 6, mb),
+            add(7, 9, 0.001),
+        ],
+        waits: vec![
+            StreamWait::new(13, 2),
+            StreamWait::new(17, 3),
+            StreamWait::new(7, 7),
+            StreamWait::new(7, 8),
+        ],
+        ..Walk::default()
+    };
+    let costs = |l2_gb_s: f64| crate::beside::BesideCosts {
+        points: [crate::beside::BesidePoint {
+            load_gb_s: 0.0,
+            stretch: 0.0,
+            gemm_us: 0.0,
+        }; 3],
+        bandwidth_gb_s: 3000.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+        per_lane_us: 0.0,
+        l2_gb_s,
+    };
+    let sms = SmLimits::of("9.0", 132).unwrap();
+    let step = |l2_gb_s: f64, walk: &Walk| {
+        let m = ModelInputs {
+            graph_launch_fixed_us: 0.0,
+            graph_node_beside: Some(costs(l2_gb_s)),
+            ..inputs()
+        };
+        let dev = OfflineDevice {
+            sms: Some(&sms),
+            l2_bytes: Some(50.0 * 1024.0 * 1024.0),
+            ..OfflineDevice::of(&m)
+        };
+        (
+            graph_step_model(walk, &dev),
+            graph_step_model(walk, &dev.without_sharing()),
+        )
+    };
+    let within = w(1.0);
+    // The L2 gives both what they ask: side by side as if alone.
+    let (shared, alone) = step(6000.0, &within);
+    assert!((shared - alone).abs() < 1e-12, "{shared} {alone}");
+    // Read as device memory's load (no L2 measured), they share its 3000 GB/s: longer.
+    let (as_device, _) = step(0.0, &within);
+    assert!(as_device > alone + 1e-7, "{as_device} {alone}");
+    // A walk whose data is past the L2 (two 20 MB inputs an add) is device memory's either way.
+    let past = w(20.0);
+    assert_eq!(step(6000.0, &past).0, step(0.0, &past).0);
 }

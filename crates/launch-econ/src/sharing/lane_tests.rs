@@ -19,7 +19,15 @@ fn side_by_side(lanes: usize, n: usize) -> Schedule {
 }
 
 fn lay_out(s: &Schedule, cost: impl Fn(usize) -> NodeCost, per_lane_ns: f64) -> Vec<Span> {
-    lay_out_sharing_counted(s, cost, |_, _| 0.0, |_| 0.0, 0.0, per_lane_ns).spans
+    lay_out_sharing_counted(
+        s,
+        cost,
+        |_, _| 0.0,
+        |_| 0.0,
+        Bandwidths::default(),
+        per_lane_ns,
+    )
+    .spans
 }
 
 type Span = (usize, f64, f64);

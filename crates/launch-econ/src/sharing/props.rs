@@ -38,18 +38,21 @@ fn room() -> impl Strategy<Value = Option<SmRoom>> {
 fn cost() -> impl Strategy<Value = NodeCost> {
     (
         (0.0f64..3.0, 0.0f64..50.0, 0.0f64..1.0, 0.0f64..3000.0),
-        (0.0f64..1.0, any::<bool>(), room(), room()),
+        (0.0f64..1.0, any::<bool>(), room(), room(), any::<bool>()),
     )
         .prop_map(
-            |((fixed_ns, work_ns, share, gb_s), (math, waits_on_loads, needs, leaves))| NodeCost {
-                fixed_ns,
-                work_ns,
-                share,
-                gb_s,
-                math,
-                waits_on_loads,
-                needs,
-                leaves,
+            |((fixed_ns, work_ns, share, gb_s), (math, waits_on_loads, needs, leaves, from_l2))| {
+                NodeCost {
+                    fixed_ns,
+                    work_ns,
+                    share,
+                    gb_s,
+                    math,
+                    waits_on_loads,
+                    needs,
+                    leaves,
+                    from_l2,
+                }
             },
         )
 }
@@ -61,16 +64,23 @@ proptest! {
         per_lane in 1usize..6,
         costs in prop::collection::vec(cost(), 32),
         bandwidth in prop::option::of(500.0f64..4000.0),
+        l2 in prop::option::of(1000.0f64..8000.0),
     ) {
         let (schedule, ops) = forked(lanes, per_lane);
         let node = |op: usize| costs[op % costs.len()];
-        let spans = lay_out_sharing_with(
+        let memory = Bandwidths {
+            device_gb_s: bandwidth.unwrap_or(0.0),
+            l2_gb_s: l2.unwrap_or(0.0),
+        };
+        let spans = lay_out_sharing_counted(
             &schedule,
             node,
             |gb_s, _held| gb_s / 2000.0,
             |others| others.map(|gb_s| gb_s / 1000.0).sum(),
-            bandwidth.unwrap_or(0.0),
-        );
+            memory,
+            0.0,
+        )
+        .spans;
         prop_assert_eq!(spans.len(), ops);
         let plain = schedule.lay_out(|op| node(op).fixed_ns + node(op).work_ns);
         let end = |s: &[(usize, f64, f64)]| s.iter().map(|x| x.2).fold(0.0, f64::max);

@@ -3,13 +3,13 @@ use crate::lanes::Basis;
 
 /// Lane 0 forks lanes 1 and 2 after op 0, they run ops 1 and 2, lane 0 joins them and
 /// runs op 3.
-fn fork_join() -> Schedule {
+pub(super) fn fork_join() -> Schedule {
     forked(2)
 }
 
 /// Op 0 on lane 0, then `lanes` lanes forked off it, lane `l` running op `l`, joined back to
 /// lane 0, which runs op `lanes + 1`.
-fn forked(lanes: usize) -> Schedule {
+pub(super) fn forked(lanes: usize) -> Schedule {
     let mut items = vec![Item::Op { lane: 0, op: 0 }];
     items.extend((1..=lanes).map(|lane| Item::Wait { lane, on: vec![0] }));
     items.extend((1..=lanes).map(|lane| Item::Op { lane, op: lane }));
@@ -53,6 +53,7 @@ pub(super) fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
         waits_on_loads: false,
         needs: None,
         leaves: None,
+        from_l2: false,
     }
 }
 
@@ -354,7 +355,7 @@ fn kernels_asking_for_more_than_the_bandwidth_share_it() {
 }
 
 /// A GEMM's node of 10 ns of work holding `share` of the GPU and asking `gb_s` of memory.
-fn gemm_asking(gb_s: f64, share: f64) -> NodeCost {
+pub(super) fn gemm_asking(gb_s: f64, share: f64) -> NodeCost {
     NodeCost {
         gb_s,
         ..node(0.0, 10.0, share)
@@ -362,7 +363,7 @@ fn gemm_asking(gb_s: f64, share: f64) -> NodeCost {
 }
 
 /// A small kernel's node of 4 ns of work that waits on its loads (asking 10 GB/s).
-fn small_kernel() -> NodeCost {
+pub(super) fn small_kernel() -> NodeCost {
     NodeCost {
         gb_s: 10.0,
         waits_on_loads: true,
@@ -371,7 +372,7 @@ fn small_kernel() -> NodeCost {
 }
 
 /// When the op of `lane` ends in `spans` (the lane's first op).
-fn lane_end(spans: &[(usize, f64, f64)], lane: usize) -> f64 {
+pub(super) fn lane_end(spans: &[(usize, f64, f64)], lane: usize) -> f64 {
     spans.iter().find(|s| s.0 == lane).unwrap().2
 }
 

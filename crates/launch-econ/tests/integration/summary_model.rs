@@ -48,6 +48,7 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
             small: Default::default(),
             small_pair: Default::default(),
             per_lane_us: 0.0,
+            l2_gb_s: 0.0,
         })
     };
     let sms = SmLimits::of("9.0", 132);

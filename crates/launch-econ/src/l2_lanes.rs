@@ -1,0 +1,103 @@
+//! What lanes of element-wise kernels whose data the L2 holds move together, measured for
+//! `--summary`.
+//!
+//! Small kernels of other lanes slow a small kernel by what they ask of device memory
+//! ([`crate::beside::BesideCosts::small_stretch`], measured beside GEMMs that stream their
+//! weights), and kernels running together share the bandwidth of a device-to-device copy. Where
+//! a walk's data stays in the L2 from one kernel to the next, its element-wise kernels do not
+//! queue on device memory at all: on an H100 lanes of 64 f32 adds over 1 MiB buffers ran +21%
+//! and +54% for two and four lanes side by side against one, where reading their loads as
+//! device-memory traffic priced four lanes at four times their recorded kernels (held-out batch
+//! 66's ring; `scripts/elementwise_lanes_probe.py`, `docs/elementwise-lanes-h100.json`). What
+//! they share is the L2's bandwidth, which this measures: a graph of [`LANES`] lanes of adds
+//! forked side by side, each over three buffers of its own, all of them together half the L2
+//! (within the 2/3 line of [`crate::footprint`]), replayed in turn with a graph of one such lane;
+//! the bytes the lanes move (two inputs read, one result written, an add) over the step. The adds
+//! take four elements a thread ([`Engine::add_x4`]), as PyTorch's vectorised element-wise kernels
+//! do: on an H100 four lanes of those over 2 MiB buffers moved 6.9 TB/s together (PyTorch's own
+//! adds 6.6), one-float-a-thread adds 3.8.
+
+use memra_engine::{DeviceBuffer, Engine};
+
+/// Lanes side by side.
+const LANES: usize = 4;
+/// Adds a lane.
+const NODES: usize = 64;
+/// The part of the L2 the lanes' buffers take together.
+const L2_PART: f64 = 0.5;
+
+/// What [`measure`] found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct L2Lanes {
+    /// The bytes the lanes moved together over the step, GB/s.
+    pub together_gb_s: f64,
+    /// One lane alone, GB/s.
+    pub alone_gb_s: f64,
+}
+
+/// Measures [`L2Lanes`] on `e`'s device, each lane on a stream of its own of `e`'s context.
+pub fn measure(e: &Engine) -> anyhow::Result<L2Lanes> {
+    let l2 = usize::try_from(e.device_info().l2_bytes).unwrap_or(0);
+    let elems = (L2_PART * l2 as f64 / (3 * LANES * std::mem::size_of::<f32>()) as f64) as usize;
+    anyhow::ensure!(
+        elems > 0,
+        "the device reports an L2 of {l2} bytes: nothing to measure"
+    );
+    let lanes: Vec<Engine> = (0..LANES)
+        .map(|_| crate::other_stream::second_engine(e))
+        .collect::<Result<_, _>>()?;
+    let mut bufs: Vec<[DeviceBuffer<f32>; 3]> = lanes
+        .iter()
+        .map(|l| Ok([l.zeros(elems)?, l.zeros(elems)?, l.zeros(elems)?]))
+        .collect::<memra_engine::Result<_>>()?;
+    let fork = e.event()?;
+    let joins = lanes
+        .iter()
+        .map(Engine::event)
+        .collect::<Result<Vec<_>, _>>()?;
+    let others: Vec<&Engine> = lanes.iter().collect();
+    let mut forked = |count: usize| {
+        e.capture_graph_across(&others, |eng| {
+            fork.record()?;
+            for ((lane, join), [a, b, y]) in lanes.iter().zip(&joins).zip(&mut bufs).take(count) {
+                lane.wait_event(&fork)?;
+                (0..NODES).try_for_each(|_| lane.add_x4(a, b, y, elems))?;
+                join.record()?;
+            }
+            joins.iter().take(count).try_for_each(|j| eng.wait_event(j))
+        })
+    };
+    let (one, _keep_one) = forked(1)?;
+    let (all, _keep_all) = forked(LANES)?;
+    let t = crate::beside::replay_times(e, &[&one, &all])?;
+    anyhow::ensure!(
+        t[0] > 0.0 && t[1] > 0.0,
+        "lanes of adds within the L2: no time measured"
+    );
+    // Two inputs read and a result written an add; bytes / µs = MB/s, / 1e3 = GB/s.
+    let lane_bytes = (NODES * 3 * elems * std::mem::size_of::<f32>()) as f64;
+    Ok(L2Lanes {
+        together_gb_s: LANES as f64 * lane_bytes / t[1] / 1e3,
+        alone_gb_s: lane_bytes / t[0] / 1e3,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn lanes_within_the_l2_are_measured_on_the_device() {
+        let e = Engine::new(0).unwrap();
+        let m = measure(&e).unwrap();
+        assert!(
+            m.together_gb_s.is_finite() && m.together_gb_s > 0.0,
+            "{m:?}"
+        );
+        assert!(m.alone_gb_s.is_finite() && m.alone_gb_s > 0.0, "{m:?}");
+        // The engine stays usable after the captures across its lanes.
+        e.noop().unwrap();
+        e.stream().synchronize().unwrap();
+    }
+}

@@ -1,0 +1,88 @@
+//! Kernels whose bytes come from the L2 ([`NodeCost::from_l2`]) in the lay-out.
+
+use super::tests::{forked, gemm_asking, lane_end, node, small_kernel};
+use super::*;
+
+/// A small kernel's node of 4 ns of work asking `gb_s`, from the L2 or not.
+fn small_asking(gb_s: f64, from_l2: bool) -> NodeCost {
+    NodeCost {
+        gb_s,
+        from_l2,
+        ..small_kernel()
+    }
+}
+
+/// `lanes` lanes of one op each forked off a 1 ns op, each op `cost`, laid out with a small
+/// kernel's stretch of +100% for each 1000 GB/s the others ask and `memory`.
+fn lanes_of(lanes: usize, cost: NodeCost, memory: Bandwidths) -> Vec<(usize, f64, f64)> {
+    let s = forked(lanes);
+    let small_stretch = |others: &mut dyn Iterator<Item = f64>| others.map(|g| g / 1000.0).sum();
+    let node_of = |op: usize| match op {
+        0 => node(0.0, 1.0, 1.0),
+        op if op <= lanes => cost,
+        _ => node(0.0, 0.0, 0.0),
+    };
+    lay_out_sharing_counted(&s, node_of, |_, _| 0.0, small_stretch, memory, 0.0).spans
+}
+
+const MEMORY: Bandwidths = Bandwidths {
+    device_gb_s: 3000.0,
+    l2_gb_s: 6000.0,
+};
+
+#[test]
+fn small_kernels_from_the_l2_share_its_bandwidth_not_device_memory_s() {
+    // Two lanes asking 3000 GB/s each: 6000 together, all the L2 gives, so each keeps its
+    // pace (4 ns of work from 1 to 5), and neither waits behind the other's traffic.
+    let spans = lanes_of(2, small_asking(3000.0, true), MEMORY);
+    for lane in [1, 2] {
+        assert!((lane_end(&spans, lane) - 5.0).abs() < 1e-9, "{spans:?}");
+    }
+    // From device memory the same kernels share its 3000 (twice as long) and each waits
+    // behind the other's 1500 as well (+150%): 4 × 2 × 2.5 = 20 ns.
+    let spans = lanes_of(2, small_asking(3000.0, false), MEMORY);
+    for lane in [1, 2] {
+        assert!((lane_end(&spans, lane) - 21.0).abs() < 1e-9, "{spans:?}");
+    }
+    // Three lanes from the L2 ask 9000 of its 6000: each runs at 2/3 of its pace, 1 to 7.
+    let spans = lanes_of(3, small_asking(3000.0, true), MEMORY);
+    for lane in [1, 2, 3] {
+        assert!((lane_end(&spans, lane) - 7.0).abs() < 1e-9, "{spans:?}");
+    }
+    // Without the L2's bandwidth measured, nothing is shared (as device memory's without it).
+    let l2_unknown = Bandwidths {
+        l2_gb_s: 0.0,
+        ..MEMORY
+    };
+    let spans = lanes_of(3, small_asking(3000.0, true), l2_unknown);
+    assert!((lane_end(&spans, 3) - 5.0).abs() < 1e-9, "{spans:?}");
+}
+
+#[test]
+fn a_small_kernel_from_the_l2_still_waits_behind_a_gemm_streaming_device_memory() {
+    // Lane 1 a GEMM asking 2000 GB/s of device memory, lane 2 a small kernel from the L2
+    // asking 1000. The GEMM's pair stretch (+10% a 1000 GB/s beside it) is read at what runs
+    // beside it on device memory, nothing: its 10 ns end at 11. The small kernel is slowed by
+    // the GEMM's traffic (+100% a 1000 GB/s: +200%): 10 / 3 ns of its 4 by then, the rest
+    // alone.
+    let s = forked(2);
+    let costs = [
+        node(0.0, 1.0, 1.0),
+        gemm_asking(2000.0, 0.5),
+        small_asking(1000.0, true),
+        node(0.0, 0.0, 0.0),
+    ];
+    let small_stretch = |others: &mut dyn Iterator<Item = f64>| others.map(|g| g / 1000.0).sum();
+    let stretch = |gb_s: f64, _held: f64| gb_s / 10_000.0;
+    let spans =
+        lay_out_sharing_counted(&s, |op| costs[op], stretch, small_stretch, MEMORY, 0.0).spans;
+    assert!((lane_end(&spans, 1) - 11.0).abs() < 1e-9, "{spans:?}");
+    let small_end = 11.0 + (4.0 - 10.0 / 3.0);
+    assert!((lane_end(&spans, 2) - small_end).abs() < 1e-9, "{spans:?}");
+    // Were the small kernel's bytes device memory's, the GEMM would be read at the 1000 GB/s
+    // the small kernel moves at its pace (1000 / 3, twice that beside it): longer than 11.
+    let costs = [costs[0], costs[1], small_asking(1000.0, false), costs[3]];
+    let spans =
+        lay_out_sharing_counted(&s, |op| costs[op], stretch, small_stretch, MEMORY, 0.0).spans;
+    assert!(lane_end(&spans, 1) > 11.0 + 1e-6, "{spans:?}");
+}
