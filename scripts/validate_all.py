@@ -376,6 +376,12 @@ GROUPS = [
                                          "kr_draft_target_fresh_events_fp16,"
                                          "kr_kv_cache_writes_on_side_stream_bf16,"
                                          "kr_two_replicas_waiting_on_router_bf16"),
+    ("heldout68", "heldout_68_walks.py", "ks_four_lanes_of_bias_gelu_f32,"
+                                         "ks_two_lanes_of_residual_layernorm_bf16,"
+                                         "ks_three_lanes_of_scaled_softmax_fp16,"
+                                         "ks_elementwise_lanes_beside_gemv_lane_bf16,"
+                                         "ks_six_lanes_of_small_multiply_adds_f32,"
+                                         "ks_two_lanes_of_wide_adds_fp16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
