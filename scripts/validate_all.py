@@ -382,6 +382,12 @@ GROUPS = [
                                          "ks_elementwise_lanes_beside_gemv_lane_bf16,"
                                          "ks_six_lanes_of_small_multiply_adds_f32,"
                                          "ks_two_lanes_of_wide_adds_fp16"),
+    ("heldout69", "heldout_69_walks.py", "kt_four_lanes_of_rotary_bf16,"
+                                         "kt_rmsnorm_lanes_beside_attention_fp16,"
+                                         "kt_gelu_lanes_beside_small_mlp_bf16,"
+                                         "kt_two_lanes_of_bias_relu_scale_f32,"
+                                         "kt_eight_lanes_of_written_out_silu_fp16,"
+                                         "kt_three_lanes_of_log_softmax_exp_f32"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
