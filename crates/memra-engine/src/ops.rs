@@ -356,6 +356,38 @@ impl Engine {
 
     /// The checks both cursor-driven reads share: `cursor` is this engine's one word, the read
     /// fits `src` ([`Self::stream_words`]) and `slot` is in `slots`. Returns the read in words
+    /// [`Engine::stream_paced_from`] reading the first `bytes` of `src` every launch, not where a
+    /// cursor says: launches that read the same bytes again find them in the L2 once one has
+    /// read them (where they fit), as kernels that reread data the step keeps there do.
+    #[allow(clippy::too_many_arguments)]
+    pub fn stream_paced<T: DeviceCopy>(
+        &self,
+        src: &DeviceBuffer<T>,
+        bytes: usize,
+        pace: Pace,
+        shape: LaunchShape,
+        slots: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<()> {
+        let words = self.stream_words("stream_paced", src, bytes, bytes, shape)?;
+        let offset = self.spin_grid_checked("stream_paced", slots, slot)?;
+        let kernel = if pace.deep {
+            Kernel::StreamPacedDeep
+        } else {
+            Kernel::StreamPaced
+        };
+        self.kernel(kernel)
+            .buf(src)
+            .u64(words)
+            .u64(words)
+            .null()
+            .u64(pace.ns)
+            .buf_at(slots, offset)
+            .run(shape)
+    }
+
+    /// The checks both cursor-driven reads share: `cursor` is this engine's one word, the read
+    /// fits `src` ([`Self::stream_words`]) and `slot` is in `slots`. Returns the read in words
     /// and the slot's offset.
     #[allow(clippy::too_many_arguments)]
     fn stream_from_checked<T: DeviceCopy>(

@@ -224,6 +224,50 @@ fn stream_paced_from_reads_every_word_and_lasts_its_span() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn stream_paced_reads_the_first_bytes_every_time_and_lasts_its_span() {
+    let e = engine();
+    // 4096 words of zero but word 1000 = (-1.5, 0, 0, 0): reading it marks the slot.
+    let words = 4096usize;
+    let mut host = vec![0f32; words * 4];
+    host[1000 * 4] = -1.5;
+    let src = e.htod(&host).unwrap();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    let shape = LaunchShape::linear(16, 128);
+    for deep in [false, true] {
+        for ns in [0u64, 20_000] {
+            let pace = Pace { ns, deep };
+            // The first 1001 words hold the mark, read however often; the first 1000 do not.
+            for (n, marked) in [(1001usize, true), (1001, true), (1000, false)] {
+                e.memset_zero(&mut slots, 64).unwrap();
+                e.stream_paced(&src, n * 16, pace, shape, &mut slots, 1)
+                    .unwrap();
+                let w = e.dtoh(&slots).unwrap();
+                assert_eq!(w[4 + 1] == u64::MAX, marked, "{n} words, {pace:?}");
+                assert!(w[4 + 2] >= ns, "span {} under {ns}", w[4 + 2]);
+            }
+        }
+    }
+    // Bad input: a part word, more than the buffer holds, a slot out of range.
+    let pace = Pace {
+        ns: 1000,
+        deep: false,
+    };
+    let err = e
+        .stream_paced(&src, 8, pace, shape, &mut slots, 0)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    let err = e
+        .stream_paced(&src, (words + 1) * 16, pace, shape, &mut slots, 0)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+    let err = e
+        .stream_paced(&src, 16, pace, shape, &mut slots, 2)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn stream_grid_from_reads_where_the_cursor_says_and_moves_it() {
     let e = engine();
     // 1024 words of zero but word 100 = (-1.5, 0, 0, 0): reading it marks the slot.
