@@ -256,6 +256,15 @@ pub enum L2Resident {
     Spin,
     /// Streaming device memory, as past the line (the replay before this choice existed).
     Stream,
+    /// As `spin` on one stream; on walks whose streams run side by side, kernels recorded at 1
+    /// µs or longer whose operator's inputs the trace recorded read them paced over their
+    /// recorded time (as past the line) but from the same bytes every time, which the L2
+    /// keeps: lanes of element-wise kernels over data the L2 holds slow each other, which
+    /// spins and chases do less. On an H100 twelve such walks replayed within 5% on 7 (on 3
+    /// with spins and chases; two lanes of 4 MiB adds +43%, eight lanes of 32 KiB SiLUs +14%;
+    /// `docs/validation-h200.md`, "Lanes within the L2 replayed by paced reads from it"). Not
+    /// run on an H200.
+    Paced,
 }
 
 /// Whether the trace's own shapes, `stated`, put a walk's data within 2/3 of an L2 of
@@ -289,6 +298,10 @@ pub fn within_l2_note(
     match choice {
         L2Resident::Spin => Some(format!(
             "{fits}, where it stays from one replay to the next: kernels recorded at {} us or longer stand in without reading device memory instead of streaming it as a decode step's weight reads do; if the real kernels read device memory, the replayed graph step is low: --l2-resident stream streams them",
+            crate::output::num(from_us, 1)
+        )),
+        L2Resident::Paced => Some(format!(
+            "{fits}, where it stays from one replay to the next: kernels recorded at {} us or longer stand in without reading device memory on one stream, and beside other streams read their recorded inputs paced from bytes the L2 keeps ({streaming} of them)",
             crate::output::num(from_us, 1)
         )),
         L2Resident::Stream => (streaming > 0).then(|| {

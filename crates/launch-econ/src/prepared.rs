@@ -85,6 +85,9 @@ pub(crate) enum Step {
         ramp_ns: f64,
         shape: LaunchShape,
         slot: usize,
+        /// Whether it reads the arena's first `bytes` every time, which stay in the L2
+        /// ([`crate::footprint::L2Resident::Paced`]), instead of where the last read ended.
+        in_l2: bool,
     },
     /// A chase (dependent reads through [`Prepared::ring`], each a plain read or a round of a
     /// block-wide reduction, then a spin), on walks whose streams run side by side: see
@@ -131,7 +134,11 @@ impl Prepared {
             .iter()
             .map(|s| match *s {
                 Step::Stream { bytes, .. }
-                | Step::Paced { bytes, .. }
+                | Step::Paced {
+                    bytes,
+                    in_l2: false,
+                    ..
+                }
                 | Step::Copy { bytes, .. }
                 | Step::Memset { bytes, .. } => bytes,
                 _ => 0,
@@ -221,6 +228,7 @@ impl Prepared {
                             ramp_ns: plan.ramp_ns((paced.grid, paced.block)),
                             shape: paced,
                             slot: kernels - 1,
+                            in_l2: plan.paced_in_l2,
                         }
                     } else {
                         let choice =
@@ -356,8 +364,15 @@ impl Prepared {
                     pace,
                     shape,
                     slot,
+                    in_l2,
                     ..
-                } => e.stream_paced_from(arena, cursor, bytes, pace, shape, slots, slot)?,
+                } => {
+                    if in_l2 {
+                        e.stream_paced(arena, bytes, pace, shape, slots, slot)?
+                    } else {
+                        e.stream_paced_from(arena, cursor, bytes, pace, shape, slots, slot)?
+                    }
+                }
                 Step::Chase { chase, slot } => e.chase_grid(chase, ring, sink, slots, slot)?,
                 Step::BlockSpin { ns, shape, slot } => e.spin_blocks(ns, shape, slots, slot)?,
                 Step::Gemm { index } => {

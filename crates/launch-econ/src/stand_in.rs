@@ -200,6 +200,9 @@ pub struct StandInPlan {
     /// (`bytes_per_ns`, reads and writes) for a kernel that writes as much as it reads, at its
     /// peak memory bandwidth (`peak_bytes_per_ns`, 0 where unknown) for one that only reads.
     pub paced_from_ns: f64,
+    /// Whether those paced reads read the same bytes every time, which the L2 keeps
+    /// ([`crate::footprint::L2Resident::Paced`]).
+    pub paced_in_l2: bool,
     pub bytes_per_ns: f64,
     pub peak_bytes_per_ns: f64,
     /// Registers a thread of the deep paced read holds ([`StandInPlan::paces_deep`]); 0: no
@@ -317,7 +320,14 @@ impl StandInPlan {
         let read = op.input_bytes?;
         let most = self.bytes_per_ns * op.duration_ns;
         let most_read = self.peak_bytes_per_ns.max(self.bytes_per_ns) * op.duration_ns;
-        let load = (PACED_MIN_SHARE * most..=most_read).contains(&read);
+        // From the L2 every recorded read is asked of it, however slow: the lower bound keeps
+        // device memory's paced reads to kernels that stream.
+        let least = if self.paced_in_l2 {
+            0.0
+        } else {
+            PACED_MIN_SHARE * most
+        };
+        let load = (least..=most_read).contains(&read);
         let bytes = (read + written)
             .min(if written > 0.0 { most } else { most_read })
             .min(ARENA_BYTES as f64);

@@ -380,7 +380,10 @@ pub struct ReplayArgs {
     /// What kernels recorded at --stream-from-us or longer stand in by where the recorded
     /// shapes put the walk's data within 2/3 of the L2: `spin`, as kernels that reread data
     /// the L2 keeps from one step to the next (convolution weights, a recurrent cell's);
-    /// `stream`, by reading fresh device memory as past the line (a decode step's weights).
+    /// `stream`, by reading fresh device memory as past the line (a decode step's weights);
+    /// `paced`, as `spin` on one stream, and beside other streams those recorded at 1 µs or
+    /// longer with recorded inputs read them paced from bytes the L2 keeps (lanes of
+    /// element-wise kernels, which slow each other there; tried on an H100 only).
     #[arg(long, value_enum, default_value_t = crate::footprint::L2Resident::Spin)]
     pub l2_resident: crate::footprint::L2Resident,
 

@@ -156,6 +156,7 @@ pub fn plan(
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: f64::INFINITY,
+        paced_in_l2: false,
         bytes_per_ns: 0.0,
         peak_bytes_per_ns: 0.0,
         deep_registers: 0,

@@ -46,6 +46,7 @@ pub(super) fn plan_with(probe_us: f64) -> StandInPlan {
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: 2000.0,
+        paced_in_l2: false,
         bytes_per_ns: 4000.0,
         peak_bytes_per_ns: 4400.0,
         deep_registers: 0,
