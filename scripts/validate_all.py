@@ -388,6 +388,12 @@ GROUPS = [
                                          "kt_two_lanes_of_bias_relu_scale_f32,"
                                          "kt_eight_lanes_of_written_out_silu_fp16,"
                                          "kt_three_lanes_of_log_softmax_exp_f32"),
+    ("heldout70", "heldout_70_walks.py", "ku_three_lanes_of_masked_scaling_f32,"
+                                         "ku_two_lanes_of_layernorm_gelu_bf16,"
+                                         "ku_four_lanes_of_residual_scale_fp16,"
+                                         "ku_elementwise_lanes_beside_two_gemv_lanes_fp16,"
+                                         "ku_five_lanes_of_clamp_sqrt_f32,"
+                                         "ku_two_lanes_of_softmax_mul_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
