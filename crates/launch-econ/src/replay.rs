@@ -238,15 +238,11 @@ pub fn replay(
     let overlapping = schedule.lanes() > 1;
     let l2 = e.device_info().l2_bytes.max(0) as f64;
     let resident = Footprint::inputs_added(walk);
-    let mut streams_from = streams_from(cfg.stream_from_ns, cfg.l2_resident, resident, l2);
-    // Side by side, `paced` reads the recorded inputs of a walk within the L2 from the L2.
-    let paced_in_l2 = overlapping
-        && cfg.l2_resident == L2Resident::Paced
-        && streams_from.is_none()
-        && cfg.stream_from_ns.is_some();
-    if paced_in_l2 {
-        streams_from = cfg.stream_from_ns.map(|ns| ns.min(PACED_IN_L2_FROM_NS));
-    }
+    let l2_paced_from =
+        l2_paced_from(cfg.stream_from_ns, cfg.l2_resident, resident, l2).filter(|_| overlapping);
+    let paced_in_l2 = l2_paced_from.is_some();
+    let streams_from =
+        l2_paced_from.or_else(|| streams_from(cfg.stream_from_ns, cfg.l2_resident, resident, l2));
     let stream_from_ns = match streams_from {
         Some(ns) if !overlapping => ns,
         _ => f64::INFINITY,
@@ -476,6 +472,21 @@ pub fn replay(
 /// chases and spins (the default): most of their kernels take 1–2 µs.
 const PACED_IN_L2_FROM_NS: f64 = 1_000.0;
 
+/// From what recorded duration kernels beside other streams read their recorded inputs paced
+/// from bytes the L2 keeps, ns: under [`L2Resident::Paced`], where the walk's data,
+/// `resident`, stays in an L2 of `l2_bytes` and reading is not off, the earlier of
+/// `stream_from_ns` and [`PACED_IN_L2_FROM_NS`]; else `None`.
+fn l2_paced_from(
+    stream_from_ns: Option<f64>,
+    choice: L2Resident,
+    resident: Footprint,
+    l2_bytes: f64,
+) -> Option<f64> {
+    stream_from_ns
+        .filter(|_| choice == L2Resident::Paced && within_l2(resident, l2_bytes))
+        .map(|ns| ns.min(PACED_IN_L2_FROM_NS))
+}
+
 /// From what recorded duration long kernels stream device memory (or, beside other streams,
 /// read their inputs paced), ns: `stream_from_ns` as asked, unless `choice` spins them where
 /// the walk's data, `resident`, stays in an L2 of `l2_bytes` (see [`L2Resident`]).
@@ -596,6 +607,28 @@ mod tests {
         assert_eq!(streams_from(asked, L2Resident::Spin, small, 0.0), asked);
         // Streaming turned off stays off.
         assert_eq!(streams_from(None, L2Resident::Stream, large, l2), None);
+        // `paced` spins within the L2 as `spin` does (one stream), and streams past it; beside
+        // other streams it reads from the L2 from 1 µs, or from a lower threshold asked for.
+        assert_eq!(streams_from(asked, L2Resident::Paced, small, l2), None);
+        assert_eq!(streams_from(asked, L2Resident::Paced, large, l2), asked);
+        assert_eq!(
+            l2_paced_from(asked, L2Resident::Paced, small, l2),
+            Some(1000.0)
+        );
+        assert_eq!(
+            l2_paced_from(Some(500.0), L2Resident::Paced, small, l2),
+            Some(500.0)
+        );
+        for (choice, data, at) in [
+            (L2Resident::Spin, small, l2),
+            (L2Resident::Stream, small, l2),
+            (L2Resident::Paced, large, l2),
+            (L2Resident::Paced, shapeless, l2),
+            (L2Resident::Paced, small, 0.0),
+        ] {
+            assert_eq!(l2_paced_from(asked, choice, data, at), None);
+        }
+        assert_eq!(l2_paced_from(None, L2Resident::Paced, small, l2), None);
     }
 
     #[test]

@@ -299,6 +299,23 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
 }
 
 #[test]
+fn paced_reads_from_the_l2_take_any_recorded_load() {
+    // From the L2 a kernel that read little in its time still reads it paced (a softmax of
+    // 128 KiB in 8.8 µs); from device memory a tenth of the bandwidth is the least that paces.
+    let mut softmax = crate::trace::Op::kernel("softmax_warp_forward", 0.0, 8_800.0);
+    softmax.input_bytes = Some(131_072.0);
+    assert_eq!(plan_with(4.0).paced_bytes(&softmax), None);
+    let from_l2 = StandInPlan {
+        paced_in_l2: true,
+        ..plan_with(4.0)
+    };
+    assert_eq!(from_l2.paced_bytes(&softmax), Some(131_072));
+    // More than the plan's device reads in that time (its peak, 4400 bytes/ns) still does not.
+    softmax.input_bytes = Some(4400.0 * 8_800.0 + 16.0);
+    assert_eq!(from_l2.paced_bytes(&softmax), None);
+}
+
+#[test]
 fn a_paced_read_has_no_more_blocks_than_the_device_holds_at_once() {
     let limits = crate::occupancy::SmLimits::of("9.0", 132).unwrap();
     let held = StandInPlan {
