@@ -280,9 +280,12 @@ fn lay_out_on(
     };
     let bandwidth = m.bandwidth_gb_s();
     let small_gb_s = m.graph_node_beside.map_or(0.0, |c| c.small_pair.load_gb_s);
+    // Lanes within the L2 that moved no more than a device copy did not keep their data there
+    // (an L2 too small for the measurement): no L2 figure then.
+    let l2_gb_s = m.graph_node_beside.map_or(0.0, |c| c.l2_gb_s);
     let bandwidths = Bandwidths {
         device_gb_s: bandwidth,
-        l2_gb_s: m.graph_node_beside.map_or(0.0, |c| c.l2_gb_s.max(0.0)),
+        l2_gb_s: if l2_gb_s > bandwidth { l2_gb_s } else { 0.0 },
     };
     let in_l2 = bandwidths.l2_gb_s > 0.0
         && dev

@@ -555,6 +555,9 @@ fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
     // Read as device memory's load (no L2 measured), they share its 3000 GB/s: longer.
     let (as_device, _) = step(0.0, &within);
     assert!(as_device > alone + 1e-7, "{as_device} {alone}");
+    // Lanes within the L2 measured at no more than a device copy kept no data there: read
+    // as no L2 figure.
+    assert_eq!(step(2500.0, &within).0, as_device);
     // A walk whose data is past the L2 (two 20 MB inputs an add) is device memory's either way.
     let past = w(20.0);
     assert_eq!(step(6000.0, &past).0, step(0.0, &past).0);
