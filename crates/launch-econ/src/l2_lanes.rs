@@ -9,7 +9,7 @@
 //! and +54% for two and four lanes side by side against one, where reading their loads as
 //! device-memory traffic priced four lanes at four times their recorded kernels (held-out batch
 //! 66's ring; `scripts/elementwise_lanes_probe.py`, `docs/elementwise-lanes-h100.json`). What
-//! they share is the L2's bandwidth, which this measures: a graph of [`LANES`] lanes of adds
+//! they share is the L2's bandwidth, which this measures: a graph of four lanes of adds
 //! forked side by side, each over three buffers of its own, all of them together half the L2
 //! (within the 2/3 line of [`crate::footprint`]), replayed in turn with a graph of one such lane;
 //! the bytes the lanes move (two inputs read, one result written, an add) over the step. The adds

@@ -29,8 +29,11 @@
 //! that each hold an SM are not confined to the SMs those leave: a rule that confined them priced
 //! held-out walks of element-wise chains beside chains of decode GEMVs up to 38% high, stretching
 //! the GEMVs as well, where unprofiled graphs show the GEMV lane keeping its pace;
-//! docs/validation-h200.md, "Held-out batches 53–56" and "Held-out batch 58".) One lane alone comes
-//! out as [`Schedule::lay_out`] does.
+//! docs/validation-h200.md, "Held-out batches 53–56" and "Held-out batch 58".) A kernel whose
+//! bytes come from the L2 ([`NodeCost::from_l2`]: an element-wise kernel of a walk whose data
+//! stays there) asks them of the L2's bandwidth, not device memory's ([`Bandwidths`]), and is
+//! left out of the load other lanes' kernels are slowed at. One lane alone comes out as
+//! [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
 use crate::occupancy::SmRoom;
