@@ -25,6 +25,15 @@ pub struct Pace {
     pub deep: bool,
 }
 
+/// The paced read's kernel: sixteen loads in flight a thread where `pace` reads deep.
+fn paced_kernel(pace: Pace) -> Kernel {
+    if pace.deep {
+        Kernel::StreamPacedDeep
+    } else {
+        Kernel::StreamPaced
+    }
+}
+
 impl Engine {
     pub(crate) fn kernel(&self, k: Kernel) -> Launch<'_> {
         Launch::new(&self.inner.core, &self.inner.kernels, k)
@@ -328,12 +337,7 @@ impl Engine {
     ) -> Result<()> {
         let (words, offset) =
             self.stream_from_checked("stream_paced_from", src, cursor, bytes, shape, slots, slot)?;
-        let kernel = if pace.deep {
-            Kernel::StreamPacedDeep
-        } else {
-            Kernel::StreamPaced
-        };
-        self.kernel(kernel)
+        self.kernel(paced_kernel(pace))
             .buf(src)
             .u64((src.num_bytes() / 16) as u64)
             .u64(words)
@@ -354,12 +358,9 @@ impl Engine {
         Ok(u32::try_from(regs).unwrap_or(0))
     }
 
-    /// The checks both cursor-driven reads share: `cursor` is this engine's one word, the read
-    /// fits `src` ([`Self::stream_words`]) and `slot` is in `slots`. Returns the read in words
     /// [`Engine::stream_paced_from`] reading the first `bytes` of `src` every launch, not where a
     /// cursor says: launches that read the same bytes again find them in the L2 once one has
     /// read them (where they fit), as kernels that reread data the step keeps there do.
-    #[allow(clippy::too_many_arguments)]
     pub fn stream_paced<T: DeviceCopy>(
         &self,
         src: &DeviceBuffer<T>,
@@ -371,12 +372,7 @@ impl Engine {
     ) -> Result<()> {
         let words = self.stream_words("stream_paced", src, bytes, bytes, shape)?;
         let offset = self.spin_grid_checked("stream_paced", slots, slot)?;
-        let kernel = if pace.deep {
-            Kernel::StreamPacedDeep
-        } else {
-            Kernel::StreamPaced
-        };
-        self.kernel(kernel)
+        self.kernel(paced_kernel(pace))
             .buf(src)
             .u64(words)
             .u64(words)
