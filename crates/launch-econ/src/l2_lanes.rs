@@ -43,16 +43,28 @@ pub fn measure(e: &Engine) -> anyhow::Result<L2Lanes> {
         elems > 0,
         "the device reports an L2 of {l2} bytes: nothing to measure"
     );
-    let lanes = crate::other_stream::ForkedLanes::new(e, LANES)?;
+    let lanes: Vec<Engine> = (0..LANES)
+        .map(|_| crate::other_stream::second_engine(e))
+        .collect::<Result<_, _>>()?;
     let mut bufs: Vec<[DeviceBuffer<f32>; 3]> = lanes
-        .lanes
         .iter()
         .map(|l| Ok([l.zeros(elems)?, l.zeros(elems)?, l.zeros(elems)?]))
         .collect::<memra_engine::Result<_>>()?;
+    let fork = e.event()?;
+    let joins = lanes
+        .iter()
+        .map(Engine::event)
+        .collect::<Result<Vec<_>, _>>()?;
+    let others: Vec<&Engine> = lanes.iter().collect();
     let mut forked = |count: usize| {
-        lanes.capture(e, count, |i, lane| {
-            let [a, b, y] = &mut bufs[i];
-            (0..NODES).try_for_each(|_| lane.add_x4(a, b, y, elems))
+        e.capture_graph_across(&others, |eng| {
+            fork.record()?;
+            for ((lane, join), [a, b, y]) in lanes.iter().zip(&joins).zip(&mut bufs).take(count) {
+                lane.wait_event(&fork)?;
+                (0..NODES).try_for_each(|_| lane.add_x4(a, b, y, elems))?;
+                join.record()?;
+            }
+            joins.iter().take(count).try_for_each(|j| eng.wait_event(j))
         })
     };
     let (one, _keep_one) = forked(1)?;

@@ -23,7 +23,7 @@
 //! of its nodes read; `scripts/footprint_level_probe.py`), so [`node_extra_us`] measures both
 //! and [`crate::footprint`] says which a walk takes.
 
-use memra_engine::{DeviceBuffer, Engine, EngineOptions, Event, Graph, Keeper, LaunchShape};
+use memra_engine::{DeviceBuffer, Engine, EngineOptions, LaunchShape};
 
 use crate::stand_in::{node_us, node_us_after};
 use crate::stats::median;
@@ -52,52 +52,6 @@ pub fn second_engine(e: &Engine) -> memra_engine::Result<Engine> {
             ..EngineOptions::default()
         },
     )
-}
-
-/// Lanes on streams of their own of one context, forked off an engine's stream side by side and
-/// joined back in one graph: how the default run measures what lanes cost each other.
-pub struct ForkedLanes {
-    pub lanes: Vec<Engine>,
-    fork: Event,
-    joins: Vec<Event>,
-}
-
-impl ForkedLanes {
-    /// `count` lanes beside `e`'s stream ([`second_engine`]).
-    pub fn new(e: &Engine, count: usize) -> memra_engine::Result<ForkedLanes> {
-        let lanes: Vec<Engine> = (0..count)
-            .map(|_| second_engine(e))
-            .collect::<Result<_, _>>()?;
-        let joins = lanes.iter().map(Engine::event).collect::<Result<_, _>>()?;
-        Ok(ForkedLanes {
-            lanes,
-            fork: e.event()?,
-            joins,
-        })
-    }
-
-    /// A graph captured on `e` of the first `count` lanes forked side by side, lane `i` issuing
-    /// `issue(i, lane)`, and joined back.
-    pub fn capture(
-        &self,
-        e: &Engine,
-        count: usize,
-        mut issue: impl FnMut(usize, &Engine) -> memra_engine::Result<()>,
-    ) -> memra_engine::Result<(Graph, Keeper)> {
-        let others: Vec<&Engine> = self.lanes.iter().collect();
-        e.capture_graph_across(&others, |eng| {
-            self.fork.record()?;
-            for (i, (lane, join)) in self.lanes.iter().zip(&self.joins).take(count).enumerate() {
-                lane.wait_event(&self.fork)?;
-                issue(i, lane)?;
-                join.record()?;
-            }
-            self.joins
-                .iter()
-                .take(count)
-                .try_for_each(|j| eng.wait_event(j))
-        })
-    }
 }
 
 /// The step between the two levels, µs a node, for the two kinds of graph that take different
