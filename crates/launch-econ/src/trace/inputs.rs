@@ -62,6 +62,41 @@ pub struct InputSizes {
     /// Of the total, the rows a gather read from its table, or the slices an indexed copy
     /// wrote into it (see [`operator_sizes`]); 0 for other operators.
     pub gathered: u64,
+    /// Whether `total` and `largest` count elements, not bytes: the tensors of a list (`cat`'s
+    /// inputs), whose element type the profiler does not record ([`list_sizes`]); the kernel
+    /// that copies them may say it.
+    pub elements: bool,
+}
+
+/// The elements of an operator's tensor-list arguments (`Input type` `TensorList`, whose
+/// `Input Dims` entry lists each tensor's dims), total and largest tensor; `None` without such
+/// an argument or where a dim is not a whole number. The profiler records no element type for
+/// a list, so these are elements, not bytes.
+pub fn list_sizes(dims: &serde_json::Value, types: &[String]) -> Option<InputSizes> {
+    let serde_json::Value::Array(args) = dims else {
+        return None;
+    };
+    let mut tensors = Vec::new();
+    for (arg, ty) in args.iter().zip(types) {
+        if ty != "TensorList" {
+            continue;
+        }
+        for t in arg.as_array()? {
+            let d: Vec<i64> = t
+                .as_array()?
+                .iter()
+                .map(|n| n.as_i64())
+                .collect::<Option<_>>()?;
+            tensors.push(elements(&d, None)?);
+        }
+    }
+    let total = tensors.iter().try_fold(0u64, |t, &n| t.checked_add(n))?;
+    (total > 0).then(|| InputSizes {
+        total,
+        largest: tensors.iter().copied().max().unwrap_or(0),
+        gathered: 0,
+        elements: true,
+    })
 }
 
 /// Bytes of an operator's input tensors from its recorded dims, types and (if recorded)
@@ -143,6 +178,7 @@ fn sizes_of(bytes: &[Option<u64>], gathered: u64) -> Option<InputSizes> {
         total,
         largest,
         gathered,
+        elements: false,
     })
 }
 
@@ -349,6 +385,19 @@ mod tests {
         let d = dims(&[&[64, 1024], &[], &[], &[]]);
         let t = types(&["c10::Half", "ScalarList", "Scalar", ""]);
         assert_eq!(input_bytes(&d, &t, None), Some(64 * 1024 * 2));
+    }
+
+    #[test]
+    fn a_list_of_tensors_counts_their_elements() {
+        let v = serde_json::json!([[[8, 64], [8, 32]], []]);
+        let t = types(&["TensorList", "Scalar"]);
+        let s = list_sizes(&v, &t).unwrap();
+        assert_eq!((s.total, s.largest, s.elements), (768, 512, true));
+        // Not a list, a list with a dim that is not a whole number, or nothing in it: none.
+        assert_eq!(list_sizes(&v, &types(&["c10::Half", "Scalar"])), None);
+        let bad = serde_json::json!([[[8, "n"]], []]);
+        assert_eq!(list_sizes(&bad, &t), None);
+        assert_eq!(list_sizes(&serde_json::json!([[], []]), &t), None);
     }
 
     #[test]

@@ -119,6 +119,11 @@ pub struct Op {
     /// on the same kernel; `None` for other operators.
     #[serde(skip)]
     pub gathered_bytes: Option<f64>,
+    /// The bytes a concatenation kernel copies, where its operator's list of tensors was
+    /// recorded (their elements, [`inputs::list_sizes`], times the element size its name says);
+    /// kept apart from [`Op::input_bytes`], which the stand-ins read.
+    #[serde(skip)]
+    pub copied_bytes: Option<f64>,
 }
 
 impl Op {
@@ -150,6 +155,7 @@ impl Op {
             input_bytes: None,
             largest_input_bytes: None,
             gathered_bytes: None,
+            copied_bytes: None,
             resources: None,
         }
     }

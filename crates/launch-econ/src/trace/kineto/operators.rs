@@ -78,19 +78,31 @@ pub(super) fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
 
 /// A CPU operator's `External id` and the bytes it read of its input tensors, where recorded
 /// (a gather of rows: the rows, see [`inputs::operator_sizes`]).
+/// An operator whose only tensors come in a list (`cat`) gives their elements instead
+/// ([`inputs::list_sizes`]), made bytes by the kernel that copies them ([`assign_inputs`]).
 pub(super) fn operator_inputs(ev: &Event) -> Option<(u64, inputs::InputSizes)> {
     let name = ev.name.as_ref().and_then(Value::as_str).unwrap_or("");
     let r = recorded_inputs(ev)?;
-    Some((
-        r.id,
-        inputs::operator_sizes(
-            name,
-            &r.dims,
-            &r.types,
-            r.strides.as_deref(),
-            r.concrete.as_deref(),
-        )?,
-    ))
+    let sizes = inputs::operator_sizes(
+        name,
+        &r.dims,
+        &r.types,
+        r.strides.as_deref(),
+        r.concrete.as_deref(),
+    )
+    .or_else(|| inputs::list_sizes(ev.args.as_ref()?.input_dims.as_ref()?, &r.types))?;
+    Some((r.id, sizes))
+}
+
+/// The bytes of one element a kernel copies, where its name says: PyTorch's concatenation
+/// kernels copy `OpaqueType<N>`, N-byte elements whatever their type.
+fn opaque_element_bytes(kernel: &str) -> Option<u64> {
+    let at = kernel.find("OpaqueType<")? + "OpaqueType<".len();
+    let digits: String = kernel[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok().filter(|&n| n > 0)
 }
 
 /// Marks the cuBLAS kernels each matmul operator launched: its GEMM kernel (the first, in issue
@@ -144,6 +156,12 @@ pub(super) fn assign_inputs(sink: &mut Sink) {
     }
     for (id, i) in longest {
         let sizes = sink.inputs[&id];
+        if sizes.elements {
+            // A list's elements: bytes only where the kernel says how large one is.
+            ops[i].copied_bytes =
+                opaque_element_bytes(&ops[i].name).map(|n| sizes.total.saturating_mul(n) as f64);
+            continue;
+        }
         ops[i].input_bytes = Some(sizes.total as f64);
         ops[i].largest_input_bytes = Some(sizes.largest as f64);
         ops[i].gathered_bytes = (sizes.gathered > 0).then_some(sizes.gathered as f64);

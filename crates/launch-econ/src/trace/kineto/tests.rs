@@ -353,3 +353,26 @@ fn kernels_of_a_recorded_graph_launch_are_marked() {
     // The graph launch is an issuing call of the host side, like a kernel launch.
     assert_eq!(w.host.unwrap().launch_calls, 2);
 }
+
+#[test]
+fn a_concatenation_copies_its_lists_elements_at_the_size_its_kernel_names() {
+    // `torch.cat` of two 8 × 64 bf16 halves: a list the profiler records without an element
+    // type; its kernel copies 2-byte opaque elements, 2 KiB in all.
+    let w = read_str(
+        r#"[
+        {"ph":"X","cat":"cpu_op","name":"aten::cat","ts":100,"dur":9,"args":{"External id":6,
+         "Input Dims":[[[8,64],[8,64]],[]],"Input type":["TensorList","Scalar"],
+         "Input Strides":[[[64,1],[128,1]],[]],"Concrete Inputs":["","-1"]}},
+        {"ph":"X","cat":"kernel","name":"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 2, 128, 1>","ts":200,"dur":2,"args":{"External id":6,"correlation":11,"stream":7,"grid":[264,2,1],"block":[512,1,1]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::cat","ts":300,"dur":9,"args":{"External id":9,
+         "Input Dims":[[[8,64],[8,64]],[]],"Input type":["TensorList","Scalar"]}},
+        {"ph":"X","cat":"kernel","name":"cat_without_an_element_size","ts":400,"dur":2,"args":{"External id":9,"correlation":12,"stream":7,"grid":[264,2,1],"block":[512,1,1]}}
+    ]"#,
+    )
+    .unwrap();
+    assert_eq!(w.ops[0].copied_bytes, Some(2048.0));
+    // The stand-ins' inputs stay unknown: the list is not read as an operator's inputs.
+    assert_eq!(w.ops[0].input_bytes, None);
+    // A kernel whose name does not say its element size copies an unknown number of bytes.
+    assert_eq!(w.ops[1].copied_bytes, None);
+}
