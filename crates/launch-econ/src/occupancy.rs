@@ -309,5 +309,34 @@ impl SmLimits {
     }
 }
 
+/// `op` with its grid cut to the blocks that can have any of its data, where the grid is sized
+/// to the device rather than to the data: a concatenation (PyTorch launches two blocks an SM
+/// for each tensor it joins, whatever their size) whose recorded list of tensors says how many
+/// bytes it copies ([`Op::copied_bytes`]). Every working thread copies at least one byte, so at
+/// most that many threads have work; the other blocks exit at once and hold no SM. On an H100
+/// four lanes of rotary embeddings, each joining two 1 KiB halves in 528 blocks of 512 threads
+/// (one round that fills every SM), ran side by side at about one lane's pace in the real
+/// graph, where the whole grid's hold laid the lanes' concatenations one after another. Any
+/// other op is returned as it is.
+pub fn working_grid(op: &Op) -> std::borrow::Cow<'_, Op> {
+    use std::borrow::Cow;
+    let (&OpKind::Kernel { grid, block }, Some(bytes)) = (&op.kind, op.copied_bytes) else {
+        return Cow::Borrowed(op);
+    };
+    let threads = (block.0 as f64) * (block.1 as f64) * (block.2 as f64);
+    let blocks = LaunchShape::of(grid, block).blocks();
+    let working = (bytes.max(1.0) / threads.max(1.0)).ceil() as u64;
+    if working >= blocks {
+        return Cow::Borrowed(op);
+    }
+    Cow::Owned(Op {
+        kind: OpKind::Kernel {
+            grid: (u32::try_from(working).unwrap_or(u32::MAX), 1, 1),
+            block,
+        },
+        ..op.clone()
+    })
+}
+
 #[cfg(test)]
 mod tests;

@@ -299,7 +299,7 @@ fn lay_out_on(
         Some(l) if schedule.lanes() > 1 => lay_out_sharing_counted(
             schedule,
             |op| {
-                let o = &walk.ops[op];
+                let o = &*crate::occupancy::working_grid(&walk.ops[op]);
                 let total = node_ns(op);
                 // The kernel's (or device-to-device copy's) recorded time is what other
                 // kernels can slow; the rest of the node is the graph's own cost.

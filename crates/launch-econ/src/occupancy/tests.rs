@@ -207,3 +207,28 @@ fn the_largest_block_is_what_an_sms_registers_hold_in_whole_warps() {
     assert_eq!(h200().largest_block(regs(90)), 640);
     assert_eq!(h200().largest_block(regs(255)), 256);
 }
+
+#[test]
+fn a_concatenation_holds_only_the_blocks_its_bytes_can_fill() {
+    use crate::trace::{Op, OpKind};
+    let cat = |bytes: Option<f64>| Op {
+        kind: OpKind::Kernel {
+            grid: (264, 2, 1),
+            block: (512, 1, 1),
+        },
+        copied_bytes: bytes,
+        ..Op::kernel("CatArrayBatchedCopy", 0.0, 1500.0)
+    };
+    let grid = |o: &Op| match o.kind {
+        OpKind::Kernel { grid, .. } => grid,
+        _ => unreachable!(),
+    };
+    // 2 KiB: at most 2048 threads with work, four blocks of 512; the rest exit at once.
+    assert_eq!(grid(&working_grid(&cat(Some(2048.0)))), (4, 1, 1));
+    let l = SmLimits::of("9.0", 132).unwrap();
+    assert!(l.share(&working_grid(&cat(Some(2048.0)))) < 0.01);
+    assert!(l.share(&cat(Some(2048.0))) >= 0.99);
+    // As many bytes as threads or more, or unknown: the grid as launched.
+    assert_eq!(grid(&working_grid(&cat(Some(1e9)))), (264, 2, 1));
+    assert_eq!(grid(&working_grid(&cat(None))), (264, 2, 1));
+}
