@@ -394,6 +394,12 @@ GROUPS = [
                                          "ku_elementwise_lanes_beside_two_gemv_lanes_fp16,"
                                          "ku_five_lanes_of_clamp_sqrt_f32,"
                                          "ku_two_lanes_of_softmax_mul_bf16"),
+    ("heldout71", "heldout_71_walks.py", "kv_four_lanes_of_rotate_half_fp16,"
+                                         "kv_two_lanes_of_kv_cache_appends_bf16,"
+                                         "kv_three_lanes_of_feature_joins_f32,"
+                                         "kv_rotary_lanes_beside_gemv_lane_bf16,"
+                                         "kv_two_lanes_of_stack_sums_fp16,"
+                                         "kv_six_lanes_of_tiny_cats_f32"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
