@@ -21,7 +21,8 @@ use crate::fidelity::{fidelity, per_kernel_median};
 pub use crate::fidelity::{Fidelity, FIDELITY_MIN_NS};
 use crate::figures::{headline_warnings, Summaries};
 use crate::footprint::{
-    replay_reads_less, within_l2, within_l2_note, Footprint, L2Resident, ReadsLess,
+    l2_paced_from, lanes_within_l2_note, replay_reads_less, streams_from, within_l2_note,
+    Footprint, L2Resident, ReadsLess,
 };
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
@@ -422,6 +423,15 @@ pub fn replay(
             ));
         }
     }
+    if cfg.stream_from_ns.is_some() {
+        warnings.extend(lanes_within_l2_note(
+            walk,
+            resident,
+            l2,
+            cfg.l2_resident,
+            overlapping,
+        ));
+    }
     warnings.extend(headline_warnings::<ReplayFigure>(&out.trials));
     warnings.extend(out.convergence_warnings(cfg.rule.max_noise));
     Ok(ReplayResult {
@@ -463,40 +473,6 @@ pub fn replay(
         unknown_memory_ms,
         timeline,
     })
-}
-
-/// From what recorded duration kernels beside other streams read their recorded inputs paced
-/// from the L2 under `--l2-resident paced`, at most, ns. On an H100, twelve walks of element-wise
-/// lanes over data the L2 holds (held-out batches 68 and 69, after their first runs) replayed
-/// within 5% on 7 paced from 1 µs, on 2 from 2 µs (the `--stream-from-us` default), on 3 with
-/// chases and spins (the default): most of their kernels take 1–2 µs.
-const PACED_IN_L2_FROM_NS: f64 = 1_000.0;
-
-/// From what recorded duration kernels beside other streams read their recorded inputs paced
-/// from bytes the L2 keeps, ns: under [`L2Resident::Paced`], where the walk's data,
-/// `resident`, stays in an L2 of `l2_bytes` and reading is not off, the earlier of
-/// `stream_from_ns` and [`PACED_IN_L2_FROM_NS`]; else `None`.
-fn l2_paced_from(
-    stream_from_ns: Option<f64>,
-    choice: L2Resident,
-    resident: Footprint,
-    l2_bytes: f64,
-) -> Option<f64> {
-    stream_from_ns
-        .filter(|_| choice == L2Resident::Paced && within_l2(resident, l2_bytes))
-        .map(|ns| ns.min(PACED_IN_L2_FROM_NS))
-}
-
-/// From what recorded duration long kernels stream device memory (or, beside other streams,
-/// read their inputs paced), ns: `stream_from_ns` as asked, unless `choice` spins them where
-/// the walk's data, `resident`, stays in an L2 of `l2_bytes` (see [`L2Resident`]).
-fn streams_from(
-    stream_from_ns: Option<f64>,
-    choice: L2Resident,
-    resident: Footprint,
-    l2_bytes: f64,
-) -> Option<f64> {
-    stream_from_ns.filter(|_| !(choice != L2Resident::Stream && within_l2(resident, l2_bytes)))
 }
 
 /// Whether `op` stands in by streaming device memory (or, on a walk whose streams overlap,
@@ -585,51 +561,6 @@ fn replay_after_other_stream(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::footprint::FootprintSource;
-
-    #[test]
-    fn long_kernels_spin_only_where_the_data_stays_in_the_l2_and_spinning_is_chosen() {
-        let mib = (1u64 << 20) as f64;
-        let l2 = 60.0 * mib;
-        let data = |mib_: f64, source| Footprint {
-            bytes: mib_ * mib,
-            source,
-        };
-        let small = data(8.0, FootprintSource::Recorded);
-        let large = data(400.0, FootprintSource::Recorded);
-        let shapeless = data(8.0, FootprintSource::Durations);
-        let asked = Some(2000.0);
-        assert_eq!(streams_from(asked, L2Resident::Spin, small, l2), None);
-        assert_eq!(streams_from(asked, L2Resident::Stream, small, l2), asked);
-        assert_eq!(streams_from(asked, L2Resident::Spin, large, l2), asked);
-        // Without shapes the data is not known to fit; with no L2 known, nothing fits.
-        assert_eq!(streams_from(asked, L2Resident::Spin, shapeless, l2), asked);
-        assert_eq!(streams_from(asked, L2Resident::Spin, small, 0.0), asked);
-        // Streaming turned off stays off.
-        assert_eq!(streams_from(None, L2Resident::Stream, large, l2), None);
-        // `paced` spins within the L2 as `spin` does (one stream), and streams past it; beside
-        // other streams it reads from the L2 from 1 µs, or from a lower threshold asked for.
-        assert_eq!(streams_from(asked, L2Resident::Paced, small, l2), None);
-        assert_eq!(streams_from(asked, L2Resident::Paced, large, l2), asked);
-        assert_eq!(
-            l2_paced_from(asked, L2Resident::Paced, small, l2),
-            Some(1000.0)
-        );
-        assert_eq!(
-            l2_paced_from(Some(500.0), L2Resident::Paced, small, l2),
-            Some(500.0)
-        );
-        for (choice, data, at) in [
-            (L2Resident::Spin, small, l2),
-            (L2Resident::Stream, small, l2),
-            (L2Resident::Paced, large, l2),
-            (L2Resident::Paced, shapeless, l2),
-            (L2Resident::Paced, small, 0.0),
-        ] {
-            assert_eq!(l2_paced_from(asked, choice, data, at), None);
-        }
-        assert_eq!(l2_paced_from(None, L2Resident::Paced, small, l2), None);
-    }
 
     #[test]
     fn the_l2_note_counts_only_kernels_that_would_read_past_the_line() {

@@ -229,3 +229,97 @@ fn data_within_the_l2_spins_and_the_note_names_the_other_price() {
     assert!(!within_l2(durations, l2));
     assert!(!within_l2(recorded(2.0), 0.0));
 }
+
+#[test]
+fn long_kernels_spin_only_where_the_data_stays_in_the_l2_and_spinning_is_chosen() {
+    let mib = (1u64 << 20) as f64;
+    let l2 = 60.0 * mib;
+    let data = |mib_: f64, source| Footprint {
+        bytes: mib_ * mib,
+        source,
+    };
+    let small = data(8.0, FootprintSource::Recorded);
+    let large = data(400.0, FootprintSource::Recorded);
+    let shapeless = data(8.0, FootprintSource::Durations);
+    let asked = Some(2000.0);
+    assert_eq!(streams_from(asked, L2Resident::Spin, small, l2), None);
+    assert_eq!(streams_from(asked, L2Resident::Stream, small, l2), asked);
+    assert_eq!(streams_from(asked, L2Resident::Spin, large, l2), asked);
+    // Without shapes the data is not known to fit; with no L2 known, nothing fits.
+    assert_eq!(streams_from(asked, L2Resident::Spin, shapeless, l2), asked);
+    assert_eq!(streams_from(asked, L2Resident::Spin, small, 0.0), asked);
+    // Streaming turned off stays off.
+    assert_eq!(streams_from(None, L2Resident::Stream, large, l2), None);
+    // `paced` spins within the L2 as `spin` does (one stream), and streams past it; beside
+    // other streams it reads from the L2 from 1 µs, or from a lower threshold asked for.
+    assert_eq!(streams_from(asked, L2Resident::Paced, small, l2), None);
+    assert_eq!(streams_from(asked, L2Resident::Paced, large, l2), asked);
+    assert_eq!(
+        l2_paced_from(asked, L2Resident::Paced, small, l2),
+        Some(1000.0)
+    );
+    assert_eq!(
+        l2_paced_from(Some(500.0), L2Resident::Paced, small, l2),
+        Some(500.0)
+    );
+    for (choice, data, at) in [
+        (L2Resident::Spin, small, l2),
+        (L2Resident::Stream, small, l2),
+        (L2Resident::Paced, large, l2),
+        (L2Resident::Paced, shapeless, l2),
+        (L2Resident::Paced, small, 0.0),
+    ] {
+        assert_eq!(l2_paced_from(asked, choice, data, at), None);
+    }
+    assert_eq!(l2_paced_from(None, L2Resident::Paced, small, l2), None);
+}
+
+#[test]
+fn lanes_within_the_l2_name_the_paced_replay() {
+    let l2 = 50.0 * MIB;
+    let small = Footprint {
+        bytes: 8.0 * MIB,
+        source: FootprintSource::Recorded,
+    };
+    let add = |ns: f64, bytes: Option<f64>| Op {
+        input_bytes: bytes,
+        ..Op::kernel("vectorized_elementwise_kernel<add>", 0.0, ns)
+    };
+    let walk = Walk {
+        ops: vec![
+            add(1500.0, Some(MIB)),
+            add(800.0, Some(MIB)),
+            add(3000.0, None),
+        ],
+        ..Walk::default()
+    };
+    let note = lanes_within_l2_note(&walk, small, l2, L2Resident::Spin, true).expect("note");
+    assert!(
+        note.starts_with(
+            "the streams run side by side over data within 2/3 of the 50 MiB L2: 1 kernel(s)"
+        ),
+        "{note}"
+    );
+    assert!(note.contains("--l2-resident paced"), "{note}");
+    // One stream, `paced` or `stream` chosen, data past the line: nothing to say.
+    assert_eq!(
+        lanes_within_l2_note(&walk, small, l2, L2Resident::Spin, false),
+        None
+    );
+    assert_eq!(
+        lanes_within_l2_note(&walk, small, l2, L2Resident::Paced, true),
+        None
+    );
+    assert_eq!(
+        lanes_within_l2_note(&walk, small, l2, L2Resident::Stream, true),
+        None
+    );
+    let large = Footprint {
+        bytes: 40.0 * MIB,
+        ..small
+    };
+    assert_eq!(
+        lanes_within_l2_note(&walk, large, l2, L2Resident::Spin, true),
+        None
+    );
+}
