@@ -15,7 +15,8 @@
 //! the bytes the lanes move (two inputs read, one result written, an add) over the step. The adds
 //! take four elements a thread ([`Engine::add_x4`]), as PyTorch's vectorised element-wise kernels
 //! do: on an H100 four lanes of those over 2 MiB buffers moved 6.9 TB/s together (PyTorch's own
-//! adds 6.6), one-float-a-thread adds 3.8.
+//! adds 6.6), one-float-a-thread adds 3.8 (`scripts/l2_add_kernels_probe.py`,
+//! `docs/l2-add-kernels-h100.json`).
 
 use memra_engine::{DeviceBuffer, Engine};
 
