@@ -14,13 +14,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import fork_lanes, linear_lane, no_grad_step, repeated  # noqa: E402
+from walk_parts import lanes_step as lanes, linear_lane, repeated  # noqa: E402
 from walk_registry import builder  # noqa: E402
-
-
-def lanes(count, make, *others):
-    """A step of `count` lanes `make()` and the `others` lanes, forked and joined."""
-    return no_grad_step(fork_lanes([make() for _ in range(count)] + list(others)))
 
 
 def rotary_lane(heads, dim, dtype, passes):

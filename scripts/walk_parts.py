@@ -139,6 +139,12 @@ def fork_lanes(parts):
     return run
 
 
+def lanes_step(count, make, *others):
+    """A step of `count` lanes `make()` (each a function issuing its work) and the `others`
+    lanes, forked and joined by [`fork_lanes`], under `torch.no_grad()`."""
+    return no_grad_step(fork_lanes([make() for _ in range(count)] + list(others)))
+
+
 def beside_linear_lanes(part, lanes, k, n, tokens, layers, dtype):
     """The step of the held-out walks' commonest shape: `part` on a stream of its own beside
     `lanes` lanes of [`linear_lane`] (`layers` linear layers `k` -> `n` over `tokens` rows in
