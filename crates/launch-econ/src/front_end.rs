@@ -14,6 +14,8 @@
 
 use memra_engine::Engine;
 
+use crate::forked_lanes::ForkedLanes;
+
 /// Lanes side by side in the measured graph, beside the graph of one.
 const LANES: usize = 4;
 /// Empty kernels a lane.
@@ -24,34 +26,9 @@ const NODES: usize = 256;
 /// against a graph of one such lane (the same fork and join), replayed in turn; the extra
 /// time over the nodes of a lane and the other lanes (at least 0).
 pub fn measure_per_lane(e: &Engine) -> anyhow::Result<f64> {
-    let lanes: Vec<Engine> = (0..LANES)
-        .map(|_| crate::other_stream::second_engine(e))
-        .collect::<Result<_, _>>()?;
-    let fork = e.event()?;
-    let joins = lanes
-        .iter()
-        .map(Engine::event)
-        .collect::<Result<Vec<_>, _>>()?;
-    let others: Vec<&Engine> = lanes.iter().collect();
-    let forked = |count: usize| {
-        e.capture_graph_across(&others, |eng| {
-            fork.record()?;
-            for (lane, join) in lanes.iter().zip(&joins).take(count) {
-                lane.wait_event(&fork)?;
-                (0..NODES).try_for_each(|_| lane.noop())?;
-                join.record()?;
-            }
-            joins.iter().take(count).try_for_each(|j| eng.wait_event(j))
-        })
-    };
-    let (one, _keep_one) = forked(1)?;
-    let (all, _keep_all) = forked(LANES)?;
-    let t = crate::beside::replay_times(e, &[&one, &all])?;
-    anyhow::ensure!(
-        t[0] > 0.0 && t[1] > 0.0,
-        "lanes of empty kernels: no time measured"
-    );
-    Ok(((t[1] - t[0]) / (NODES * (LANES - 1)) as f64).max(0.0))
+    let (one, all) = ForkedLanes::new(e, LANES)?
+        .one_and_all_us(|_, lane| (0..NODES).try_for_each(|_| lane.noop()))?;
+    Ok(((all - one) / (NODES * (LANES - 1)) as f64).max(0.0))
 }
 
 #[cfg(test)]

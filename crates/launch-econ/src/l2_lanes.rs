@@ -20,6 +20,8 @@
 
 use memra_engine::{DeviceBuffer, Engine};
 
+use crate::forked_lanes::ForkedLanes;
+
 /// Lanes side by side.
 const LANES: usize = 4;
 /// Adds a lane.
@@ -44,42 +46,21 @@ pub fn measure(e: &Engine) -> anyhow::Result<L2Lanes> {
         elems > 0,
         "the device reports an L2 of {l2} bytes: nothing to measure"
     );
-    let lanes: Vec<Engine> = (0..LANES)
-        .map(|_| crate::other_stream::second_engine(e))
-        .collect::<Result<_, _>>()?;
-    let mut bufs: Vec<[DeviceBuffer<f32>; 3]> = lanes
+    let forked = ForkedLanes::new(e, LANES)?;
+    let mut bufs: Vec<[DeviceBuffer<f32>; 3]> = forked
+        .lanes()
         .iter()
         .map(|l| Ok([l.zeros(elems)?, l.zeros(elems)?, l.zeros(elems)?]))
         .collect::<memra_engine::Result<_>>()?;
-    let fork = e.event()?;
-    let joins = lanes
-        .iter()
-        .map(Engine::event)
-        .collect::<Result<Vec<_>, _>>()?;
-    let others: Vec<&Engine> = lanes.iter().collect();
-    let mut forked = |count: usize| {
-        e.capture_graph_across(&others, |eng| {
-            fork.record()?;
-            for ((lane, join), [a, b, y]) in lanes.iter().zip(&joins).zip(&mut bufs).take(count) {
-                lane.wait_event(&fork)?;
-                (0..NODES).try_for_each(|_| lane.add_x4(a, b, y, elems))?;
-                join.record()?;
-            }
-            joins.iter().take(count).try_for_each(|j| eng.wait_event(j))
-        })
-    };
-    let (one, _keep_one) = forked(1)?;
-    let (all, _keep_all) = forked(LANES)?;
-    let t = crate::beside::replay_times(e, &[&one, &all])?;
-    anyhow::ensure!(
-        t[0] > 0.0 && t[1] > 0.0,
-        "lanes of adds within the L2: no time measured"
-    );
+    let (one, all) = forked.one_and_all_us(|i, lane| {
+        let [a, b, y] = &mut bufs[i];
+        (0..NODES).try_for_each(|_| lane.add_x4(a, b, y, elems))
+    })?;
     // Two inputs read and a result written an add; bytes / µs = MB/s, / 1e3 = GB/s.
     let lane_bytes = (NODES * 3 * elems * std::mem::size_of::<f32>()) as f64;
     Ok(L2Lanes {
-        together_gb_s: LANES as f64 * lane_bytes / t[1] / 1e3,
-        alone_gb_s: lane_bytes / t[0] / 1e3,
+        together_gb_s: LANES as f64 * lane_bytes / all / 1e3,
+        alone_gb_s: lane_bytes / one / 1e3,
     })
 }
 

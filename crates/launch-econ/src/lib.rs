@@ -17,6 +17,7 @@ pub mod export;
 pub mod fidelity;
 pub mod figures;
 pub mod footprint;
+pub mod forked_lanes;
 pub mod front_end;
 pub mod gemm_operands;
 pub mod interrupt;
