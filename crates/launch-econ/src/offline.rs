@@ -331,7 +331,10 @@ fn lay_out_on(
                 m.graph_node_beside
                     .map_or(0.0, |c| c.beside_stretch(gb_s, held))
             },
-            |others| m.graph_node_beside.map_or(0.0, |c| c.small_stretch(others)),
+            |others, among_l2| {
+                m.graph_node_beside
+                    .map_or(0.0, |c| c.small_stretch(others, among_l2))
+            },
             bandwidths,
             m.graph_node_beside.map_or(0.0, |c| c.per_lane_ns()),
         ),

@@ -126,6 +126,29 @@ pub fn load_beside(total_gb_s: f64, own_gb_s: f64) -> f64 {
     (2.0 * (total_gb_s - own_gb_s)).clamp(0.0, total_gb_s)
 }
 
+/// The node time alone of running kernel `l`, ns, where it and every other running kernel (none
+/// waiting for room) read from the L2; `None` otherwise, or with nothing running beside it.
+fn among_l2_lanes(state: &[State], waiting: &[bool], l: usize) -> Option<f64> {
+    let State::Kernel {
+        from_l2: true,
+        work_ns,
+        node_over_work,
+        ..
+    } = state[l]
+    else {
+        return None;
+    };
+    let mut beside = state
+        .iter()
+        .enumerate()
+        .filter(|&(m, s)| m != l && !waiting[m] && matches!(s, State::Kernel { .. }))
+        .peekable();
+    beside.peek()?;
+    beside
+        .all(|(_, s)| matches!(s, State::Kernel { from_l2: true, .. }))
+        .then_some(work_ns * node_over_work)
+}
+
 /// Work left below this is done, ns, besides a relative 1e-12 of the clock (float sums of
 /// many small steps).
 const DONE_NS: f64 = 1e-6;
@@ -174,7 +197,8 @@ pub fn lay_out_sharing_with(
         device_gb_s: bandwidth_gb_s,
         l2_gb_s: 0.0,
     };
-    lay_out_sharing_counted(schedule, node, stretch, small_stretch, memory, 0.0).spans
+    let small = |others: &mut dyn Iterator<Item = f64>, _: Option<f64>| small_stretch(others);
+    lay_out_sharing_counted(schedule, node, stretch, small, memory, 0.0).spans
 }
 
 /// What [`lay_out_sharing_counted`] lays out.
@@ -190,11 +214,14 @@ pub struct SharedLayOut {
 /// [`lay_out_sharing_with`], counting the kernels that waited for room, with every node's
 /// front-end part `per_lane_ns` longer for each other lane that runs a node when it starts, or
 /// starts one then (a lane waiting on another's work does not: [`crate::front_end`]).
+/// `small_stretch` is also given, where the kernel and every kernel running beside it read
+/// from the L2 ([`NodeCost::from_l2`]), the kernel's node time alone, ns
+/// ([`crate::beside::BesideCosts::small_stretch`]).
 pub fn lay_out_sharing_counted(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64, f64) -> f64,
-    small_stretch: impl Fn(&mut dyn Iterator<Item = f64>) -> f64,
+    small_stretch: impl Fn(&mut dyn Iterator<Item = f64>, Option<f64>) -> f64,
     bandwidths: Bandwidths,
     per_lane_ns: f64,
 ) -> SharedLayOut {
@@ -346,7 +373,8 @@ pub fn lay_out_sharing_counted(
                         } if m != l && !waiting[m] => Some(gb_s / shared),
                         _ => None,
                     });
-                    Some(beside(load, device_gb_s(s)).max(small_stretch(&mut others)))
+                    let among_l2 = among_l2_lanes(&state, &waiting, l);
+                    Some(beside(load, device_gb_s(s)).max(small_stretch(&mut others, among_l2)))
                 }
                 _ => None,
             })

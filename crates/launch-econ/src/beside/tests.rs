@@ -23,7 +23,7 @@ fn with_small_points(small_pair: SmallPoint) -> BesideCosts {
 
 /// The small stretch beside one kernel of load `gb_s`.
 fn beside_one(c: &BesideCosts, gb_s: f64) -> f64 {
-    c.small_stretch(std::iter::once(gb_s))
+    c.small_stretch(std::iter::once(gb_s), None)
 }
 
 #[test]
@@ -36,7 +36,7 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
     assert!((beside_one(&c, 2000.0) - 0.9).abs() < 1e-12);
     assert!((beside_one(&c, 5000.0) - 1.6).abs() < 1e-12);
     // Nothing beside it: no stretch.
-    assert_eq!(c.small_stretch(std::iter::empty()), 0.0);
+    assert_eq!(c.small_stretch(std::iter::empty(), None), 0.0);
     // A profile written before small kernels were measured reads as none measured.
     let p = serde_json::json!({"load_gb_s": 1000.0, "stretch": 0.2, "gemm_us": 4.0});
     let old: BesideCosts = serde_json::from_value(serde_json::json!({
@@ -53,9 +53,9 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
 fn what_kernels_beside_a_small_kernel_cost_it_adds_up() {
     let c = with_small_points(SmallPoint::default());
     // Two lanes at 1000 GB/s cost it what each does, together; not the curve at 2000.
-    let two = c.small_stretch([1000.0, 1000.0].into_iter());
+    let two = c.small_stretch([1000.0, 1000.0].into_iter(), None);
     assert!((two - 0.4).abs() < 1e-12, "{two}");
-    assert!((c.small_stretch([1000.0, 2000.0, 0.0].into_iter()) - 1.1).abs() < 1e-12);
+    assert!((c.small_stretch([1000.0, 2000.0, 0.0].into_iter(), None) - 1.1).abs() < 1e-12);
 }
 
 #[test]
@@ -71,7 +71,7 @@ fn small_kernels_beside_small_kernels_are_the_least_stretch_beside_any_kernel() 
     assert!((beside_one(&c, 100.0) - 0.15).abs() < 1e-12);
     // A floor, not a part of the sum: three small neighbours (40 GB/s each, 0.016 each
     // through the GEMM-load points) cost it no more than one.
-    assert!((c.small_stretch([40.0, 40.0, 40.0].into_iter()) - 0.15).abs() < 1e-12);
+    assert!((c.small_stretch([40.0, 40.0, 40.0].into_iter(), None) - 0.15).abs() < 1e-12);
     // Above it, the GEMM-load points from (0, 0).
     assert!((beside_one(&c, 1000.0) - 0.2).abs() < 1e-12);
     assert!((beside_one(&c, 2000.0) - 0.9).abs() < 1e-12);
@@ -81,6 +81,33 @@ fn small_kernels_beside_small_kernels_are_the_least_stretch_beside_any_kernel() 
         ..c
     };
     assert!((beside_one(&pair_only, 3000.0) - 0.15).abs() < 1e-12);
+}
+
+#[test]
+fn among_lanes_within_the_l2_the_pair_floor_is_its_time_a_node_not_its_share() {
+    let pair = SmallPoint {
+        load_gb_s: 150.0,
+        stretch: 0.2,
+    };
+    let c = with_small_points(pair);
+    // The pair's adds: 196 608 bytes at 150 GB/s, 1310.72 ns alone.
+    let pair_ns = c.pair_node_ns();
+    assert!((pair_ns - 1310.72).abs() < 1e-9, "{pair_ns}");
+    // A node no longer than the pair's pays the pair's share, as beside device memory.
+    assert!((c.small_stretch(std::iter::empty(), Some(pair_ns / 2.0)) - 0.2).abs() < 1e-12);
+    assert!((c.small_stretch(std::iter::empty(), Some(pair_ns)) - 0.2).abs() < 1e-12);
+    // Four times as long: the pair's 262 ns, a twentieth of the node.
+    let long = c.small_stretch(std::iter::empty(), Some(4.0 * pair_ns));
+    assert!((long - 0.05).abs() < 1e-12, "{long}");
+    // Not among lanes within the L2: the share, however long the node.
+    assert!((c.small_stretch(std::iter::once(0.0), None) - 0.2).abs() < 1e-12);
+    // Neighbours' loads above the floor price the same either way.
+    let loaded = c.small_stretch(std::iter::once(2000.0), Some(4.0 * pair_ns));
+    assert!((loaded - 0.9).abs() < 1e-12, "{loaded}");
+    // No pair measured: no floor and no pair node.
+    let unmeasured = with_small_points(SmallPoint::default());
+    assert_eq!(unmeasured.pair_node_ns(), 0.0);
+    assert_eq!(unmeasured.small_stretch(std::iter::empty(), Some(1e4)), 0.0);
 }
 
 #[test]

@@ -16,7 +16,8 @@ fn small_asking(gb_s: f64, from_l2: bool) -> NodeCost {
 /// kernel's stretch of +100% for each 1000 GB/s the others ask and `memory`.
 fn lanes_of(lanes: usize, cost: NodeCost, memory: Bandwidths) -> Vec<(usize, f64, f64)> {
     let s = forked(lanes);
-    let small_stretch = |others: &mut dyn Iterator<Item = f64>| others.map(|g| g / 1000.0).sum();
+    let small_stretch =
+        |others: &mut dyn Iterator<Item = f64>, _: Option<f64>| others.map(|g| g / 1000.0).sum();
     let node_of = |op: usize| match op {
         0 => node(0.0, 1.0, 1.0),
         op if op <= lanes => cost,
@@ -72,7 +73,8 @@ fn a_small_kernel_from_the_l2_still_waits_behind_a_gemm_streaming_device_memory(
         small_asking(1000.0, true),
         node(0.0, 0.0, 0.0),
     ];
-    let small_stretch = |others: &mut dyn Iterator<Item = f64>| others.map(|g| g / 1000.0).sum();
+    let small_stretch =
+        |others: &mut dyn Iterator<Item = f64>, _: Option<f64>| others.map(|g| g / 1000.0).sum();
     let stretch = |gb_s: f64, _held: f64| gb_s / 10_000.0;
     let spans =
         lay_out_sharing_counted(&s, |op| costs[op], stretch, small_stretch, MEMORY, 0.0).spans;
@@ -85,4 +87,52 @@ fn a_small_kernel_from_the_l2_still_waits_behind_a_gemm_streaming_device_memory(
     let spans =
         lay_out_sharing_counted(&s, |op| costs[op], stretch, small_stretch, MEMORY, 0.0).spans;
     assert!(lane_end(&spans, 1) > 11.0 + 1e-6, "{spans:?}");
+}
+
+#[test]
+fn a_small_kernel_among_kernels_from_the_l2_is_told_its_node_time() {
+    // A stretch of +100% where it is not among lanes within the L2, none where it is: two lanes
+    // of small kernels from the L2 keep their 4 ns (1 to 5), and the node time they are told
+    // is theirs alone.
+    let s = forked(2);
+    let told = std::cell::RefCell::new(Vec::new());
+    let small_stretch = |_: &mut dyn Iterator<Item = f64>, among: Option<f64>| {
+        told.borrow_mut().push(among);
+        if among.is_some() {
+            0.0
+        } else {
+            1.0
+        }
+    };
+    let lay_out = |second: NodeCost| {
+        let costs = [
+            node(0.0, 1.0, 1.0),
+            small_asking(10.0, true),
+            second,
+            node(0.0, 0.0, 0.0),
+        ];
+        lay_out_sharing_counted(&s, |op| costs[op], |_, _| 0.0, &small_stretch, MEMORY, 0.0).spans
+    };
+    let spans = lay_out(small_asking(10.0, true));
+    for lane in [1, 2] {
+        assert!((lane_end(&spans, lane) - 5.0).abs() < 1e-9, "{spans:?}");
+    }
+    assert!(!told.borrow().is_empty());
+    assert!(
+        told.borrow().iter().all(|t| *t == Some(4.0)),
+        "{:?}",
+        told.borrow()
+    );
+    // Beside a kernel reading device memory, neither is among lanes within the L2: +100% while
+    // they run together (both 4 ns of work at half pace: 1 to 9).
+    told.borrow_mut().clear();
+    let spans = lay_out(small_asking(10.0, false));
+    for lane in [1, 2] {
+        assert!((lane_end(&spans, lane) - 9.0).abs() < 1e-9, "{spans:?}");
+    }
+    assert!(
+        told.borrow().iter().all(Option::is_none),
+        "{:?}",
+        told.borrow()
+    );
 }

@@ -23,7 +23,7 @@ fn lay_out(s: &Schedule, cost: impl Fn(usize) -> NodeCost, per_lane_ns: f64) -> 
         s,
         cost,
         |_, _| 0.0,
-        |_| 0.0,
+        |_, _| 0.0,
         Bandwidths::default(),
         per_lane_ns,
     )

@@ -76,7 +76,7 @@ proptest! {
             &schedule,
             node,
             |gb_s, _held| gb_s / 2000.0,
-            |others| others.map(|gb_s| gb_s / 1000.0).sum(),
+            |others, _| others.map(|gb_s| gb_s / 1000.0).sum(),
             memory,
             0.0,
         )
