@@ -111,7 +111,7 @@ fn a_small_kernel_among_kernels_from_the_l2_is_told_its_node_time() {
             second,
             node(0.0, 0.0, 0.0),
         ];
-        lay_out_sharing_counted(&s, |op| costs[op], |_, _| 0.0, &small_stretch, MEMORY, 0.0).spans
+        lay_out_sharing_counted(&s, |op| costs[op], |_, _| 0.0, small_stretch, MEMORY, 0.0).spans
     };
     let spans = lay_out(small_asking(10.0, true));
     for lane in [1, 2] {
