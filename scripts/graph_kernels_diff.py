@@ -8,6 +8,10 @@ others, without a GPU.
     python3 scripts/graph_kernels_diff.py --runs DIR [--runs DIR ...] --launch-econ BIN
         [--walk NAME ...] [--top 12]
 
+`--by-length` prints instead, over the walks on several streams, how much the model and the
+real graph stretch the kernels that are not GEMMs, by their recorded length: where a device's
+small kernels beside other lanes run longer or shorter than the model says, whatever the walk.
+
 Kernels are grouped by name (a walk's lanes often run the same kernels). The model's time of
 a kernel is its recorded time plus what the model adds beside other lanes (its node's span
 less its time alone, `alone_us` in the exported trace); the graph's is the profiled replay's
@@ -17,6 +21,7 @@ import argparse
 import gzip
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,6 +72,33 @@ def by_name(eager, model, graph):
     return sorted(rows, key=lambda r: -abs(r[3] - r[4]))
 
 
+# Lowercase name parts of a GEMM's kernel, as the trace reader's `is_blas_kernel` has them.
+BLAS_NAMES = ("gemm", "gemv", "nvjet", "cutlass", "xmma", "splitk", "cublas")
+# Upper bounds of the recorded lengths --by-length groups kernels by, µs.
+LENGTHS = (1.5, 3.0, 6.0, float("inf"))
+
+
+def length_buckets(rows):
+    """Per length class of `rows` ((name, kernels, recorded, model, graph) µs sums, as `by_name`
+    gives them, pooled over walks), GEMMs left out: (upper bound µs, name groups, kernels, the
+    median of the model's stretch over the recorded time, the median of the real graph's), or
+    None for a class without kernels."""
+    out = []
+    lower = 0.0
+    for upper in LENGTHS:
+        picked = [r for r in rows if r[1] > 0 and r[2] > 0
+                  and not any(k in r[0].lower() for k in BLAS_NAMES)
+                  and lower <= r[2] / r[1] < upper]
+        lower = upper
+        if not picked:
+            out.append(None)
+            continue
+        out.append((upper, len(picked), sum(r[1] for r in picked),
+                    statistics.median(r[3] / r[2] - 1 for r in picked),
+                    statistics.median(r[4] / r[2] - 1 for r in picked)))
+    return out
+
+
 def priced_timeline(binary, trace, eager_ms, profile=None):
     """The offline model's exported trace of `trace`, or None where launch-econ failed."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,8 +125,12 @@ def main():
     ap.add_argument("--top", type=int, default=12, help="kernel names shown a walk")
     ap.add_argument("--profile", help="a device profile instead of the shipped one (a run on "
                                       "another GPU: its profile-*.json)")
+    ap.add_argument("--by-length", action="store_true",
+                    help="the stretch of kernels that are not GEMMs, model and real graph, by "
+                         "recorded length, over the walks on several streams")
     args = ap.parse_args()
     shown = 0
+    pooled = []
     for group, r, trace in walks(args.runs):
         if args.walk and r["walk"] not in args.walk:
             continue
@@ -108,6 +144,12 @@ def main():
             continue
         eager, model = eager_kernels(open_json(trace)), model_kernels(timeline)
         graph = graph_kernels(open_json(kept))
+        if args.by_length:
+            streams = (r.get("walk_summary") or {}).get("streams") or []
+            if len(streams) > 1 and len(graph) == len(eager):
+                pooled += by_name(eager, model, graph)
+                shown += 1
+            continue
         real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
         total = [sum(us for _, us in k) for k in (eager, model, graph)]
         print(f"\n{group}/{r['walk']}: real graph {real * 1e3:.1f} us; kernels recorded "
@@ -118,6 +160,16 @@ def main():
         for name, n, rec, mod, gr in by_name(eager, model, graph)[:args.top]:
             print(f"  {short(name):70} {n:4d} {rec:9.1f} {mod:9.1f} {gr:9.1f}")
         shown += 1
+    if args.by_length and shown:
+        print(f"{shown} walks on several streams; kernels that are not GEMMs, by recorded length:")
+        print(f"  {'length':>12} {'names':>6} {'kernels':>8} {'model':>8} {'graph':>8}")
+        lower = 0.0
+        for bucket, upper in zip(length_buckets(pooled), LENGTHS):
+            span = f"{lower:g}-{upper:g} us" if upper != float("inf") else f">= {lower:g} us"
+            lower = upper
+            if bucket:
+                _, names, kernels, model, real = bucket
+                print(f"  {span:>12} {names:6d} {kernels:8d} {model * 100:+7.1f}% {real * 100:+7.1f}%")
     if not shown:
         sys.exit("no stored walk with its graph kernels kept under --runs (store_run.py keeps "
                  "them from runs stored after it did)")

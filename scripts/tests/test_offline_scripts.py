@@ -323,6 +323,21 @@ def test_graph_kernels_diff_sets_each_kernel_name_beside_model_and_real_graph(tm
     assert rows == [("norm", 2, 4.0, 5.0, 7.0), ("gemv", 1, 10.0, 10.5, 12.0)]
 
 
+def test_graph_kernels_diff_pools_stretches_by_recorded_length_without_gemms():
+    import graph_kernels_diff as diff
+    rows = [("add", 4, 4.0, 5.0, 4.4),        # 1 us kernels: model +25%, graph +10%
+            ("softmax", 2, 16.0, 20.0, 16.0),  # 8 us: +25%, +0%
+            ("norm", 1, 7.0, 7.0, 14.0),       # 7 us: +0%, +100%
+            ("nvjet_sm90_tst", 3, 30.0, 60.0, 30.0),  # a GEMM: left out
+            ("empty", 0, 0.0, 0.0, 1.0)]       # nothing recorded: left out
+    buckets = diff.length_buckets(rows)
+    assert buckets[0] == (1.5, 1, 4, 0.25, pytest.approx(0.1))
+    assert buckets[1] is None and buckets[2] is None
+    upper, names, kernels, model, real = buckets[3]
+    assert (names, kernels) == (2, 3)
+    assert model == pytest.approx(0.125) and real == pytest.approx(0.5)
+
+
 def test_graph_kernels_diff_reads_a_stored_run_with_the_binary_it_is_given(tmp_path):
     group = tmp_path / "run" / "g1"
     group.mkdir(parents=True)
