@@ -10,7 +10,8 @@
 
 use memra_engine::Engine;
 
-/// The lanes and their fork and join events, made once for both graphs.
+/// The main engine and its lanes, each a stream of its own of the main engine's context; the
+/// fork and join events are made for each measurement.
 pub struct ForkedLanes<'e> {
     main: &'e Engine,
     lanes: Vec<Engine>,
