@@ -52,6 +52,7 @@ fn cost() -> impl Strategy<Value = NodeCost> {
                     needs,
                     leaves,
                     from_l2,
+                    weights_in_l2: false,
                 }
             },
         )
