@@ -400,6 +400,12 @@ GROUPS = [
                                          "kv_rotary_lanes_beside_gemv_lane_bf16,"
                                          "kv_two_lanes_of_stack_sums_fp16,"
                                          "kv_six_lanes_of_tiny_cats_f32"),
+    ("heldout72", "heldout_72_walks.py", "kw_two_replica_mlps_bf16,"
+                                         "kw_three_lanes_of_gemv_pairs_fp16,"
+                                         "kw_two_stage_pipeline_bf16,"
+                                         "kw_adapters_beside_base_bf16,"
+                                         "kw_four_expert_lanes_fp16,"
+                                         "kw_qkv_projection_lanes_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
