@@ -323,6 +323,14 @@ def test_graph_kernels_diff_sets_each_kernel_name_beside_model_and_real_graph(tm
     assert rows == [("norm", 2, 4.0, 5.0, 7.0), ("gemv", 1, 10.0, 10.5, 12.0)]
 
 
+def test_graph_kernels_diff_spans_a_stored_replay_first_start_to_last_end():
+    import graph_kernels_diff as diff
+    # Two lanes' kernels: 0-2 and 1-4 side by side, then 10-11: 11 us.
+    stored = {"names": ["k"], "kernels": [[0, 7, 1.0, 3.0], [0, 9, 0.0, 2.0], [0, 7, 10.0, 1.0]]}
+    assert diff.profiled_span_us(stored) == pytest.approx(11.0)
+    assert diff.profiled_span_us({"names": [], "kernels": []}) == 0.0
+
+
 def test_graph_kernels_diff_pools_stretches_by_recorded_length_without_gemms():
     import graph_kernels_diff as diff
     rows = [("add", 4, 4.0, 5.0, 4.4),        # 1 us kernels: model +25%, graph +10%
@@ -358,6 +366,8 @@ def test_graph_kernels_diff_reads_a_stored_run_with_the_binary_it_is_given(tmp_p
     p = run_script("graph_kernels_diff.py", "--runs", tmp_path / "run", "--launch-econ", fake)
     assert p.returncode == 0, p.stderr
     assert "g1/a: real graph 500.0 us; kernels recorded 2.0 us, model 2.3, real graph (profiled) 2.5" in p.stdout
+    assert "the profiled replay spans 0.01x the real graph step" in p.stdout
+    assert "ran further apart" not in p.stdout
     assert "g1/b" not in p.stdout
     p = run_script("graph_kernels_diff.py", "--runs", tmp_path / "run", "--launch-econ", fake,
                    "--walk", "b")

@@ -354,10 +354,9 @@ fn lay_out_on(
 /// load stays device memory's for the kernels beside it: on the H200 small kernels beside
 /// GEMMs whose weights the L2 held ran as much longer as beside GEMMs streaming theirs. Its
 /// own stretch beside other such GEMMs leaves their loads out
-/// ([`crate::sharing::NodeCost::weights_in_l2`]): on the H100 the GEMMs of a pipeline, of two
-/// replicas and of two GEMV lanes over weights the L2 held ran +6.5%, +0.7% and +10.9% over
-/// their recorded time in real graphs (profiled), where the pair stretch read at their loads
-/// gave +20%, +25% and +29% (now +8%, +5%, +8%).
+/// ([`crate::sharing::NodeCost::weights_in_l2`]): on the H100 the GEMMs of a pipeline over
+/// weights the L2 held ran +6.5% over their recorded time in its real graph (profiled), where
+/// the pair stretch read at their loads gave +19.6% (now +7.7%).
 fn reads_from_l2(o: &Op) -> bool {
     o.is_kernel() && o.matmul.is_none() && !is_blas_kernel(&o.name)
 }
