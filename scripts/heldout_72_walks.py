@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import fork_lanes, lanes_step as lanes, no_grad_step  # noqa: E402
+from walk_parts import fork_lanes, lanes_step as lanes, no_grad_step, stage_pipeline  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
 
@@ -56,23 +56,7 @@ def two_stage_pipeline_bf16():
     stages = [nn.Sequential(nn.Linear(1024, 1024), nn.LayerNorm(1024),
                             nn.Linear(1024, 1024)).cuda().bfloat16().eval() for _ in range(2)]
     micro = [torch.randn(16, 1024, device="cuda", dtype=torch.bfloat16) for _ in range(3)]
-    streams = [torch.cuda.Stream() for _ in stages]
-
-    def run():
-        main = torch.cuda.current_stream()
-        streams[0].wait_stream(main)
-        outs = []
-        for x in micro:
-            for k, (stage, s) in enumerate(zip(stages, streams)):
-                if k:
-                    s.wait_stream(streams[k - 1])
-                with torch.cuda.stream(s):
-                    x = stage(x)
-            outs.append(x)
-        for s in streams:
-            main.wait_stream(s)
-        return torch.cat(outs)
-    return no_grad_step(run)
+    return stage_pipeline(stages, micro)
 
 
 def adapters_beside_base_bf16():

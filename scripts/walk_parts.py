@@ -139,6 +139,30 @@ def fork_lanes(parts):
     return run
 
 
+def stage_pipeline(stages, micro):
+    """A step that runs the micro-batches `micro` through `stages` (modules) as a pipeline: a
+    stream a stage, each stage's stream waiting on the stage before's for every micro-batch,
+    the results concatenated on the current stream, under `torch.no_grad()`."""
+    import torch
+    streams = [torch.cuda.Stream() for _ in stages]
+
+    def run():
+        main = torch.cuda.current_stream()
+        streams[0].wait_stream(main)
+        outs = []
+        for x in micro:
+            for k, (stage, s) in enumerate(zip(stages, streams)):
+                if k:
+                    s.wait_stream(streams[k - 1])
+                with torch.cuda.stream(s):
+                    x = stage(x)
+            outs.append(x)
+        for s in streams:
+            main.wait_stream(s)
+        return torch.cat(outs)
+    return no_grad_step(run)
+
+
 def lanes_step(count, make, *others):
     """A step of `count` lanes `make()` (each a function issuing its work) and the `others`
     lanes, forked and joined by [`fork_lanes`], under `torch.no_grad()`."""
