@@ -52,3 +52,13 @@ def test_good_arguments_pass_with_their_sizes_read():
     args, elems = probe.parse_args(["--out", "o", "--stamped-only", "--beside", "spins",
                                     "--sizes", "66,128", "--add-elems", "4096,65536"])
     assert (args.beside, args.sizes, elems) == ("spins", "66,128", [4096, 65536])
+
+
+@pytest.mark.parametrize("args", [["--sizes", "32"], ["--lanes", "1"], ["--sizes", "1k"]])
+def test_gemm_lanes_l2_probe_refuses_bad_sizes_and_lanes_before_any_gpu_work(args):
+    import gemm_lanes_l2_probe
+    with pytest.raises(SystemExit) as e:
+        gemm_lanes_l2_probe.parse_args(["--out", "x.json", *args])
+    assert e.value.code == 2
+    ok = gemm_lanes_l2_probe.parse_args(["--out", "x.json"])
+    assert ok.sizes == [1024, 2048] and ok.lanes == [2, 4]
