@@ -325,7 +325,6 @@ fn lay_out_on(
                     needs,
                     leaves,
                     from_l2: in_l2 && reads_from_l2(o),
-                    weights_in_l2: in_l2 && o.is_kernel() && !reads_from_l2(o),
                 }
             },
             |gb_s, held| {
@@ -351,12 +350,8 @@ fn lay_out_on(
 /// Lanes of element-wise kernels on 1 MiB buffers slowed each other +21% and +54% (two and
 /// four lanes, H100) where the stretch measured beside GEMMs streaming their weights, read at
 /// their loads, priced four lanes at four times their kernels ([`crate::l2_lanes`]). A GEMM's
-/// load stays device memory's for the kernels beside it: on the H200 small kernels beside
-/// GEMMs whose weights the L2 held ran as much longer as beside GEMMs streaming theirs. Its
-/// own stretch beside other such GEMMs leaves their loads out
-/// ([`crate::sharing::NodeCost::weights_in_l2`]): on the H100 the GEMMs of a pipeline over
-/// weights the L2 held ran +6.5% over their recorded time in its real graph (profiled), where
-/// the pair stretch read at their loads gave +19.6% (now +7.7%).
+/// load stays device memory's: on the H200 small kernels beside GEMMs whose weights the L2
+/// held ran as much longer as beside GEMMs streaming theirs.
 fn reads_from_l2(o: &Op) -> bool {
     o.is_kernel() && o.matmul.is_none() && !is_blas_kernel(&o.name)
 }

@@ -78,13 +78,6 @@ pub struct NodeCost {
     /// queued on device memory does (the stretches were measured beside GEMMs streaming their
     /// weights).
     pub from_l2: bool,
-    /// Whether the kernel is a GEMM whose operands the L2 holds (a walk whose data stays
-    /// there): the GEMM pair's stretch was measured on weights streamed from device memory, so
-    /// such a GEMM's own stretch is read at what the kernels beside it ask of device memory,
-    /// leaving out such GEMMs' loads. Its load still slows a small kernel beside it: on the
-    /// H200 small kernels beside GEMMs whose weights the L2 held ran as much longer as beside
-    /// GEMMs streaming theirs.
-    pub weights_in_l2: bool,
 }
 
 /// The bandwidths kernels side by side share, GB/s (0: not shared).
@@ -111,7 +104,6 @@ enum State {
         math: f64,
         waits_on_loads: bool,
         from_l2: bool,
-        weights_in_l2: bool,
         /// The whole node's time over its kernel's: the stretches were measured on whole
         /// nodes, and the lay-out puts a node's extra time on its kernel.
         node_over_work: f64,
@@ -391,28 +383,21 @@ pub fn lay_out_sharing_counted(
         // leaves it (a chain of adds beside a decode GEMV lane, slowed 2-3 times, moves a
         // third of what it asks alone): the load the other kernels' stretch is read at.
         // Unprofiled graphs show the GEMV lane keeping its pace beside such a chain
-        // (docs/validation-h200.md, "Held-out batch 58"). A GEMM whose operands the L2 holds
-        // is read at that load less such GEMMs' ([`NodeCost::weights_in_l2`]).
-        let moved_by = |l2_gemms: bool| -> f64 {
-            state
-                .iter()
-                .zip(&small_stretches)
-                .zip(&waiting)
-                .filter_map(|((s, small), &w)| match *s {
-                    State::Kernel {
-                        gb_s,
-                        node_over_work,
-                        from_l2: false,
-                        weights_in_l2,
-                        ..
-                    } if !w && (l2_gemms || !weights_in_l2) => {
-                        Some(gb_s / (1.0 + small.unwrap_or(0.0) * node_over_work))
-                    }
-                    _ => None,
-                })
-                .sum()
-        };
-        let (moved, moved_past_l2) = (moved_by(true), moved_by(false));
+        // (docs/validation-h200.md, "Held-out batch 58").
+        let moved: f64 = state
+            .iter()
+            .zip(&small_stretches)
+            .zip(&waiting)
+            .filter_map(|((s, small), &w)| match *s {
+                State::Kernel {
+                    gb_s,
+                    node_over_work,
+                    from_l2: false,
+                    ..
+                } if !w => Some(gb_s / (1.0 + small.unwrap_or(0.0) * node_over_work)),
+                _ => None,
+            })
+            .sum();
         // Each lane's kernel's rate.
         let rates: Vec<f64> = state
             .iter()
@@ -422,13 +407,8 @@ pub fn lay_out_sharing_counted(
                     if waiting[l] {
                         return 0.0;
                     }
-                    let stretch = small_stretches[l].unwrap_or_else(|| match *s {
-                        State::Kernel {
-                            weights_in_l2: true,
-                            ..
-                        } => beside(moved_past_l2, 0.0),
-                        _ => beside(moved, device_gb_s(s)),
-                    });
+                    let stretch =
+                        small_stretches[l].unwrap_or_else(|| beside(moved, device_gb_s(s)));
                     1.0 / (shared * (1.0 + stretch * node_over_work))
                 }
                 _ => 1.0 / shared,
@@ -477,7 +457,6 @@ pub fn lay_out_sharing_counted(
                     math: kernel.math.clamp(0.0, 1.0),
                     waits_on_loads: kernel.waits_on_loads,
                     from_l2: kernel.from_l2,
-                    weights_in_l2: kernel.weights_in_l2,
                     node_over_work: if kernel.work_ns > 0.0 {
                         (kernel.fixed_ns.max(0.0) + kernel.work_ns) / kernel.work_ns
                     } else {

@@ -1,5 +1,4 @@
-//! Kernels whose bytes come from the L2 ([`NodeCost::from_l2`], [`NodeCost::weights_in_l2`]) in the
-//! lay-out.
+//! Kernels whose bytes come from the L2 ([`NodeCost::from_l2`]) in the lay-out.
 
 use super::tests::{forked, gemm_asking, lane_end, node, small_kernel};
 use super::*;
@@ -136,38 +135,4 @@ fn a_small_kernel_among_kernels_from_the_l2_is_told_its_node_time() {
         "{:?}",
         told.borrow()
     );
-}
-
-#[test]
-fn gemms_whose_operands_the_l2_holds_do_not_stretch_each_other_by_their_loads() {
-    // Two GEMM lanes asking 1000 GB/s each (a third of the GPU each, device memory not full):
-    // the pair stretch, +10% a 1000 GB/s beside it, reads each at the 2000 together, so each
-    // 10 ns runs 12 (1 to 13).
-    let s = forked(2);
-    let l2_gemm = NodeCost {
-        weights_in_l2: true,
-        ..gemm_asking(1000.0, 0.3)
-    };
-    let stretch = |gb_s: f64, _held: f64| gb_s / 10_000.0;
-    let small_stretch =
-        |others: &mut dyn Iterator<Item = f64>, _: Option<f64>| others.map(|g| g / 1000.0).sum();
-    let lay_out = |a: NodeCost, b: NodeCost| {
-        let costs = [node(0.0, 1.0, 1.0), a, b, node(0.0, 0.0, 0.0)];
-        lay_out_sharing_counted(&s, |op| costs[op], stretch, small_stretch, MEMORY, 0.0).spans
-    };
-    let spans = lay_out(gemm_asking(1000.0, 0.3), gemm_asking(1000.0, 0.3));
-    for lane in [1, 2] {
-        assert!((lane_end(&spans, lane) - 13.0).abs() < 1e-9, "{spans:?}");
-    }
-    // With their operands in the L2 nothing beside either asks device memory: 1 to 11.
-    let spans = lay_out(l2_gemm, l2_gemm);
-    for lane in [1, 2] {
-        assert!((lane_end(&spans, lane) - 11.0).abs() < 1e-9, "{spans:?}");
-    }
-    // A small kernel beside such a GEMM still waits behind its load (+100% a 1000 GB/s: its
-    // 4 ns run at half pace, 1 to 9), and the GEMM is not read at the small kernel's bytes
-    // from the L2 either: 1 to 11.
-    let spans = lay_out(l2_gemm, small_asking(10.0, true));
-    assert!((lane_end(&spans, 1) - 11.0).abs() < 1e-9, "{spans:?}");
-    assert!((lane_end(&spans, 2) - 9.0).abs() < 1e-9, "{spans:?}");
 }

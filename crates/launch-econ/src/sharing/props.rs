@@ -52,7 +52,6 @@ fn cost() -> impl Strategy<Value = NodeCost> {
                     needs,
                     leaves,
                     from_l2,
-                    weights_in_l2: false,
                 }
             },
         )

@@ -54,7 +54,6 @@ pub(super) fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
         needs: None,
         leaves: None,
         from_l2: false,
-        weights_in_l2: false,
     }
 }
 
