@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times, probe_args, sync_events_config  # noqa: E402
+from walk_parts import capture, graph_times, probe_args, record_step  # noqa: E402
 
 
 def chain_step(torch, x, n, layout):
@@ -46,18 +46,6 @@ def chain_step(torch, x, n, layout):
         main.wait_stream(s1)
         main.wait_stream(s2)
     return step
-
-
-def record(torch, step, path):
-    """One eager `step` recorded with the profiler into `path` (Chrome trace)."""
-    from torch.profiler import ProfilerActivity, profile
-    step()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-                 **sync_events_config(torch)) as prof:
-        step()
-        torch.cuda.synchronize()
-    prof.export_chrome_trace(path)
 
 
 def main():
@@ -88,7 +76,7 @@ def main():
     if args.traces:
         os.makedirs(args.traces, exist_ok=True)
         for name, step in steps:
-            record(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
+            record_step(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
 
 
 if __name__ == "__main__":

@@ -22,8 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times, probe_args  # noqa: E402
-from cross_branch_edge_probe import record  # noqa: E402
+from walk_parts import capture, graph_times, probe_args, record_step  # noqa: E402
 
 LANES = 4
 ROUNDS = (2, 6)
@@ -90,7 +89,7 @@ def main():
         os.makedirs(args.traces, exist_ok=True)
         with torch.no_grad():
             for name, step in steps:
-                record(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
+                record_step(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
 
 
 if __name__ == "__main__":

@@ -371,6 +371,19 @@ def sync_events_config(torch):
         return {}
 
 
+def record_step(torch, step, path):
+    """One eager `step` (after one untimed call) recorded with the profiler into `path` (Chrome
+    trace), CPU and CUDA activity with the sync events `validate.py` records."""
+    from torch.profiler import ProfilerActivity, profile
+    step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 **sync_events_config(torch)) as prof:
+        step()
+        torch.cuda.synchronize()
+    prof.export_chrome_trace(path)
+
+
 def timed_ms(fn, reps, batches):
     """`fn`'s wall time, ms: the median over `batches` batches of `reps` back-to-back calls,
     each batch synchronised before and after, and every batch's figure."""
