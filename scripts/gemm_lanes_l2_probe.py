@@ -10,9 +10,13 @@ joined), two ways: `beyond` (every GEMM of a chain with weights of its own, 256 
 and `within` (each chain cycling through 8 MiB of weight matrices of its own, which the L2
 holds from one GEMM to the next: four lanes' 32 MiB within two thirds of a 50 MiB L2). Each graph is replayed unprofiled (interleaved trials of 20
 replays); `stretch` is the lanes' graph time over one chain's, less 1: 0 where lanes overlap
-perfectly, lanes - 1 where they run one after another.
+perfectly, lanes - 1 where they run one after another. With `--traces DIR`, after all timing,
+one eager step of each layout is recorded with the profiler (cuda_sync events, as
+`validate.py` records) into DIR/d{SIZE}_{beyond|within}_{LANES}.eager.json, for `launch-econ
+replay --summary` to price against the timed graphs.
 
     python3 scripts/gemm_lanes_l2_probe.py --out FILE.json [--sizes 1024,2048] [--lanes 2,4]
+        [--traces DIR]
 """
 import argparse
 import os
@@ -20,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times, no_grad_step, side_by_side  # noqa: E402
+from walk_parts import capture, graph_times, no_grad_step, record_step, side_by_side  # noqa: E402
 
 TOKENS = 16
 CHAIN_BYTES = 256 << 20
@@ -49,6 +53,7 @@ def parse_args(argv=None):
     ap.add_argument("--trials", type=int, default=9)
     ap.add_argument("--sizes", default="1024,2048")
     ap.add_argument("--lanes", default="2,4")
+    ap.add_argument("--traces", default="")
     args = ap.parse_args(argv)
     try:
         args.sizes = [int(s) for s in args.sizes.split(",")]
@@ -67,14 +72,20 @@ def main():
     import torch
     sizes, lane_counts = args.sizes, args.lanes
     out = {"device": torch.cuda.get_device_name(), "tokens": TOKENS, "sizes": {}}
+    to_record = []
     for d in sizes:
         layers = CHAIN_BYTES // (2 * d * d)
         graphs = {}
+        # The captured graphs read the chains' weights and inputs: they live as long as
+        # the graphs do (the graph does not keep them alive).
+        alive = []
         within = max(1, WITHIN_BYTES // (2 * d * d))
         for where, distinct in (("beyond", layers), ("within", within)):
             for n in [1] + lane_counts:
                 parts = [chain(torch, d, layers, distinct) for _ in range(n)]
-                graphs[f"{where}_{n}"] = capture(no_grad_step(side_by_side(parts)))
+                step = no_grad_step(side_by_side(parts))
+                alive.append((parts, step))
+                graphs[f"{where}_{n}"] = capture(step)
         print(f"d={d}: {layers} GEMMs a chain", flush=True)
         times = graph_times(torch, graphs, args.trials)
         us = times["us"]
@@ -86,10 +97,17 @@ def main():
                            "gemm_us_alone": {w: us[f"{w}_1"] / layers
                                              for w in ("beyond", "within")},
                            "stretch": stretch}
+        if args.traces:
+            # Recorded once every size is timed: a profiler session slows later launches.
+            to_record += [(f"d{d}_{key}", step) for key, (_, step) in zip(graphs, alive)]
         del graphs
         torch.cuda.empty_cache()
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
+    if args.traces:
+        os.makedirs(args.traces, exist_ok=True)
+        for name, step in to_record:
+            record_step(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
 
 
 if __name__ == "__main__":

@@ -373,11 +373,12 @@ def sync_events_config(torch):
 
 def record_step(torch, step, path):
     """One eager `step` (after one untimed call) recorded with the profiler into `path` (Chrome
-    trace), CPU and CUDA activity with the sync events `validate.py` records."""
+    trace), CPU and CUDA activity with the operators' shapes and the sync events `validate.py`
+    records (without shapes `--summary` knows no kernel's memory load)."""
     from torch.profiler import ProfilerActivity, profile
     step()
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
                  **sync_events_config(torch)) as prof:
         step()
         torch.cuda.synchronize()
