@@ -12,8 +12,14 @@ graphs (1, 2 and 4 lanes, forked from the capture stream) are replayed unprofile
 interleaved (15 trials of 30 replays, medians). `stretch` is the graph's step over the one-lane
 graph's, less one; `lane_gb_s` one lane's load alone (two inputs read, one result written,
 over an add's time in the one-lane graph), as the offline model reckons a recorded kernel's.
+`--elems` and `--lanes` choose other buffer sizes (f32 elements) and lane counts; with
+`--traces DIR`, after all timing, one eager step of each graph's layout is recorded with the
+profiler (shapes and cuda_sync events, as `validate.py` records) into
+DIR/add_{BYTES}_x{LANES}.eager.json, for `launch-econ replay --summary` to price against the
+timed graphs.
 
-    python3 scripts/elementwise_lanes_probe.py OUT.json
+    python3 scripts/elementwise_lanes_probe.py OUT.json [--elems 65536,262144] [--lanes 1,2,4]
+        [--traces DIR]
 
 Needs a CUDA device and PyTorch.
 """
@@ -25,7 +31,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from small_kernel_pair_probe import capture  # noqa: E402
-from walk_parts import replay_ms  # noqa: E402
+from walk_parts import record_step, replay_ms  # noqa: E402
 
 NODES = 64
 LANES = (1, 2, 4)
@@ -41,23 +47,61 @@ def adds(torch, elems, keep):
     return lambda: [torch.add(a, b, out=c) for _ in range(NODES)]
 
 
+def eager(torch, fns):
+    """The step [`capture`] captures, run eagerly: fns[0] on the current stream, each other
+    one forked onto a stream of its own and joined back."""
+    others = [torch.cuda.Stream() for _ in fns[1:]]
+
+    def step():
+        main = torch.cuda.current_stream()
+        for s in others:
+            s.wait_stream(main)
+        for s, f in zip(others, fns[1:]):
+            with torch.cuda.stream(s):
+                f()
+        fns[0]()
+        for s in others:
+            main.wait_stream(s)
+    return step
+
+
+def parse_args(argv=None):
+    """The probe's arguments, bad values refused before any GPU work."""
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--elems", default=",".join(map(str, ELEMS)))
+    ap.add_argument("--lanes", default=",".join(map(str, LANES)))
+    ap.add_argument("--traces", default="")
+    args = ap.parse_args(argv)
+    try:
+        args.elems = [int(x) for x in args.elems.split(",")]
+        args.lanes = [int(x) for x in args.lanes.split(",")]
+    except ValueError:
+        ap.error("--elems and --lanes take comma-separated whole numbers")
+    if min(args.elems) < 1 or args.lanes[0] != 1 or min(args.lanes) < 1:
+        ap.error("--elems: at least 1; --lanes: lane counts of at least 1, starting with 1 "
+                 "(the stretch is over one lane)")
+    return args
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
+    args = parse_args()
     import torch
-    keep, graphs = [], {}
-    for elems in ELEMS:
-        for lanes in LANES:
+    keep, graphs, steps = [], {}, {}
+    for elems in args.elems:
+        for lanes in args.lanes:
             fns = [adds(torch, elems, keep) for _ in range(lanes)]
             graphs[(elems, lanes)] = capture(torch, fns)
+            steps[(elems, lanes)] = eager(torch, fns)
     times = replay_ms(torch, {f"{e}x{n}": g for (e, n), g in graphs.items()}, 30, 15)
     step_us = {k: statistics.median(v) * 1000 for k, v in times.items()}
     rows = []
-    for elems in ELEMS:
+    for elems in args.elems:
         alone = step_us[f"{elems}x1"]
         per_add_us = alone / NODES
         lane_gb_s = 3 * 4 * elems / per_add_us / 1e3
-        for lanes in LANES:
+        for lanes in args.lanes:
             step = step_us[f"{elems}x{lanes}"]
             rows.append({
                 "buffer_bytes": 4 * elems,
@@ -75,8 +119,14 @@ def main():
         "nodes_a_lane": NODES,
         "rows": rows,
     }
-    with open(sys.argv[1], "w") as f:
+    with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
+    if args.traces:
+        # Recorded once everything is timed: a profiler session slows later launches.
+        os.makedirs(args.traces, exist_ok=True)
+        for (elems, lanes), step in steps.items():
+            record_step(torch, step, os.path.join(args.traces,
+                                                  f"add_{4 * elems}_x{lanes}.eager.json"))
 
 
 if __name__ == "__main__":

@@ -62,3 +62,14 @@ def test_gemm_lanes_l2_probe_refuses_bad_sizes_and_lanes_before_any_gpu_work(arg
     assert e.value.code == 2
     ok = gemm_lanes_l2_probe.parse_args(["--out", "x.json"])
     assert ok.sizes == [1024, 2048] and ok.lanes == [2, 4]
+
+
+@pytest.mark.parametrize("args", [["--elems", "0"], ["--lanes", "2,4"], ["--elems", "4k"],
+                                  ["--lanes", "1,0"]])
+def test_elementwise_lanes_probe_refuses_bad_elems_and_lanes_before_any_gpu_work(args):
+    import elementwise_lanes_probe
+    with pytest.raises(SystemExit) as e:
+        elementwise_lanes_probe.parse_args(["out.json", *args])
+    assert e.value.code == 2
+    ok = elementwise_lanes_probe.parse_args(["out.json", "--elems", "4096", "--lanes", "1,2"])
+    assert (ok.elems, ok.lanes, ok.traces) == ([4096], [1, 2], "")
