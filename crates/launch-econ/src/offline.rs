@@ -303,7 +303,15 @@ fn lay_out_on(
                 let total = node_ns(op);
                 // The kernel's (or device-to-device copy's) recorded time is what other
                 // kernels can slow; the rest of the node is the graph's own cost.
-                let gb_s = known_gb_s(o, bandwidth);
+                let from_l2 = in_l2 && reads_from_l2(o);
+                let gb_s = known_gb_s(
+                    o,
+                    if from_l2 {
+                        bandwidths.l2_gb_s
+                    } else {
+                        bandwidth
+                    },
+                );
                 let work_ns = if o.is_kernel() || gb_s > 0.0 {
                     o.duration_ns.clamp(0.0, total)
                 } else {
@@ -324,7 +332,7 @@ fn lay_out_on(
                     waits_on_loads: waits_on_loads(o, share, small_gb_s),
                     needs,
                     leaves,
-                    from_l2: in_l2 && reads_from_l2(o),
+                    from_l2,
                 }
             },
             |gb_s, held| {
@@ -463,8 +471,12 @@ fn on_fma_units(o: &Op, r: &Roofline) -> bool {
 /// the trace says its bytes: a copy's ([`device_copy_gb_s`]), a recorded GEMM's operands, or
 /// for an element-wise or normalisation kernel (by name) its operator's recorded inputs and
 /// the result it writes (as large as the largest input), at most `bandwidth_gb_s` (where
-/// known: more than the device gives means it did not read all it was given). 0 for other
-/// kernels, whose time is not only their bytes, and other ops.
+/// known: more than the memory it reads from gives means it did not read all it was given;
+/// for an element-wise kernel of a walk within the L2 that is the L2's bandwidth, not device
+/// memory's: on an H100 two lanes of adds over 4 MiB buffers, 4.5 TB/s each alone, ran +69%
+/// side by side, priced +13% with each read at device memory's 3 TB/s,
+/// `scripts/elementwise_lanes_probe.py`). 0 for other kernels, whose time is not only their
+/// bytes, and other ops.
 fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     let copy = device_copy_gb_s(o, bandwidth_gb_s);
     if copy > 0.0 {

@@ -133,6 +133,16 @@ pub fn operator_sizes(
     concrete: Option<&[String]>,
 ) -> Option<InputSizes> {
     let mut bytes = argument_bytes(dims, types, strides)?;
+    if let Some(out) = out_argument(name, &bytes) {
+        // The result tensor it was given to write: written, not read, and as large as what
+        // it writes (a broadcast's inputs may be smaller).
+        let written = bytes[out].take().unwrap_or(0);
+        let sizes = sizes_of(&bytes, 0)?;
+        return Some(InputSizes {
+            largest: sizes.largest.max(written),
+            ..sizes
+        });
+    }
     let mut gathered = 0;
     if let Some((table, index, picks)) = gathered_arguments(name, concrete) {
         let rows = gathered_bytes(dims, types, table, index, picks);
@@ -180,6 +190,27 @@ fn sizes_of(bytes: &[Option<u64>], gathered: u64) -> Option<InputSizes> {
         gathered,
         elements: false,
     })
+}
+
+/// The position of the `out=` tensor among an element-wise operator's recorded arguments
+/// (`torch.add(a, b, out=c)`), where the operator has a single functional form whose
+/// arguments are one fewer and the extra, last one is a tensor. The profiler records an
+/// operator's arguments, not which overload ran: `aten::add` of (self, other, alpha, out) is
+/// `add.out`, and the last tensor is its result, which it writes and does not read (an H100
+/// probe's lanes of such adds were priced at 4/3 of their load). Only the arithmetic
+/// operators whose forms are known here; others keep every tensor as read (an upper bound).
+fn out_argument(name: &str, bytes: &[Option<u64>]) -> Option<usize> {
+    let functional = match name {
+        // (self, other, alpha)
+        "aten::add" | "aten::sub" => 3,
+        // (self, other)
+        "aten::mul" | "aten::div" | "aten::maximum" | "aten::minimum" => 2,
+        // (self)
+        "aten::neg" | "aten::exp" | "aten::sqrt" | "aten::rsqrt" | "aten::reciprocal"
+        | "aten::tanh" | "aten::sigmoid" | "aten::abs" => 1,
+        _ => return None,
+    };
+    (bytes.len() == functional + 1 && bytes[functional].is_some()).then_some(functional)
 }
 
 /// What each element of a gather's index picks from its table.
@@ -287,6 +318,42 @@ mod tests {
         // Strides of another rank are not used.
         let s = dims(&[&[1], &[1]]);
         assert_eq!(input_bytes(&d, &t, Some(&s)), Some(4 * 2 * 8 * 4096));
+    }
+
+    #[test]
+    fn an_out_tensor_is_written_not_read() {
+        let n = 262_144;
+        // aten::add(a, b, alpha, out): two inputs read, the out tensor written.
+        let d = dims(&[&[n], &[n], &[], &[n]]);
+        let t = types(&["float", "float", "Scalar", "float"]);
+        let s = operator_sizes("aten::add", &d, &t, None, None).unwrap();
+        assert_eq!((s.total, s.largest), (2 * 4 * n as u64, 4 * n as u64));
+        // The functional form reads both and writes a result as large as the larger.
+        let f = operator_sizes("aten::add", &d[..3], &t[..3], None, None).unwrap();
+        assert_eq!((f.total, f.largest), (2 * 4 * n as u64, 4 * n as u64));
+        // A broadcast add into a full out tensor writes the out tensor's bytes.
+        let d = dims(&[&[8, 1024], &[1024], &[], &[8, 1024]]);
+        let s = operator_sizes("aten::add", &d, &t, None, None).unwrap();
+        assert_eq!((s.total, s.largest), (4 * 9 * 1024, 4 * 8 * 1024));
+        // mul's functional form has two tensors: a third is its out tensor.
+        let d = dims(&[&[n], &[n], &[n]]);
+        let t3 = types(&["float", "float", "float"]);
+        assert_eq!(
+            operator_sizes("aten::mul", &d, &t3, None, None).map(|s| s.total),
+            Some(2 * 4 * n as u64)
+        );
+        // An operator whose forms are not known here keeps every tensor as read.
+        assert_eq!(
+            operator_sizes("aten::addcmul", &d, &t3, None, None).map(|s| s.total),
+            Some(3 * 4 * n as u64)
+        );
+        // A trailing scalar is no out tensor.
+        let d = dims(&[&[n], &[n], &[]]);
+        let t = types(&["float", "float", "Scalar"]);
+        assert_eq!(
+            operator_sizes("aten::mul", &d, &t, None, None).map(|s| s.total),
+            Some(2 * 4 * n as u64)
+        );
     }
 
     #[test]
