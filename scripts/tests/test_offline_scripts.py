@@ -451,3 +451,40 @@ def test_every_script_passes_pyflakes():
                    + glob.glob(os.path.join(SCRIPTS, "tests", "*.py")))
     found = sum(checkPath(p, Reporter(out, out)) for p in paths)
     assert found == 0, out.getvalue()
+
+
+def test_price_probe_traces_sets_each_layout_beside_its_real_graph(tmp_path):
+    fake = tmp_path / "launch-econ"
+    # Prices every trace at 100 µs, or 90 with a profile.
+    fake.write_text("#!/usr/bin/env python3\nimport json, sys\n"
+                    "out = sys.argv[sys.argv.index('--export-json') + 1]\n"
+                    "ms = 0.09 if '--profile' in sys.argv else 0.1\n"
+                    "json.dump({'result': {'prediction': {'graph_step_ms': ms}}}, open(out, 'w'))\n")
+    fake.chmod(0o755)
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for stem in ("add_16384_x1", "add_16384_x2", "d1024_beyond_1", "ring"):
+        (traces / f"{stem}.eager.json").write_text("{}")
+    probes = {
+        "ew.json": {"rows": [{"buffer_bytes": 16384, "lanes": n, "step_us": 80.0 * n}
+                             for n in (1, 2, 4)]},
+        "gemm.json": {"sizes": {"1024": {"us": {"beyond_1": 125.0}}}},
+        "ring.json": {"rounds": [2, 6], "us": {"ring_2": 20.0, "ring_6": 50.0}},
+    }
+    for name, probe in probes.items():
+        (tmp_path / name).write_text(json.dumps(probe))
+    p = run_script("price_probe_traces.py", tmp_path / "ew.json", traces, "--launch-econ", fake,
+                   "--baseline", fake, "--profile", "p.json", "--out", tmp_path / "out.json")
+    assert p.returncode == 0, p.stderr
+    assert "16384x2: real     160.0 us, --summary      90.0 (-43.8%)" in p.stdout
+    assert "no trace for 1 layout(s): add_16384_x4" in p.stderr
+    rows = json.loads((tmp_path / "out.json").read_text())["rows"]
+    assert [r["layout"] for r in rows] == ["16384x1", "16384x2"]
+    assert rows[0]["base_err_pct"] == pytest.approx(12.5)
+    p = run_script("price_probe_traces.py", tmp_path / "gemm.json", traces, "--launch-econ", fake)
+    assert "d1024_beyond_1: real     125.0 us, --summary     100.0 (-20.0%)" in p.stdout
+    p = run_script("price_probe_traces.py", tmp_path / "ring.json", traces, "--launch-econ", fake)
+    assert "ring: real      50.0 us, --summary     100.0 (+100.0%)" in p.stdout
+    (tmp_path / "bad.json").write_text("{}")
+    p = run_script("price_probe_traces.py", tmp_path / "bad.json", traces, "--launch-econ", fake)
+    assert p.returncode != 0 and "not a lanes probe's JSON" in p.stderr
