@@ -406,6 +406,12 @@ GROUPS = [
                                          "kw_adapters_beside_base_bf16,"
                                          "kw_four_expert_lanes_fp16,"
                                          "kw_qkv_projection_lanes_bf16"),
+    ("heldout73", "heldout_73_walks.py", "kx_two_lanes_of_gelu_fp16,"
+                                         "kx_three_lanes_of_sigmoid_gates_bf16,"
+                                         "kx_four_lanes_of_residual_scales_f32,"
+                                         "kx_six_lanes_of_scale_shift_fp16,"
+                                         "kx_softplus_lanes_beside_small_tanh_lanes_f32,"
+                                         "kx_clamped_exp_lanes_of_three_sizes_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
