@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times, probe_args, record_step  # noqa: E402
+from walk_parts import capture, graph_times, probe_args, record_steps  # noqa: E402
 
 
 def chain_step(torch, x, n, layout):
@@ -74,9 +74,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
     if args.traces:
-        os.makedirs(args.traces, exist_ok=True)
-        for name, step in steps:
-            record_step(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
+        record_steps(torch, steps, args.traces)
 
 
 if __name__ == "__main__":

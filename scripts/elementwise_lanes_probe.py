@@ -31,7 +31,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from small_kernel_pair_probe import capture  # noqa: E402
-from walk_parts import record_step, replay_ms  # noqa: E402
+from walk_parts import record_steps, replay_ms, whole_numbers  # noqa: E402
 
 NODES = 64
 LANES = (1, 2, 4)
@@ -70,15 +70,10 @@ def parse_args(argv=None):
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
-    ap.add_argument("--elems", default=",".join(map(str, ELEMS)))
-    ap.add_argument("--lanes", default=",".join(map(str, LANES)))
+    ap.add_argument("--elems", type=whole_numbers, default=list(ELEMS))
+    ap.add_argument("--lanes", type=whole_numbers, default=list(LANES))
     ap.add_argument("--traces", default="")
     args = ap.parse_args(argv)
-    try:
-        args.elems = [int(x) for x in args.elems.split(",")]
-        args.lanes = [int(x) for x in args.lanes.split(",")]
-    except ValueError:
-        ap.error("--elems and --lanes take comma-separated whole numbers")
     if min(args.elems) < 1 or args.lanes[0] != 1 or min(args.lanes) < 1:
         ap.error("--elems: at least 1; --lanes: lane counts of at least 1, starting with 1 "
                  "(the stretch is over one lane)")
@@ -122,11 +117,8 @@ def main():
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
     if args.traces:
-        # Recorded once everything is timed: a profiler session slows later launches.
-        os.makedirs(args.traces, exist_ok=True)
-        for (elems, lanes), step in steps.items():
-            record_step(torch, step, os.path.join(args.traces,
-                                                  f"add_{4 * elems}_x{lanes}.eager.json"))
+        record_steps(torch, [(f"add_{4 * e}_x{n}", step) for (e, n), step in steps.items()],
+                     args.traces)
 
 
 if __name__ == "__main__":

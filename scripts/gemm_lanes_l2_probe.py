@@ -24,7 +24,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times, no_grad_step, record_step, side_by_side  # noqa: E402
+from walk_parts import (  # noqa: E402
+    capture, graph_times, no_grad_step, record_steps, side_by_side, whole_numbers)
 
 TOKENS = 16
 CHAIN_BYTES = 256 << 20
@@ -51,15 +52,10 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=9)
-    ap.add_argument("--sizes", default="1024,2048")
-    ap.add_argument("--lanes", default="2,4")
+    ap.add_argument("--sizes", type=whole_numbers, default=[1024, 2048])
+    ap.add_argument("--lanes", type=whole_numbers, default=[2, 4])
     ap.add_argument("--traces", default="")
     args = ap.parse_args(argv)
-    try:
-        args.sizes = [int(s) for s in args.sizes.split(",")]
-        args.lanes = [int(n) for n in args.lanes.split(",")]
-    except ValueError:
-        ap.error("--sizes and --lanes take comma-separated whole numbers")
     if min(args.sizes) < 64 or min(args.lanes) < 2:
         ap.error("--sizes: GEMM sizes of at least 64; --lanes: lane counts of at least 2")
     return args
@@ -105,9 +101,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
     if args.traces:
-        os.makedirs(args.traces, exist_ok=True)
-        for name, step in to_record:
-            record_step(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
+        record_steps(torch, to_record, args.traces)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times, probe_args, record_step  # noqa: E402
+from walk_parts import capture, graph_times, probe_args, record_steps  # noqa: E402
 
 LANES = 4
 ROUNDS = (2, 6)
@@ -86,10 +86,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
     if args.traces:
-        os.makedirs(args.traces, exist_ok=True)
-        with torch.no_grad():
-            for name, step in steps:
-                record_step(torch, step, os.path.join(args.traces, f"{name}.eager.json"))
+        record_steps(torch, steps, args.traces)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 transformers decoders with random weights and their step, and two branches forked onto side
 streams. PyTorch and transformers are imported when a part is used, so the harness and its
 tables load without them."""
+import os
 
 # Llama-shaped configs of the later held-out batches: four layers of hidden 1024, and six of
 # hidden 2048 (grouped-query attention, 32000-token vocabulary).
@@ -383,6 +384,26 @@ def record_step(torch, step, path):
         step()
         torch.cuda.synchronize()
     prof.export_chrome_trace(path)
+
+
+def record_steps(torch, steps, folder):
+    """Each (name, step) of `steps` recorded by [`record_step`] into `folder`/NAME.eager.json,
+    under `torch.no_grad()`: what a probe with `--traces` does once all its timing is done
+    (a profiler session slows later launches)."""
+    os.makedirs(folder, exist_ok=True)
+    with torch.no_grad():
+        for name, step in steps:
+            record_step(torch, step, os.path.join(folder, f"{name}.eager.json"))
+
+
+def whole_numbers(text):
+    """An argparse type: comma-separated whole numbers (`1024,2048`), refused with a message
+    that names the argument otherwise."""
+    import argparse
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"comma-separated whole numbers, not {text!r}")
 
 
 def timed_ms(fn, reps, batches):
