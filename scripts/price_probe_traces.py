@@ -19,9 +19,11 @@ For each layout it prints the real graph µs, `--summary`'s µs and error and, w
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from reprice_summary import price  # noqa: E402
 
 
 def layouts(probe):
@@ -53,20 +55,6 @@ def find_trace(folder, stem):
     return None
 
 
-def summary_us(launch_econ, trace, profile):
-    """`launch-econ replay TRACE --summary`'s graph step, µs."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "summary.json")
-        cmd = [launch_econ, "replay", trace, "--summary", "--export-json", out]
-        if profile:
-            cmd += ["--profile", profile]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"{trace}: launch-econ failed: {p.stderr.strip()[-300:]}")
-        with open(out) as f:
-            return json.load(f)["result"]["prediction"]["graph_step_ms"] * 1e3
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("probe")
@@ -91,10 +79,10 @@ def main():
             continue
         row = {"layout": name, "real_us": real}
         for label, binary in binaries:
-            try:
-                us = summary_us(binary, trace, args.profile)
-            except RuntimeError as e:
-                sys.exit(str(e))
+            ms, error = price(binary, trace, None, args.profile)
+            if error:
+                sys.exit(f"{trace}: launch-econ failed: {' '.join(error)}")
+            us = ms * 1e3
             row[f"{label}_us"] = us
             row[f"{label}_err_pct"] = (us / real - 1) * 100
         rows.append(row)

@@ -112,11 +112,12 @@ def has_shapes(trace):
 def price(binary, trace, eager_ms, profile, trace_eager=False, bound=None, shapes=True):
     """The offline graph step, ms (with `trace_eager`: the eager step from the trace alone;
     with `bound`, `upper` or `lower`: that bound of the walk priced without its waits; without
-    `shapes`: the step of the trace without its shapes), or the error launch-econ gave."""
+    `shapes`: the step of the trace without its shapes), or the error launch-econ gave.
+    `eager_ms` None: no `--eager-step-ms` (the graph step does not depend on it)."""
     stripped = (without_waits(trace) if bound
                 else None if shapes else rewritten(trace, drop_shapes))
     cmd = [binary, "replay", stripped or trace, "--summary", "--export-json", "-"]
-    if not trace_eager:
+    if not trace_eager and eager_ms is not None:
         cmd += ["--eager-step-ms", f"{eager_ms:.6f}"]
     if profile:
         cmd += ["--profile", profile]

@@ -457,9 +457,8 @@ def test_price_probe_traces_sets_each_layout_beside_its_real_graph(tmp_path):
     fake = tmp_path / "launch-econ"
     # Prices every trace at 100 µs, or 90 with a profile.
     fake.write_text("#!/usr/bin/env python3\nimport json, sys\n"
-                    "out = sys.argv[sys.argv.index('--export-json') + 1]\n"
                     "ms = 0.09 if '--profile' in sys.argv else 0.1\n"
-                    "json.dump({'result': {'prediction': {'graph_step_ms': ms}}}, open(out, 'w'))\n")
+                    "json.dump({'result': {'prediction': {'graph_step_ms': ms}}}, sys.stdout)\n")
     fake.chmod(0o755)
     traces = tmp_path / "traces"
     traces.mkdir()
