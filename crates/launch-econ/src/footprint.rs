@@ -409,7 +409,7 @@ pub(crate) fn streams_from(
 
 /// A replay's note where `walk`'s streams run side by side (`overlapping`) over data the
 /// recorded shapes put within 2/3 of an L2 of `l2_bytes` (`resident`) and `choice` spins its
-/// long kernels: how many kernels that are not GEMMs, recorded at [`PACED_IN_L2_FROM_NS`] or
+/// long kernels: how many kernels that are not GEMMs, recorded at `PACED_IN_L2_FROM_NS` or
 /// longer with recorded inputs, stand in by chases and spins, which slow each other less than
 /// such kernels do over data the L2 holds, and what `--l2-resident paced` did on the held-out
 /// walks that tried it. `None` otherwise.

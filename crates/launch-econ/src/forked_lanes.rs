@@ -5,7 +5,7 @@
 //! Each lane is a stream of its own in the main engine's context. A captured graph records the
 //! fork event on the main stream, makes each lane wait on it, runs the lane's work, records the
 //! lane's join event and makes the main stream wait on every join, so the graph ends only when
-//! every lane has. The two graphs are replayed in turn ([`crate::beside::replay_times`]), so a
+//! every lane has. The two graphs are replayed in turn (`beside::replay_times`), so a
 //! drift of the device's clocks falls on both alike.
 
 use memra_engine::Engine;
