@@ -1,5 +1,14 @@
 use super::*;
 use crate::offline::tests::inputs;
+use memra_engine::{Gemm, GemmType};
+
+/// A kernel `name` of `ns` recorded as the call of `gemm`.
+fn gemm_call(name: &str, gemm: Gemm, ns: f64) -> Op {
+    Op {
+        matmul: Some(MatmulRole::Call(gemm)),
+        ..Op::kernel(name, 0.0, ns)
+    }
+}
 
 #[test]
 fn element_wise_normalisation_and_attention_kernels_load_memory_with_their_recorded_bytes() {
@@ -67,7 +76,6 @@ fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
 #[test]
 fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
     use crate::occupancy::BlockResources;
-    use memra_engine::{Gemm, GemmType};
     let l = SmLimits::of("9.0", 132).unwrap();
     // The widest pair ran 1.5 times one alone: such a kernel holds 0.75.
     let (m, r) = widest_pair_and_peaks();
@@ -128,7 +136,6 @@ fn one_round_fat_kernels_not_held_by_math_hold_what_the_widest_pair_says() {
 #[test]
 fn ieee_f32_gemms_hold_the_sms_their_blocks_spread_over_up_to_the_widest_pair() {
     use crate::occupancy::BlockResources;
-    use memra_engine::{Gemm, GemmType};
     let l = SmLimits::of("9.0", 132).unwrap();
     // The widest pair ran 1.5 times one alone: it holds 0.75.
     let (m, r) = widest_pair_and_peaks();
@@ -200,28 +207,20 @@ fn small_kernels_that_are_not_gemms_or_attention_or_that_move_little_wait_on_the
     assert!(!waits_on_loads(&add, 0.5, 160.0));
     // GEMMs (recorded calls, their further kernels, or by name) and attention stream or
     // compute: the pair stretch prices them.
-    let call = Op {
-        matmul: Some(MatmulRole::Call(memra_engine::Gemm::plain(
-            memra_engine::GemmType::Bf16,
-            4096,
-            8,
-            4096,
-        ))),
-        ..Op::kernel("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", 0.0, 8000.0)
-    };
+    let call = gemm_call(
+        "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT",
+        Gemm::plain(GemmType::Bf16, 4096, 8, 4096),
+        8000.0,
+    );
     assert!(!waits_on_loads(&call, 0.1, 160.0));
     // A GEMM that moves less than the small adds do (a rank-16 adapter's down projection,
     // ~0.2 MB in 4 us: ~50 GB/s) waits on its loads as they do, where the profile measured
     // them; where it did not, it is a GEMM like the others.
-    let adapter = Op {
-        matmul: Some(MatmulRole::Call(memra_engine::Gemm::plain(
-            memra_engine::GemmType::F16,
-            16,
-            8,
-            4096,
-        ))),
-        ..Op::kernel("nvjet_sm90_hsh_64x8_64x16_1x1_h_bz_splitK_TNT", 0.0, 4000.0)
-    };
+    let adapter = gemm_call(
+        "nvjet_sm90_hsh_64x8_64x16_1x1_h_bz_splitK_TNT",
+        Gemm::plain(GemmType::F16, 16, 8, 4096),
+        4000.0,
+    );
     assert!(gemm_gb_s(&adapter) > 0.0 && gemm_gb_s(&adapter) < 160.0);
     assert!(waits_on_loads(&adapter, 0.05, 160.0));
     assert!(!waits_on_loads(&adapter, 0.05, 0.0));
