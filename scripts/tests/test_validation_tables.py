@@ -170,7 +170,8 @@ def test_the_batches_not_yet_run_are_the_groups_after_the_record():
     said = said[:said.index("The method's figures")]
     count = sum(n for _, n in pending)
     assert f"{words(count)} more have not run yet" in said, (count, said)
-    assert re.findall(r"group `(heldout\d+)`", said) == [g for g, _ in pending]
+    # Each pending group opens a row of the table that follows, in order.
+    assert re.findall(r"\| `(heldout\d+)` \|", said) == [g for g, _ in pending]
 
 
 def test_the_readmes_full_run_table_is_what_its_document_gives():
