@@ -300,7 +300,28 @@ fn lanes_within_the_l2_name_the_paced_replay() {
         ),
         "{note}"
     );
-    assert!(note.contains("--l2-resident paced"), "{note}");
+    assert!(
+        note.contains("8 within 5% with --l2-resident paced"),
+        "{note}"
+    );
+    // Beside a recorded GEMM the note says paced came high there.
+    let with_gemm = Walk {
+        ops: [
+            walk.ops.clone(),
+            vec![Op {
+                matmul: Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, 4096, 1, 4096))),
+                ..kernel(128, 10.0)
+            }],
+        ]
+        .concat(),
+        ..Walk::default()
+    };
+    let beside = lanes_within_l2_note(&with_gemm, small, l2, L2Resident::Spin, true).expect("note");
+    assert!(
+        beside.contains("beside GEMMs, as here, --l2-resident paced")
+            && beside.contains("keep the default"),
+        "{beside}"
+    );
     // One stream, `paced` or `stream` chosen, data past the line: nothing to say.
     assert_eq!(
         lanes_within_l2_note(&walk, small, l2, L2Resident::Spin, false),
