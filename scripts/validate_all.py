@@ -412,6 +412,12 @@ GROUPS = [
                                          "kx_six_lanes_of_scale_shift_fp16,"
                                          "kx_softplus_lanes_beside_small_tanh_lanes_f32,"
                                          "kx_clamped_exp_lanes_of_three_sizes_bf16"),
+    ("heldout74", "heldout_74_walks.py", "ky_gelu_lanes_beside_two_gemv_lanes_bf16,"
+                                         "ky_silu_gate_lane_beside_mlp_lane_fp16,"
+                                         "ky_four_lanes_of_tiny_adds_f32,"
+                                         "ky_mixed_size_mul_lanes_bf16,"
+                                         "ky_layernorm_lanes_beside_projection_lane_bf16,"
+                                         "ky_three_lanes_of_rmsnorm_fp16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
