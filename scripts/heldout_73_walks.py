@@ -17,16 +17,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import lanes_step as lanes, no_grad_step, fork_lanes, repeated  # noqa: E402
+from walk_parts import lanes_step as lanes, no_grad_step, fork_lanes, lane_of  # noqa: E402
 from walk_registry import builder  # noqa: E402
-
-
-def lane_of(shape, dtype, passes, f):
-    """A lane of `passes` applications of `f` to a random tensor of `shape` of its own."""
-    import torch
-    with torch.device("cuda"):
-        x = torch.randn(*shape, dtype=dtype)
-    return repeated(x, passes, f)
 
 
 def two_lanes_of_gelu_fp16():

@@ -18,17 +18,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_parts import (  # noqa: E402
-    fork_lanes, lanes_step as lanes, linear_lane, no_grad_step, repeated, rms_norm,
+    fork_lanes, lane_of, lanes_step as lanes, linear_lane, no_grad_step, rms_norm,
 )
 from walk_registry import builder  # noqa: E402
-
-
-def lane_of(shape, dtype, passes, f):
-    """A lane of `passes` applications of `f` to a random tensor of `shape` of its own."""
-    import torch
-    with torch.device("cuda"):
-        x = torch.randn(*shape, dtype=dtype)
-    return repeated(x, passes, f)
 
 
 def gelu_lanes_beside_two_gemv_lanes_bf16():

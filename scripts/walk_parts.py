@@ -287,6 +287,14 @@ def repeated(x, passes, f):
     return run
 
 
+def lane_of(shape, dtype, passes, f):
+    """A [`repeated`] lane of `passes` applications of `f` to a random tensor of `shape` of its own."""
+    import torch
+    with torch.device("cuda"):
+        x = torch.randn(*shape, dtype=dtype)
+    return repeated(x, passes, f)
+
+
 def corner(t):
     """A scalar from one corner of `t`, so that branches of any shape can be added."""
     return t.flatten()[:1].float().sum()
