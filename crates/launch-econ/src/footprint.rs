@@ -432,12 +432,12 @@ pub fn lanes_within_l2_note(
         })
         .count();
     let beside_gemms = walk.kernels().any(|o| o.matmul.is_some());
-    // Held-out batches 70-73 on an H100 (docs/validation-h200.md, "`--l2-resident paced`
-    // held out on an H100").
+    // Held-out batches 70-74 on an H100, each batch's first run (docs/validation-h200.md,
+    // "`--l2-resident paced` held out on an H100" and "Held-out batch 74 on an H100").
     let paced = if beside_gemms {
-        "beside GEMMs, as here, --l2-resident paced (inputs read paced from the L2) came within 5% on 3 of 9 held-out H100 walks against the default's 6, up to 16% high: keep the default"
+        "beside GEMMs, as here, --l2-resident paced (inputs read paced from the L2) came within 5% on 5 of 12 held-out H100 walks against the default's 7, up to 16% high: keep the default"
     } else {
-        "on an H100, 15 held-out walks of such lanes replayed up to 22% low so (3 within 5%), and 8 within 5% with --l2-resident paced, which reads their inputs paced from the L2, though up to 23% high on lanes of tiny or mixed-size kernels"
+        "on an H100, 18 held-out walks of such lanes replayed up to 22% low so (4 within 5%), and 9 within 5% with --l2-resident paced, which reads their inputs paced from the L2, though up to 35% high on lanes of tiny or mixed-size kernels (the paced reads of 1.1 us adds replayed at 1.8 us)"
     };
     (kernels > 0).then(|| format!(
         "the streams run side by side over data within 2/3 of the {:.0} MiB L2: {kernels} kernel(s) of 1 us or longer with recorded inputs stand in by chases and spins, which slow each other less than such kernels do there; {paced} (not yet run on an H200)",
