@@ -29,7 +29,7 @@ impl EagerSource {
         match self {
             EagerSource::User => "--eager-step-ms (your unprofiled step)",
             EagerSource::Trace => {
-                "the trace's host side: recorded span less what the profiler added (its own work, its inflation of launch calls, its callbacks' cost per recorded event as read from the trace, and the first calls' one-time costs); off by 0.24-3.2x (250 stored H200 validation walks priced again: a median 1.12x, 121 within 25%, scripts/reprice_summary.py --trace-eager): pass --eager-step-ms"
+                "the trace's host side: recorded span less what the profiler added (its own work, its inflation of launch calls, its callbacks' cost per recorded event as read from the trace, and the first calls' one-time costs); off by 0.24-2.4x (250 stored H200 validation walks priced again: a median 1.11x, 127 within 25%, scripts/reprice_summary.py --trace-eager): pass --eager-step-ms"
             }
             EagerSource::EngineFloor => {
                 "the engine's own issue cost: a LOWER BOUND with no framework cost; pass --eager-step-ms"

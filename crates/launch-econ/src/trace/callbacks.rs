@@ -33,6 +33,10 @@ pub(super) struct CallbackCosts {
     pub inside_op: Reading,
     /// Inside a call that issues no GPU work: the durations of the query calls.
     pub inside_call: Reading,
+    /// From the start of one call that issues GPU work to the next of its thread, read at
+    /// [`GAP_QUANTILE`]: the cadence of a program that records no operators (see
+    /// `crate::trace_eager`).
+    pub issue_interval: Reading,
 }
 
 /// A reading of some samples, ns (their median, or for the gaps their low quantile), and how
@@ -97,10 +101,18 @@ pub(super) fn callback_costs(events: &[HostEvent], mut order: Vec<u32>) -> Callb
         }
     };
     let mut open: Vec<Open> = Vec::new();
-    // The last top-level event of the thread being read.
+    // The last top-level event and the last call that issues GPU work of the thread being read.
     let mut last_top: Option<HostEvent> = None;
+    let mut last_issue: Option<HostEvent> = None;
+    let mut intervals = Vec::new();
     for &i in &order {
         let e = events[i as usize];
+        if e.kind == HostKind::Issue {
+            if let Some(prev) = last_issue.filter(|p| p.thread == e.thread) {
+                intervals.push(e.ts_ns - prev.ts_ns);
+            }
+            last_issue = Some(e);
+        }
         while let Some(o) = open.pop() {
             if o.event.thread == e.thread && o.event.end_ns() > e.ts_ns {
                 open.push(o);
@@ -140,6 +152,7 @@ pub(super) fn callback_costs(events: &[HostEvent], mut order: Vec<u32>) -> Callb
         between_ops: Reading::quantile(gaps, GAP_QUANTILE),
         inside_op: Reading::median(views),
         inside_call: Reading::median(calls),
+        issue_interval: Reading::quantile(intervals, GAP_QUANTILE),
     }
 }
 
@@ -197,6 +210,27 @@ mod tests {
         // Thread 1: 16..20 then 30: a gap of 10; thread 2: 12 then 19: a gap of 7.
         assert_eq!(c.between_ops.samples, 2);
         assert_eq!(c.between_ops.value, Some(7.0));
+    }
+
+    #[test]
+    fn launch_calls_are_read_at_the_lower_tenth_of_their_intervals_per_thread() {
+        // Thread 1: eleven launch calls 20 ns apart but one 100 ns after the one before (the
+        // program's own work between them), each beside a query call that is not a launch.
+        let mut events = Vec::new();
+        let mut t = 0.0;
+        for k in 0..11 {
+            events.push(ev(t, 5.0, HostKind::Issue, 1));
+            events.push(ev(t + 6.0, 1.0, HostKind::QueryCall, 1));
+            t += if k == 4 { 100.0 } else { 20.0 };
+        }
+        // Thread 2's launches, 3 ns after thread 1's, count only among themselves: 50 apart.
+        events.push(ev(3.0, 1.0, HostKind::Issue, 2));
+        events.push(ev(53.0, 1.0, HostKind::Issue, 2));
+        let c = costs(&events);
+        // Ten intervals of thread 1 (nine of 20, one of 100) and one of thread 2 (50).
+        assert_eq!(c.issue_interval.samples, 11);
+        assert_eq!(c.issue_interval.value, Some(20.0));
+        assert_eq!(costs(&events[..1]).issue_interval.value, None);
     }
 
     #[test]

@@ -80,6 +80,15 @@ pub struct HostSide {
     /// that only read state; 0 where the trace has none.
     #[serde(default)]
     pub profiler_inside_call_ns: f64,
+    /// The lower tenth of the intervals from one call that issues GPU work to the next of its
+    /// thread, start to start, ns: the cadence at which a program that records no operators
+    /// issued its work, with the profiler's cost in its least-inflated intervals (see
+    /// `crate::trace_eager`); 0 where no thread made two such calls.
+    #[serde(default)]
+    pub issue_interval_ns: f64,
+    /// The intervals [`Self::issue_interval_ns`] is read from.
+    #[serde(default)]
+    pub issue_interval_samples: usize,
     /// What the first calls of the step ran beyond the same calls later, ns: costs paid once
     /// (see `trace::first_calls`).
     #[serde(default)]
@@ -255,6 +264,8 @@ pub(crate) fn host_side(
     h.profiler_inside_op_ns = costs.inside_op.value.unwrap_or(0.0);
     h.profiler_inside_op_samples = costs.inside_op.samples;
     h.profiler_inside_call_ns = costs.inside_call.value.unwrap_or(0.0);
+    h.issue_interval_ns = costs.issue_interval.value.unwrap_or(0.0);
+    h.issue_interval_samples = costs.issue_interval.samples;
     h.first_call_excess_ns = first_call_excess_ns(events, &overhead, (from, to));
     Some(h)
 }
