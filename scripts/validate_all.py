@@ -418,6 +418,12 @@ GROUPS = [
                                          "ky_mixed_size_mul_lanes_bf16,"
                                          "ky_layernorm_lanes_beside_projection_lane_bf16,"
                                          "ky_three_lanes_of_rmsnorm_fp16"),
+    ("heldout75", "heldout_75_walks.py", "kz_cupy_saxpy_raw_loop,"
+                                         "kz_cupy_standardise_columns,"
+                                         "kz_cupy_raw_gemv_layers,"
+                                         "kz_cupy_fft_lowpass,"
+                                         "kz_cupy_inverse_cdf_sampling,"
+                                         "kz_cupy_elementwise_ladder"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
