@@ -8,7 +8,15 @@ profiler in the process, and reports each lane's start and end (µs from the ear
 the share of the shorter lane the two overlap, and the graph's time beside graphs of each
 lane alone and of the lanes one after another on one stream (same stamps).
 
+`--cases elementwise` asks the same of lanes made only of element-wise kernels and norms
+over data the L2 holds, which `replay` prices low on an H100 (its stand-ins slowing each
+other less than the kernels do): three lanes of written-out RMSNorm (batch 74), four of
+residual scales (batch 73), three of masked scaling (batch 70). `--traces DIR` records each
+case's side-by-side, one-after-another and first-lane-alone steps (stamps and all) after
+every timing, for `launch-econ replay`.
+
     python3 scripts/lane_overlap_stamps_probe.py --out FILE.json [--trials N]
+        [--cases beside-gemv|elementwise] [--traces DIR]
 """
 import os
 import statistics
@@ -16,8 +24,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import (capture, graph_times, lane_stamps, linear_lane,  # noqa: E402
-                        probe_args, repeated)
+from walk_parts import (capture, graph_times, lane_of, lane_stamps, linear_lane,  # noqa: E402
+                        record_steps, repeated, rms_norm)
 
 
 def cases(torch):
@@ -45,6 +53,33 @@ def cases(torch):
             repeated(silu, 8, lambda y: f.silu(y) * 0.5),
             [linear_lane(4096, 4096, 1, 4, torch.float16)]),
     }
+
+
+def elementwise_cases(torch):
+    """name -> (first lane, [the other lanes]): lanes of one shape each, as batches 74, 73 and
+    70 wrote them, every lane over tensors of its own."""
+    def rmsnorm():
+        with torch.device("cuda"):
+            g = torch.rand(2048, dtype=torch.float16)
+        return lane_of((32, 2048), torch.float16, 4, lambda y: rms_norm(y, g))
+
+    def residual_scale():
+        with torch.device("cuda"):
+            r = torch.randn(1 << 18)
+        return lane_of((1 << 18,), torch.float32, 6, lambda y: (y + r) * 0.5)
+
+    def masked_scaling():
+        with torch.device("cuda"):
+            x = torch.randn(256, 1024)
+        return repeated(x, 6, lambda y: torch.where(y > 0.1, y * 1.3, y * 0.2))
+
+    out = {}
+    for name, make, count in (("three_lanes_of_rmsnorm_fp16", rmsnorm, 3),
+                              ("four_lanes_of_residual_scales_f32", residual_scale, 4),
+                              ("three_lanes_of_masked_scaling_f32", masked_scaling, 3)):
+        lanes = [make() for _ in range(count)]
+        out[name] = (lanes[0], lanes[1:])
+    return out
 
 
 def stamped(torch, mark, lanes, side_by_side):
@@ -92,13 +127,23 @@ def overlap_share(a, b):
 def main():
     import json
 
+    import argparse
+
     import torch
-    args = probe_args(__doc__, 9)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--trials", type=int, default=9)
+    ap.add_argument("--cases", choices=["beside-gemv", "elementwise"], default="beside-gemv")
+    ap.add_argument("--traces", default="",
+                    help="record each case's steps here (NAME.LAYOUT.eager.json), after all timing")
+    args = ap.parse_args()
     torch.manual_seed(0)
     mark, rec = lane_stamps(16)
     out = {"device": torch.cuda.get_device_name(), "cases": {}}
+    steps = []
     with torch.no_grad():
-        for name, (chain, gemvs) in cases(torch).items():
+        chosen = cases(torch) if args.cases == "beside-gemv" else elementwise_cases(torch)
+        for name, (chain, gemvs) in chosen.items():
             lanes = [chain] + gemvs
             graphs = {"side_by_side": capture(stamped(torch, mark, lanes, True)),
                       "one_after_another": capture(stamped(torch, mark, lanes, False))}
@@ -113,6 +158,12 @@ def main():
             print("  overlap with the chain: " + ", ".join(f"{s:.0%}" for s in shares))
             out["cases"][name] = {"graph_us": times["us"], "spread_us": times["spread_us"],
                                   "lane_spans_us": sides, "overlap_with_chain": shares}
+            steps += [(f"{name}.side_by_side", stamped(torch, mark, lanes, True)),
+                      (f"{name}.one_after_another", stamped(torch, mark, lanes, False)),
+                      (f"{name}.lane0_alone", stamped(torch, mark, lanes[:1], True))]
+    if args.traces:
+        # Only now the profiler: a session slows the launches after it.
+        record_steps(torch, steps, args.traces)
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
 
