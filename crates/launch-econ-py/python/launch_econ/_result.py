@@ -37,9 +37,11 @@ class Price:
     operator from ``inside_op_samples`` views, ``operators``, ``launch_calls``,
     ``stored_accuracy`` (how the stored H200 validation walks of as many launch calls came
     out: ``launch_calls_from``, ``launch_calls_below`` (``None``: no end), ``walks``,
-    ``within_25``, ``median_abs_error_pct``), and ``basis``: ``read``,
+    ``within_25``, ``median_abs_error_pct``), ``basis``: ``read``,
     ``rough`` (fewer than ten of either), ``missing`` (none of one: not taken out) or
-    ``no-operators``; ``None`` otherwise),
+    ``no-operators``, and for a trace with no operators ``launch_interval_us``, the interval
+    its launch calls were read at (the lower tenth of ``launch_interval_samples`` intervals
+    between them; ``None`` where none was read); ``None`` otherwise),
     ``branches`` (whether the walk runs streams side by side), ``kernels``, ``copies``, ``memsets``, ``recorded_gpu_ms``,
     ``warnings``, ``partial`` (interrupted), ``device`` (name), ``step`` (which step the
     profiler marked, ``ProfilerStep#N``, was priced, in words; ``None`` for a trace that marks
@@ -120,6 +122,11 @@ class Price:
                          f"an event outside + inside, read from {r['per_event_samples']}"
                          f" {_OUTSIDE_FROM.get(r.get('per_event_from'), 'operators')}"
                          f" and {r['inside_op_samples']} views{note}"))
+        if r and r["basis"] == "no-operators" and r.get("launch_interval_us") is not None:
+            rows.append(("  launch cadence", f"{r['launch_interval_us']:.2f} us",
+                         f"no operators recorded: the step read as its {r['launch_calls']}"
+                         f" launch calls that far apart, the lower tenth of"
+                         f" {r['launch_interval_samples']} intervals"))
         a = r.get("stored_accuracy") if r else None
         if a:
             rows.append(("  as traces of", f"{r['launch_calls']} launches",

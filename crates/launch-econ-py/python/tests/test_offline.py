@@ -48,6 +48,20 @@ def test_a_loop_of_leaf_operators_reads_the_gaps_between_them():
     assert "the stored walks of 50 to 199 launch calls came within 25%" in repr(r)
 
 
+def test_a_program_without_operators_is_read_at_its_launch_cadence():
+    # A stored H200 recording of a CuPy program: launch calls only, no framework operators.
+    root = pathlib.Path(__file__).resolve().parents[4]
+    r = launch_econ.price_trace(root / "docs" / "stored" / "heldout-29-44-bd3f33f" / "heldout35"
+                                / "ik_cupy_prefix_sums.eager.json.gz")
+    readings = r.profiler_readings
+    assert readings["basis"] == "no-operators" and readings["operators"] == 0
+    assert readings["launch_interval_samples"] == readings["launch_calls"] - 1
+    # The step is its launch calls at that interval (above the GPU's busy time here).
+    assert r.eager_ms == pytest.approx(
+        readings["launch_calls"] * readings["launch_interval_us"] / 1e3, rel=1e-6)
+    assert "launch cadence" in repr(r) and "the lower tenth of" in repr(r)
+
+
 def test_the_users_eager_step_is_used_and_named():
     r = launch_econ.price_trace(DECODE, eager_step_ms=5.0)
     assert r.eager_source == "user"
