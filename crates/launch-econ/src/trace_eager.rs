@@ -16,7 +16,9 @@
 //! profiler's cost, and the least inflated of them, the lower tenth as for the gaps between
 //! operators (`trace::callbacks`), stand for the unprofiled cadence; the step is then its
 //! launch calls at that cadence where that is shorter. It reads low where a program issues
-//! runs of launches quickly and works between them (cuFFT's plans).
+//! runs of launches quickly and works between them (cuFFT's plans). Six CuPy programs written
+//! after it came within 25% on 2 of 6 on an H100, against 0 of 6 from the span alone
+//! (`docs/validation-h200.md`, "Held-out batch 75 on an H100").
 
 use serde::{Deserialize, Serialize};
 
