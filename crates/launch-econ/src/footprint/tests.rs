@@ -301,7 +301,9 @@ fn lanes_within_the_l2_name_the_paced_replay() {
         "{note}"
     );
     assert!(
-        note.contains("held-out walks of such lanes") && !note.contains("keep the default"),
+        note.contains("held-out walks of such lanes")
+            && note.contains("--summary came within 10%")
+            && !note.contains("keep the default"),
         "{note}"
     );
     // Beside a recorded GEMM the note says paced came high there.
