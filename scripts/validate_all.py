@@ -424,6 +424,12 @@ GROUPS = [
                                          "kz_cupy_fft_lowpass,"
                                          "kz_cupy_inverse_cdf_sampling,"
                                          "kz_cupy_elementwise_ladder"),
+    ("heldout76", "heldout_76_walks.py", "la_three_lanes_of_bias_gelu_fp16,"
+                                         "la_four_lanes_of_silu_mul_bf16,"
+                                         "la_two_lanes_of_row_softmax_f32,"
+                                         "la_five_lanes_of_centre_scale_fp16,"
+                                         "la_wide_adds_beside_rmsnorm_lanes_f32,"
+                                         "la_layernorm_lanes_beside_gemv_lane_fp16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

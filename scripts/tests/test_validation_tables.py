@@ -143,7 +143,11 @@ def test_a_failed_walk_of_no_known_stream_count_is_named(tmp_path):
 
 
 def words(n):
-    """`n` (1-99) as the README writes a count that opens a sentence: `Twenty-four`."""
+    """`n` (1-199) as the README writes a count that opens a sentence: `Twenty-four`, `A
+    hundred and two`."""
+    if n >= 100:
+        rest = n - 100
+        return "A hundred" + (f" and {words(rest).lower()}" if rest else "")
     ones = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
             "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
             "eighteen", "nineteen"]
@@ -163,6 +167,7 @@ def test_the_batches_not_yet_run_are_the_groups_after_the_record():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = " ".join(f.read().split())
     assert words(24) == "Twenty-four" and words(6) == "Six"
+    assert words(102) == "A hundred and two" and words(100) == "A hundred"
     if not pending:
         assert "None is waiting to run" in readme and "more have not run yet" not in readme
         return
