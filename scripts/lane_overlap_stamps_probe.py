@@ -25,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from walk_parts import (capture, graph_times, lane_of, lane_stamps, linear_lane,  # noqa: E402
-                        record_steps, repeated, rms_norm)
+                        probe_args, record_steps, repeated, rms_norm)
 
 
 def cases(torch):
@@ -124,19 +124,18 @@ def overlap_share(a, b):
     return both / max(1e-9, min(a[1] - a[0], b[1] - b[0]))
 
 
+def parse_args(argv=None):
+    """The probe's arguments, checked before any GPU work: `--cases` is one of two sets;
+    `--traces DIR` records each case's steps there (NAME.LAYOUT.eager.json), after all timing."""
+    return probe_args(__doc__, 9, traces=True, argv=argv, extra=lambda ap: ap.add_argument(
+        "--cases", choices=["beside-gemv", "elementwise"], default="beside-gemv"))
+
+
 def main():
     import json
 
-    import argparse
-
+    args = parse_args()
     import torch
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--trials", type=int, default=9)
-    ap.add_argument("--cases", choices=["beside-gemv", "elementwise"], default="beside-gemv")
-    ap.add_argument("--traces", default="",
-                    help="record each case's steps here (NAME.LAYOUT.eager.json), after all timing")
-    args = ap.parse_args()
     torch.manual_seed(0)
     mark, rec = lane_stamps(16)
     out = {"device": torch.cuda.get_device_name(), "cases": {}}

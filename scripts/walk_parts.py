@@ -432,17 +432,21 @@ def timed_ms(fn, reps, batches):
     return statistics.median(out), out
 
 
-def probe_args(doc, trials, traces=False):
+def probe_args(doc, trials, traces=False, extra=None, argv=None):
     """The arguments of a probe that times graphs and writes one JSON: `--out` and
     `--trials` (default `trials`), with `doc`'s first paragraph as the description; with
-    `traces`, also `--traces DIR` (where the probe writes profiler traces of its steps)."""
+    `traces`, also `--traces DIR` (where the probe writes profiler traces of its steps);
+    `extra(parser)` adds a probe's own options. `argv`: the arguments (default the command
+    line's)."""
     import argparse
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=trials)
     if traces:
         ap.add_argument("--traces", default="")
-    return ap.parse_args()
+    if extra:
+        extra(ap)
+    return ap.parse_args(argv)
 
 
 def graph_times(torch, graphs, trials):

@@ -73,3 +73,13 @@ def test_elementwise_lanes_probe_refuses_bad_elems_and_lanes_before_any_gpu_work
     assert e.value.code == 2
     ok = elementwise_lanes_probe.parse_args(["out.json", "--elems", "4096", "--lanes", "1,2"])
     assert (ok.elems, ok.lanes, ok.traces) == ([4096], [1, 2], "")
+
+
+def test_lane_overlap_stamps_probe_takes_one_of_its_case_sets_before_any_gpu_work(capsys):
+    import lane_overlap_stamps_probe as stamps
+    with pytest.raises(SystemExit) as e:
+        stamps.parse_args(["--out", "o.json", "--cases", "gemm"])
+    assert e.value.code == 2 and "--cases" in capsys.readouterr().err
+    args = stamps.parse_args(["--out", "o.json", "--cases", "elementwise", "--traces", "t"])
+    assert (args.cases, args.traces, args.trials) == ("elementwise", "t", 9)
+    assert stamps.parse_args(["--out", "o.json"]).cases == "beside-gemv"
