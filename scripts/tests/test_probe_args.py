@@ -83,3 +83,33 @@ def test_lane_overlap_stamps_probe_takes_one_of_its_case_sets_before_any_gpu_wor
     args = stamps.parse_args(["--out", "o.json", "--cases", "elementwise", "--traces", "t"])
     assert (args.cases, args.traces, args.trials) == ("elementwise", "t", 9)
     assert stamps.parse_args(["--out", "o.json"]).cases == "beside-gemv"
+
+
+@pytest.mark.parametrize("argv,names", [
+    (["--walk", "heldout74:ky_four_lanes_of_tiny_adds_f32"], "--walk"),
+    (["--case", "three_lanes_of_rmsnorm_fp16"], "--case"),
+    (["--walk", "g:n:t", "--kinds", "empty,spin"], "--kinds"),
+    ([], "--walk or a --case"),
+])
+def test_stand_in_lanes_probe_refuses_bad_arguments_before_any_gpu_work(argv, names, capsys):
+    import stand_in_lanes_probe
+    with pytest.raises(SystemExit) as stop:
+        stand_in_lanes_probe.parse_args(["--out", "o.json", *argv])
+    assert stop.value.code == 2
+    assert names in capsys.readouterr().err
+
+
+def test_stand_in_lanes_probe_reads_lanes_and_bytes_from_a_stored_trace():
+    import stand_in_lanes_probe as probe
+    trace = os.path.join(SCRIPTS, "..", "docs", "cross-device", "h100-heldout-74-da66077",
+                         "heldout74", "ky_four_lanes_of_tiny_adds_f32.eager.json.gz")
+    lanes, tail = probe.kernels_by_stream(probe.load(trace))
+    # four lanes of twelve adds of 1 Ki f32 elements and the corner's sum, then the adds of
+    # the four corners on the stream they were forked from
+    assert [len(ks) for _, ks in lanes] == [13, 13, 13, 13]
+    assert len(tail) == 4
+    first = lanes[0][1][0]
+    assert (first["grid"], first["block"], first["read"], first["write"]) == (
+        (1, 1, 1), (128, 1, 1), 8192, 4096)
+    args = probe.parse_args(["--out", "o", "--walk", f"heldout74:w:{trace}", "--kinds", "ew"])
+    assert args.walk == [["heldout74", "w", trace]] and args.kinds == ["ew"]
