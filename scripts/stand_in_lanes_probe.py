@@ -13,7 +13,8 @@ process with no profiler, the real walk's graph beside graphs of:
   (as large as its largest input) from buffers of its lane that the L2 keeps, as fast as its
   grid can, with no bookkeeping: the work an element-wise kernel does, without its math.
 - `ew`: each kernel an element-wise sum of as many inputs as its input bytes hold results'
-  worth into its result: the same bytes, read as an element-wise kernel reads them.
+  worth into its result: the same bytes, read as an element-wise kernel reads them (`ewNN`:
+  over NN% of them, a stand-in trimmed towards the kernel's node).
 
 Each layout of a walk's lanes is timed: side by side (as recorded), one after another on one
 stream, and the first lane alone; for the stamps probe's element-wise cases the real kernels
@@ -158,9 +159,12 @@ def mimic(torch, cp, mod, recorded, variant):
             for k in ks:
                 if kind == "empty":
                     empty(k["grid"], k["block"], ())
-                elif kind == "ew":
-                    n_out = max(1, (k["write"] + 15) // 16)
-                    ins = max(1, -(-((k["read"] + 15) // 16) // n_out))
+                elif kind.startswith("ew"):
+                    # ewNN: NN% of the bytes (a stand-in's reads trimmed to fit its node)
+                    share = int(kind[2:] or 100) / 100
+                    whole = max(1, (k["write"] + 15) // 16)
+                    ins = max(1, -(-((k["read"] + 15) // 16) // whole))
+                    n_out = max(1, int(share * whole))
                     ew(k["grid"], k["block"], (src, dst, np.uint32(n_out), np.uint32(ins)))
                 else:
                     touch(k["grid"], k["block"], (src, dst, np.uint64((k["read"] + 15) // 16),
@@ -214,6 +218,7 @@ def stamps_step(torch, lanes, side_by_side):
     return step
 
 
+# (and ewNN: the element-wise sum over NN% of the bytes)
 KINDS = ("empty", "touch", "ew")
 
 
@@ -232,7 +237,8 @@ def parse_args(argv=None):
 
     def kinds(text):
         got = text.split(",")
-        bad = [k for k in got if k not in KINDS]
+        bad = [k for k in got if k not in KINDS and not (
+            k.startswith("ew") and k[2:].isdigit() and 0 < int(k[2:]) <= 100)]
         if bad:
             raise argparse.ArgumentTypeError(f"unknown kind {bad[0]!r} (of {', '.join(KINDS)})")
         return got
