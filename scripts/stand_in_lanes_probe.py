@@ -14,7 +14,9 @@ process with no profiler, the real walk's graph beside graphs of:
   grid can, with no bookkeeping: the work an element-wise kernel does, without its math.
 - `ew`: each kernel an element-wise sum of as many inputs as its input bytes hold results'
   worth into its result: the same bytes, read as an element-wise kernel reads them (`ewNN`:
-  over NN% of them, a stand-in trimmed towards the kernel's node).
+  over NN% of them, a stand-in trimmed towards the kernel's node);
+- `ewu`: `ew` with each thread's loads for up to four results issued before any sum or
+  store, as a vectorised element-wise kernel issues them (`ewuNN` likewise).
 
 Each layout of a walk's lanes is timed: side by side (as recorded), one after another on one
 stream, and the first lane alone; for the stamps probe's element-wise cases the real kernels
@@ -72,6 +74,41 @@ extern "C" __global__ void ew(const float4* __restrict__ src, float4* __restrict
       v.x += w.x; v.y += w.y; v.z += w.z; v.w += w.w;
     }
     dst[i] = v;
+  }
+}
+
+// ew with each thread's loads of up to four results' inputs issued before any sum or store,
+// as a vectorised element-wise kernel issues its loads: one round trip a round, not one a result.
+extern "C" __global__ void ewu(const float4* __restrict__ src, float4* __restrict__ dst,
+                               unsigned int n_out, unsigned int k) {
+  const unsigned int width = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned int stride = width * gridDim.x * gridDim.y * gridDim.z;
+  const unsigned int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned int t = block * width + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  for (unsigned int base = t; base < n_out; base += 4u * stride) {
+    float4 v[4], w[4][4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const unsigned int i = base + u * stride;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        w[u][j] = (i < n_out && (unsigned)j < k) ? src[i + j * n_out] : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const unsigned int i = base + u * stride;
+      v[u] = w[u][0];
+#pragma unroll
+      for (int j = 1; j < 4; ++j) {
+        v[u].x += w[u][j].x; v[u].y += w[u][j].y; v[u].z += w[u][j].z; v[u].w += w[u][j].w;
+      }
+      for (unsigned int j = 4; j < k && i < n_out; ++j) {
+        const float4 x = src[i + j * n_out];
+        v[u].x += x.x; v[u].y += x.y; v[u].z += x.z; v[u].w += x.w;
+      }
+      if (i < n_out) dst[i] = v[u];
+    }
   }
 }
 '''
@@ -141,6 +178,7 @@ def mimic(torch, cp, mod, recorded, variant):
     empty = mod.get_function("empty_kernel")
     touch = mod.get_function("touch")
     ew = mod.get_function("ew")
+    ewu = mod.get_function("ewu")
     lanes, tail = [ks for _, ks in recorded[0]], recorded[1]
     layout, kind = variant
     if layout == "alone":
@@ -160,12 +198,14 @@ def mimic(torch, cp, mod, recorded, variant):
                 if kind == "empty":
                     empty(k["grid"], k["block"], ())
                 elif kind.startswith("ew"):
-                    # ewNN: NN% of the bytes (a stand-in's reads trimmed to fit its node)
-                    share = int(kind[2:] or 100) / 100
+                    # ewNN: NN% of the bytes (a stand-in's reads trimmed to fit its node);
+                    # ewu: loads issued four results at a time
+                    fn, digits = (ewu, kind[3:]) if kind.startswith("ewu") else (ew, kind[2:])
+                    share = int(digits or 100) / 100
                     whole = max(1, (k["write"] + 15) // 16)
                     ins = max(1, -(-((k["read"] + 15) // 16) // whole))
                     n_out = max(1, int(share * whole))
-                    ew(k["grid"], k["block"], (src, dst, np.uint32(n_out), np.uint32(ins)))
+                    fn(k["grid"], k["block"], (src, dst, np.uint32(n_out), np.uint32(ins)))
                 else:
                     touch(k["grid"], k["block"], (src, dst, np.uint64((k["read"] + 15) // 16),
                                                   np.uint64((k["write"] + 15) // 16)))
@@ -218,8 +258,8 @@ def stamps_step(torch, lanes, side_by_side):
     return step
 
 
-# (and ewNN: the element-wise sum over NN% of the bytes)
-KINDS = ("empty", "touch", "ew")
+# (and ewNN, ewuNN: the element-wise sums over NN% of the bytes)
+KINDS = ("empty", "touch", "ew", "ewu")
 
 
 def parse_args(argv=None):
@@ -235,10 +275,13 @@ def parse_args(argv=None):
             return text.split(":")
         return read
 
+    def trimmed(kind):
+        digits = kind[3:] if kind.startswith("ewu") else kind[2:]
+        return kind.startswith("ew") and digits.isdigit() and 0 < int(digits) <= 100
+
     def kinds(text):
         got = text.split(",")
-        bad = [k for k in got if k not in KINDS and not (
-            k.startswith("ew") and k[2:].isdigit() and 0 < int(k[2:]) <= 100)]
+        bad = [k for k in got if k not in KINDS and not trimmed(k)]
         if bad:
             raise argparse.ArgumentTypeError(f"unknown kind {bad[0]!r} (of {', '.join(KINDS)})")
         return got
