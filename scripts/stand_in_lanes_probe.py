@@ -16,7 +16,10 @@ process with no profiler, the real walk's graph beside graphs of:
   worth into its result: the same bytes, read as an element-wise kernel reads them (`ewNN`:
   over NN% of them, a stand-in trimmed towards the kernel's node);
 - `ewu`: `ew` with each thread's loads for up to four results issued before any sum or
-  store, as a vectorised element-wise kernel issues them (`ewuNN` likewise).
+  store, as a vectorised element-wise kernel issues them (`ewuNN` likewise);
+- `torch`: each kernel as PyTorch's own f32 add (where it read more than it wrote) or
+  multiplication by a scalar over its result's bytes, on tensors of its lane: the framework's
+  element-wise kernels (their grids PyTorch's) on other memory than the walk's.
 
 Each layout of a walk's lanes is timed: side by side (as recorded), one after another on one
 stream, and the first lane alone; for the stamps probe's element-wise cases the real kernels
@@ -191,8 +194,25 @@ def mimic(torch, cp, mod, recorded, variant):
         bufs.append((cp.zeros(words * 4, dtype=cp.float32), cp.zeros(words * 4, dtype=cp.float32)))
     side = [torch.cuda.Stream() for _ in (lanes if layout == "side" else lanes[:1])]
 
-    def issue(ks, buf):
-        src, dst = buf
+    tensors = []
+    if kind == "torch":
+        for ks in lanes + [tail]:
+            n = max([1] + [(k["write"] + 3) // 4 for k in ks])
+            tensors.append([torch.rand(n, device="cuda") for _ in range(3)])
+
+    def issue_torch(ks, lane):
+        x, y, out = tensors[lane]
+        for k in ks:
+            n = max(1, (k["write"] + 3) // 4)
+            if k["read"] > k["write"]:
+                torch.add(x[:n], y[:n], out=out[:n])
+            else:
+                torch.mul(x[:n], 0.5, out=out[:n])
+
+    def issue(ks, lane):
+        if kind == "torch":
+            return issue_torch(ks, lane)
+        src, dst = bufs[lane]
         with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
             for k in ks:
                 if kind == "empty":
@@ -216,10 +236,10 @@ def mimic(torch, cp, mod, recorded, variant):
             s.wait_stream(main)
         for i, ks in enumerate(lanes):
             with torch.cuda.stream(side[i if layout == "side" else 0]):
-                issue(ks, bufs[i])
+                issue(ks, i)
         for s in side:
             main.wait_stream(s)
-        issue(tail, bufs[-1])
+        issue(tail, len(bufs) - 1)
     return step
 
 
@@ -259,7 +279,7 @@ def stamps_step(torch, lanes, side_by_side):
 
 
 # (and ewNN, ewuNN: the element-wise sums over NN% of the bytes)
-KINDS = ("empty", "touch", "ew", "ewu")
+KINDS = ("empty", "touch", "ew", "ewu", "torch")
 
 
 def parse_args(argv=None):
