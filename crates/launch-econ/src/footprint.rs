@@ -265,6 +265,17 @@ pub enum L2Resident {
     /// `docs/validation-h200.md`, "Lanes within the L2 replayed by paced reads from it"). Not
     /// run on an H200.
     Paced,
+    /// As `paced`, except that an element-wise kernel's stand-in does its recorded work
+    /// instead of reading: it sums its inputs into its result from bytes the L2 keeps, every
+    /// load of a round in flight at once as PyTorch's vectorised kernels issue them, then
+    /// waits out its recorded time. What such kernels cost each other side by side follows
+    /// the bytes they move in their time: on an H100 PyTorch's own kernels over the recorded
+    /// bytes, as long alone as the real lanes, slowed each other by four fifths of what the
+    /// real lanes did, reads only or fewer bytes in that time by half
+    /// (`docs/validation-h200.md`, "Stand-ins that do an element-wise kernel's reads and
+    /// writes"). Read off probes of three walks' lanes; held-out batch 76 (written before it)
+    /// is its first test as a replay; not run on an H200.
+    Work,
 }
 
 /// Whether the trace's own shapes, `stated`, put a walk's data within 2/3 of an L2 of
@@ -300,7 +311,7 @@ pub fn within_l2_note(
             "{fits}, where it stays from one replay to the next: kernels recorded at {} us or longer stand in without reading device memory instead of streaming it as a decode step's weight reads do; if the real kernels read device memory, the replayed graph step is low: --l2-resident stream streams them",
             crate::output::num(from_us, 1)
         )),
-        L2Resident::Paced => Some(format!(
+        L2Resident::Paced | L2Resident::Work => Some(format!(
             "{fits}, where it stays from one replay to the next: kernels recorded at {} us or longer stand in without reading device memory on one stream, and beside other streams read their recorded inputs paced from bytes the L2 keeps ({streaming} of them)",
             crate::output::num(from_us, 1)
         )),
@@ -381,7 +392,7 @@ fn moved_bytes(o: &Op) -> f64 {
 pub(crate) const PACED_IN_L2_FROM_NS: f64 = 1_000.0;
 
 /// From what recorded duration kernels beside other streams read their recorded inputs paced
-/// from bytes the L2 keeps, ns: under [`L2Resident::Paced`], where the walk's data,
+/// from bytes the L2 keeps, ns: under [`L2Resident::Paced`] (or `Work`), where the walk's data,
 /// `resident`, stays in an L2 of `l2_bytes` and reading is not off, the earlier of
 /// `stream_from_ns` and [`PACED_IN_L2_FROM_NS`]; else `None`.
 pub(crate) fn l2_paced_from(
@@ -391,7 +402,9 @@ pub(crate) fn l2_paced_from(
     l2_bytes: f64,
 ) -> Option<f64> {
     stream_from_ns
-        .filter(|_| choice == L2Resident::Paced && within_l2(resident, l2_bytes))
+        .filter(|_| {
+            matches!(choice, L2Resident::Paced | L2Resident::Work) && within_l2(resident, l2_bytes)
+        })
         .map(|ns| ns.min(PACED_IN_L2_FROM_NS))
 }
 

@@ -29,6 +29,8 @@ pub(crate) struct Prepared {
     /// What streaming stand-ins read (empty when there are none), and where the next read
     /// starts: each read begins where the one before ended, so every replay reads fresh memory.
     pub(crate) arena: DeviceBuffer<u8>,
+    /// What stand-ins that do an element-wise kernel's work write (empty when there are none).
+    pub(crate) results: DeviceBuffer<u8>,
     pub(crate) cursor: DeviceBuffer<u64>,
     /// The ring chases step through and the sink they write to (empty when there are none).
     pub(crate) ring: DeviceBuffer<u32>,
@@ -88,6 +90,10 @@ pub(crate) enum Step {
         /// Whether it reads the arena's first `bytes` every time, which stay in the L2
         /// ([`crate::footprint::L2Resident::Paced`]), instead of where the last read ended.
         in_l2: bool,
+        /// Where it does its kernel's work instead ([`StandInPlan::elementwise_work`]): how
+        /// many inputs of `bytes` each, from the arena's start, it sums into
+        /// [`Prepared::results`] before waiting out `pace.ns`.
+        work: Option<u32>,
     },
     /// A chase (dependent reads through [`Prepared::ring`], each a plain read or a round of a
     /// block-wide reduction, then a spin), on walks whose streams run side by side: see
@@ -212,6 +218,7 @@ impl Prepared {
                         }
                     } else if let Some((bytes, Choice::Spin(ns), paced)) =
                         plan.paced_bytes(op).map(|bytes| {
+                            let bytes = plan.elementwise_work(op).map_or(bytes, |w| w.0);
                             // Timed as its own shape: a grid cut to one round of blocks
                             // launches in less than the recorded one did.
                             let paced = plan.paced_shape(shape, op);
@@ -229,6 +236,7 @@ impl Prepared {
                             shape: paced,
                             slot: kernels - 1,
                             in_l2: plan.paced_in_l2,
+                            work: plan.elementwise_work(op).map(|w| w.1),
                         }
                     } else {
                         let choice =
@@ -286,6 +294,19 @@ impl Prepared {
             .iter()
             .any(|s| matches!(s, Step::Stream { .. } | Step::Paced { .. }));
         let chases = steps.iter().any(|s| matches!(s, Step::Chase { .. }));
+        // What the stand-ins that do their work write: the largest result.
+        let results = steps
+            .iter()
+            .filter_map(|s| match *s {
+                Step::Paced {
+                    bytes,
+                    work: Some(_),
+                    ..
+                } => Some(bytes),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         let mut prep = Prepared {
             steps,
             slots: e.zeros::<u64>(kernels.max(1) * Engine::SPIN_SLOT_WORDS)?,
@@ -297,6 +318,7 @@ impl Prepared {
                 .collect::<memra_engine::Result<_>>()?,
             host: e.host_staging(max_host_bytes)?,
             arena: e.zeros::<u8>(if streams { streaming::ARENA_BYTES } else { 0 })?,
+            results: e.zeros::<u8>(results)?,
             cursor: e.zeros::<u64>(1)?,
             ring: if chases {
                 e.chase_ring(CHASE_RING_LINES)?
@@ -346,6 +368,7 @@ impl Prepared {
             targets,
             host,
             arena,
+            results,
             cursor,
             ring,
             sink,
@@ -365,9 +388,14 @@ impl Prepared {
                     shape,
                     slot,
                     in_l2,
+                    work,
                     ..
                 } => {
-                    if in_l2 {
+                    if let Some(inputs) = work {
+                        e.elementwise_l2(
+                            arena, results, bytes, inputs, pace.ns, shape, slots, slot,
+                        )?
+                    } else if in_l2 {
                         e.stream_paced(arena, bytes, pace, shape, slots, slot)?
                     } else {
                         e.stream_paced_from(arena, cursor, bytes, pace, shape, slots, slot)?

@@ -290,6 +290,7 @@ pub fn replay(
         {
             plan.paced_from_ns = ns;
             plan.paced_in_l2 = paced_in_l2;
+            plan.paced_writes = paced_in_l2 && cfg.l2_resident == L2Resident::Work;
             if paced_in_l2 {
                 // What lanes of adds within the L2 move together: the most such a read asks.
                 let l2 = crate::l2_lanes::measure(e)?.together_gb_s;

@@ -203,6 +203,9 @@ pub struct StandInPlan {
     /// Whether those paced reads read the same bytes every time, which the L2 keeps
     /// ([`crate::footprint::L2Resident::Paced`]).
     pub paced_in_l2: bool,
+    /// With [`StandInPlan::paced_in_l2`]: whether element-wise kernels among them do their
+    /// work instead ([`crate::footprint::L2Resident::Work`], [`StandInPlan::elementwise_work`]).
+    pub paced_writes: bool,
     pub bytes_per_ns: f64,
     pub peak_bytes_per_ns: f64,
     /// Registers a thread of the deep paced read holds ([`StandInPlan::paces_deep`]); 0: no
@@ -339,6 +342,20 @@ impl StandInPlan {
     /// measured gets the spin asked for the recorded duration.
     pub fn choose(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
         self.choose_carrying(recorded_ns, shape, &mut SubFloorCarry::default())
+    }
+
+    /// What `op`'s stand-in sums into its result where it does its work instead of a paced
+    /// read ([`StandInPlan::paced_writes`], an element-wise kernel with recorded inputs):
+    /// the result's bytes (its largest input's, in whole 16-byte words) and how many inputs
+    /// of that size its recorded inputs come to (at least one), within what there is to read.
+    pub fn elementwise_work(&self, op: &crate::trace::Op) -> Option<(usize, u32)> {
+        if !(self.paced_writes && is_element_wise(&op.name)) {
+            return None;
+        }
+        let largest = op.largest_input_bytes.filter(|b| *b > 0.0)?;
+        let inputs = (op.input_bytes? / largest).round().clamp(1.0, 16.0) as u32;
+        let result = ((largest / 16.0).ceil() as usize * 16).min(ARENA_BYTES / inputs as usize);
+        Some((result / 16 * 16, inputs))
     }
 
     /// Whether `op`'s paced read keeps sixteen loads in flight a thread

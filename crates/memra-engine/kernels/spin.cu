@@ -354,3 +354,61 @@ extern "C" __global__ void barrier_chase_grid(unsigned long long ns,
     }
     chase_end(ns, line, sink, sink_len, thread, slot, span);
 }
+
+// An element-wise kernel over data the L2 keeps, then a wait: each result word of `dst` (the
+// first `n_out`) is the sum of the words at its index in each of the `inputs` arrays packed
+// one after another at the start of `src`, every block taking its contiguous share of the
+// results and every thread issuing the loads of four results (all their inputs) before any
+// sum or store, as a vectorised element-wise kernel does; then every block waits until `ns`
+// of the global timer have passed since the grid's start, and the grid's span is recorded in
+// `slot` as spin_grid_ns does (no atomics: a short, wide grid stays short). Stands in for an
+// element-wise kernel beside other streams: it moves the recorded kernel's bytes within about
+// its time, which is what such kernels cost each other, and lasts as long as it did.
+// The caller guarantees src holds n_out * inputs words and dst n_out.
+extern "C" __global__ void __launch_bounds__(1024, 2) elementwise_l2(
+        const float4* __restrict__ src, float4* __restrict__ dst, unsigned long long n_out,
+        unsigned int inputs, unsigned long long ns, unsigned long long* __restrict__ slot) {
+    pdl_enter();
+    const GridSpan span = grid_span_begin(slot);
+    const unsigned long long width = flat_width();
+    const unsigned long long blocks = flat_blocks();
+    const unsigned long long block = flat_block();
+    const unsigned long long first = n_out * block / blocks;
+    const unsigned long long end = n_out * (block + 1) / blocks;
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (unsigned long long base = first + flat_lane(); base < end; base += 4 * width) {
+        float4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const unsigned long long i = base + u * width;
+            v[u] = i < end ? src[i] : zero;
+        }
+        for (unsigned int j = 1; j < inputs; ++j) {
+            float4 w[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const unsigned long long i = base + u * width;
+                w[u] = i < end ? src[i + j * n_out] : zero;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                v[u].x += w[u].x;
+                v[u].y += w[u].y;
+                v[u].z += w[u].z;
+                v[u].w += w[u].w;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const unsigned long long i = base + u * width;
+            if (i < end) {
+                dst[i] = v[u];
+            }
+        }
+    }
+    unsigned long long now;
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - span.start) < (long long)ns);
+    grid_span_end(slot, span);
+}

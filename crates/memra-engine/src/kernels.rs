@@ -111,11 +111,15 @@ pub enum Kernel {
     /// `add_f32x4(const float*, const float*, float*, unsigned)`: the element-wise add four
     /// elements a thread, through 16-byte loads and stores.
     AddF32x4,
+    /// `elementwise_l2(const float4*, float4*, unsigned long long, unsigned, unsigned long long,
+    /// unsigned long long*)`: an element-wise sum of packed inputs into a result, then a wait
+    /// until a span of GPU time has passed; records its span like `spin_grid_ns`.
+    ElementWiseL2,
 }
 
 impl Kernel {
     /// Every kernel, in the order of the enum's discriminants.
-    pub const ALL: [Kernel; 16] = [
+    pub const ALL: [Kernel; 17] = [
         Kernel::AddF32,
         Kernel::Noop,
         Kernel::SpinNs,
@@ -132,6 +136,7 @@ impl Kernel {
         Kernel::StreamPacedDeep,
         Kernel::BarrierChaseGrid,
         Kernel::AddF32x4,
+        Kernel::ElementWiseL2,
     ];
 
     /// The `extern "C"` function name in its source.
@@ -153,6 +158,7 @@ impl Kernel {
             Kernel::StreamPacedDeep => "stream_paced_deep",
             Kernel::BarrierChaseGrid => "barrier_chase_grid",
             Kernel::AddF32x4 => "add_f32x4",
+            Kernel::ElementWiseL2 => "elementwise_l2",
         }
     }
 
@@ -168,6 +174,7 @@ impl Kernel {
             | Kernel::StreamPacedDeep
             | Kernel::ChaseGrid
             | Kernel::BarrierChaseGrid
+            | Kernel::ElementWiseL2
             | Kernel::SpinBlocksNs => &SPIN,
             Kernel::LoopNext | Kernel::CountStep => &LOOP,
             Kernel::HoldUntilReleased => &HOLD,
@@ -199,6 +206,14 @@ impl Kernel {
                 Param::U64,
                 Param::U64,
                 Param::Ptr,
+                Param::U64,
+                Param::Ptr,
+            ],
+            Kernel::ElementWiseL2 => &[
+                Param::Ptr,
+                Param::Ptr,
+                Param::U64,
+                Param::U32,
                 Param::U64,
                 Param::Ptr,
             ],

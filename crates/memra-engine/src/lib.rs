@@ -44,6 +44,7 @@ mod chase;
 mod conditional;
 mod context;
 mod device;
+mod elementwise;
 mod engine;
 mod error;
 mod graph;

@@ -319,3 +319,64 @@ fn stream_grid_from_reads_where_the_cursor_says_and_moves_it() {
         .unwrap_err();
     assert!(matches!(err, Error::Length { .. }), "{err}");
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn elementwise_l2_sums_its_inputs_into_the_result_and_lasts_its_span() {
+    let e = engine();
+    // Three inputs of 1000 words each, packed: input j holds j + 1 in every element, and
+    // word 7 of input 2 holds 100 instead.
+    let (words, inputs) = (1000usize, 3u32);
+    let mut host = Vec::with_capacity(words * 4 * inputs as usize);
+    for j in 0..inputs {
+        host.extend(std::iter::repeat_n((j + 1) as f32, words * 4));
+    }
+    for x in &mut host[(2 * words + 7) * 4..(2 * words + 8) * 4] {
+        *x = 100.0;
+    }
+    let src = e.htod(&host).unwrap();
+    let mut slots = e.zeros::<u64>(2 * Engine::SPIN_SLOT_WORDS).unwrap();
+    // Grids of one block, of fewer threads than results, and of more blocks than results.
+    for shape in [
+        LaunchShape::linear(1, 32),
+        LaunchShape::linear(7, 64),
+        LaunchShape::linear(2048, 128),
+    ] {
+        for ns in [0u64, 20_000] {
+            let mut dst = e.zeros::<f32>(words * 4 + 4).unwrap();
+            e.elementwise_l2(&src, &mut dst, words * 16, inputs, ns, shape, &mut slots, 1)
+                .unwrap();
+            let out = e.dtoh(&dst).unwrap();
+            for (i, x) in out.iter().enumerate() {
+                let want = match i / 4 {
+                    7 => 1.0 + 2.0 + 100.0,
+                    w if w < words => 6.0,
+                    _ => 0.0, // past the result: untouched
+                };
+                assert_eq!(*x, want, "element {i}, {shape:?}");
+            }
+            let w = e.dtoh(&slots).unwrap();
+            assert!(w[4 + 2] >= ns, "span {} under {ns}", w[4 + 2]);
+            assert_eq!(&w[..4], &[0, 0, 0, 0], "slot 0 untouched");
+        }
+    }
+    // Bad input: a part word, no inputs, more than src or dst holds, a slot out of range.
+    let shape = LaunchShape::linear(4, 128);
+    let mut dst = e.zeros::<f32>(words * 4).unwrap();
+    for (bytes, inputs) in [(8usize, 1u32), (16, 0)] {
+        let err = e
+            .elementwise_l2(&src, &mut dst, bytes, inputs, 0, shape, &mut slots, 0)
+            .unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    }
+    for (bytes, inputs) in [(words * 16, 4u32), ((words + 1) * 16, 1)] {
+        let err = e
+            .elementwise_l2(&src, &mut dst, bytes, inputs, 0, shape, &mut slots, 0)
+            .unwrap_err();
+        assert!(matches!(err, Error::Length { .. }), "{err}");
+    }
+    let err = e
+        .elementwise_l2(&src, &mut dst, 16, 1, 0, shape, &mut slots, 2)
+        .unwrap_err();
+    assert!(matches!(err, Error::Length { .. }), "{err}");
+}

@@ -383,7 +383,9 @@ pub struct ReplayArgs {
     /// `stream`, by reading fresh device memory as past the line (a decode step's weights);
     /// `paced`, as `spin` on one stream, and beside other streams those recorded at 1 µs or
     /// longer with recorded inputs read them paced from bytes the L2 keeps (lanes of
-    /// element-wise kernels, which slow each other there; tried on an H100 only).
+    /// element-wise kernels, which slow each other there; tried on an H100 only); `work`, as
+    /// `paced`, but element-wise kernels sum their inputs into their results from the L2
+    /// before waiting out their time (not yet judged: held-out batch 76 is its first test).
     #[arg(long, value_enum, default_value_t = crate::footprint::L2Resident::Spin)]
     pub l2_resident: crate::footprint::L2Resident,
 

@@ -157,6 +157,7 @@ pub fn plan(
         roofline: None,
         paced_from_ns: f64::INFINITY,
         paced_in_l2: false,
+        paced_writes: false,
         bytes_per_ns: 0.0,
         peak_bytes_per_ns: 0.0,
         deep_registers: 0,

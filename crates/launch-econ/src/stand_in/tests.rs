@@ -47,6 +47,7 @@ pub(super) fn plan_with(probe_us: f64) -> StandInPlan {
         roofline: None,
         paced_from_ns: 2000.0,
         paced_in_l2: false,
+        paced_writes: false,
         bytes_per_ns: 4000.0,
         peak_bytes_per_ns: 4400.0,
         deep_registers: 0,
@@ -313,6 +314,39 @@ fn paced_reads_from_the_l2_take_any_recorded_load() {
     // More than the plan's device reads in that time (its peak, 4400 bytes/ns) still does not.
     softmax.input_bytes = Some(4400.0 * 8_800.0 + 16.0);
     assert_eq!(from_l2.paced_bytes(&softmax), None);
+}
+
+#[test]
+fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
+    // An add of two 1 MiB f32 tensors within the L2: two inputs of 1 MiB, a 1 MiB result.
+    let mut add = crate::trace::Op::kernel(
+        "void at::native::vectorized_elementwise_kernel<4, add>",
+        0.0,
+        1_300.0,
+    );
+    add.input_bytes = Some(2.0 * 1048576.0);
+    add.largest_input_bytes = Some(1048576.0);
+    let paced = StandInPlan {
+        paced_in_l2: true,
+        ..plan_with(4.0)
+    };
+    assert_eq!(paced.elementwise_work(&add), None, "paced reads only");
+    let work = StandInPlan {
+        paced_writes: true,
+        ..paced
+    };
+    assert_eq!(work.elementwise_work(&add), Some((1 << 20, 2)));
+    // A scalar multiplication (one input), its result rounded up to whole words.
+    add.input_bytes = Some(1000.0);
+    add.largest_input_bytes = Some(1000.0);
+    assert_eq!(work.elementwise_work(&add), Some((1008, 1)));
+    // Inputs whose sizes are not recorded, or a kernel that is not element-wise: none.
+    add.largest_input_bytes = None;
+    assert_eq!(work.elementwise_work(&add), None);
+    let mut norm = crate::trace::Op::kernel("layer_norm_kernel", 0.0, 5_000.0);
+    norm.input_bytes = Some(2.0 * 1048576.0);
+    norm.largest_input_bytes = Some(1048576.0);
+    assert_eq!(work.elementwise_work(&norm), None);
 }
 
 #[test]
