@@ -448,10 +448,12 @@ pub fn lanes_within_l2_note(
     // Held-out batches 70-74 on an H100, each batch's first run (docs/validation-h200.md,
     // "`--l2-resident paced` held out on an H100", "Held-out batch 74 on an H100" and "Lanes of
     // element-wise kernels within the L2"); `--summary` priced over each run's own profile.
+    // `work`: batch 76's first run and batches 68-74 replayed both ways on one H100 ("Held-out
+    // batch 76 on an H100").
     let paced = if beside_gemms {
-        "beside GEMMs, as here, --l2-resident paced (inputs read paced from the L2) came within 5% on 5 of 12 held-out H100 walks against the default's 7, up to 16% high: keep the default"
+        "beside GEMMs, as here, --l2-resident paced (inputs read paced from the L2) came within 5% on 5 of 12 held-out H100 walks against the default's 7, up to 16% high, and --l2-resident work (element-wise kernels doing their work from the L2) on 5 of 14 against 9, up to 18% high: keep the default"
     } else {
-        "on an H100, 18 held-out walks of such lanes replayed up to 22% low so (4 within 5%): stamped inside unprofiled graphs, such lanes ran side by side and took 1.25-1.7 times one lane's step, where the stand-ins of their short kernels (empty kernels, one-read chases) do not slow each other; --summary came within 10% on 16 of the 18 walks of batches 70, 73 and 74 (element-wise lanes, some beside GEMV lanes), and --l2-resident paced, which reads their inputs paced from the L2, within 5% on 9 of the 18 held out, though up to 35% high on lanes of tiny or mixed-size kernels (the paced reads of 1.1 us adds replayed at 1.8 us)"
+        "on an H100, 18 held-out walks of such lanes replayed up to 22% low so (4 within 5%): stamped inside unprofiled graphs, such lanes ran side by side and took 1.25-1.7 times one lane's step, where the stand-ins of their short kernels (empty kernels, one-read chases) do not slow each other; --summary came within 10% on 16 of the 18 walks of batches 70, 73 and 74 (element-wise lanes, some beside GEMV lanes), and --l2-resident paced, which reads their inputs paced from the L2, within 5% on 9 of the 18 held out, though up to 35% high on lanes of tiny or mixed-size kernels (the paced reads of 1.1 us adds replayed at 1.8 us); --l2-resident work, whose element-wise stand-ins sum their inputs into their results from the L2 before waiting out their time, came within 5% on 5 of the 6 walks of held-out batch 76 (the default on 1) and on 10 of 28 earlier such walks (the default on 5), though up to 53% high on lanes of 1-block adds"
     };
     (kernels > 0).then(|| format!(
         "the streams run side by side over data within 2/3 of the {:.0} MiB L2: {kernels} kernel(s) of 1 us or longer with recorded inputs stand in by chases and spins, which slow each other less than such kernels do there; {paced} (not yet run on an H200)",

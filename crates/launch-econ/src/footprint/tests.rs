@@ -303,6 +303,7 @@ fn lanes_within_the_l2_name_the_paced_replay() {
     assert!(
         note.contains("held-out walks of such lanes")
             && note.contains("--summary came within 10%")
+            && note.contains("--l2-resident work")
             && !note.contains("keep the default"),
         "{note}"
     );
