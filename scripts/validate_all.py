@@ -430,6 +430,12 @@ GROUPS = [
                                          "la_five_lanes_of_centre_scale_fp16,"
                                          "la_wide_adds_beside_rmsnorm_lanes_f32,"
                                          "la_layernorm_lanes_beside_gemv_lane_fp16"),
+    ("heldout77", "heldout_77_walks.py", "lb_four_lanes_of_small_scale_adds_f32,"
+                                         "lb_two_lanes_of_wide_adds_bf16,"
+                                         "lb_sigmoid_gate_lanes_beside_two_gemv_lanes_fp16,"
+                                         "lb_scaled_exp_lanes_of_three_sizes_fp16,"
+                                         "lb_six_lanes_of_tanh_products_fp16,"
+                                         "lb_residual_scale_lanes_beside_mlp_lane_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
