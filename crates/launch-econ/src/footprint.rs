@@ -273,8 +273,12 @@ pub enum L2Resident {
     /// bytes, as long alone as the real lanes, slowed each other by four fifths of what the
     /// real lanes did, reads only or fewer bytes in that time by half
     /// (`docs/validation-h200.md`, "Stand-ins that do an element-wise kernel's reads and
-    /// writes"). Read off probes of three walks' lanes; held-out batch 76 (written before it)
-    /// is its first test as a replay; not run on an H200.
+    /// writes"). Read off probes of three walks' lanes; held out, it came within 5% on 5 of
+    /// batch 76's 6 walks (the default on 1). On walks with recorded GEMMs it keeps the
+    /// default stand-ins (beside GEMM lanes it priced 14-18% high), and a stand-in whose work
+    /// cannot be as short as its kernel takes the default's instead (1-block adds +53%): both
+    /// read off batches 68-74, so batch 77, written before them, is their first test. Not run
+    /// on an H200.
     Work,
 }
 

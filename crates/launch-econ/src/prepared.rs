@@ -94,6 +94,10 @@ pub(crate) enum Step {
         /// many inputs of `bytes` each, from the arena's start, it sums into
         /// [`Prepared::results`] before waiting out `pace.ns`.
         work: Option<u32>,
+        /// For a stand-in that does its work: what the kernel stands in by otherwise, which
+        /// takes its place where the work cannot be as short as the kernel
+        /// ([`crate::streaming::fit_paced`]).
+        fallback: Option<Box<Step>>,
     },
     /// A chase (dependent reads through [`Prepared::ring`], each a plain read or a round of a
     /// block-wide reduction, then a spin), on walks whose streams run side by side: see
@@ -237,24 +241,21 @@ impl Prepared {
                             slot: kernels - 1,
                             in_l2: plan.paced_in_l2,
                             work: plan.elementwise_work(op).map(|w| w.1),
+                            // (its own carry: the stream's stays with the kernels it stands for)
+                            fallback: plan.elementwise_work(op).map(|_| {
+                                let mut alone = SubFloorCarry::default();
+                                Box::new(default_step(
+                                    plan,
+                                    op,
+                                    planned_ns,
+                                    shape,
+                                    kernels - 1,
+                                    &mut alone,
+                                ))
+                            }),
                         }
                     } else {
-                        let choice =
-                            plan.choose_named(op, planned_ns, (*grid, *block), &mut sub_floor);
-                        let timed = !matches!(choice, Choice::Empty);
-                        let held = if timed {
-                            plan.held_shape(shape, op)
-                        } else {
-                            shape
-                        };
-                        match choice {
-                            Choice::Spin(ns) if plan.spins_per_block(held, op) => Step::BlockSpin {
-                                ns,
-                                shape: held,
-                                slot: kernels - 1,
-                            },
-                            _ => spin_step(choice, held, kernels - 1),
-                        }
+                        default_step(plan, op, planned_ns, shape, kernels - 1, &mut sub_floor)
                     }
                 }
                 (
@@ -293,7 +294,13 @@ impl Prepared {
         let streams = steps
             .iter()
             .any(|s| matches!(s, Step::Stream { .. } | Step::Paced { .. }));
-        let chases = steps.iter().any(|s| matches!(s, Step::Chase { .. }));
+        let chases = steps.iter().any(|s| match s {
+            Step::Chase { .. } => true,
+            Step::Paced {
+                fallback: Some(f), ..
+            } => matches!(**f, Step::Chase { .. }),
+            _ => false,
+        });
         // What the stand-ins that do their work write: the largest result.
         let results = steps
             .iter()
@@ -471,6 +478,35 @@ impl Prepared {
 }
 
 /// The step a spin-plan choice makes for a kernel of `shape` timed into `slot`.
+/// The stand-in `op` (recorded with `shape`, planned at `planned_ns`) takes when it neither
+/// streams nor paces: the plan's choice by its name ([`StandInPlan::choose_named`], carrying
+/// `carry` along its stream), of the held shape where timed, spun per block where the plan
+/// says so.
+fn default_step(
+    plan: &StandInPlan,
+    op: &Op,
+    planned_ns: f64,
+    shape: LaunchShape,
+    slot: usize,
+    carry: &mut SubFloorCarry,
+) -> Step {
+    let choice = plan.choose_named(op, planned_ns, (shape.grid, shape.block), carry);
+    let timed = !matches!(choice, Choice::Empty);
+    let held = if timed {
+        plan.held_shape(shape, op)
+    } else {
+        shape
+    };
+    match choice {
+        Choice::Spin(ns) if plan.spins_per_block(held, op) => Step::BlockSpin {
+            ns,
+            shape: held,
+            slot,
+        },
+        _ => spin_step(choice, held, slot),
+    }
+}
+
 pub(crate) fn spin_step(choice: Choice, shape: LaunchShape, slot: usize) -> Step {
     match choice {
         Choice::Empty => Step::Empty { shape },
