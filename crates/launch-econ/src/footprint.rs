@@ -275,10 +275,10 @@ pub enum L2Resident {
     /// (`docs/validation-h200.md`, "Stand-ins that do an element-wise kernel's reads and
     /// writes"). Read off probes of three walks' lanes; held out, it came within 5% on 5 of
     /// batch 76's 6 walks (the default on 1). On walks with recorded GEMMs it keeps the
-    /// default stand-ins (beside GEMM lanes it priced 14-18% high), and a stand-in whose work
-    /// cannot be as short as its kernel takes the default's instead (1-block adds +53%): both
-    /// read off batches 68-74, so batch 77, written before them, is their first test. Not run
-    /// on an H200.
+    /// default stand-ins (beside GEMM lanes it priced 14-18% high on batches 68-74). Lanes of
+    /// kernels shorter than the work can be (1-block adds, +53%) still price high: a fallback
+    /// held against the spin's request sent right stand-ins back too (batch 77) and was taken
+    /// out. Not run on an H200.
     Work,
 }
 

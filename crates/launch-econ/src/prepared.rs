@@ -94,10 +94,6 @@ pub(crate) enum Step {
         /// many inputs of `bytes` each, from the arena's start, it sums into
         /// [`Prepared::results`] before waiting out `pace.ns`.
         work: Option<u32>,
-        /// For a stand-in that does its work: what the kernel stands in by otherwise, which
-        /// takes its place where the work cannot be as short as the kernel
-        /// ([`crate::streaming::fit_paced`]).
-        fallback: Option<Box<Step>>,
     },
     /// A chase (dependent reads through [`Prepared::ring`], each a plain read or a round of a
     /// block-wide reduction, then a spin), on walks whose streams run side by side: see
@@ -241,18 +237,6 @@ impl Prepared {
                             slot: kernels - 1,
                             in_l2: plan.paced_in_l2,
                             work: plan.elementwise_work(op).map(|w| w.1),
-                            // (its own carry: the stream's stays with the kernels it stands for)
-                            fallback: plan.elementwise_work(op).map(|_| {
-                                let mut alone = SubFloorCarry::default();
-                                Box::new(default_step(
-                                    plan,
-                                    op,
-                                    planned_ns,
-                                    shape,
-                                    kernels - 1,
-                                    &mut alone,
-                                ))
-                            }),
                         }
                     } else {
                         default_step(plan, op, planned_ns, shape, kernels - 1, &mut sub_floor)
@@ -294,13 +278,7 @@ impl Prepared {
         let streams = steps
             .iter()
             .any(|s| matches!(s, Step::Stream { .. } | Step::Paced { .. }));
-        let chases = steps.iter().any(|s| match s {
-            Step::Chase { .. } => true,
-            Step::Paced {
-                fallback: Some(f), ..
-            } => matches!(**f, Step::Chase { .. }),
-            _ => false,
-        });
+        let chases = steps.iter().any(|s| matches!(s, Step::Chase { .. }));
         // What the stand-ins that do their work write: the largest result.
         let results = steps
             .iter()

@@ -263,55 +263,6 @@ pub(crate) fn fit_paced(e: &Engine, prep: &mut Prepared) -> anyhow::Result<()> {
             break;
         }
     }
-    fall_back_where_work_overruns(e, prep, &paced)
-}
-
-/// Each paced step of `prep` (`paced`) that does its kernel's work and still overruns its
-/// time by more than [`MIN_READ_NS`] once its bytes are fitted, measured alone once more,
-/// takes its fallback: the work has a floor of its own (a grid of one block summing a few KiB
-/// runs 1.5 µs and more on an H100), and a stand-in longer than its kernel on every replay
-/// prices its lane long (four lanes of 1.1 µs one-block adds +53% held out on an H100).
-fn fall_back_where_work_overruns(
-    e: &Engine,
-    prep: &mut Prepared,
-    paced: &[usize],
-) -> anyhow::Result<()> {
-    let work: Vec<usize> = paced
-        .iter()
-        .copied()
-        .filter(|&i| {
-            matches!(
-                prep.steps[i],
-                Step::Paced {
-                    fallback: Some(_),
-                    ..
-                }
-            )
-        })
-        .collect();
-    if work.is_empty() {
-        return Ok(());
-    }
-    for &i in &work {
-        prep.issue_step(e, i)?;
-        e.stream().synchronize()?;
-    }
-    let spans = read_slots(e, prep)?;
-    for &i in &work {
-        let over = match (&prep.steps[i], spans[i]) {
-            (Step::Paced { pace, .. }, Some(m)) => m.span_ns > pace.ns as f64 + MIN_READ_NS,
-            _ => false,
-        };
-        if over {
-            let step = std::mem::replace(&mut prep.steps[i], Step::Folded);
-            if let Step::Paced {
-                fallback: Some(f), ..
-            } = step
-            {
-                prep.steps[i] = *f;
-            }
-        }
-    }
     Ok(())
 }
 

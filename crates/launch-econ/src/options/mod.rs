@@ -385,8 +385,8 @@ pub struct ReplayArgs {
     /// longer with recorded inputs read them paced from bytes the L2 keeps (lanes of
     /// element-wise kernels, which slow each other there; tried on an H100 only); `work`, as
     /// `paced`, but element-wise kernels sum their inputs into their results from the L2
-    /// before waiting out their time, except on walks with recorded GEMMs and where that work
-    /// cannot be as short as the kernel (held out on an H100 only).
+    /// before waiting out their time, except on walks with recorded GEMMs (held out on an
+    /// H100 only).
     #[arg(long, value_enum, default_value_t = crate::footprint::L2Resident::Spin)]
     pub l2_resident: crate::footprint::L2Resident,
 
