@@ -436,6 +436,12 @@ GROUPS = [
                                          "lb_scaled_exp_lanes_of_three_sizes_fp16,"
                                          "lb_six_lanes_of_tanh_products_fp16,"
                                          "lb_residual_scale_lanes_beside_mlp_lane_bf16"),
+    ("heldout78", "heldout_78_walks.py", "lc_five_lanes_of_one_block_adds_f32,"
+                                         "lc_three_lanes_of_multiply_adds_fp16,"
+                                         "lc_four_lanes_of_relu_products_bf16,"
+                                         "lc_two_lanes_of_clamps_f32,"
+                                         "lc_tiny_adds_beside_two_gelu_lanes,"
+                                         "lc_division_lanes_of_three_sizes_fp16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
