@@ -455,7 +455,6 @@ impl Prepared {
     }
 }
 
-/// The step a spin-plan choice makes for a kernel of `shape` timed into `slot`.
 /// The stand-in `op` (recorded with `shape`, planned at `planned_ns`) takes when it neither
 /// streams nor paces: the plan's choice by its name ([`StandInPlan::choose_named`], carrying
 /// `carry` along its stream), of the held shape where timed, spun per block where the plan
@@ -485,6 +484,7 @@ fn default_step(
     }
 }
 
+/// The step a spin-plan choice makes for a kernel of `shape` timed into `slot`.
 pub(crate) fn spin_step(choice: Choice, shape: LaunchShape, slot: usize) -> Step {
     match choice {
         Choice::Empty => Step::Empty { shape },

@@ -21,8 +21,8 @@ use crate::fidelity::{fidelity, per_kernel_median};
 pub use crate::fidelity::{Fidelity, FIDELITY_MIN_NS};
 use crate::figures::{headline_warnings, Summaries};
 use crate::footprint::{
-    l2_paced_from, lanes_within_l2_note, replay_reads_less, streams_from, within_l2_note,
-    Footprint, L2Resident, ReadsLess,
+    l2_paced_from, lanes_within_l2_note, replay_reads_less, streams_from, within_l2,
+    within_l2_note, Footprint, L2Resident, ReadsLess,
 };
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
@@ -442,7 +442,7 @@ pub fn replay(
             overlapping,
         ));
     }
-    if l2_choice != cfg.l2_resident {
+    if l2_choice != cfg.l2_resident && overlapping && within_l2(resident, l2) {
         warnings.push(
             "--l2-resident work: this walk has recorded GEMMs, beside whose lanes element-wise stand-ins that do their work priced 14-18% high on an H100 (5 of 14 such held-out walks within 5%, the default 9), so it replays with the default stand-ins".to_string(),
         );
