@@ -244,38 +244,22 @@ def mimic(torch, cp, mod, recorded, variant):
 
 
 def real_walk(group, name):
+    """The step of walk `name` of `validate_all.py`'s group `group`, as its module builds it."""
     import validate_all
     module = next(m for g, m, _ in validate_all.GROUPS if g == group)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    mod = __import__(module[:-3])
-    step, kind = mod.build(name)
+    step, _ = __import__(module[:-3]).build(name)
     return step
 
 
 def real_case(torch, name):
+    """The stamps probe's element-wise case `name` in each layout, as that probe lays it out
+    ([`lane_overlap_stamps_probe.stamped`]), without its stamps."""
     import lane_overlap_stamps_probe as stamps
     first, others = stamps.elementwise_cases(torch)[name]
     lanes = [first] + others
-    steps = {}
-    for layout in ("side", "series", "alone"):
-        use = lanes[:1] if layout == "alone" else lanes
-        steps[layout] = stamps_step(torch, use, layout == "side")
-    return steps
-
-
-def stamps_step(torch, lanes, side_by_side):
-    streams = [torch.cuda.Stream() for _ in (lanes if side_by_side else lanes[:1])]
-
-    def step():
-        main = torch.cuda.current_stream()
-        for s in streams:
-            s.wait_stream(main)
-        for i, lane in enumerate(lanes):
-            with torch.cuda.stream(streams[i if side_by_side else 0]):
-                lane()
-        for s in streams:
-            main.wait_stream(s)
-    return step
+    return {layout: stamps.stamped(torch, lambda _slot: None,
+                                   lanes[:1] if layout == "alone" else lanes, layout == "side")
+            for layout in ("side", "series", "alone")}
 
 
 # (and ewNN, ewuNN: the element-wise sums over NN% of the bytes)
