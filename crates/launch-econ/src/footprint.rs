@@ -275,10 +275,13 @@ pub enum L2Resident {
     /// (`docs/validation-h200.md`, "Stand-ins that do an element-wise kernel's reads and
     /// writes"). Read off probes of three walks' lanes; held out, it came within 5% on 5 of
     /// batch 76's 6 walks (the default on 1). On walks with recorded GEMMs it keeps the
-    /// default stand-ins (beside GEMM lanes it priced 14-18% high on batches 68-74). Lanes of
-    /// kernels shorter than the work can be (1-block adds, +53%) still price high: a fallback
-    /// held against the spin's request sent right stand-ins back too (batch 77) and was taken
-    /// out. Not run on an H200.
+    /// default stand-ins (beside GEMM lanes it priced 14-18% high on batches 68-74). A kernel
+    /// whose work-doing stand-in, asked for no wait, outlasts its planned node keeps the
+    /// default stand-in too ([`crate::stand_in::StandInPlan::work_fits`]): such stand-ins
+    /// priced lanes of 1-block adds +53% and of 2 MiB adds +27%, and batch 76's wins came from
+    /// them; with that floor `work` came within 5% on 19 of batches 68-77's 60 walks against
+    /// the default's 16 (`docs/validation-h200.md`, "Work-doing stand-ins held to their
+    /// kernels' nodes"). Not run on an H200.
     Work,
 }
 

@@ -217,13 +217,19 @@ impl Prepared {
                             fallback: choice,
                         }
                     } else if let Some((bytes, Choice::Spin(ns), paced)) =
-                        plan.paced_bytes(op).map(|bytes| {
-                            let bytes = plan.elementwise_work(op).map_or(bytes, |w| w.0);
+                        plan.paced_bytes(op).and_then(|bytes| {
                             // Timed as its own shape: a grid cut to one round of blocks
                             // launches in less than the recorded one did.
                             let paced = plan.paced_shape(shape, op);
+                            // A work-doing stand-in whose work outlasts the kernel's node
+                            // leaves it to the default stand-in.
+                            let bytes = match plan.work_key(op, paced) {
+                                Some(w) if !plan.work_fits(&w, planned_ns) => return None,
+                                Some(w) => w.result_bytes,
+                                None => bytes,
+                            };
                             let key = (paced.grid, paced.block);
-                            (bytes, plan.choose_spin(planned_ns, key), paced)
+                            Some((bytes, plan.choose_spin(planned_ns, key), paced))
                         })
                     {
                         Step::Paced {

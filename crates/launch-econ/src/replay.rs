@@ -319,6 +319,9 @@ pub fn replay(
                 plan.peak_bytes_per_ns = e.device_info().peak_memory_bytes_per_ns().unwrap_or(0.0);
             }
             plan.deep_registers = e.paced_deep_registers()?;
+            if plan.paced_writes {
+                stand_in::measure_work_nodes(e, walk, &mut plan)?;
+            }
         }
     }
     let mut laned = LanedWalk::new(e, walk, &schedule, &plan)?;
@@ -442,6 +445,7 @@ pub fn replay(
             overlapping,
         ));
     }
+    warnings.extend(stand_in::work_floor_note(walk, &plan));
     if l2_choice != cfg.l2_resident && overlapping && within_l2(resident, l2) {
         warnings.push(
             "--l2-resident work: this walk has recorded GEMMs, beside whose lanes element-wise stand-ins that do their work priced 14-18% high on an H100 (5 of 14 such held-out walks within 5%, the default 9), so it replays with the default stand-ins".to_string(),

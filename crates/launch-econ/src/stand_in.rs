@@ -221,6 +221,9 @@ pub struct StandInPlan {
     /// The device's grid table: wide kernels are planned shorter by what it says (see
     /// [`StandInPlan::planned_ns`]); `None`: at their recorded durations.
     pub wide_grids: Option<crate::wide_grids::WideGrids>,
+    /// With [`StandInPlan::paced_writes`]: the node time of each work-doing stand-in asked
+    /// for no wait, µs ([`StandInPlan::work_fits`]); empty: not measured.
+    pub work_nodes: HashMap<WorkKey, f64>,
 }
 
 impl StandInPlan {
@@ -342,20 +345,6 @@ impl StandInPlan {
     /// measured gets the spin asked for the recorded duration.
     pub fn choose(&self, recorded_ns: f64, shape: ShapeKey) -> Choice {
         self.choose_carrying(recorded_ns, shape, &mut SubFloorCarry::default())
-    }
-
-    /// What `op`'s stand-in sums into its result where it does its work instead of a paced
-    /// read ([`StandInPlan::paced_writes`], an element-wise kernel with recorded inputs):
-    /// the result's bytes (its largest input's, in whole 16-byte words) and how many inputs
-    /// of that size its recorded inputs come to (at least one), within what there is to read.
-    pub fn elementwise_work(&self, op: &crate::trace::Op) -> Option<(usize, u32)> {
-        if !(self.paced_writes && is_element_wise(&op.name)) {
-            return None;
-        }
-        let largest = op.largest_input_bytes.filter(|b| *b > 0.0)?;
-        let inputs = (op.input_bytes? / largest).round().clamp(1.0, 16.0) as u32;
-        let result = ((largest / 16.0).ceil() as usize * 16).min(ARENA_BYTES / inputs as usize);
-        Some((result / 16 * 16, inputs))
     }
 
     /// Whether `op`'s paced read keeps sixteen loads in flight a thread
@@ -581,12 +570,14 @@ impl SubFloorCarry {
 
 mod measure;
 mod modes;
+mod work;
 
 pub use measure::{node_us, node_us_after, plan};
 pub use modes::{
     chase_kind, ChaseFloor, ChaseKind, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit,
     SubFloor, ROUND_BYTES,
 };
+pub use work::{measure_work_nodes, work_floor_note, WorkKey};
 
 #[cfg(test)]
 mod chase_tests;

@@ -14,7 +14,7 @@ use crate::kernels::{Kernel, Kernels, Param};
 use crate::memory::{Allocation, DeviceBuffer, DeviceCopy};
 
 /// Launch geometry: grid and block in three dimensions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LaunchShape {
     /// Blocks in x, y, z.
     pub grid: (u32, u32, u32),

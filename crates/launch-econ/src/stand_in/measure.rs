@@ -164,5 +164,6 @@ pub fn plan(
         hold_sms: None,
         spin_per_block: false,
         wide_grids: None,
+        work_nodes: HashMap::new(),
     })
 }

@@ -54,6 +54,7 @@ pub(super) fn plan_with(probe_us: f64) -> StandInPlan {
         hold_sms: None,
         spin_per_block: false,
         wide_grids: None,
+        work_nodes: Default::default(),
     }
 }
 
@@ -347,6 +348,45 @@ fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
     norm.input_bytes = Some(2.0 * 1048576.0);
     norm.largest_input_bytes = Some(1048576.0);
     assert_eq!(work.elementwise_work(&norm), None);
+}
+
+#[test]
+fn a_work_doing_stand_in_is_kept_only_where_its_node_fits_the_kernel_s() {
+    let mut add = crate::trace::Op::kernel(
+        "void at::native::vectorized_elementwise_kernel<4, add>",
+        0.0,
+        1_300.0,
+    );
+    add.input_bytes = Some(2.0 * 1048576.0);
+    add.largest_input_bytes = Some(1048576.0);
+    let shape = LaunchShape::linear(256, 128);
+    let mut work = StandInPlan {
+        paced_in_l2: true,
+        paced_writes: true,
+        ..plan_with(4.0)
+    };
+    let key = work.work_key(&add, shape).unwrap();
+    assert_eq!(
+        (key.result_bytes, key.inputs, key.shape),
+        (1 << 20, 2, shape)
+    );
+    // Not measured: taken to fit, as before the floor.
+    assert!(work.work_fits(&key, 1_300.0));
+    // Planned nodes are the recorded duration + the gap (0.1 µs here).
+    work.work_nodes.insert(key, 1.45);
+    assert!(work.work_fits(&key, 1_350.0));
+    assert!(!work.work_fits(&key, 1_300.0));
+    // Another shape of the same work was not measured.
+    assert!(work.work_fits(
+        &work.work_key(&add, LaunchShape::linear(1, 128)).unwrap(),
+        0.0
+    ));
+    // Without paced writes there is no work-doing stand-in to key.
+    let paced = StandInPlan {
+        paced_writes: false,
+        ..work
+    };
+    assert_eq!(paced.work_key(&add, shape), None);
 }
 
 #[test]

@@ -403,3 +403,28 @@ fn long_kernels_with_recorded_inputs_read_them_paced_beside_other_streams() {
     assert_eq!(paced("--stream-from-us off"), 0);
     assert_eq!(paced("--stream 13"), 0);
 }
+
+/// `--l2-resident work` on two streams of adds over data the L2 holds: the small add recorded
+/// at 30 µs does its work on each stream; the 1 Mi-element add recorded at 2 µs on two blocks
+/// keeps the default stand-in, as no two blocks move its 12 MiB in that time, and the report
+/// says so. The prologue (not element-wise) reads its inputs paced. `--l2-resident paced`
+/// reads all five paced (a paced read does no work, so has no such floor); the default none.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn work_doing_stand_ins_that_outlast_their_kernel_keep_the_default() {
+    let fx = fixture("kineto_two_streams_adds.json");
+    let quick = "--trials 2 --reps 3 --warmup 0 --export-json -";
+    let v = replay_json(&fx, &format!("{quick} --l2-resident work"));
+    let f = &v["result"]["replay"]["fidelity"];
+    assert_eq!(f["paced_stand_ins"], 3, "{f}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "2 of the 4 element-wise kernels that would do their work keep the default stand-in"
+        ),
+        "{warnings}"
+    );
+    let paced = |flags: &str| stand_ins(&fx, &format!("{quick} {flags}"), "paced_stand_ins");
+    assert_eq!(paced("--l2-resident paced"), 5);
+    assert_eq!(paced(""), 0);
+}
