@@ -187,3 +187,26 @@ def test_the_readmes_full_run_table_is_what_its_document_gives():
     document = re.search(r"\(docs/(validation-[\w-]+-h200\.json)\)", full).group(1)
     table = validation_tables.full_run_table(os.path.join(ROOT, "docs", document))
     assert table in full.replace("**", ""), f"the README's full-run table should be:\n{table}"
+
+
+def test_what_the_code_and_readme_say_of_the_mean_on_an_h100_is_what_the_runs_give():
+    import h100_graph_step_choice as choice
+    rs = choice.rows(ROOT)
+    early = [r for r in rs if r["batch"] in ("60-63", "64")]
+    later = [r for r in rs if r["batch"] not in ("60-63", "64")]
+    t = choice.tally
+    phrase = (f"the mean came within 10% of the real graph on {t(rs, 'mean', 10)} of {len(rs)} "
+              f"held-out walks against {t(rs, 'replay', 10)} for the replay alone, within 5% on "
+              f"{t(rs, 'mean', 5)} against {t(rs, 'replay', 5)}")
+    with open(os.path.join(ROOT, "crates", "launch-econ", "src", "caveats.rs"),
+              encoding="utf-8") as f:
+        assert phrase in f.read(), f"caveats::no_profile_for_the_mean should say:\n{phrase}"
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = " ".join(f.read().split())
+    claim = (f"the mean came within 10% on {t(rs, 'mean', 10)} of {len(rs)} held-out walks' "
+             f"first runs against {t(rs, 'replay', 10)} for the replay alone, within 5% on "
+             f"{t(rs, 'mean', 5)} against {t(rs, 'replay', 5)}; batches 60–64, whose profiles "
+             f"lacked the spin's measured ramp, favoured the replay, {t(early, 'replay', 5)} "
+             f"against {t(early, 'mean', 5)} within 5%, every later batch together the mean, "
+             f"{t(later, 'mean', 5)} against {t(later, 'replay', 5)}")
+    assert claim in readme, f"the README should say:\n{claim}"

@@ -85,9 +85,9 @@ fn json(doc: &Document) -> PyResult<String> {
 /// graph) under the trial runner; without, the offline model over `profile` (the shipped H200
 /// profile by default) prices it. `eager_step_ms` is the step timed without a profiler.
 /// `export_trace`: a path to write the recording and the replayed walks (with `gpu`) or the
-/// offline model's graph step node by node, as a Chrome trace. `graph_step`: `auto` (a replay's
-/// graph step is the mean of it and the offline model's where the shipped profile describes the
-/// GPU), `mean` (with `profile` of this GPU too) or `replay`. `trace_device` and `stream`
+/// offline model's graph step node by node, as a Chrome trace. `graph_step`: `auto` or `mean`
+/// (a replay's graph step is the mean of it and the offline model's where the shipped profile
+/// or `profile` describes the GPU) or `replay`. `trace_device` and `stream`
 /// keep only the operations recorded on that device or stream (the CLI's `--trace-device`,
 /// `--stream`). Ctrl-C during a replay raises `KeyboardInterrupt` whose second argument is the partial
 /// document.

@@ -312,15 +312,15 @@ fn several_devices(walk: &Walk, on_lanes: bool) -> Option<String> {
 }
 
 /// Why a replay on `device` prices the replayed graph alone where `choice` asked for the mean
-/// of it and the offline model: under `auto` only the shipped profile (the H200, where the mean
-/// was validated) gives the model; under `mean` no profile of this GPU was given.
+/// of it and the offline model: no device profile describes this GPU (none is shipped for it
+/// and `--profile` gave none of it).
 pub fn no_profile_for_the_mean(device: &str, choice: crate::pricing::GraphStepChoice) -> String {
     let why = match choice {
         crate::pricing::GraphStepChoice::Mean => {
             "--graph-step mean found no device profile of this GPU (pass --profile FILE, written by `launch-econ --export-json FILE` on it)"
         }
         _ => {
-            "the mean of it and the offline model is priced by default only over the shipped H200 profile, where it was validated; on an H100 with a profile of its own the mean came within 5% of the real graph on 6 of 30 held-out walks against 11 for the replay alone, and, with a profile that measured the spin kernel's profiled ramp, on 11 of 15 of those walks against 9 (validation doc), so --graph-step mean --profile FILE is yours to choose"
+            "no device profile describes it, so the offline model cannot price the mean of the two: pass --profile FILE, written by `launch-econ --export-json FILE` on this kind of GPU (on H100s, each with a profile of its own, the mean came within 10% of the real graph on 77 of 108 held-out walks against 66 for the replay alone, within 5% on 39 against 35: scripts/h100_graph_step_choice.py)"
         }
     };
     format!("the graph step on this GPU ({device}) is the replayed graph alone: {why}")

@@ -214,28 +214,30 @@ pub fn price_replayed(
 /// Which figure a GPU replay takes as the graph step.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum GraphStepChoice {
-    /// The mean where the shipped profile describes this GPU (the H200, where the mean was
-    /// validated), else the replayed graph step alone.
+    /// The mean where a device profile describes this GPU (the shipped one, or `--profile`
+    /// of this kind of GPU), else the replayed graph step alone.
     #[default]
     Auto,
     /// The mean of the replayed graph step and the offline model's over this GPU's profile
-    /// (the shipped one, or `--profile` of this kind of GPU; else the replayed one).
+    /// (as `Auto`; where no profile describes this GPU, the replayed one, and a warning that
+    /// the mean was asked for).
     Mean,
     /// The replayed graph step alone.
     Replay,
 }
 
 impl GraphStepChoice {
-    /// The profile the offline model beside a replay on `device` uses, if any: under `Auto`
-    /// only the shipped one, under `Mean` the user's where it describes this kind of GPU.
+    /// The profile the offline model beside a replay on `device` uses, if any: the user's
+    /// where it describes this kind of GPU, else the shipped one where that does.
     pub fn model_profile(
         self,
         device: &str,
         user_profile: Option<&(ModelProfile, String)>,
     ) -> Option<(ModelProfile, String)> {
         match self {
-            GraphStepChoice::Auto => crate::node_gap::profile_for(device, None),
-            GraphStepChoice::Mean => crate::node_gap::profile_for(device, user_profile),
+            GraphStepChoice::Auto | GraphStepChoice::Mean => {
+                crate::node_gap::profile_for(device, user_profile)
+            }
             GraphStepChoice::Replay => None,
         }
     }

@@ -40,10 +40,10 @@ def price_trace(path, eager_step_ms=None, gpu=False, device=0, profile=None, max
     step (the CLI's ``--export-trace``). ``trace_device`` and ``stream`` keep only the
     operations recorded on that device or stream (``--trace-device``, ``--stream``): a graph
     runs on one device, so a trace of several is priced one device at a time. With ``gpu=True``
-    ``graph_step`` is the CLI's ``--graph-step``: ``"auto"`` (default) prices the mean of the
-    replayed graph and the offline model where the shipped profile describes this GPU (the
-    H200), ``"mean"`` also over ``profile`` of this GPU (``graph_replayed_ms`` and
-    ``graph_model_ms`` hold the two), ``"replay"`` the replay alone.
+    ``graph_step`` is the CLI's ``--graph-step``: ``"auto"`` (default) and ``"mean"`` price the
+    mean of the replayed graph and the offline model where the shipped profile (the H200's)
+    or ``profile`` describes this GPU (``graph_replayed_ms`` and ``graph_model_ms`` hold the
+    two), ``"replay"`` the replay alone.
     Ctrl-C during a replay raises ``KeyboardInterrupt``
     with what was measured in its ``partial`` attribute (and, where the replay stopped before
     its trace was recorded, a message that says none was written).

@@ -278,7 +278,7 @@ fn a_replay_priced_without_the_model_says_why() {
         "{auto}"
     );
     assert!(
-        auto.contains("only over the shipped H200 profile"),
+        auto.contains("no device profile describes it") && auto.contains("--profile FILE"),
         "{auto}"
     );
     let mean = no_profile_for_the_mean("NVIDIA H100 80GB HBM3", GraphStepChoice::Mean);

@@ -258,12 +258,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FILE.json")]
     pub profile: Option<PathBuf>,
 
-    /// The graph step a replay on a GPU prices with: `mean`, the mean of the replayed graph
-    /// and the offline model over this GPU's profile (the shipped one, or `--profile` of this
-    /// kind of GPU; else the replay alone), whose errors on the held-out H200 walks ran nearly
-    /// independent, so the mean came within 5% more often than either; `auto`, the mean where
-    /// the shipped profile describes the GPU (the H200, where it was validated), else the
-    /// replay alone; `replay`, the replayed graph alone.
+    /// The graph step a replay on a GPU prices with: `auto` (or `mean`), the mean of the
+    /// replayed graph and the offline model over this GPU's profile (the shipped one, or
+    /// `--profile` of this kind of GPU; else the replay alone, with a warning that says why),
+    /// whose errors on the held-out walks ran nearly independent, so the mean came within 5%
+    /// more often than either; `replay`, the replayed graph alone.
     #[arg(long, value_enum, default_value_t = crate::pricing::GraphStepChoice::Auto)]
     pub graph_step: crate::pricing::GraphStepChoice,
 

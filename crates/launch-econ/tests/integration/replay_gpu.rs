@@ -63,7 +63,7 @@ fn replay_runs_on_a_gpu() {
         assert_eq!(p["graph_step_quiet_ms"].as_f64().unwrap(), quiet);
         let warnings = v["warnings"].to_string();
         assert!(
-            warnings.contains("is the replayed graph alone: the mean of it and the offline model is priced by default only over the shipped H200 profile"),
+            warnings.contains("is the replayed graph alone: no device profile describes it"),
             "{warnings}"
         );
     }
@@ -427,4 +427,35 @@ fn work_doing_stand_ins_that_outlast_their_kernel_keep_the_default() {
     let paced = |flags: &str| stand_ins(&fx, &format!("{quick} {flags}"), "paced_stand_ins");
     assert_eq!(paced("--l2-resident paced"), 5);
     assert_eq!(paced(""), 0);
+}
+
+/// With `--profile` of this kind of GPU the default prices the mean of the replayed graph and
+/// the offline model over it, on any GPU, as an H200 does over the shipped profile.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_profile_of_this_gpu_gives_the_mean_by_default() {
+    let fx = fixture("kineto_step.json");
+    let quick = "--trials 2 --reps 3 --export-json -";
+    let alone = replay_json(&fx, &format!("{quick} --graph-step replay"));
+    assert_eq!(alone["result"]["prediction"]["graph_source"], "replay");
+    // The shipped profile, said to be of this GPU.
+    let shipped = format!("{}/../../profiles/h200.json", env!("CARGO_MANIFEST_DIR"));
+    let mut profile: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shipped).unwrap()).unwrap();
+    profile["device"]["name"] = alone["device"]["name"].clone();
+    let path = std::env::temp_dir().join(format!(
+        "launch-econ-profile-of-this-gpu-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, profile.to_string()).unwrap();
+    let v = replay_json(&fx, &format!("{quick} --profile {}", path.display()));
+    std::fs::remove_file(&path).unwrap();
+    let p = &v["result"]["prediction"];
+    assert_eq!(p["graph_source"], "replay-and-model", "{p}");
+    let replayed = p["graph_step_replayed_ms"].as_f64().unwrap();
+    let model = p["graph_step_model_ms"].as_f64().unwrap();
+    assert!(
+        (p["graph_step_ms"].as_f64().unwrap() - (replayed + model) / 2.0).abs() < 1e-12,
+        "{p}"
+    );
 }
