@@ -3,7 +3,8 @@
 replayed graph alone, `--summary`'s offline model, or the mean of the two (what a replay on
 an H200 quotes over the shipped profile). Tallies every held-out batch's first run on an H100
 stored under docs/cross-device (each walk's real graph, replay and `--summary` graph steps in
-its batch's validation.json, each run with `--profile` of its own instance).
+its batch's validation.json, each run with `--profile` of an H100 instance; the real graph as
+validate_all.py prices against it).
 
     python3 scripts/h100_graph_step_choice.py            # the table
     python3 scripts/h100_graph_step_choice.py --json     # a row a walk
@@ -35,6 +36,7 @@ FIRST_RUNS = [
     ("75", "h100-heldout-75-91f2d0c"),
     ("76", "h100-heldout-76-1a04d50"),
     ("77", "h100-heldout-77-dd2dfd5"),
+    ("78", "h100-heldout-78-e58026f"),
 ]
 
 
@@ -49,7 +51,9 @@ def rows(root, first_runs=FIRST_RUNS):
             raise ValueError(f"{base}: no group directory with a validation.json")
         for g in groups:
             for r in json.load(open(os.path.join(base, g, "validation.json"))):
-                real = r.get("graph_step_ms")
+                # The real graph as the validation prices against it: after the other-stream
+                # launches where that was timed (validate_all.record_errors).
+                real = r.get("graph_step_other_stream_ms", r.get("graph_step_ms"))
                 replay = (r.get("replay") or {}).get("graph_step_ms")
                 summary = (r.get("summary") or {}).get("graph_step_ms")
                 if not real or replay is None or summary is None or not r.get("same_walk", True):

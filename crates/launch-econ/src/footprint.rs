@@ -281,7 +281,8 @@ pub enum L2Resident {
     /// priced lanes of 1-block adds +53% and of 2 MiB adds +27%, and batch 76's wins came from
     /// them; with that floor `work` came within 5% on 19 of batches 68-77's 60 walks against
     /// the default's 16 (`docs/validation-h200.md`, "Work-doing stand-ins held to their
-    /// kernels' nodes"). Not run on an H200.
+    /// kernels' nodes"), and on held-out batch 78 3 of 6 as the default: no kernel of 1-1.5 µs
+    /// holds its work. Not run on an H200.
     Work,
 }
 
