@@ -63,16 +63,7 @@ impl StandInPlan {
 /// with no wait ([`node_us`]), into [`StandInPlan::work_nodes`]. Each runs over the same
 /// bytes every node, which the L2 keeps, as in the replay.
 pub fn measure_work_nodes(e: &Engine, walk: &Walk, plan: &mut StandInPlan) -> anyhow::Result<()> {
-    let mut keys: Vec<WorkKey> = walk
-        .kernels()
-        .filter_map(|op| {
-            let OpKind::Kernel { grid, block } = op.kind else {
-                return None;
-            };
-            plan.paced_bytes(op)?;
-            plan.work_key(op, plan.paced_shape(LaunchShape::of(grid, block), op))
-        })
-        .collect();
+    let mut keys: Vec<WorkKey> = asked(walk, plan).map(|(_, k)| k).collect();
     keys.sort_by_key(|k| (k.result_bytes, k.inputs, k.shape.grid, k.shape.block));
     keys.dedup();
     let Some(read) = keys
@@ -108,20 +99,10 @@ pub fn measure_work_nodes(e: &Engine, walk: &Walk, plan: &mut StandInPlan) -> an
 /// stand-ins kept the default one, and the nodes of theirs against the kernels', as a note
 /// for the replay's warnings; `None` where none did.
 pub fn work_floor_note(walk: &Walk, plan: &StandInPlan) -> Option<String> {
-    let mut asked = 0usize;
+    let mut count = 0usize;
     let mut left: Vec<(f64, f64)> = Vec::new();
-    for op in walk.kernels() {
-        let OpKind::Kernel { grid, block } = op.kind else {
-            continue;
-        };
-        if plan.paced_bytes(op).is_none() {
-            continue;
-        }
-        let Some(key) = plan.work_key(op, plan.paced_shape(LaunchShape::of(grid, block), op))
-        else {
-            continue;
-        };
-        asked += 1;
+    for (op, key) in asked(walk, plan) {
+        count += 1;
         let planned_ns = plan.planned_ns(op);
         if !plan.work_fits(&key, planned_ns) {
             let node = plan.work_nodes.get(&key).copied().unwrap_or(f64::NAN);
@@ -135,7 +116,20 @@ pub fn work_floor_note(walk: &Walk, plan: &StandInPlan) -> Option<String> {
     let lo = over.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = over.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     Some(format!(
-        "--l2-resident work: {} of the {asked} element-wise kernels that would do their work keep the default stand-in: doing it takes their stand-in {lo:.2}-{hi:.2} µs longer than their planned node, which it must not outlast",
+        "--l2-resident work: {} of the {count} element-wise kernels that would do their work keep the default stand-in: doing it takes their stand-in {lo:.2}-{hi:.2} µs longer than their planned node, which it must not outlast",
         left.len()
     ))
+}
+
+/// The kernels of `walk` that `plan` gives a work-doing stand-in (a paced read of an
+/// element-wise kernel, [`StandInPlan::paced_writes`]), each with its stand-in's key.
+fn asked<'a>(walk: &'a Walk, plan: &'a StandInPlan) -> impl Iterator<Item = (&'a Op, WorkKey)> {
+    walk.kernels().filter_map(move |op| {
+        let OpKind::Kernel { grid, block } = op.kind else {
+            return None;
+        };
+        plan.paced_bytes(op)?;
+        let key = plan.work_key(op, plan.paced_shape(LaunchShape::of(grid, block), op))?;
+        Some((op, key))
+    })
 }
