@@ -442,6 +442,12 @@ GROUPS = [
                                          "lc_two_lanes_of_clamps_f32,"
                                          "lc_tiny_adds_beside_two_gelu_lanes,"
                                          "lc_division_lanes_of_three_sizes_fp16"),
+    ("heldout79", "heldout_79_walks.py", "ld_olmo2_1536_decode_b4,"
+                                         "ld_helium_1024_prefill_256,"
+                                         "ld_qwen3_1024_decode_b16,"
+                                         "ld_gptneox_768_decode_b1,"
+                                         "ld_two_gated_mlps_beside_norm_lane_bf16,"
+                                         "ld_cupy_row_layernorm_gelu"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
