@@ -37,6 +37,7 @@ FIRST_RUNS = [
     ("76", "h100-heldout-76-1a04d50"),
     ("77", "h100-heldout-77-dd2dfd5"),
     ("78", "h100-heldout-78-e58026f"),
+    ("79", "h100-heldout-79-41834e9"),
 ]
 
 
