@@ -258,8 +258,8 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         num(p.graph_launch_ms, 3),
         num(p.graph_gpu_ms, 3),
         gaps.map_or(String::new(), |(g, _)| format!(
-            ": kernels + {} us/node gap",
-            num(g, 3)
+            ": kernels {}/node gap",
+            crate::node_gap::added(g)
         )),
         num(m.graph_node_gpu_us, 3)
     );
@@ -282,8 +282,13 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
     if let (Some(gap), None) = (m.graph_node_gap_us, r.gpu_ms) {
         let _ = writeln!(
             out,
-            "  (measured per-node GPU cost beyond a kernel's profiled time: graph node {} us, eager kernel {} us; used when --round-gpu-ms gives the kernel sum)",
+            "  (measured per-node GPU cost beyond a kernel's profiled time: graph node {} us{}, eager kernel {} us; used when --round-gpu-ms gives the kernel sum)",
             num(gap, 3),
+            if gap < 0.0 {
+                " (shorter: part of the profiler's ramp hidden behind the node before)"
+            } else {
+                ""
+            },
             num(gap + m.eager_extra_us.unwrap_or(0.0).max(0.0), 3)
         );
     }

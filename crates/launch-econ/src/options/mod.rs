@@ -270,9 +270,10 @@ pub struct ReplayArgs {
     /// gap): `profile`, the device profile's (`--profile`, else the shipped one) where it
     /// describes this kind of GPU, else measured here; `measure`, estimated here by the engine
     /// (on H200 instances the estimate moved by up to 0.14 µs while real graphs did not); or a
-    /// number of µs.
+    /// number of µs (negative where a node costs less than its kernel's profiled duration, as
+    /// on an H100).
     #[arg(long, value_name = "profile|measure|US", default_value = "profile",
-          value_parser = crate::node_gap::NodeGapChoice::parse)]
+          allow_hyphen_values = true, value_parser = crate::node_gap::NodeGapChoice::parse)]
     pub node_gap: crate::node_gap::NodeGapChoice,
 
     /// How much less than a few blocks' a wide grid's graph node costs beyond its profiled
