@@ -448,6 +448,12 @@ GROUPS = [
                                          "ld_gptneox_768_decode_b1,"
                                          "ld_two_gated_mlps_beside_norm_lane_bf16,"
                                          "ld_cupy_row_layernorm_gelu"),
+    ("heldout80", "heldout_80_walks.py", "le_stablelm_2048_decode_b2,"
+                                         "le_granite_1024_prefill_128,"
+                                         "le_phi3_1536_decode_b8,"
+                                         "le_draft_beside_target_decodes,"
+                                         "le_attention_beside_gemv_lane_fp16,"
+                                         "le_cupy_row_softmax"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
