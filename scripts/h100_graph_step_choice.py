@@ -38,6 +38,7 @@ FIRST_RUNS = [
     ("77", "h100-heldout-77-dd2dfd5"),
     ("78", "h100-heldout-78-e58026f"),
     ("79", "h100-heldout-79-41834e9"),
+    ("80", "h100-heldout-80-88a4401"),
 ]
 
 
