@@ -317,9 +317,9 @@ fn paced_reads_from_the_l2_take_any_recorded_load() {
     assert_eq!(from_l2.paced_bytes(&softmax), None);
 }
 
-#[test]
-fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
-    // An add of two 1 MiB f32 tensors within the L2: two inputs of 1 MiB, a 1 MiB result.
+/// An add of two 1 MiB f32 tensors within the L2, recorded at 1.3 µs: two inputs of 1 MiB,
+/// a 1 MiB result.
+fn add_of_two_mib() -> crate::trace::Op {
     let mut add = crate::trace::Op::kernel(
         "void at::native::vectorized_elementwise_kernel<4, add>",
         0.0,
@@ -327,6 +327,12 @@ fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
     );
     add.input_bytes = Some(2.0 * 1048576.0);
     add.largest_input_bytes = Some(1048576.0);
+    add
+}
+
+#[test]
+fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
+    let mut add = add_of_two_mib();
     let paced = StandInPlan {
         paced_in_l2: true,
         ..plan_with(4.0)
@@ -352,13 +358,7 @@ fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
 
 #[test]
 fn a_work_doing_stand_in_is_kept_only_where_its_node_fits_the_kernel_s() {
-    let mut add = crate::trace::Op::kernel(
-        "void at::native::vectorized_elementwise_kernel<4, add>",
-        0.0,
-        1_300.0,
-    );
-    add.input_bytes = Some(2.0 * 1048576.0);
-    add.largest_input_bytes = Some(1048576.0);
+    let add = add_of_two_mib();
     let shape = LaunchShape::linear(256, 128);
     let mut work = StandInPlan {
         paced_in_l2: true,
