@@ -200,7 +200,7 @@ fn the_held_out_totals_agree_wherever_they_are_quoted() {
     );
     says(&readme, &listed, "the README's list of walks");
     let summary = format!(
-        "on {total} walks held out from the method (written after it and run once unchanged) the replayed graph step within 5% on {} of the {} one-stream walks that ran and {} of the {} multi-stream ones, the offline price within 10% on {} of {} and {} of {}, and the mean of the two, which `replay` now prices on an H200, within 5% on {} and {}",
+        "on {total} walks held out from the method (written after it and run once unchanged) the replayed graph step within 5% on {} of the {} one-stream walks that ran and {} of the {} multi-stream ones, the offline price within 10% on {} of {} and {} of {}, and the mean of the two, which `replay` now prices on an H200 (and on any GPU with `--profile` of it), within 5% on {} and {}",
         one.replay,
         one.replayed(),
         several.replay,
