@@ -285,9 +285,12 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
             "  (measured per-node GPU cost beyond a kernel's profiled time: graph node {} us{}, eager kernel {} us; used when --round-gpu-ms gives the kernel sum)",
             num(gap, 3),
             if gap < 0.0 {
-                " (shorter: part of the profiler's ramp hidden behind the node before)"
+                format!(
+                    " ({}: part of the profiler's ramp hidden behind the node before)",
+                    crate::node_gap::SHORTER
+                )
             } else {
-                ""
+                String::new()
             },
             num(gap + m.eager_extra_us.unwrap_or(0.0).max(0.0), 3)
         );

@@ -322,8 +322,15 @@ pub fn replay_text(device: &str, r: &ReplayResult) -> String {
     };
     let _ = writeln!(
         out,
-        "stand-ins: each graph node planned at its recorded duration {} (front-end gap, {}), {grids}: {:.4} ms of kernel nodes{fitted}",
-        crate::node_gap::added(r.node_gap_us), r.node_gap_source, r.planned_nodes_ms
+        "stand-ins: each graph node planned at its recorded duration {} (front-end gap, {}{}), {grids}: {:.4} ms of kernel nodes{fitted}",
+        crate::node_gap::added(r.node_gap_us),
+        r.node_gap_source,
+        if r.node_gap_us < 0.0 {
+            format!("; {}", crate::node_gap::SHORTER)
+        } else {
+            String::new()
+        },
+        r.planned_nodes_ms
     );
     let f = &r.fidelity;
     match (&f.rel_error_long, f.p90_rel_error_long, f.within_5pct_long) {
