@@ -417,6 +417,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_negative_gap_prints_as_nodes_shorter_than_their_kernels() {
+        use crate::model::predict;
+        let m = ModelInputs {
+            graph_node_gap_us: Some(-0.1),
+            eager_extra_us: Some(0.9),
+            ..ModelInputs::core(1.0, 2.0, 0.002, 6.0, 3.5)
+        };
+        let with_gpu = Round {
+            launches: 1000,
+            host_issue_ms: 8.0,
+            gpu_ms: Some(2.0),
+        };
+        let text = prediction_text(&m, &with_gpu, &predict(&m, &with_gpu));
+        assert!(text.contains("kernels - 0.100 us/node gap"), "{text}");
+        assert!(text.contains("+ 0.800 us/kernel eager gap"), "{text}");
+        let host_only = Round {
+            gpu_ms: None,
+            ..with_gpu
+        };
+        let text = prediction_text(&m, &host_only, &predict(&m, &host_only));
+        assert!(
+            text.contains("graph node -0.100 us (a node shorter than its kernel's profiled time"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn summary_rows_align_and_skip_missing_figures() {
         let s = Summary::of(&[1.0, 2.0, 4.0]);
         let mut out = String::new();
