@@ -216,20 +216,20 @@ impl Prepared {
                             slot: kernels - 1,
                             fallback: choice,
                         }
-                    } else if let Some((bytes, Choice::Spin(ns), paced)) =
+                    } else if let Some((bytes, Choice::Spin(ns), paced, work)) =
                         plan.paced_bytes(op).and_then(|bytes| {
                             // Timed as its own shape: a grid cut to one round of blocks
                             // launches in less than the recorded one did.
                             let paced = plan.paced_shape(shape, op);
+                            let work = plan.work_key(op, paced);
                             // A work-doing stand-in whose work outlasts the kernel's node
                             // leaves it to the default stand-in.
-                            let bytes = match plan.work_key(op, paced) {
-                                Some(w) if !plan.work_fits(&w, planned_ns) => return None,
-                                Some(w) => w.result_bytes,
-                                None => bytes,
-                            };
+                            if work.is_some_and(|w| !plan.work_fits(&w, planned_ns)) {
+                                return None;
+                            }
+                            let bytes = work.map_or(bytes, |w| w.result_bytes);
                             let key = (paced.grid, paced.block);
-                            Some((bytes, plan.choose_spin(planned_ns, key), paced))
+                            Some((bytes, plan.choose_spin(planned_ns, key), paced, work))
                         })
                     {
                         Step::Paced {
@@ -242,7 +242,7 @@ impl Prepared {
                             shape: paced,
                             slot: kernels - 1,
                             in_l2: plan.paced_in_l2,
-                            work: plan.elementwise_work(op).map(|w| w.1),
+                            work: work.map(|w| w.inputs),
                         }
                     } else {
                         default_step(plan, op, planned_ns, shape, kernels - 1, &mut sub_floor)
