@@ -454,6 +454,12 @@ GROUPS = [
                                          "le_draft_beside_target_decodes,"
                                          "le_attention_beside_gemv_lane_fp16,"
                                          "le_cupy_row_softmax"),
+    ("heldout81", "heldout_81_walks.py", "lf_mistral_1024_decode_b4,"
+                                         "lf_gemma_2048_prefill_64,"
+                                         "lf_qwen2_896_decode_b32,"
+                                         "lf_two_gpt2_decodes_fp16,"
+                                         "lf_gemm_lane_beside_softmax_lanes_bf16,"
+                                         "lf_cupy_tanh_mlp"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
