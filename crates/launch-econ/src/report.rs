@@ -257,10 +257,14 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         num(p.graph_ms, 3),
         num(p.graph_launch_ms, 3),
         num(p.graph_gpu_ms, 3),
-        gaps.map_or(String::new(), |(g, _)| format!(
-            ": kernels {}/node gap",
-            crate::node_gap::added(g)
-        )),
+        gaps.map_or(String::new(), |(g, _)| if g < 0.0 {
+            format!(
+                ": kernels, each node {} us shorter than profiled",
+                num(-g, 3)
+            )
+        } else {
+            format!(": kernels {}/node gap", crate::node_gap::added(g))
+        }),
         num(m.graph_node_gpu_us, 3)
     );
     if let Some(x) = m.graph_node_other_stream_us.filter(|&x| x > 0.0) {
@@ -282,15 +286,17 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
     if let (Some(gap), None) = (m.graph_node_gap_us, r.gpu_ms) {
         let _ = writeln!(
             out,
-            "  (measured per-node GPU cost beyond a kernel's profiled time: graph node {} us{}, eager kernel {} us; used when --round-gpu-ms gives the kernel sum)",
-            num(gap, 3),
+            "  (measured per-node GPU cost beyond a kernel's profiled time: graph node {}, eager kernel {} us; used when --round-gpu-ms gives the kernel sum)",
             if gap < 0.0 {
+                // Not a gap below zero: the profiled time holds part of the profiler's ramp,
+                // which a graph hides behind the node before.
                 format!(
-                    " ({}: part of the profiler's ramp hidden behind the node before)",
+                    "none, {} us shorter ({}: part of the profiler's ramp hidden behind the node before)",
+                    num(-gap, 3),
                     crate::node_gap::SHORTER
                 )
             } else {
-                String::new()
+                format!("{} us", num(gap, 3))
             },
             num(gap + m.eager_extra_us.unwrap_or(0.0).max(0.0), 3)
         );
@@ -430,7 +436,11 @@ mod tests {
             gpu_ms: Some(2.0),
         };
         let text = prediction_text(&m, &with_gpu, &predict(&m, &with_gpu));
-        assert!(text.contains("kernels - 0.100 us/node gap"), "{text}");
+        assert!(
+            text.contains("kernels, each node 0.100 us shorter than profiled"),
+            "{text}"
+        );
+        assert!(!text.contains("-0.1") && !text.contains("- 0.1"), "{text}");
         assert!(text.contains("+ 0.800 us/kernel eager gap"), "{text}");
         let host_only = Round {
             gpu_ms: None,
@@ -438,9 +448,12 @@ mod tests {
         };
         let text = prediction_text(&m, &host_only, &predict(&m, &host_only));
         assert!(
-            text.contains("graph node -0.100 us (a node shorter than its kernel's profiled time"),
+            text.contains(
+                "graph node none, 0.100 us shorter (a node shorter than its kernel's profiled time"
+            ),
             "{text}"
         );
+        assert!(!text.contains("-0.1") && !text.contains("- 0.1"), "{text}");
     }
 
     #[test]
