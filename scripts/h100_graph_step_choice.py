@@ -40,6 +40,7 @@ FIRST_RUNS = [
     ("79", "h100-heldout-79-41834e9"),
     ("80", "h100-heldout-80-88a4401"),
     ("81", "h100-heldout-81-920a18a"),
+    ("82", "h100-heldout-82-fabd72a"),
 ]
 
 

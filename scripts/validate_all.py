@@ -460,6 +460,12 @@ GROUPS = [
                                          "lf_two_gpt2_decodes_fp16,"
                                          "lf_gemm_lane_beside_softmax_lanes_bf16,"
                                          "lf_cupy_tanh_mlp"),
+    ("heldout82", "heldout_82_walks.py", "lg_llama_1024_static_cache_decode_b1,"
+                                         "lg_qwen2_1536_static_cache_decode_b4,"
+                                         "lg_gpt2_1024_prefill_256_fp16,"
+                                         "lg_static_draft_beside_target_decodes,"
+                                         "lg_attention_lane_beside_mlp_lane_fp16,"
+                                         "lg_cupy_row_l2_normalise"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
