@@ -41,6 +41,7 @@ FIRST_RUNS = [
     ("80", "h100-heldout-80-88a4401"),
     ("81", "h100-heldout-81-920a18a"),
     ("82", "h100-heldout-82-fabd72a"),
+    ("83", "h100-heldout-83-5b33a31"),
 ]
 
 

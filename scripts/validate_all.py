@@ -466,6 +466,12 @@ GROUPS = [
                                          "lg_static_draft_beside_target_decodes,"
                                          "lg_attention_lane_beside_mlp_lane_fp16,"
                                          "lg_cupy_row_l2_normalise"),
+    ("heldout83", "heldout_83_walks.py", "lh_vit_768_encoder_b4_fp16,"
+                                         "lh_mistral_1024_static_cache_decode_b8,"
+                                         "lh_phi3_1536_static_cache_decode_b1,"
+                                         "lh_image_tower_beside_text_tower,"
+                                         "lh_two_static_decode_replicas_b2,"
+                                         "lh_cupy_column_logsumexp"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
