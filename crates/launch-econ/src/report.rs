@@ -291,9 +291,8 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
                 // Not a gap below zero: the profiled time holds part of the profiler's ramp,
                 // which a graph hides behind the node before.
                 format!(
-                    "none, {} us shorter ({}: part of the profiler's ramp hidden behind the node before)",
-                    num(-gap, 3),
-                    crate::node_gap::SHORTER
+                    "none: {} us shorter than its kernel's profiled time (part of the profiler's ramp hidden behind the node before)",
+                    num(-gap, 3)
                 )
             } else {
                 format!("{} us", num(gap, 3))
@@ -449,7 +448,7 @@ mod tests {
         let text = prediction_text(&m, &host_only, &predict(&m, &host_only));
         assert!(
             text.contains(
-                "graph node none, 0.100 us shorter (a node shorter than its kernel's profiled time"
+                "graph node none: 0.100 us shorter than its kernel's profiled time (part of"
             ),
             "{text}"
         );
