@@ -7,8 +7,14 @@ machine without a GPU: each stored run's eager traces are priced by the new bina
 `--baseline`, by another, side by side), against the real graph steps the run timed.
 
     python3 scripts/reprice_summary.py --runs DIR [--runs DIR ...] --launch-econ BIN \\
-        [--baseline OLD_BIN] [--profile PROFILE.json] [--show 8] [--out ERRORS.json]
-        [--trace-eager | --without-waits upper|lower | --without-shapes]
+        [--baseline OLD_BIN] [--profile PROFILE.json | --profile-beside NAME] [--show 8]
+        [--out ERRORS.json] [--trace-eager | --without-waits upper|lower | --without-shapes]
+
+`--profile-beside NAME` prices each run with the device profile of its own GPU stored beside
+it: the file NAME in the run's directory, else in its parent (a run on another GPU than the
+H200 stores the profile of its instance there: `docs/cross-device/*/profile-h100.json`), so
+that every stored H100 batch is priced as it ran (`--runs` once a batch, e.g. the directories
+`scripts/h100_graph_step_choice.py` lists).
 
 `--runs` is a directory `validate_all.py` wrote (group directories holding `validation.json`
 and the walks' eager traces, `.json` or `.json.gz`; `store_run.py` keeps one small enough to
@@ -134,13 +140,26 @@ def price(binary, trace, eager_ms, profile, trace_eager=False, bound=None, shape
     return (got, None) if got is not None else (None, [f"no {figure} in the price"])
 
 
+def profile_beside(root, name):
+    """The device profile `name` stored with the run `root`: in it, else in its parent; an
+    error naming both places where neither holds it."""
+    for d in (root, os.path.dirname(os.path.normpath(root))):
+        path = os.path.join(d, name)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"{name} is neither in {root} nor in its parent")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", action="append", required=True,
                     help="a stored validation run (or a folder of pairs.jsonl); repeat for more")
     ap.add_argument("--launch-econ", required=True, help="the launch-econ binary to price with")
     ap.add_argument("--baseline", help="a second binary, priced beside it")
-    ap.add_argument("--profile", help="a device profile instead of the shipped one")
+    profiles = ap.add_mutually_exclusive_group()
+    profiles.add_argument("--profile", help="a device profile instead of the shipped one")
+    profiles.add_argument("--profile-beside", metavar="NAME",
+                          help="each run priced with the profile NAME stored in it or its parent")
     ap.add_argument("--show", type=float, default=None,
                     help="list the walks whose error moved more than this many points between the binaries "
                          "(without --baseline: whose error is beyond this many %%)")
@@ -164,12 +183,17 @@ def main():
             and (not args.without_shapes or has_shapes(w[1]))]
     if not jobs:
         sys.exit("no stored walks with traces under --runs")
+    try:
+        run_profile = {root: (profile_beside(root, args.profile_beside) if args.profile_beside
+                              else args.profile) for root in args.runs}
+    except FileNotFoundError as e:
+        sys.exit(f"--profile-beside: {e}")
 
     def run(job):
         root, walk, trace, eager, real, streams = job
         errs = {}
         for name, binary in binaries:
-            got, err = price(binary, trace, eager, args.profile, args.trace_eager,
+            got, err = price(binary, trace, eager, run_profile[root], args.trace_eager,
                              args.without_waits, not args.without_shapes)
             errs[name] = (got / real - 1) * 100 if got is not None else None
             if err:

@@ -487,3 +487,19 @@ def test_price_probe_traces_sets_each_layout_beside_its_real_graph(tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     p = run_script("price_probe_traces.py", tmp_path / "bad.json", traces, "--launch-econ", fake)
     assert p.returncode != 0 and "not a lanes probe's JSON" in p.stderr
+
+
+def test_a_run_is_priced_with_the_profile_stored_in_it_or_beside_it(tmp_path):
+    batch = tmp_path / "h100-heldout-99"
+    (batch / "heldout99").mkdir(parents=True)
+    (batch / "profile-h100.json").write_text("{}")
+    group = str(batch / "heldout99")
+    assert reprice_summary.profile_beside(str(batch), "profile-h100.json") == str(
+        batch / "profile-h100.json")
+    assert reprice_summary.profile_beside(group, "profile-h100.json") == str(
+        batch / "profile-h100.json")
+    (batch / "heldout99" / "profile-h100.json").write_text("{}")
+    assert reprice_summary.profile_beside(group + "/", "profile-h100.json") == os.path.join(
+        group, "profile-h100.json")
+    with pytest.raises(FileNotFoundError, match="profile-h100.json is neither in"):
+        reprice_summary.profile_beside(str(tmp_path), "profile-h100.json")
