@@ -503,3 +503,14 @@ def test_a_run_is_priced_with_the_profile_stored_in_it_or_beside_it(tmp_path):
         group, "profile-h100.json")
     with pytest.raises(FileNotFoundError, match="profile-h100.json is neither in"):
         reprice_summary.profile_beside(str(tmp_path), "profile-h100.json")
+
+
+def test_reprice_refuses_a_run_without_the_profile_it_is_told_to_find_beside_it(tmp_path):
+    group = tmp_path / "g"
+    group.mkdir()
+    (group / "validation.json").write_text(json.dumps([record("a", "a.eager.json")]))
+    (group / "a.eager.json").write_text("{}")
+    p = run_script("reprice_summary.py", "--runs", tmp_path, "--launch-econ", "unused",
+                   "--profile-beside", "profile-h100.json")
+    assert p.returncode != 0
+    assert "--profile-beside: profile-h100.json is neither in" in p.stderr
