@@ -472,6 +472,12 @@ GROUPS = [
                                          "lh_image_tower_beside_text_tower,"
                                          "lh_two_static_decode_replicas_b2,"
                                          "lh_cupy_column_logsumexp"),
+    ("heldout84", "heldout_84_walks.py", "li_qwen3_1024_static_cache_decode_b2,"
+                                         "li_starcoder2_1024_prefill_128_fp16,"
+                                         "li_top_p_sampling_b8,"
+                                         "li_three_medusa_heads_bf16,"
+                                         "li_prefill_chunk_beside_static_decode_b4,"
+                                         "li_cupy_user_kernels"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
