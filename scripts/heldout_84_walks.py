@@ -85,9 +85,11 @@ def cupy_user_kernels(rows=4096, cols=1024, rounds=8):
         "float32 x, float32 b", "float32 y",
         "float v = x + b; y = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)))",
         "bias_gelu_f32")
+    # The mean square's 1/cols is written into the map: CuPy 14's reduction code has no
+    # `_in_ind` in its post-map (the first run failed to compile so, before any price).
     row_ss = cp.ReductionKernel(
-        "float32 x", "float32 y", "x * x", "a + b", "y = sqrtf(a / _type_reduce(_in_ind.size() / _out_ind.size()) + 1e-6f)",
-        "0", "row_rms_f32")
+        "float32 xin", "float32 rms_out", f"xin * xin * {1.0 / cols!r}f", "a + b",
+        "rms_out = sqrtf(a + 1e-6f)", "0", "row_rms_f32")
     x = cp.random.standard_normal((rows, cols), dtype=cp.float32)
     b = cp.random.standard_normal((cols,), dtype=cp.float32) * 0.1
 
