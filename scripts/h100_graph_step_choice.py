@@ -42,6 +42,7 @@ FIRST_RUNS = [
     ("81", "h100-heldout-81-920a18a"),
     ("82", "h100-heldout-82-fabd72a"),
     ("83", "h100-heldout-83-5b33a31"),
+    ("84", "h100-heldout-84-e45146a"),
 ]
 
 
