@@ -478,6 +478,12 @@ GROUPS = [
                                          "li_three_medusa_heads_bf16,"
                                          "li_prefill_chunk_beside_static_decode_b4,"
                                          "li_cupy_user_kernels"),
+    ("heldout85", "heldout_85_walks.py", "lj_llama_2048_22_layers_static_cache_decode_b1,"
+                                         "lj_qwen2_1536_static_cache_decode_b16,"
+                                         "lj_routed_expert_lanes_bf16,"
+                                         "lj_embedding_bags_beside_static_decode,"
+                                         "lj_rotary_norm_lanes_fp16,"
+                                         "lj_cupy_tiled_transpose"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
