@@ -19,16 +19,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from heldout_82_walks import static_cache_decode  # noqa: E402
-from walk_parts import LLAMA_SMALL  # noqa: E402
+from walk_parts import LLAMA_SMALL, hf_decoder_step  # noqa: E402
 from walk_registry import builder  # noqa: E402
-
-
-def prefill(arch, dtype, batch, seq, **config):
-    """The forward of `arch`'s causal LM over `batch` random sequences of `seq` tokens (no
-    cache), under a prepared causal mask (`walk_parts.hf_step`)."""
-    import torch
-    from walk_parts import hf_model, hf_step
-    return hf_step(torch, hf_model(arch, dtype, **config), batch, seq)
 
 
 def top_p_sampling(batch=8, vocab=32000, p=0.9, temperature=0.7):
@@ -72,7 +64,7 @@ def medusa_heads(heads=3, hidden=2048, vocab=32000):
 
 def prefill_chunk_beside_decode():
     from walk_parts import corner, fork_join
-    chunk = prefill("Llama", "bfloat16", 1, 64, **LLAMA_SMALL)
+    chunk = hf_decoder_step("Llama", "bfloat16", 1, 64, **LLAMA_SMALL)
     decode = static_cache_decode("Llama", "bfloat16", 4, 2048, 160, **LLAMA_SMALL)
     return fork_join(lambda: corner(chunk()), lambda: corner(decode()))
 
@@ -107,7 +99,7 @@ build = builder(131_84, {
         "Qwen3", "bfloat16", 2, 2048, 200, vocab_size=32000, hidden_size=1024,
         intermediate_size=3072, num_hidden_layers=6, num_attention_heads=16,
         num_key_value_heads=8, head_dim=64, max_position_embeddings=4096),
-    "li_starcoder2_1024_prefill_128_fp16": lambda: prefill(
+    "li_starcoder2_1024_prefill_128_fp16": lambda: hf_decoder_step(
         "Starcoder2", "float16", 2, 128, vocab_size=32000, hidden_size=1024,
         intermediate_size=4096, num_hidden_layers=4, num_attention_heads=16,
         num_key_value_heads=4, max_position_embeddings=2048),
