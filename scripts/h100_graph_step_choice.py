@@ -43,6 +43,7 @@ FIRST_RUNS = [
     ("82", "h100-heldout-82-fabd72a"),
     ("83", "h100-heldout-83-5b33a31"),
     ("84", "h100-heldout-84-e45146a"),
+    ("85", "h100-heldout-85-181b85f"),
 ]
 
 
