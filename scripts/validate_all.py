@@ -484,6 +484,12 @@ GROUPS = [
                                          "lj_embedding_bags_beside_static_decode,"
                                          "lj_rotary_norm_lanes_fp16,"
                                          "lj_cupy_tiled_transpose"),
+    ("heldout86", "heldout_86_walks.py", "lk_mistral_4096_2_layers_static_cache_decode_b1,"
+                                         "lk_llama_1024_static_cache_decode_b64,"
+                                         "lk_gemma_2048_static_cache_decode_b4,"
+                                         "lk_projector_beside_static_decode,"
+                                         "lk_dlrm_embedding_lanes_and_mlps,"
+                                         "lk_cupy_fused_layers"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
