@@ -44,6 +44,7 @@ FIRST_RUNS = [
     ("83", "h100-heldout-83-5b33a31"),
     ("84", "h100-heldout-84-e45146a"),
     ("85", "h100-heldout-85-181b85f"),
+    ("86", "h100-heldout-86-e440c6f"),
 ]
 
 
