@@ -490,6 +490,12 @@ GROUPS = [
                                          "lk_projector_beside_static_decode,"
                                          "lk_dlrm_embedding_lanes_and_mlps,"
                                          "lk_cupy_fused_layers"),
+    ("heldout87", "heldout_87_walks.py", "lm_llama_1024_long_static_cache_decode_b1,"
+                                         "lm_qwen2_1536_static_cache_prefill_chunk_512,"
+                                         "lm_phi3_3072_2_layers_static_cache_decode_b2,"
+                                         "lm_three_static_decode_replicas_b1,"
+                                         "lm_cache_offload_beside_static_decode,"
+                                         "lm_cupy_raw_row_softmax"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
