@@ -45,6 +45,7 @@ FIRST_RUNS = [
     ("84", "h100-heldout-84-e45146a"),
     ("85", "h100-heldout-85-181b85f"),
     ("86", "h100-heldout-86-e440c6f"),
+    ("87", "h100-heldout-87-b730813"),
 ]
 
 
