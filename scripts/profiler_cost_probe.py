@@ -21,10 +21,11 @@ launch), `linears` (200 bf16 `F.linear`s of 64 x 64, each a wrapper operator ove
 `switching_adds` (the 400 adds on two side streams forked and joined, each stream's half in
 one block or alternating add by add: what a stream switch costs a recorded step beside an
 unprofiled one). `--activities cpu` records
-without CUDA activity (no CUPTI), which leaves the operators' cost alone. `--steps K`
+without CUDA activity (no CUPTI), which leaves the operators' cost alone; `--no-shapes` without
+the operators' shapes. `--steps K`
 also records one session over K steps, each marked with `prof.step()`, the way a profiler
-schedule marks them (DIR/CASE.steps.json). Writes DIR/results.json (DIR/results.cpu.json;
-one record a case) and DIR/CASE.N.json (.cpu.N).
+schedule marks them (DIR/CASE.steps.json). Writes DIR/results.json (results.cpu.json,
+results.noshapes.json; one record a case) and DIR/CASE.N.json (.cpu.N, .noshapes.N).
 """
 import argparse
 import importlib.util
@@ -113,8 +114,9 @@ def walk_step(spec):
     return step
 
 
-def child(case, out, recordings, activities, steps):
-    """Measures one case in this process and prints its record as JSON."""
+def child(case, out, recordings, activities, steps, shapes=True):
+    """Measures one case in this process and prints its record as JSON (`shapes` false: the
+    recordings without the operators' shapes)."""
     import torch
     from torch.profiler import ProfilerActivity, profile
     step = synthetic_step(case) if case in SYNTHETIC else walk_step(case)
@@ -123,14 +125,15 @@ def child(case, out, recordings, activities, steps):
     torch.cuda.synchronize()
     before, before_samples = timed_ms(step, 20, 15)
     extra = sync_events_config(torch)
-    label = case.replace(":", "_").replace(".py", "") + ("" if activities == "cpu,cuda" else ".cpu")
+    label = (case.replace(":", "_").replace(".py", "") + ("" if activities == "cpu,cuda" else ".cpu")
+             + ("" if shapes else ".noshapes"))
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if "cuda" in activities else [])
     traces, spans = [], []
     for i in range(recordings):
         step()
         torch.cuda.synchronize()
         t = time.perf_counter()
-        with profile(activities=acts, record_shapes=True, **extra) as prof:
+        with profile(activities=acts, record_shapes=shapes, **extra) as prof:
             step()
             torch.cuda.synchronize()
         spans.append((time.perf_counter() - t) * 1e3)
@@ -141,7 +144,7 @@ def child(case, out, recordings, activities, steps):
         # One session over `steps` steps, each marked (`prof.step()`: ProfilerStep#N).
         step()
         torch.cuda.synchronize()
-        with profile(activities=acts, record_shapes=True, **extra) as prof:
+        with profile(activities=acts, record_shapes=shapes, **extra) as prof:
             for _ in range(steps):
                 step()
                 torch.cuda.synchronize()
@@ -150,7 +153,7 @@ def child(case, out, recordings, activities, steps):
         prof.export_chrome_trace(path)
         traces.append(path)
     after, after_samples = timed_ms(step, 20, 15)
-    print(json.dumps({"case": case, "activities": activities, "unprofiled_ms": before, "unprofiled_samples_ms": before_samples,
+    print(json.dumps({"case": case, "activities": activities, "shapes": shapes, "unprofiled_ms": before, "unprofiled_samples_ms": before_samples,
                       "unprofiled_after_ms": after, "unprofiled_after_samples_ms": after_samples,
                       "session_wall_ms": spans, "traces": traces}))
 
@@ -165,11 +168,14 @@ def main():
                     help="what the profiler records (cpu: no CUPTI, the operators' cost alone)")
     ap.add_argument("--steps", type=int, default=0,
                     help="then also one session over this many steps, each marked (prof.step())")
+    ap.add_argument("--no-shapes", action="store_true",
+                    help="record without the operators' shapes (record_shapes=False)")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.child:
-        child(args.child, args.out, args.recordings, args.activities, args.steps)
+        child(args.child, args.out, args.recordings, args.activities, args.steps,
+              not args.no_shapes)
         return
     cases = [c for c in args.cases.split(",") if c] + [w for w in args.walks.split(",") if w]
     unknown = [c for c in cases if ":" not in c and c not in SYNTHETIC]
@@ -179,7 +185,7 @@ def main():
     for case in cases:
         p = subprocess.run([sys.executable, __file__, "--out", args.out, "--recordings",
                             str(args.recordings), "--activities", args.activities, "--steps", str(args.steps),
-                            "--child", case],
+                            "--child", case] + (["--no-shapes"] if args.no_shapes else []),
                            capture_output=True, text=True)
         if p.returncode != 0:
             results.append({"case": case, "error": p.stderr.strip().splitlines()[-3:]})
@@ -187,7 +193,8 @@ def main():
             results.append(json.loads(p.stdout.strip().splitlines()[-1]))
         print(json.dumps({k: v for k, v in results[-1].items() if not k.endswith("samples_ms")}),
               flush=True)
-    name = "results.json" if args.activities == "cpu,cuda" else "results.cpu.json"
+    name = ("results" + ("" if args.activities == "cpu,cuda" else ".cpu")
+            + ("" if not args.no_shapes else ".noshapes") + ".json")
     with open(os.path.join(args.out, name), "w") as f:
         json.dump(results, f, indent=1)
 
