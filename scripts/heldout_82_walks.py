@@ -30,11 +30,10 @@ from walk_parts import (LLAMA_SMALL, attention_chain, fork_lanes, linear_lane,  
 from walk_registry import builder  # noqa: E402
 
 
-def static_cache_decode(arch, dtype, batch, cache_len, held, **config):
-    """One decode step of `arch` at `batch` over a `StaticCache` of `cache_len` tokens that
-    already holds `held` (written by a prefill when the walk is built): the step writes its
-    token's keys and values in place (transformers 5.17 one position further each step, eager
-    or replayed, so the cache leaves room for a validation's steps)."""
+def filled_static_cache(arch, dtype, batch, cache_len, held, **config):
+    """A transformers model of `arch` (`walk_parts.hf_model`) and a `StaticCache` of
+    `cache_len` tokens for `batch` sequences that a prefill of `held` random tokens has
+    written, as a walk over a static cache is built."""
     import inspect
     import torch
     import transformers
@@ -45,11 +44,21 @@ def static_cache_decode(arch, dtype, batch, cache_len, held, **config):
     extra = dict(max_batch_size=batch, device="cuda", dtype=getattr(torch, dtype))
     kw.update({k: v for k, v in extra.items() if k in params})
     cache = transformers.StaticCache(**kw)
-    vocab = model.config.vocab_size
     with torch.no_grad():
-        model(input_ids=torch.randint(0, vocab, (batch, held), device="cuda"),
+        model(input_ids=torch.randint(0, model.config.vocab_size, (batch, held), device="cuda"),
               past_key_values=cache, cache_position=torch.arange(held, device="cuda"),
               use_cache=True)
+    return model, cache
+
+
+def static_cache_decode(arch, dtype, batch, cache_len, held, **config):
+    """One decode step of `arch` at `batch` over a `StaticCache` of `cache_len` tokens that
+    already holds `held` (written by a prefill when the walk is built): the step writes its
+    token's keys and values in place (transformers 5.17 one position further each step, eager
+    or replayed, so the cache leaves room for a validation's steps)."""
+    import torch
+    model, cache = filled_static_cache(arch, dtype, batch, cache_len, held, **config)
+    vocab = model.config.vocab_size
     token = torch.randint(0, vocab, (batch, 1), device="cuda")
     position = torch.tensor([held], device="cuda")
 

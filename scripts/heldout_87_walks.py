@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from heldout_82_walks import static_cache_decode  # noqa: E402
+from heldout_82_walks import filled_static_cache, static_cache_decode  # noqa: E402
 from walk_parts import LLAMA_SMALL  # noqa: E402
 from walk_registry import builder  # noqa: E402
 
@@ -29,21 +29,9 @@ def static_cache_prefill_chunk(arch, dtype, chunk, cache_len, held, **config):
     """One chunk of `chunk` tokens prefilled at batch 1 into a `StaticCache` of `cache_len`
     tokens that already holds `held`, as a server splits a long prompt: every layer attends
     over the cache and writes the chunk's keys and values into it."""
-    import inspect
     import torch
-    import transformers
-    from walk_parts import hf_model
-    model = hf_model(arch, dtype, **config)
-    params = inspect.signature(transformers.StaticCache.__init__).parameters
-    kw = dict(config=model.config, max_cache_len=cache_len)
-    extra = dict(max_batch_size=1, device="cuda", dtype=getattr(torch, dtype))
-    kw.update({k: v for k, v in extra.items() if k in params})
-    cache = transformers.StaticCache(**kw)
+    model, cache = filled_static_cache(arch, dtype, 1, cache_len, held, **config)
     vocab = model.config.vocab_size
-    with torch.no_grad():
-        model(input_ids=torch.randint(0, vocab, (1, held), device="cuda"),
-              past_key_values=cache, cache_position=torch.arange(held, device="cuda"),
-              use_cache=True)
     ids = torch.randint(0, vocab, (1, chunk), device="cuda")
     positions = torch.arange(held, held + chunk, device="cuda")
 
@@ -58,8 +46,7 @@ def three_static_decode_replicas():
     from walk_parts import corner, fork_lanes
     replicas = [static_cache_decode("Llama", "bfloat16", 1, 1024, 48, **LLAMA_SMALL)
                 for _ in range(3)]
-    lanes = fork_lanes([lambda r=r: corner(r()) for r in replicas])
-    return lanes
+    return fork_lanes([lambda r=r: corner(r()) for r in replicas])
 
 
 def cache_offload_beside_decode(blocks=4, block_mib=2):
