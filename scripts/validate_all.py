@@ -496,6 +496,12 @@ GROUPS = [
                                          "lm_three_static_decode_replicas_b1,"
                                          "lm_cache_offload_beside_static_decode,"
                                          "lm_cupy_raw_row_softmax"),
+    ("heldout88", "heldout_88_walks.py", "ln_olmo2_2048_static_cache_decode_b1,"
+                                         "ln_granite_2048_static_cache_decode_b16,"
+                                         "ln_roberta_768_encoder_b8_seq128_fp16,"
+                                         "ln_four_qwen3_static_decode_replicas_b1,"
+                                         "ln_gemms_beside_norm_gelu_lane_fp16,"
+                                         "ln_cupy_raw_smoothing"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
