@@ -46,6 +46,7 @@ FIRST_RUNS = [
     ("85", "h100-heldout-85-181b85f"),
     ("86", "h100-heldout-86-e440c6f"),
     ("87", "h100-heldout-87-b730813"),
+    ("88", "h100-heldout-88-13277ed"),
 ]
 
 
