@@ -1,10 +1,13 @@
-"""Does a memory-bound kernel run shorter as a graph node unprofiled than CUPTI records it? A
-graph of 16 ping-ponged launches of one kernel (a CuPy `RawKernel` three-point smoothing, one or
-four elements a thread; CuPy's and PyTorch's element-wise multiply by a scalar) over vectors of
-1M to 16M f32, for each: the graph replayed back to back unprofiled (events, µs a replay),
-then, after every unprofiled timing of the process, the same graph under torch.profiler (CUPTI):
-each node's recorded duration and the replay's span. Held-out batch 88's CuPy smoothing (16 such
-kernels over 4M) ran 238 µs unprofiled against 256 µs of recorded kernels in its graph.
+"""Does a kernel run longer while CUPTI records it than it does unprofiled? A graph of 16
+ping-ponged launches of one kernel over vectors of 1M to 16M f32 (a CuPy `RawKernel`
+three-point smoothing, one element a thread in blocks of 256, and of 64 and 1024 at 4M, or four
+elements a thread; CuPy's and PyTorch's element-wise multiply by a scalar), for each: the graph
+replayed back to back unprofiled (events, µs a replay); then, after every unprofiled timing of
+the process, three single replays under torch.profiler (CUPTI), each node's recorded duration
+and the replay's span; the replays timed by events while a session records them, and once the
+sessions have ended; and the SM and memory clocks NVML reports while the 4M smoothing runs,
+unprofiled and recorded. Held-out batch 88's CuPy smoothing (16 such kernels over 4M) ran 238
+µs unprofiled against 256 µs of recorded kernels in its graph.
 
     python3 scripts/profiled_length_probe.py --out FILE.json
 """
@@ -35,7 +38,7 @@ extern "C" __global__ void smooth3_x4(const float* x, float* y, long long n) {
 '''
 
 
-def cupy_case(name, n, per_thread):
+def cupy_case(name, n, per_thread, threads=256):
     """A CuPy graph of NODES launches of `name` (a smoothing kernel, or "multiply": CuPy's
     element-wise multiply by a scalar) ping-ponged between two buffers of `n` f32."""
     import cupy as cp
@@ -46,8 +49,8 @@ def cupy_case(name, n, per_thread):
         def launch(src, dst):
             cp.multiply(src, 0.5, out=dst)
     else:
-        kernel = cp.RawModule(code=SRC).get_function(name)
-        threads = 256
+        module = cp.RawModule(code=SRC)
+        kernel = module.get_function(name)
         blocks = (n // per_thread + threads - 1) // threads
 
         def launch(src, dst):
@@ -65,8 +68,11 @@ def cupy_case(name, n, per_thread):
         issue()
         g = s.end_capture()
     g.upload(s)
+    # The graph holds raw addresses and the module's code: keep the buffers and the module.
+    keep = [x, bufs, launch, locals().get("module")]
 
     def replay(count):
+        assert keep
         with s:
             a, b = cp.cuda.Event(), cp.cuda.Event()
             a.record(s)
@@ -97,8 +103,10 @@ def torch_case(n):
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g, stream=s):
         issue()
+    keep = [x, bufs]
 
     def replay(count):
+        assert keep
         with torch.cuda.stream(s):
             a = torch.cuda.Event(enable_timing=True)
             b = torch.cuda.Event(enable_timing=True)
@@ -127,6 +135,25 @@ def recorded(torch, replay, sync, count):
     return out
 
 
+def clocks_while(run):
+    """(SM, memory) clocks in MHz that NVML reports every 10 ms while `run()` runs on another
+    thread."""
+    import threading
+    import time
+    import pynvml
+    pynvml.nvmlInit()
+    h = pynvml.nvmlDeviceGetHandleByIndex(0)
+    t = threading.Thread(target=run)
+    t.start()
+    out = []
+    while t.is_alive():
+        out.append((pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM),
+                    pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_MEM)))
+        time.sleep(0.01)
+    t.join()
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
@@ -137,6 +164,8 @@ def main():
     cases = {}
     for n in (1 << 20, 1 << 22, 1 << 24):
         cases[f"cupy_smooth3_{n >> 20}M"] = cupy_case("smooth3", n, 1)
+    for threads in (64, 1024):
+        cases[f"cupy_smooth3_4M_{threads}_threads"] = cupy_case("smooth3", 1 << 22, 1, threads)
     cases["cupy_smooth3_x4_4M"] = cupy_case("smooth3_x4", 1 << 22, 4)
     cases["cupy_multiply_4M"] = cupy_case("multiply", 1 << 22, 1)
     for n in (1 << 22, 1 << 24):
@@ -160,6 +189,35 @@ def main():
               f"{statistics.median(r['span_us'] for r in rec):8.1f}"
               f"  node after the first {statistics.median(later):6.2f}"
               f"  (unprofiled - recorded sum)/node {(step - statistics.median(sums)) / NODES:+.2f}")
+    # The same replays timed by events while a profiler session records them, and again once
+    # every session has ended (PyTorch leaves CUPTI attached unless TEARDOWN_CUPTI=1): whether
+    # the kernels run longer under CUPTI, or only read longer.
+    from torch.profiler import ProfilerActivity, profile
+    for k, (replay, sync) in cases.items():
+        sync()
+        with profile(activities=[ProfilerActivity.CUDA]):
+            during = [replay(args.replays) for _ in range(3)]
+            sync()
+        res[k]["during_session_replay_us"] = during
+    for k, (replay, sync) in cases.items():
+        after = [replay(args.replays) for _ in range(3)]
+        res[k]["after_sessions_replay_us"] = after
+        print(f"{k:22} unprofiled {statistics.median(timed[k]):8.1f}  while recorded "
+              f"{statistics.median(res[k]['during_session_replay_us']):8.1f}  after the sessions "
+              f"{statistics.median(after):8.1f} us a replay")
+    # The clocks while the smoothing over 4M runs back to back, unprofiled and recorded: a GPU
+    # whose SM clock drops under CUPTI would slow clock-bound kernels and not memory-bound ones.
+    replay, sync = cases["cupy_smooth3_4M"]
+    for label in ("unprofiled", "while recorded"):
+        sync()
+        if label == "unprofiled":
+            clocks = clocks_while(lambda: replay(3000))
+        else:
+            with profile(activities=[ProfilerActivity.CUDA]):
+                clocks = clocks_while(lambda: replay(3000))
+        res["cupy_smooth3_4M"][f"clocks_{label.replace(' ', '_')}_mhz"] = clocks
+        print(f"cupy_smooth3_4M {label}: SM clock {statistics.median(c[0] for c in clocks)} MHz, "
+              f"memory clock {statistics.median(c[1] for c in clocks)} MHz ({len(clocks)} samples)")
     with open(args.out, "w") as f:
         json.dump({"gpu": torch.cuda.get_device_name(), "nodes": NODES, "cases": res}, f,
                   indent=1)
