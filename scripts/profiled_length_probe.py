@@ -159,6 +159,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--trials", type=int, default=7)
     ap.add_argument("--replays", type=int, default=50)
+    ap.add_argument("--while-activities", default="cuda", choices=["cuda", "cpu"],
+                    help="what the session the replays are timed in records (cpu: no CUPTI, "
+                         "a control)")
     args = ap.parse_args()
     import torch
     cases = {}
@@ -195,7 +198,8 @@ def main():
     from torch.profiler import ProfilerActivity, profile
     for k, (replay, sync) in cases.items():
         sync()
-        with profile(activities=[ProfilerActivity.CUDA]):
+        acts = [ProfilerActivity.CUDA if args.while_activities == "cuda" else ProfilerActivity.CPU]
+        with profile(activities=acts):
             during = [replay(args.replays) for _ in range(3)]
             sync()
         res[k]["during_session_replay_us"] = during
