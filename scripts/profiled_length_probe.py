@@ -13,18 +13,19 @@ unprofiled and recorded. Held-out batch 88's CuPy smoothing (16 such kernels ove
 """
 import argparse
 import json
+import os
 import statistics
+import sys
+from contextlib import nullcontext
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from heldout_88_walks import SMOOTH_SRC  # noqa: E402
 
 NODES = 16
 
-SRC = r'''
-extern "C" __global__ void smooth3(const float* x, float* y, long long n) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float l = x[i > 0 ? i - 1 : i];
-    float r = x[i + 1 < n ? i + 1 : i];
-    y[i] = 0.25f * l + 0.5f * x[i] + 0.25f * r;
-}
+# Batch 88's smoothing kernel itself, and the same smoothing four elements a thread.
+SRC = SMOOTH_SRC + r'''
 extern "C" __global__ void smooth3_x4(const float* x, float* y, long long n) {
     long long base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
     for (int k = 0; k < 4; ++k) {
@@ -45,6 +46,7 @@ def cupy_case(name, n, per_thread, threads=256):
     x = cp.random.standard_normal(n, dtype=cp.float32)
     bufs = [cp.empty_like(x), cp.empty_like(x)]
     s = cp.cuda.Stream(non_blocking=True)
+    module = None
     if name == "multiply":
         def launch(src, dst):
             cp.multiply(src, 0.5, out=dst)
@@ -68,11 +70,8 @@ def cupy_case(name, n, per_thread, threads=256):
         issue()
         g = s.end_capture()
     g.upload(s)
-    # The graph holds raw addresses and the module's code: keep the buffers and the module.
-    keep = [x, bufs, launch, locals().get("module")]
 
     def replay(count):
-        assert keep
         with s:
             a, b = cp.cuda.Event(), cp.cuda.Event()
             a.record(s)
@@ -81,6 +80,9 @@ def cupy_case(name, n, per_thread, threads=256):
             b.record(s)
         b.synchronize()
         return cp.cuda.get_elapsed_time(a, b) * 1e3 / count
+    # The graph holds raw addresses and the module's code: the buffers and the module live as
+    # long as its replay does.
+    replay.keep = (x, bufs, module)
     return replay, s.synchronize
 
 
@@ -103,10 +105,8 @@ def torch_case(n):
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g, stream=s):
         issue()
-    keep = [x, bufs]
 
     def replay(count):
-        assert keep
         with torch.cuda.stream(s):
             a = torch.cuda.Event(enable_timing=True)
             b = torch.cuda.Event(enable_timing=True)
@@ -116,6 +116,7 @@ def torch_case(n):
             b.record()
         b.synchronize()
         return a.elapsed_time(b) * 1e3 / count
+    replay.keep = (x, bufs)  # the graph holds their addresses
     return replay, s.synchronize
 
 
@@ -212,13 +213,11 @@ def main():
     # The clocks while the smoothing over 4M runs back to back, unprofiled and recorded: a GPU
     # whose SM clock drops under CUPTI would slow clock-bound kernels and not memory-bound ones.
     replay, sync = cases["cupy_smooth3_4M"]
-    for label in ("unprofiled", "while recorded"):
+    for label, session in (("unprofiled", nullcontext()),
+                           ("while recorded", profile(activities=[ProfilerActivity.CUDA]))):
         sync()
-        if label == "unprofiled":
+        with session:
             clocks = clocks_while(lambda: replay(3000))
-        else:
-            with profile(activities=[ProfilerActivity.CUDA]):
-                clocks = clocks_while(lambda: replay(3000))
         res["cupy_smooth3_4M"][f"clocks_{label.replace(' ', '_')}_mhz"] = clocks
         print(f"cupy_smooth3_4M {label}: SM clock {statistics.median(c[0] for c in clocks)} MHz, "
               f"memory clock {statistics.median(c[1] for c in clocks)} MHz ({len(clocks)} samples)")
