@@ -502,6 +502,12 @@ GROUPS = [
                                          "ln_four_qwen3_static_decode_replicas_b1,"
                                          "ln_gemms_beside_norm_gelu_lane_fp16,"
                                          "ln_cupy_raw_smoothing"),
+    ("heldout89", "heldout_89_walks.py", "lo_phi_2560_static_cache_decode_b4_fp16,"
+                                         "lo_tiny_llama_256_8_layers_static_cache_decode_b1,"
+                                         "lo_bart_768_decoder_b4_tgt32_src256_fp16,"
+                                         "lo_lora_adapters_beside_base_projection_bf16,"
+                                         "lo_cache_prefetch_beside_static_decode,"
+                                         "lo_cupy_histogram_scan"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
