@@ -47,6 +47,7 @@ FIRST_RUNS = [
     ("86", "h100-heldout-86-e440c6f"),
     ("87", "h100-heldout-87-b730813"),
     ("88", "h100-heldout-88-13277ed"),
+    ("89", "h100-heldout-89-0e1bb3c"),
 ]
 
 
