@@ -392,9 +392,12 @@ def parent(args):
             r["replay_graph_gpu_other_stream"] = rep["result"]["replay"].get(
                 "graph_gpu_other_stream_ms")
             # The plan the replay made on this machine (spin calibration, the node gap, the
-            # planned nodes): what to compare when one walk's replay moves between machines.
+            # planned nodes, the memory its stand-ins touch, which sets the step it takes to
+            # the upper node level): what to compare when one walk's replay moves between
+            # machines.
             r["replay_plan"] = {k: rep["result"]["replay"].get(k) for k in (
-                "calibration", "node_gap_us", "node_gap_source", "planned_nodes_ms", "streams", "warnings")}
+                "calibration", "node_gap_us", "node_gap_source", "planned_nodes_ms", "touched_bytes",
+                "streams", "warnings")}
             spins = run_json([args.launch_econ, "replay", trace, "--graph-step", "replay",
                               "--stream-from-us", "off",
                               "--gemms", "stand-in", "--concurrent-stand-ins", "spin",

@@ -183,6 +183,11 @@ pub struct ReplayResult {
     /// over kernels, ms. The replayed graph's GPU time is the check of that plan.
     #[serde(default)]
     pub planned_nodes_ms: f64,
+    /// Device memory one replay of the stand-ins, real GEMMs, copies and memsets touches
+    /// afresh, bytes: past 2/3 of the L2 the replayed graph takes the larger step to the upper
+    /// level of node cost ([`crate::footprint`]), so this says which step the replay took.
+    #[serde(default)]
+    pub touched_bytes: f64,
     pub fidelity: Fidelity,
     pub trials: Vec<ReplayTrial>,
     pub summary: Summaries<ReplayFigure>,
@@ -415,13 +420,8 @@ pub fn replay(
     } else {
         warnings.extend(prior_streams_on_one_stream(cfg.prior_streams));
     }
-    let reads_less = reads_less(
-        e,
-        walk,
-        laned.touched_bytes(),
-        cfg.profile.as_ref(),
-        !overlapping,
-    )?;
+    let touched_bytes = laned.touched_bytes();
+    let reads_less = reads_less(e, walk, touched_bytes, cfg.profile.as_ref(), !overlapping)?;
     let unknown_memory_ms = reads_less
         .as_ref()
         .map(|r| r.added_ms)
@@ -465,6 +465,7 @@ pub fn replay(
         node_gap_us: plan.gap_us,
         node_gap_source: gap.source,
         planned_nodes_ms,
+        touched_bytes,
         fidelity: {
             let f = fidelity(walk, &per_kernel_median(&spans));
             let sub_floor = laned.sub_floor();

@@ -34,6 +34,7 @@ fn replay_runs_on_a_gpu() {
     );
     assert!(r["summary"]["graph_gpu_ms"]["median"].as_f64().unwrap() > 0.0);
     assert!(r["planned_nodes_ms"].as_f64().unwrap() > 0.0);
+    assert!(r["touched_bytes"].as_f64().unwrap() >= 0.0, "{r}");
     // The graph step is priced at the upper level of node cost, measured after the trials;
     // the trials' single-stream figure is reported beside it as the lower level.
     let upper = r["graph_wall_other_stream_ms"]["median"].as_f64().unwrap();
