@@ -16,7 +16,7 @@
 //! up). Without shapes: what each kernel could have read in its recorded time at the memory's
 //! bandwidth, its grid's share of it — an upper bound. Where only that bound is past the
 //! line, which step the real graph takes is not known, and a walk on one stream is priced
-//! halfway between the two, by `replay` ([`replay_reads_less`]) and `--summary`
+//! halfway between the two, by `replay` ([`replay_memory_unknown`]) and `--summary`
 //! ([`crate::offline::OfflineDevice::level_step`]) alike.
 
 use serde::{Deserialize, Serialize};
@@ -162,76 +162,92 @@ impl LevelStep {
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// What a replay whose stand-ins read less than a shapeless walk may have read leaves open
-/// (see [`replay_reads_less`]).
+/// What a replay of a shapeless walk leaves open about the level its real graph steps to
+/// (see [`replay_memory_unknown`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReadsLess {
+pub struct UnknownMemory {
     pub warning: String,
     /// Added to the replayed graph step, ms: half of what the larger step to the upper level
-    /// would add to every node; 0 where that step is not known or the walk's streams run
-    /// side by side (their nodes do not all add up).
+    /// adds to every node over the smaller — positive where the replay took the smaller step,
+    /// negative where it took the larger; 0 where that step is not known or the walk's
+    /// streams run side by side (their nodes do not all add up).
     pub added_ms: f64,
 }
 
-/// A replay's warning where its stand-ins touch less memory than the walk's kernels may have:
-/// `estimate` from durations (no shapes recorded) beyond 2/3 of an L2 of `l2_bytes`, while
-/// the replay reads `replayed_bytes` a replay, within it. Such a replay takes the smaller
-/// step to the upper level; if the real step read that much, each of its `nodes` graph nodes
-/// steps `extra_step_us` further (the profile's larger step less its smaller, where known).
-/// `None` where there is nothing to say: shapes recorded (the stand-ins read them), or both
-/// on the same side of the line.
+/// A replay's warning where a shapeless walk's trace does not say on which side of the L2
+/// line its real step falls: `estimate`, from durations (no shapes recorded), beyond 2/3 of
+/// an L2 of `l2_bytes`. The replay, reading `replayed_bytes` a replay, takes one of the two
+/// steps to the upper level: the smaller where its stand-ins stay within the line, the larger
+/// where they stream past it. The real graph's `nodes` nodes take either, `extra_step_us`
+/// apart (the profile's larger step less its smaller, where known). `None` where there is
+/// nothing to say: shapes recorded (the stand-ins read them), or the bound itself within the
+/// line (so is the real step).
 ///
 /// Which it is a trace without shapes does not say: on the H200 a CuPy chain reading 100 MiB
 /// of weights a step ran at the larger step, a CUDA C++ walk of kernels just as wide and long
 /// over 4 MiB of buffers at the smaller, and both replayed at the smaller (their kernels of
-/// 2048–4096 blocks cannot stream in their recorded time and spin instead). With the answer
-/// unknown and both ends bounded, a walk on one stream (`one_stream`: every node adds up) is
-/// priced halfway, which halves the most it can be off either way.
-pub fn replay_reads_less(
+/// 2048–4096 blocks cannot stream in their recorded time and spin instead). The other way
+/// round, stand-ins that stream their kernels' recorded time read the bound itself, while
+/// real kernels that reread one buffer, or spend their time computing, read far less. With
+/// the answer unknown and both ends bounded, a walk on one stream (`one_stream`: every node
+/// adds up) is priced halfway from whichever side the replay took, as `--summary` prices it
+/// ([`crate::offline::OfflineDevice::level_step`]), which halves the most it can be off
+/// either way.
+pub fn replay_memory_unknown(
     estimate: Footprint,
     replayed_bytes: f64,
     l2_bytes: f64,
     nodes: usize,
     extra_step_us: Option<f64>,
     one_stream: bool,
-) -> Option<ReadsLess> {
-    let replayed = Footprint {
-        bytes: replayed_bytes,
-        source: FootprintSource::Recorded,
-    };
-    if estimate.source != FootprintSource::Durations
-        || !estimate.beyond_l2(l2_bytes)
-        || replayed.beyond_l2(l2_bytes)
-    {
+) -> Option<UnknownMemory> {
+    if estimate.source != FootprintSource::Durations || !estimate.beyond_l2(l2_bytes) {
         return None;
     }
+    let replay_past = Footprint {
+        bytes: replayed_bytes,
+        source: FootprintSource::Recorded,
+    }
+    .beyond_l2(l2_bytes);
     let step = extra_step_us.filter(|d| *d > 0.0);
     let up_to_ms = step.map_or(0.0, |d| d * nodes as f64 / 1e3);
+    let sign = if replay_past { -1.0 } else { 1.0 };
     let added_ms = if one_stream {
-        UNKNOWN_SHARE * up_to_ms
+        sign * UNKNOWN_SHARE * up_to_ms
     } else {
         0.0
+    };
+    let (side, other, way) = if replay_past {
+        (
+            "past",
+            "reads less (its kernels reread the same data, or spend their time computing)",
+            "shorter",
+        )
+    } else {
+        ("within", "reads more than 2/3 of the L2", "further")
     };
     let cost = step
         .map(|d| {
             let how = if one_stream {
                 format!(
-                    "; which the trace does not say, so the graph step is priced halfway, +{} ms, and may be that much off either way",
-                    crate::output::num(added_ms, 3)
+                    "; which the trace does not say, so the graph step is priced halfway, {}{} ms, and may be that much off either way",
+                    if replay_past { "-" } else { "+" },
+                    crate::output::num(added_ms.abs(), 3)
                 )
             } else {
                 String::new()
             };
             format!(
-                ", every node of its graph steps ~{} us further to the upper level than the replay's: up to +{} ms a step{how}",
+                ", every node of its graph steps ~{} us {way} to the upper level than the replay's: up to {}{} ms a step{how}",
                 crate::output::num(d, 2),
+                if replay_past { "-" } else { "+" },
                 crate::output::num(up_to_ms, 3)
             )
         })
         .unwrap_or_default();
-    Some(ReadsLess {
+    Some(UnknownMemory {
         warning: format!(
-            "no shapes recorded: the stand-ins read ~{:.0} MiB a replay, within 2/3 of the {:.0} MiB L2, while the kernels could have read up to ~{:.0} MiB in their recorded time; if the real step reads more than 2/3 of the L2{cost} (record PyTorch steps with record_shapes=True)",
+            "no shapes recorded: the stand-ins read ~{:.0} MiB a replay, {side} 2/3 of the {:.0} MiB L2, while the kernels could have read up to ~{:.0} MiB in their recorded time; if the real step {other}{cost} (record PyTorch steps with record_shapes=True)",
             replayed_bytes / MIB,
             l2_bytes / MIB,
             estimate.bytes / MIB

@@ -63,7 +63,7 @@ impl<'a> OfflineDevice<'a> {
     /// profile measured it, else its step for a graph of empty kernels (0 without either).
     /// A walk on one stream without shapes whose kernels could have read past the line (an
     /// upper bound), while its copies and memsets alone do not, takes the middle of the two:
-    /// which it is the trace does not say (see [`crate::footprint::replay_reads_less`], which
+    /// which it is the trace does not say (see [`crate::footprint::replay_memory_unknown`], which
     /// the replay prices the same way). On several streams such a walk keeps the larger step:
     /// without shapes the model prices no memory load between its streams, which already
     /// leaves it low.

@@ -158,8 +158,9 @@ pub struct StepPrice {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernels_waiting_for_room: Option<usize>,
     /// The part of the graph step, ms, added for memory a trace without shapes does not rule
-    /// in or out (see [`crate::footprint::replay_reads_less`]): half the larger step to the
-    /// upper level; the step may be that much off either way.
+    /// in or out (see [`crate::footprint::replay_memory_unknown`]): half what the larger step
+    /// to the upper level adds over the smaller, negative where the replay took the larger;
+    /// the step may be that much off either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph_step_unknown_memory_ms: Option<f64>,
     /// What an eager step from the trace read the profiler's cost from.
@@ -412,9 +413,14 @@ impl StepPrice {
             )),
         };
         let unknown = self.graph_step_unknown_memory_ms.map_or(String::new(), |ms| {
+            let (sign, what) = if ms < 0.0 {
+                ("-", "half the larger per-node step the stand-ins took, reading past the L2, taken off")
+            } else {
+                ("+", "half the larger per-node step of a step reading past the L2")
+            };
             format!(
-                "              (+{} ms of it for memory the trace does not say: half the larger per-node step of a step reading past the L2; may be that much off either way)\n",
-                num(ms, 4)
+                "              ({sign}{} ms of it for memory the trace does not say: {what}; may be that much off either way)\n",
+                num(ms.abs(), 4)
             )
         });
         let readings = self.profiler_readings.map_or(String::new(), |r| r.text());

@@ -21,8 +21,8 @@ use crate::fidelity::{fidelity, per_kernel_median};
 pub use crate::fidelity::{Fidelity, FIDELITY_MIN_NS};
 use crate::figures::{headline_warnings, Summaries};
 use crate::footprint::{
-    l2_paced_from, lanes_within_l2_note, replay_reads_less, streams_from, within_l2,
-    within_l2_note, Footprint, L2Resident, ReadsLess,
+    l2_paced_from, lanes_within_l2_note, replay_memory_unknown, streams_from, within_l2,
+    within_l2_note, Footprint, L2Resident, UnknownMemory,
 };
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
@@ -204,8 +204,9 @@ pub struct ReplayResult {
     #[serde(default)]
     pub graph_gpu_other_stream_ms: Option<Summary>,
     /// Added to the graph step, ms, for memory a trace without shapes does not rule in or out:
-    /// half the larger step to the upper level, which the stand-ins' reads did not take
-    /// ([`crate::footprint::replay_reads_less`]).
+    /// half what the larger step to the upper level adds over the smaller, positive where the
+    /// stand-ins' reads took the smaller, negative where they took the larger
+    /// ([`crate::footprint::replay_memory_unknown`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown_memory_ms: Option<f64>,
     /// The replayed walks on the GPU clock, when asked for (`--export-trace`); not part of the
@@ -421,12 +422,9 @@ pub fn replay(
         warnings.extend(prior_streams_on_one_stream(cfg.prior_streams));
     }
     let touched_bytes = laned.touched_bytes();
-    let reads_less = reads_less(e, walk, touched_bytes, cfg.profile.as_ref(), !overlapping)?;
-    let unknown_memory_ms = reads_less
-        .as_ref()
-        .map(|r| r.added_ms)
-        .filter(|ms| *ms > 0.0);
-    warnings.extend(reads_less.map(|r| r.warning));
+    let unknown = memory_unknown(e, walk, touched_bytes, cfg.profile.as_ref(), !overlapping)?;
+    let unknown_memory_ms = unknown.as_ref().map(|r| r.added_ms).filter(|ms| *ms != 0.0);
+    warnings.extend(unknown.map(|r| r.warning));
     if let Some(ns) = cfg.stream_from_ns {
         if walk
             .kernels()
@@ -513,18 +511,18 @@ fn reads_past_the_line(
         }
 }
 
-/// [`crate::footprint::replay_reads_less`] for `walk` replayed on `e`, the stand-ins touching
+/// [`crate::footprint::replay_memory_unknown`] for `walk` replayed on `e`, the stand-ins touching
 /// `touched` bytes a replay: the bound at the bandwidth and the step it may miss from
 /// `profile` (as `--summary` prices them), the bandwidth measured on `e` where no profile
 /// describes this GPU; `one_stream`: the walk's nodes all add up. Nothing is measured for a
 /// walk with recorded shapes.
-fn reads_less(
+fn memory_unknown(
     e: &Engine,
     walk: &Walk,
     touched: f64,
     profile: Option<&crate::model::ModelInputs>,
     one_stream: bool,
-) -> anyhow::Result<Option<ReadsLess>> {
+) -> anyhow::Result<Option<UnknownMemory>> {
     use crate::footprint::FootprintSource;
     if Footprint::stated(walk).source == FootprintSource::Recorded {
         return Ok(None);
@@ -538,7 +536,7 @@ fn reads_less(
     let extra = profile.and_then(|m| {
         Some(m.graph_node_other_stream_beyond_l2_us? - m.graph_node_other_stream_us?)
     });
-    Ok(replay_reads_less(
+    Ok(replay_memory_unknown(
         estimate,
         touched,
         info.l2_bytes.max(0) as f64,

@@ -124,7 +124,7 @@ fn a_replay_reading_less_than_a_shapeless_walk_may_warns_with_the_step_it_may_mi
         bytes: 2890.0 * MIB,
         source: FootprintSource::Durations,
     };
-    let r = replay_reads_less(bound, 0.0, l2, 320, Some(0.17), true).expect("warns");
+    let r = replay_memory_unknown(bound, 0.0, l2, 320, Some(0.17), true).expect("warns");
     let w = &r.warning;
     assert!(w.contains("~0 MiB a replay"), "{w}");
     assert!(w.contains("up to ~2890 MiB"), "{w}");
@@ -133,7 +133,7 @@ fn a_replay_reading_less_than_a_shapeless_walk_may_warns_with_the_step_it_may_mi
     assert!((r.added_ms - 0.0272).abs() < 1e-12, "{}", r.added_ms);
     assert!(w.contains("priced halfway, +0.027 ms"), "{w}");
     // Streams side by side: the nodes do not all add up; warned, nothing added.
-    let lanes = replay_reads_less(bound, 0.0, l2, 320, Some(0.17), false).expect("warns");
+    let lanes = replay_memory_unknown(bound, 0.0, l2, 320, Some(0.17), false).expect("warns");
     assert_eq!(lanes.added_ms, 0.0);
     assert!(
         lanes.warning.contains("up to +0.054 ms a step"),
@@ -142,21 +142,16 @@ fn a_replay_reading_less_than_a_shapeless_walk_may_warns_with_the_step_it_may_mi
     );
     assert!(!lanes.warning.contains("halfway"), "{}", lanes.warning);
     // No step known: the warning without an amount, nothing added.
-    let plain = replay_reads_less(bound, 0.0, l2, 320, None, true).expect("warns");
+    let plain = replay_memory_unknown(bound, 0.0, l2, 320, None, true).expect("warns");
     assert!(!plain.warning.contains("ms a step"), "{}", plain.warning);
     assert_eq!(plain.added_ms, 0.0);
-    // Nothing to say: the replay reads beyond the line too, shapes were recorded, or the
-    // bound itself is within the L2.
-    assert_eq!(
-        replay_reads_less(bound, 128.0 * MIB, l2, 320, Some(0.17), true),
-        None
-    );
+    // Nothing to say: shapes were recorded, or the bound itself is within the L2.
     let recorded = Footprint {
         source: FootprintSource::Recorded,
         ..bound
     };
     assert_eq!(
-        replay_reads_less(recorded, 0.0, l2, 320, Some(0.17), true),
+        replay_memory_unknown(recorded, 0.0, l2, 320, Some(0.17), true),
         None
     );
     let small = Footprint {
@@ -164,9 +159,35 @@ fn a_replay_reading_less_than_a_shapeless_walk_may_warns_with_the_step_it_may_mi
         ..bound
     };
     assert_eq!(
-        replay_reads_less(small, 0.0, l2, 320, Some(0.17), true),
+        replay_memory_unknown(small, 0.0, l2, 320, Some(0.17), true),
         None
     );
+}
+
+#[test]
+fn a_replay_streaming_past_the_line_for_a_shapeless_walk_is_priced_halfway_down() {
+    let l2 = 60.0 * MIB;
+    let bound = Footprint {
+        bytes: 2890.0 * MIB,
+        source: FootprintSource::Durations,
+    };
+    // The stand-ins streamed 128 MiB: the replay took the larger step, the real step may
+    // not have.
+    let r = replay_memory_unknown(bound, 128.0 * MIB, l2, 320, Some(0.17), true).expect("warns");
+    let w = &r.warning;
+    assert!(
+        w.contains("~128 MiB a replay, past 2/3 of the 60 MiB L2"),
+        "{w}"
+    );
+    assert!(w.contains("if the real step reads less"), "{w}");
+    assert!(w.contains("up to -0.054 ms a step"), "{w}");
+    assert!((r.added_ms + 0.0272).abs() < 1e-12, "{}", r.added_ms);
+    assert!(w.contains("priced halfway, -0.027 ms"), "{w}");
+    // Side by side: warned, nothing taken off.
+    let lanes =
+        replay_memory_unknown(bound, 128.0 * MIB, l2, 320, Some(0.17), false).expect("warns");
+    assert_eq!(lanes.added_ms, 0.0);
+    assert!(!lanes.warning.contains("halfway"), "{}", lanes.warning);
 }
 
 #[test]

@@ -159,6 +159,14 @@ fn memory_the_trace_does_not_say_is_shown_in_the_graph_step() {
         serde_json::to_value(u).unwrap()["graph_step_unknown_memory_ms"],
         0.022
     );
+    // Taken off where the replay's stand-ins took the larger step: said with its sign.
+    let d = p.with_unknown_memory(-0.022);
+    assert!(
+        d.text()
+            .contains("(-0.0220 ms of it for memory the trace does not say: half the larger per-node step the stand-ins took"),
+        "{}",
+        d.text()
+    );
 }
 
 #[test]

@@ -156,6 +156,43 @@ fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
     assert!((graph - (upper + added)).abs() < 1e-9, "{p}");
 }
 
+/// A CuPy step (no shapes) of eleven row kernels of ~13 µs: their stand-ins stream their
+/// recorded time, ~250 MiB a replay, past the line, while the real kernels may reread one
+/// matrix from the L2. The replay warns that the real step may take the smaller level step,
+/// and where a profile of this GPU says by how much (the shipped one on an H200), takes half
+/// of the difference off.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_replay_streaming_past_the_line_for_a_shapeless_trace_is_priced_halfway_down() {
+    let fx = fixture("cupy_long_row_kernels.json.gz");
+    let v = replay_json(&fx, "--trials 2 --reps 3 --export-json -");
+    let l2 = v["device"]["l2_bytes"].as_f64().unwrap();
+    let touched = v["result"]["replay"]["touched_bytes"].as_f64().unwrap();
+    assert!(touched > l2, "touched {touched} of an L2 of {l2}");
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("past 2/3 of the"), "{warnings}");
+    assert!(
+        warnings.contains("if the real step reads less"),
+        "{warnings}"
+    );
+    let p = &v["result"]["prediction"];
+    if !v["device"]["name"].as_str().unwrap().contains("H200") {
+        assert!(!warnings.contains("ms a step"), "{warnings}");
+        assert!(p["graph_step_unknown_memory_ms"].is_null(), "{p}");
+        return;
+    }
+    assert!(warnings.contains("priced halfway, -"), "{warnings}");
+    let taken = p["graph_step_unknown_memory_ms"]
+        .as_f64()
+        .expect("taken off");
+    assert!(taken < 0.0, "{p}");
+    let upper = v["result"]["replay"]["graph_wall_other_stream_ms"]["median"]
+        .as_f64()
+        .unwrap();
+    let graph = p["graph_step_ms"].as_f64().unwrap();
+    assert!((graph - (upper + taken)).abs() < 1e-9, "{p}");
+}
+
 /// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in
 /// the graph, and the report warns that such a copy changes what a framework captures.
 #[test]
