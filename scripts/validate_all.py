@@ -508,6 +508,12 @@ GROUPS = [
                                          "lo_lora_adapters_beside_base_projection_bf16,"
                                          "lo_cache_prefetch_beside_static_decode,"
                                          "lo_cupy_histogram_scan"),
+    ("heldout90", "heldout_90_walks.py", "lp_cupy_matrix_reductions_rereading_24mib,"
+                                         "lp_cupy_streaming_fma_64mib_vectors,"
+                                         "lp_cupy_trig_iterations_compute_bound,"
+                                         "lp_cupy_gemm_bias_relu_chain_f32,"
+                                         "lp_qwen2_1536_static_cache_decode_b2_bf16,"
+                                         "lp_two_lanes_of_linear_layers_fp16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
