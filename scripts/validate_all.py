@@ -514,6 +514,12 @@ GROUPS = [
                                          "lp_cupy_gemm_bias_relu_chain_f32,"
                                          "lp_qwen2_1536_static_cache_decode_b2_bf16,"
                                          "lp_two_lanes_of_linear_layers_fp16"),
+    ("heldout91", "heldout_91_walks.py", "lq_cupy_small_vector_rounds_4mib,"
+                                         "lq_cupy_add_over_fresh_8mib_slices,"
+                                         "lq_cupy_stencil_ping_pong_8mib,"
+                                         "lq_cupy_row_sums_of_one_8mib_matrix,"
+                                         "lq_llama_2048_4_layers_static_cache_decode_b8_fp16,"
+                                         "lq_two_lanes_of_elementwise_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
