@@ -48,6 +48,7 @@ FIRST_RUNS = [
     ("87", "h100-heldout-87-b730813"),
     ("88", "h100-heldout-88-13277ed"),
     ("89", "h100-heldout-89-0e1bb3c"),
+    ("90", "h100-heldout-90-bc82c33"),
 ]
 
 
