@@ -49,6 +49,7 @@ FIRST_RUNS = [
     ("88", "h100-heldout-88-13277ed"),
     ("89", "h100-heldout-89-0e1bb3c"),
     ("90", "h100-heldout-90-bc82c33"),
+    ("91", "h100-heldout-91-6f77764"),
 ]
 
 
