@@ -410,6 +410,10 @@ def parent(args):
             r["chase_stand_ins"] = fid.get("chase_stand_ins", 0)
             r["block_spin_stand_ins"] = fid.get("block_spin_stand_ins", 0)
             r["paced_stand_ins"] = fid.get("paced_stand_ins", 0)
+            if getattr(args, "also_grid_nodes", ""):
+                r["with_grid_nodes"] = grid_table_prices(
+                    args.launch_econ, trace, r["eager_step_ms"], args.profile,
+                    args.also_grid_nodes)
         except Exception as e:  # keep the other walks
             r["error"] = str(e)
         r["seconds"] = time.time() - t0
@@ -433,6 +437,18 @@ def profile_args(profile):
     """`--profile FILE` for launch-econ where a device profile was given, else nothing (the
     shipped H200 profile)."""
     return ["--profile", profile] if profile else []
+
+
+def grid_table_prices(launch_econ, trace, eager_step_ms, profile, table):
+    """The replayed graph alone and the offline price again, with wide kernels' nodes priced
+    by the grid table `table` (`--grid-nodes FILE`): a table not the default on this GPU,
+    tried beside the default on the same walks, in the same process state."""
+    grid = ["--grid-nodes", table, "--eager-step-ms", f"{eager_step_ms:.6f}",
+            "--export-json", "-", *profile_args(profile)]
+    rep = run_json([launch_econ, "replay", trace, "--graph-step", "replay", *grid])
+    summ = run_json([launch_econ, "replay", trace, "--summary", *grid])
+    return {"table": os.path.basename(table), "replay": rep["result"]["prediction"],
+            "summary": summ["result"]["prediction"]}
 
 
 def offline_prices(launch_econ, trace, eager_step_ms, profile=None):
@@ -544,6 +560,10 @@ def main():
     ap.add_argument("--profile", default="",
                     help="a device profile (`launch-econ --export-json`) for every price: on a GPU "
                          "other than the H200, this GPU's; default the shipped H200 profile")
+    ap.add_argument("--also-grid-nodes", default="",
+                    help="a grid table (scripts/grid_node_probe.py) to price every walk with "
+                         "again, replay and offline, beside the default (kept as "
+                         "with_grid_nodes)")
     ap.add_argument("--walks", default="",
                     help="comma-separated; default: every walk (" + ", ".join(WALKS) + ")")
     ap.add_argument("--walk-module", default="",

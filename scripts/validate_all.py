@@ -526,11 +526,13 @@ GROUPS = [
 REPLAY, SAVING, SUMMARY = 5.0, 10.0, 10.0
 
 
-def run_group(out, launch_econ, group, module, walks, profile=""):
+def run_group(out, launch_econ, group, module, walks, profile="", grid_nodes=""):
     cmd = [sys.executable, os.path.join(HERE, "validate.py"), "--out", os.path.join(out, group),
            "--launch-econ", launch_econ, "--walks", walks]
     if profile:
         cmd += ["--profile", profile]
+    if grid_nodes:
+        cmd += ["--also-grid-nodes", grid_nodes]
     if module:
         cmd += ["--walk-module", os.path.join(HERE, module)]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -657,6 +659,9 @@ def main():
     ap.add_argument("--profile", default="",
                     help="a device profile for every price (validate.py --profile): on a GPU other "
                          "than the H200, this GPU's")
+    ap.add_argument("--also-grid-nodes", default="",
+                    help="a grid table to price every walk with again (validate.py "
+                         "--also-grid-nodes), e.g. docs/grid-nodes-h100.json on an H100")
     ap.add_argument("--groups", default="",
                     help="comma-separated; default: " + ",".join(g for g, _, _ in GROUPS))
     ap.add_argument("--table-only", action="store_true",
@@ -671,7 +676,8 @@ def main():
     if not args.table_only:
         spin_ramp(args.out)
         for group, module, walks in groups:
-            run_group(args.out, args.launch_econ, group, module, walks, args.profile)
+            run_group(args.out, args.launch_econ, group, module, walks, args.profile,
+                      args.also_grid_nodes)
     rows, results = rows_of(args.out, groups)
     with open(os.path.join(args.out, "all.json"), "w") as f:
         json.dump(results, f, indent=1)

@@ -514,3 +514,41 @@ def test_reprice_refuses_a_run_without_the_profile_it_is_told_to_find_beside_it(
                    "--profile-beside", "profile-h100.json")
     assert p.returncode != 0
     assert "--profile-beside: profile-h100.json is neither in" in p.stderr
+
+
+def test_a_validation_run_given_a_grid_table_prices_every_walk_again_with_it(tmp_path,
+                                                                           monkeypatch):
+    # --also-grid-nodes FILE: after the default prices, the replay and the offline price
+    # again with `--grid-nodes FILE`, kept beside them as with_grid_nodes.
+    import types
+    import validate
+    line = json.dumps({"walk": "w", "eager_trace": "e.json", "graph_trace": "g.json",
+                       "eager_step_ms": 2.0, "graph_step_ms": 1.0})
+    monkeypatch.setattr(validate.subprocess, "run", lambda cmd, **_: types.SimpleNamespace(
+        returncode=0, stdout=line + "\n", stderr=""))
+    monkeypatch.setattr(validate, "graph_facts", lambda *a: {})
+    monkeypatch.setattr(validate, "offline_prices", lambda *a: {"summary": {}})
+    seen = []
+
+    def run_json(cmd):
+        seen.append(cmd)
+        table = cmd[cmd.index("--grid-nodes") + 1] if "--grid-nodes" in cmd else None
+        step = 0.9 if table else 1.1
+        return {"result": {"prediction": {"graph_step_ms": step},
+                           "replay": {"summary": [], "fidelity": {}}}}
+    monkeypatch.setattr(validate, "run_json", run_json)
+    monkeypatch.setattr(validate, "write_table", lambda *a: None)
+    args = types.SimpleNamespace(out=str(tmp_path), walks="w", batches=1, reps=1,
+                                 walk_module="", launch_econ="le", profile="p.json",
+                                 also_grid_nodes="/x/grid-nodes-h100.json")
+    validate.parent(args)
+    r = json.load(open(tmp_path / "validation.json"))[0]
+    assert "error" not in r, r.get("error")
+    assert r["replay"]["graph_step_ms"] == 1.1
+    g = r["with_grid_nodes"]
+    assert g["table"] == "grid-nodes-h100.json"
+    assert g["replay"]["graph_step_ms"] == 0.9 and g["summary"]["graph_step_ms"] == 0.9
+    with_table = [c for c in seen if "--grid-nodes" in c]
+    assert len(with_table) == 2
+    assert any("--summary" in c for c in with_table)
+    assert all(c[c.index("--profile") + 1] == "p.json" for c in with_table)
