@@ -69,6 +69,14 @@ def rows(run_dir, group):
         if spins:
             row["replay_spins_only_ms"] = spins["graph_step_ms"]
             row["replay_spins_only_err"] = err(spins["graph_step_ms"], t["real_graph_ms"])
+        grid = r.get("with_grid_nodes")
+        if grid:
+            # validate.py --also-grid-nodes: the walk priced again with a grid table.
+            row["grid_table"] = grid["table"]
+            for key in ("replay", "summary"):
+                ms = grid[key]["graph_step_ms"]
+                row[f"{key}_with_table_ms"] = ms
+                row[f"{key}_with_table_err"] = err(ms, t["real_graph_ms"])
         out.append(row)
     return out
 
@@ -138,6 +146,14 @@ def markdown(rows):
              if r.get("replay_err") is not None and r.get("summary_err") is not None]
     out.append(f"The mean of the two graph steps (what `replay` prices where a profile describes "
                f"the GPU): {sum(abs(m) <= 5 for m in means)} of {n} within 5%.")
+    grid = [r for r in rows if "replay_with_table_err" in r]
+    if grid:
+        mean = [(r["replay_with_table_err"] + r["summary_with_table_err"]) / 2 for r in grid]
+        out.append(f"With the grid table {grid[0]['grid_table']}: `replay` "
+                   f"{sum(abs(r['replay_with_table_err']) <= 5 for r in grid)} of {len(grid)} "
+                   f"within 5%, `--summary` "
+                   f"{sum(abs(r['summary_with_table_err']) <= 10 for r in grid)} within 10%, "
+                   f"their mean {sum(abs(m) <= 5 for m in mean)} within 5%.")
     spins = [signed(r["replay_spins_only_err"]).rstrip("%") for r in rows
              if "replay_spins_only_err" in r]
     if spins:

@@ -552,3 +552,31 @@ def test_a_validation_run_given_a_grid_table_prices_every_walk_again_with_it(tmp
     assert len(with_table) == 2
     assert any("--summary" in c for c in with_table)
     assert all(c[c.index("--profile") + 1] == "p.json" for c in with_table)
+
+
+def test_heldout_json_sets_out_the_grid_table_prices_where_the_run_holds_them(tmp_path):
+    # A run made with validate.py --also-grid-nodes: each row carries the table's prices and
+    # the markdown counts them beside the default's.
+    import shutil
+    repo = os.path.dirname(SCRIPTS)
+    run = tmp_path / "run"
+    shutil.copytree(os.path.join(repo, "docs", "stored", "heldout-52-a3a2636"), run)
+    path = run / "heldout52" / "validation.json"
+    records = json.load(open(path))
+    for r in records:
+        if "replay" in r:
+            real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
+            r["with_grid_nodes"] = {"table": "grid-nodes-h100.json",
+                                    "replay": {"graph_step_ms": real * 1.02},
+                                    "summary": {"graph_step_ms": real * 1.2}}
+    json.dump(records, open(path, "w"))
+    p = run_script("heldout_json.py", "--run", run, "--group", "heldout52", "--gpu", "g",
+                   "--build", "b", "--script", "s", "--run-note", "r",
+                   "--out", tmp_path / "b52.json", "--markdown")
+    assert p.returncode == 0, p.stderr
+    rows = json.load(open(tmp_path / "b52.json"))["heldout52"]["rows"]
+    priced = [r for r in rows if "replay_with_table_err" in r]
+    assert priced and all(abs(r["replay_with_table_err"] - 2.0) < 1e-6 for r in priced)
+    n = len(priced)
+    assert (f"With the grid table grid-nodes-h100.json: `replay` {n} of {n} within 5%, "
+            f"`--summary` 0 within 10%, their mean 0 within 5%.") in p.stdout
