@@ -520,6 +520,12 @@ GROUPS = [
                                          "lq_cupy_row_sums_of_one_8mib_matrix,"
                                          "lq_llama_2048_4_layers_static_cache_decode_b8_fp16,"
                                          "lq_two_lanes_of_elementwise_bf16"),
+    ("heldout92", "heldout_92_walks.py", "lr_cupy_row_maxima_of_one_8mib_matrix,"
+                                         "lr_cupy_scale_over_fresh_16mib_slices,"
+                                         "lr_cupy_fir_ping_pong_4mib,"
+                                         "lr_cupy_fma_chains_compute_bound,"
+                                         "lr_decode_linear_chain_4096_bf16,"
+                                         "lr_qwen3_1024_static_cache_decode_b32_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
