@@ -211,36 +211,42 @@ pub fn replay_memory_unknown(
     .beyond_l2(l2_bytes);
     let step = extra_step_us.filter(|d| *d > 0.0);
     let up_to_ms = step.map_or(0.0, |d| d * nodes as f64 / 1e3);
-    let sign = if replay_past { -1.0 } else { 1.0 };
-    let added_ms = if one_stream {
-        sign * UNKNOWN_SHARE * up_to_ms
-    } else {
-        0.0
-    };
-    let (side, other, way) = if replay_past {
+    // Which way the real step may lie from the replay's: further up, or back down.
+    let (sign, mark, side, other, way) = if replay_past {
         (
+            -1.0,
+            "-",
             "past",
             "reads less (its kernels reread the same data, or spend their time computing)",
             "shorter",
         )
     } else {
-        ("within", "reads more than 2/3 of the L2", "further")
+        (
+            1.0,
+            "+",
+            "within",
+            "reads more than 2/3 of the L2",
+            "further",
+        )
+    };
+    let added_ms = if one_stream {
+        sign * UNKNOWN_SHARE * up_to_ms
+    } else {
+        0.0
     };
     let cost = step
         .map(|d| {
             let how = if one_stream {
                 format!(
-                    "; which the trace does not say, so the graph step is priced halfway, {}{} ms, and may be that much off either way",
-                    if replay_past { "-" } else { "+" },
+                    "; which the trace does not say, so the graph step is priced halfway, {mark}{} ms, and may be that much off either way",
                     crate::output::num(added_ms.abs(), 3)
                 )
             } else {
                 String::new()
             };
             format!(
-                ", every node of its graph steps ~{} us {way} to the upper level than the replay's: up to {}{} ms a step{how}",
+                ", every node of its graph steps ~{} us {way} to the upper level than the replay's: up to {mark}{} ms a step{how}",
                 crate::output::num(d, 2),
-                if replay_past { "-" } else { "+" },
                 crate::output::num(up_to_ms, 3)
             )
         })
