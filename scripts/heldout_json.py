@@ -70,7 +70,7 @@ def rows(run_dir, group):
             row["replay_spins_only_ms"] = spins["graph_step_ms"]
             row["replay_spins_only_err"] = err(spins["graph_step_ms"], t["real_graph_ms"])
         grid = r.get("with_grid_nodes")
-        if grid:
+        if grid and "error" not in grid:
             # validate.py --also-grid-nodes: the walk priced again with a grid table.
             row["grid_table"] = grid["table"]
             for key in ("replay", "summary"):

@@ -410,12 +410,16 @@ def parent(args):
             r["chase_stand_ins"] = fid.get("chase_stand_ins", 0)
             r["block_spin_stand_ins"] = fid.get("block_spin_stand_ins", 0)
             r["paced_stand_ins"] = fid.get("paced_stand_ins", 0)
-            if getattr(args, "also_grid_nodes", ""):
+        except Exception as e:  # keep the other walks
+            r["error"] = str(e)
+        if args.also_grid_nodes and "error" not in r:
+            try:  # a table that fails leaves the walk's default prices standing
                 r["with_grid_nodes"] = grid_table_prices(
                     args.launch_econ, trace, r["eager_step_ms"], args.profile,
                     args.also_grid_nodes)
-        except Exception as e:  # keep the other walks
-            r["error"] = str(e)
+            except Exception as e:
+                r["with_grid_nodes"] = {"table": os.path.basename(args.also_grid_nodes),
+                                        "error": str(e)}
         r["seconds"] = time.time() - t0
         results.append(r)
         save(results, args.out)
@@ -580,6 +584,8 @@ def main():
                          "tables into --out")
     ap.add_argument("--traces", default="", help="with --reprice: where the traces are")
     args = ap.parse_args()
+    if args.also_grid_nodes and not os.path.isfile(args.also_grid_nodes):
+        ap.error(f"--also-grid-nodes {args.also_grid_nodes}: no such file")
     if args.reprice:
         reprice(args)
     elif args.retable:

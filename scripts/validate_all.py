@@ -673,6 +673,8 @@ def main():
     ap.add_argument("--table-only", action="store_true",
                     help="make the table from the groups already in --out")
     args = ap.parse_args()
+    if args.also_grid_nodes and not os.path.isfile(args.also_grid_nodes):
+        ap.error(f"--also-grid-nodes {args.also_grid_nodes}: no such file")
     names = [g for g in args.groups.split(",") if g]
     unknown = set(names) - {g for g, _, _ in GROUPS}
     if unknown:

@@ -397,7 +397,8 @@ def test_a_validation_run_stopped_midway_keeps_the_walks_it_finished(tmp_path, m
     monkeypatch.setattr(validate, "run_json", lambda cmd: (_ for _ in ()).throw(
         RuntimeError("no GPU here")))
     args = types.SimpleNamespace(out=str(tmp_path), walks="bad,good,third", batches=1, reps=1,
-                                 walk_module="", launch_econ="le", profile="")
+                                 walk_module="", launch_econ="le", profile="",
+                                 also_grid_nodes="")
     with pytest.raises(KeyboardInterrupt):
         validate.parent(args)
     saved = json.load(open(tmp_path / "validation.json"))
@@ -580,3 +581,37 @@ def test_heldout_json_sets_out_the_grid_table_prices_where_the_run_holds_them(tm
     n = len(priced)
     assert (f"With the grid table grid-nodes-h100.json: `replay` {n} of {n} within 5%, "
             f"`--summary` 0 within 10%, their mean 0 within 5%.") in p.stdout
+
+
+def test_a_grid_table_that_fails_leaves_the_walks_default_prices_standing(tmp_path, monkeypatch):
+    import types
+    import validate
+    line = json.dumps({"walk": "w", "eager_trace": "e.json", "graph_trace": "g.json",
+                       "eager_step_ms": 2.0, "graph_step_ms": 1.0})
+    monkeypatch.setattr(validate.subprocess, "run", lambda cmd, **_: types.SimpleNamespace(
+        returncode=0, stdout=line + "\n", stderr=""))
+    monkeypatch.setattr(validate, "graph_facts", lambda *a: {})
+    monkeypatch.setattr(validate, "offline_prices", lambda *a: {"summary": {}})
+    monkeypatch.setattr(validate, "write_table", lambda *a: None)
+
+    def run_json(cmd):
+        if "--grid-nodes" in cmd:
+            raise RuntimeError("is not a grid table")
+        return {"result": {"prediction": {"graph_step_ms": 1.1},
+                           "replay": {"summary": [], "fidelity": {}}}}
+    monkeypatch.setattr(validate, "run_json", run_json)
+    args = types.SimpleNamespace(out=str(tmp_path), walks="w", batches=1, reps=1,
+                                 walk_module="", launch_econ="le", profile="",
+                                 also_grid_nodes="/x/t.json")
+    validate.parent(args)
+    r = json.load(open(tmp_path / "validation.json"))[0]
+    assert "error" not in r and r["replay"]["graph_step_ms"] == 1.1
+    assert r["with_grid_nodes"] == {"table": "t.json", "error": "is not a grid table"}
+
+
+@pytest.mark.parametrize("script", ["validate.py", "validate_all.py"])
+def test_a_missing_grid_table_is_refused_before_any_walk_runs(tmp_path, script):
+    p = run_script(script, "--out", tmp_path / "o", "--also-grid-nodes", tmp_path / "none.json")
+    assert p.returncode == 2
+    assert "--also-grid-nodes" in p.stderr and "no such file" in p.stderr
+    assert not (tmp_path / "o").exists()
