@@ -50,6 +50,7 @@ FIRST_RUNS = [
     ("89", "h100-heldout-89-0e1bb3c"),
     ("90", "h100-heldout-90-bc82c33"),
     ("91", "h100-heldout-91-6f77764"),
+    ("92", "h100-heldout-92-aed19d5"),
 ]
 
 

@@ -615,3 +615,22 @@ def test_a_missing_grid_table_is_refused_before_any_walk_runs(tmp_path, script):
     assert p.returncode == 2
     assert "--also-grid-nodes" in p.stderr and "no such file" in p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_linear_node_probe_groups_a_launchs_kernels_and_parts_launches_at_a_gap():
+    import linear_node_probe
+    # Two launches of a split-K matmul (kernel + reduction back to back), then one of one
+    # kernel; launches 20 us apart, as one at a time with a sync between.
+    ev = [{"ts": 0.0, "dur": 10.0}, {"ts": 10.5, "dur": 2.0},
+          {"ts": 32.0, "dur": 10.0}, {"ts": 42.4, "dur": 2.0},
+          {"ts": 65.0, "dur": 4.0}]
+    groups = linear_node_probe.launch_groups(ev)
+    assert [len(g) for g in groups] == [2, 2, 1]
+    assert [sum(e["dur"] for e in g) for g in groups] == [12.0, 12.0, 4.0]
+
+
+def test_linear_node_probe_refuses_a_missing_output_before_importing_torch():
+    r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "linear_node_probe.py")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "the following arguments are required: out" in r.stderr
