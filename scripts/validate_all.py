@@ -526,6 +526,12 @@ GROUPS = [
                                          "lr_cupy_fma_chains_compute_bound,"
                                          "lr_decode_linear_chain_4096_bf16,"
                                          "lr_qwen3_1024_static_cache_decode_b32_bf16"),
+    ("heldout93", "heldout_93_walks.py", "ls_compiled_decoder_stack_b8_bf16,"
+                                         "ls_phi3_static_cache_decode_b4_bf16,"
+                                         "ls_qwen2_prefill_512_bf16,"
+                                         "ls_cupy_small_grid_rounds_256kib,"
+                                         "ls_cupy_row_sums_of_eight_sizes,"
+                                         "ls_llama_decode_beside_top_p_filter_bf16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.

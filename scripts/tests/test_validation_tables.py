@@ -143,11 +143,12 @@ def test_a_failed_walk_of_no_known_stream_count_is_named(tmp_path):
 
 
 def words(n):
-    """`n` (1-199) as the README writes a count that opens a sentence: `Twenty-four`, `A
-    hundred and two`."""
+    """`n` (1-999) as the README writes a count that opens a sentence: `Twenty-four`, `A
+    hundred and two`, `Two hundred and four`."""
     if n >= 100:
-        rest = n - 100
-        return "A hundred" + (f" and {words(rest).lower()}" if rest else "")
+        hundreds, rest = divmod(n, 100)
+        head = "A hundred" if hundreds == 1 else f"{words(hundreds)} hundred"
+        return head + (f" and {words(rest).lower()}" if rest else "")
     ones = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
             "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
             "eighteen", "nineteen"]
@@ -168,6 +169,7 @@ def test_the_batches_not_yet_run_are_the_groups_after_the_record():
         readme = " ".join(f.read().split())
     assert words(24) == "Twenty-four" and words(6) == "Six"
     assert words(102) == "A hundred and two" and words(100) == "A hundred"
+    assert words(204) == "Two hundred and four" and words(300) == "Three hundred"
     if not pending:
         assert "None is waiting to run" in readme and "more have not run yet" not in readme
         return
