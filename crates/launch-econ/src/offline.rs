@@ -201,10 +201,19 @@ impl<'w> ModelledWalk<'w> {
     /// [`graph_step_model`] with every stream one after another (in issue order), ms; `None`
     /// where the model does not run the walk's streams side by side.
     pub fn serial_ms(&self) -> Option<f64> {
+        self.serial_at(self.level.step_us)
+    }
+
+    /// [`Self::serial_ms`] at the lower level of per-node graph cost, ms.
+    pub fn serial_quiet_ms(&self) -> Option<f64> {
+        self.serial_at(0.0)
+    }
+
+    fn serial_at(&self, step_us: f64) -> Option<f64> {
         self.branches().then(|| {
             let serial = self.dev.without_sharing();
             let schedule = Schedule::serialised(self.walk);
-            graph_step_on(&schedule, self.walk, &serial, self.level.step_us)
+            graph_step_on(&schedule, self.walk, &serial, step_us)
         })
     }
 

@@ -398,7 +398,16 @@ impl StepPrice {
         let waiting = self.kernels_waiting_for_room.map_or(String::new(), |n| {
             format!("; {n} kernel(s) waiting for room beside kernels whose blocks fill every SM")
         });
+        // The model's step held at its serial price (see `pricing::price_offline`).
+        let held = match self.graph_source {
+            GraphSource::Model => self.graph_step_ms,
+            _ => self.graph_step_model_ms.unwrap_or(f64::NAN),
+        };
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
+            (Some(s), Some(_)) if held == s => format!(
+                "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}: the model's sharing priced them longer than one after another, so the step is the streams one after another, {} ms, an upper bound)\n",
+                num(s, 4)
+            ),
             (Some(s), Some(u)) => format!(
                 "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the kernels running with them whose bytes the trace gives)\n",
                 num(u, 4),

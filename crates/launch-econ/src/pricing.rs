@@ -103,14 +103,23 @@ pub fn price_offline(
     let eager = choose_eager(eager_step_ms, walk, m.eager_issue_us, || {
         engine_floor_model(walk, m)
     });
+    // Streams side by side take no longer than the same kernels one after another: where the
+    // model's sharing prices them longer, the step is the serial one.
+    let bounded = |side_by_side: f64, serial: Option<f64>| {
+        serial.map_or(side_by_side, |s| side_by_side.min(s))
+    };
     let mut prediction = StepPrice::new(
-        (modelled.step_ms(), GraphSource::Model),
+        (
+            bounded(modelled.step_ms(), modelled.serial_ms()),
+            GraphSource::Model,
+        ),
         eager,
         build_model(walk, m),
     )
     .with_profiler_readings(readings_of(walk, eager.1));
     if m.graph_node_other_stream_us.is_some() {
-        prediction = prediction.with_quiet(modelled.quiet_ms());
+        prediction =
+            prediction.with_quiet(bounded(modelled.quiet_ms(), modelled.serial_quiet_ms()));
     }
     if let Some(serial) = modelled.serial_ms() {
         prediction = prediction.with_serial(serial).with_branches();

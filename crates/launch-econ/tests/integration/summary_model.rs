@@ -211,3 +211,32 @@ fn summary_exports_the_model_s_graph_step_as_a_trace() {
         "{last} us of nodes in a {step_us} us step"
     );
 }
+
+/// Two lanes of bf16 element-wise kernels within the L2 (a stored H200 run, held-out batch 91),
+/// which the model's sharing priced above its own price of them one after another (0.103 ms
+/// against 0.094; the real graph ran 0.068): streams side by side take no longer than the same
+/// kernels in turn, so the step is held at the serial price and says so.
+#[test]
+fn streams_side_by_side_are_never_priced_above_one_after_another() {
+    let trace = format!(
+        "{}/../../docs/stored/heldout-89-93-f492220/heldout91/lq_two_lanes_of_elementwise_bf16.eager.json.gz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = succeeds(&replay(
+        &trace,
+        "--summary --eager-step-ms 0.734 --export-json -",
+    ));
+    let p = &json_of(&out)["result"]["prediction"];
+    let step = p["graph_step_ms"].as_f64().unwrap();
+    let serial = p["graph_step_serial_ms"].as_f64().unwrap();
+    let unshared = p["graph_step_unshared_ms"].as_f64().unwrap();
+    assert_eq!(step, serial, "{p}");
+    assert!(unshared < step, "{p}");
+    let quiet = p["graph_step_quiet_ms"].as_f64().unwrap();
+    assert!(quiet <= step, "{p}");
+    let report = format!("{}{}", stdout_of(&out), stderr_of(&out));
+    assert!(
+        report.contains("priced them longer than one after another"),
+        "{report}"
+    );
+}
