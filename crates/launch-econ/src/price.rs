@@ -70,7 +70,8 @@ impl GraphSource {
     /// and wide adds beside a lane of decode GEMVs of whole-SM blocks, +38.5%, where small
     /// kernels confined to the SMs the GEMVs leave were priced far longer than they ran: that
     /// rule is taken back, +9.6% since; beyond 39% only two lanes of bf16 element-wise kernels
-    /// within the L2, +51.5%, priced above the model's own price of them on one stream). The mean of the two, from the same first runs
+    /// within the L2, +51.5%, priced above the model's own price of them on one stream: held
+    /// at that serial price since, +38.4%). The mean of the two, from the same first runs
     /// (`scripts/validation_tables.py`): on one stream within 6% (−5.9 … +5.0%), with streams
     /// side by side within 35% (−34.1 … +21.9%; beyond it only the f32 walk the trace reader
     /// took a helper kernel for the GEMM in, −54.0%).
