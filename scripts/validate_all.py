@@ -532,6 +532,12 @@ GROUPS = [
                                          "ls_cupy_small_grid_rounds_256kib,"
                                          "ls_cupy_row_sums_of_eight_sizes,"
                                          "ls_llama_decode_beside_top_p_filter_bf16"),
+    ("heldout94", "heldout_94_walks.py", "lt_two_lanes_of_scale_adds_fp16_2m,"
+                                         "lt_three_lanes_of_multiplies_bf16_1m,"
+                                         "lt_four_lanes_of_clamp_sqrt_f32_512k,"
+                                         "lt_two_lanes_of_gelu_adds_bf16_4m,"
+                                         "lt_unequal_lanes_of_scale_adds_fp16,"
+                                         "lt_two_lanes_of_tiny_adds_fp16"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
