@@ -517,10 +517,9 @@ def test_reprice_refuses_a_run_without_the_profile_it_is_told_to_find_beside_it(
     assert "--profile-beside: profile-h100.json is neither in" in p.stderr
 
 
-def test_a_validation_run_given_a_grid_table_prices_every_walk_again_with_it(tmp_path,
-                                                                           monkeypatch):
-    # --also-grid-nodes FILE: after the default prices, the replay and the offline price
-    # again with `--grid-nodes FILE`, kept beside them as with_grid_nodes.
+def one_walk_timed(monkeypatch):
+    """validate.py with its walk's timing and its graph's facts stubbed: one walk `w`, eager
+    2 ms and graph 1 ms, as its child process would report them; `validate` returned."""
     import types
     import validate
     line = json.dumps({"walk": "w", "eager_trace": "e.json", "graph_trace": "g.json",
@@ -529,6 +528,15 @@ def test_a_validation_run_given_a_grid_table_prices_every_walk_again_with_it(tmp
         returncode=0, stdout=line + "\n", stderr=""))
     monkeypatch.setattr(validate, "graph_facts", lambda *a: {})
     monkeypatch.setattr(validate, "offline_prices", lambda *a: {"summary": {}})
+    return validate
+
+
+def test_a_validation_run_given_a_grid_table_prices_every_walk_again_with_it(tmp_path,
+                                                                           monkeypatch):
+    # --also-grid-nodes FILE: after the default prices, the replay and the offline price
+    # again with `--grid-nodes FILE`, kept beside them as with_grid_nodes.
+    import types
+    validate = one_walk_timed(monkeypatch)
     seen = []
 
     def run_json(cmd):
@@ -585,13 +593,7 @@ def test_heldout_json_sets_out_the_grid_table_prices_where_the_run_holds_them(tm
 
 def test_a_grid_table_that_fails_leaves_the_walks_default_prices_standing(tmp_path, monkeypatch):
     import types
-    import validate
-    line = json.dumps({"walk": "w", "eager_trace": "e.json", "graph_trace": "g.json",
-                       "eager_step_ms": 2.0, "graph_step_ms": 1.0})
-    monkeypatch.setattr(validate.subprocess, "run", lambda cmd, **_: types.SimpleNamespace(
-        returncode=0, stdout=line + "\n", stderr=""))
-    monkeypatch.setattr(validate, "graph_facts", lambda *a: {})
-    monkeypatch.setattr(validate, "offline_prices", lambda *a: {"summary": {}})
+    validate = one_walk_timed(monkeypatch)
     monkeypatch.setattr(validate, "write_table", lambda *a: None)
 
     def run_json(cmd):

@@ -149,13 +149,7 @@ fn a_replay_reading_less_than_a_shapeless_trace_may_warns() {
     let p = &v["result"]["prediction"];
     let added = p["graph_step_unknown_memory_ms"].as_f64().expect("added");
     assert!(added > 0.0, "{p}");
-    let upper = v["result"]["replay"]["graph_wall_other_stream_ms"]["median"]
-        .as_f64()
-        .unwrap();
-    assert!(
-        (replayed_graph_step(p) - (upper + added)).abs() < 1e-9,
-        "{p}"
-    );
+    assert_replayed_step_holds(&v, added);
 }
 
 /// A CuPy step (no shapes) of eleven row kernels of ~13 µs: their stand-ins stream their
@@ -188,22 +182,22 @@ fn a_replay_streaming_past_the_line_for_a_shapeless_trace_is_priced_halfway_down
         .as_f64()
         .expect("taken off");
     assert!(taken < 0.0, "{p}");
+    assert_replayed_step_holds(&v, taken);
+}
+
+/// The replayed side of the prediction's graph step is the replayed graph at the upper level
+/// plus `unknown_ms` for memory the trace does not say. Where a profile of the GPU priced the
+/// mean of the replay and the offline model (the shipped one on an H200), that side is
+/// `graph_step_replayed_ms`; else the graph step itself.
+fn assert_replayed_step_holds(v: &serde_json::Value, unknown_ms: f64) {
+    let p = &v["result"]["prediction"];
+    let replayed = p["graph_step_replayed_ms"]
+        .as_f64()
+        .unwrap_or_else(|| p["graph_step_ms"].as_f64().expect("graph step"));
     let upper = v["result"]["replay"]["graph_wall_other_stream_ms"]["median"]
         .as_f64()
         .unwrap();
-    assert!(
-        (replayed_graph_step(p) - (upper + taken)).abs() < 1e-9,
-        "{p}"
-    );
-}
-
-/// The replayed side of a prediction's graph step: where a profile of the GPU priced the mean
-/// of the replay and the offline model (the shipped one on an H200), the replay's own step,
-/// which holds what the replay added for memory the trace does not say.
-fn replayed_graph_step(p: &serde_json::Value) -> f64 {
-    p["graph_step_replayed_ms"]
-        .as_f64()
-        .unwrap_or_else(|| p["graph_step_ms"].as_f64().expect("graph step"))
+    assert!((replayed - (upper + unknown_ms)).abs() < 1e-9, "{p}");
 }
 
 /// A device-to-host copy replays in its direction (into page-locked memory), eagerly and in
