@@ -51,6 +51,8 @@ FIRST_RUNS = [
     ("90", "h100-heldout-90-bc82c33"),
     ("91", "h100-heldout-91-6f77764"),
     ("92", "h100-heldout-92-aed19d5"),
+    ("93", "h100-heldout-93-751a07a"),
+    ("94", "h100-heldout-94-751a07a"),
 ]
 
 
