@@ -170,22 +170,22 @@ pub const BY_LAUNCH_CALLS: [ClassAccuracy; 3] = [
     ClassAccuracy {
         launch_calls_from: 0,
         launch_calls_below: Some(50),
-        walks: 117,
-        within_25: 39,
+        walks: 130,
+        within_25: 42,
         median_abs_error_pct: 39,
     },
     ClassAccuracy {
         launch_calls_from: 50,
         launch_calls_below: Some(200),
-        walks: 88,
-        within_25: 49,
+        walks: 97,
+        within_25: 54,
         median_abs_error_pct: 19,
     },
     ClassAccuracy {
         launch_calls_from: 200,
         launch_calls_below: None,
-        walks: 73,
-        within_25: 55,
+        walks: 75,
+        within_25: 57,
         median_abs_error_pct: 14,
     },
 ];
