@@ -450,6 +450,24 @@ pub(crate) fn streams_from(
     stream_from_ns.filter(|_| !(choice != L2Resident::Stream && within_l2(resident, l2_bytes)))
 }
 
+/// Threads of a kernel's grid from which lanes of such kernels ran far from side by side: the
+/// real graphs of the stored walk runs made only of element-wise kernels, norms and reductions
+/// whose median kernel launched this many lay 40-76% of the way from their lanes side by side to
+/// one after another (18 runs, H100 and H200), those of smaller kernels a median 19%
+/// (`scripts/elementwise_lane_overlap.py`; about a quarter of an H100's or H200's thread slots).
+const WIDE_LANE_THREADS: u64 = 64 * 1024;
+
+/// The threads `op` launched; 0 for an op that is not a kernel.
+fn launched_threads(op: &Op) -> u64 {
+    match op.kind {
+        OpKind::Kernel { grid, block } => [grid.0, grid.1, grid.2, block.0, block.1, block.2]
+            .iter()
+            .map(|&d| u64::from(d))
+            .product(),
+        _ => 0,
+    }
+}
+
 /// A replay's note where `walk`'s streams run side by side (`overlapping`) over data the
 /// recorded shapes put within 2/3 of an L2 of `l2_bytes` (`resident`) and `choice` spins its
 /// long kernels: how many kernels that are not GEMMs, recorded at `PACED_IN_L2_FROM_NS` or
@@ -457,7 +475,9 @@ pub(crate) fn streams_from(
 /// such kernels do over data the L2 holds, and what `--l2-resident paced` did on the held-out
 /// walks that tried it: on an H100 it brought lanes made only of such kernels nearer, and
 /// priced the small kernels beside GEMM lanes high, so the note says which the walk is (any
-/// kernel of a recorded GEMM). `None` otherwise.
+/// kernel of a recorded GEMM), and, on lanes without GEMMs, how many of those kernels launch
+/// [`WIDE_LANE_THREADS`] or more, where the replay came low on every stored walk. `None`
+/// otherwise.
 pub fn lanes_within_l2_note(
     walk: &Walk,
     resident: Footprint,
@@ -485,8 +505,23 @@ pub fn lanes_within_l2_note(
     } else {
         "on an H100, 18 held-out walks of such lanes replayed up to 22% low so (4 within 5%): stamped inside unprofiled graphs, such lanes ran side by side and took 1.25-1.7 times one lane's step, where the stand-ins of their short kernels (empty kernels, one-read chases) do not slow each other; --summary came within 10% on 16 of the 18 walks of batches 70, 73 and 74 (element-wise lanes, some beside GEMV lanes), and --l2-resident paced, which reads their inputs paced from the L2, within 5% on 9 of the 18 held out, though up to 35% high on lanes of tiny or mixed-size kernels (the paced reads of 1.1 us adds replayed at 1.8 us); --l2-resident work, whose element-wise stand-ins sum their inputs into their results from the L2 before waiting out their time, came within 5% on 5 of the 6 walks of held-out batch 76 (the default on 1) and on 10 of 28 earlier such walks (the default on 5), though up to 53% high on lanes of 1-block adds"
     };
+    let wide = walk
+        .kernels()
+        .filter(|o| {
+            o.input_bytes.is_some()
+                && o.matmul.is_none()
+                && o.duration_ns >= PACED_IN_L2_FROM_NS
+                && launched_threads(o) >= WIDE_LANE_THREADS
+        })
+        .count();
+    // docs/validation-h200.md, "Held-out batches 60–62 and 94 on an H200".
+    let wide_note = if wide > 0 && !beside_gemms {
+        format!("; {wide} of them launch 64 Ki threads or more: lanes of such kernels ran far from side by side, the real graphs of 18 stored walk runs of them 40-76% of the way from their lanes side by side to one after another, and the replay came below every one (-3.6% to -47.3%; scripts/elementwise_lane_overlap.py): take the replayed graph step as a lower bound here")
+    } else {
+        String::new()
+    };
     (kernels > 0).then(|| format!(
-        "the streams run side by side over data within 2/3 of the {:.0} MiB L2: {kernels} kernel(s) of 1 us or longer with recorded inputs stand in by chases and spins, which slow each other less than such kernels do there; {paced} (not yet run on an H200)",
+        "the streams run side by side over data within 2/3 of the {:.0} MiB L2: {kernels} kernel(s) of 1 us or longer with recorded inputs stand in by chases and spins, which slow each other less than such kernels do there; {paced} (not yet run on an H200){wide_note}",
         l2_bytes / MIB
     ))
 }

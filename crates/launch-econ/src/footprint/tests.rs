@@ -368,3 +368,56 @@ fn lanes_within_the_l2_name_the_paced_replay() {
         None
     );
 }
+
+#[test]
+fn lanes_of_wide_element_wise_kernels_say_the_replay_is_a_lower_bound() {
+    let l2 = 50.0 * MIB;
+    let small = Footprint {
+        bytes: 8.0 * MIB,
+        source: FootprintSource::Recorded,
+    };
+    let add = |grid: u32| Op {
+        input_bytes: Some(4.0 * MIB),
+        ..Op::recorded(
+            "vectorized_elementwise_kernel<add>".into(),
+            0.0,
+            1700.0,
+            OpKind::Kernel {
+                grid: (grid, 1, 1),
+                block: (128, 1, 1),
+            },
+        )
+    };
+    // 512 blocks of 128 threads: 64 Ki threads, where the stored lanes ran far from side by side.
+    let wide = Walk {
+        ops: vec![add(512), add(512), add(511)],
+        ..Walk::default()
+    };
+    let note = lanes_within_l2_note(&wide, small, l2, L2Resident::Spin, true).expect("note");
+    assert!(
+        note.contains("; 2 of them launch 64 Ki threads or more")
+            && note.ends_with("take the replayed graph step as a lower bound here"),
+        "{note}"
+    );
+    // Beside a recorded GEMM the stored runs say nothing of it.
+    let beside = Walk {
+        ops: [
+            wide.ops.clone(),
+            vec![Op {
+                matmul: Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, 4096, 1, 4096))),
+                ..kernel(128, 10.0)
+            }],
+        ]
+        .concat(),
+        ..Walk::default()
+    };
+    let note = lanes_within_l2_note(&beside, small, l2, L2Resident::Spin, true).expect("note");
+    assert!(!note.contains("64 Ki threads"), "{note}");
+    // Narrower grids: no such clause.
+    let narrow = Walk {
+        ops: vec![add(64), add(64)],
+        ..Walk::default()
+    };
+    let note = lanes_within_l2_note(&narrow, small, l2, L2Resident::Spin, true).expect("note");
+    assert!(!note.contains("64 Ki threads"), "{note}");
+}
