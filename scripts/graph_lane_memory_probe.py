@@ -12,9 +12,12 @@ current stream as the held-out walks fork them): the distinct result addresses e
 used, and the bytes they span, eagerly (one step after warm-up) and inside the capture; and
 the unprofiled graph's time beside the same lanes written to two buffers a lane
 (`out=`, ping-pong), which keeps each lane's footprint at two tensors whatever the capture
-does.
+does, and beside lanes of as many adds of two buffers into a third (`out=`, three buffers a
+lane), the kernel the default run's L2 figure is timed with: whether four lanes of unary
+kernels slow each other more than four lanes of as many adds over tensors of the same size.
 
-    python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N]
+    python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N] [--elems N]
+        [--lanes 1 4]
 """
 import argparse
 import json
@@ -53,6 +56,18 @@ def chain_two_buffers(torch, ops, bufs):
     return run
 
 
+def chain_adds(torch, kernels, bufs):
+    """`kernels` adds of two of `bufs` into the third (`out=`), the kind of kernel whose lanes
+    the default run's L2 figure times: two inputs read and a result written each."""
+    def run(y):
+        a, b, c = bufs
+        for k in range(kernels):
+            torch.add(a, b, out=c)
+            a, b, c = b, c, a
+        return a
+    return run
+
+
 def lanes_step(torch, parts):
     """Each of `parts` (a function of nothing) on a stream of its own, forked from the current
     stream and joined back, their results' first elements summed."""
@@ -84,11 +99,12 @@ def main(argv=None):
     p.add_argument("--trials", type=int, default=9)
     p.add_argument("--elems", type=int, default=1 << 19)
     p.add_argument("--ops", type=int, default=12)
+    p.add_argument("--lanes", type=int, nargs="+", default=[1, 4])
     a = p.parse_args(argv)
     import torch
     out = {"device": torch.cuda.get_device_name(), "elems": a.elems, "ops": a.ops, "cases": {}}
     graphs = {}
-    for lanes in (1, 4):
+    for lanes in a.lanes:
         with torch.device("cuda"):
             xs = [torch.randn(a.elems) for _ in range(lanes)]
             bufs = [[torch.empty(a.elems) for _ in range(2)] for _ in range(lanes)]
@@ -107,6 +123,12 @@ def main(argv=None):
         two = lanes_step(torch, [
             (lambda x=x, b=b: chain_two_buffers(torch, a.ops, b)(x)) for x, b in zip(xs, bufs)])
         graphs[f"{lanes}_lanes_two_buffers"] = capture(two)
+        with torch.device("cuda"):
+            trios = [[torch.randn(a.elems) for _ in range(3)] for _ in range(lanes)]
+        kernels = 2 * a.ops  # the clamp-sqrt chain's kernels: a clamp, then abs, add and sqrt
+        adds = lanes_step(torch, [
+            (lambda t=t: chain_adds(torch, kernels, t)(None)) for t in trios])
+        graphs[f"{lanes}_lanes_adds"] = capture(adds)
         out["cases"][f"{lanes}_lanes"] = {"eager_per_lane": eager,
                                           "captured_per_lane": captured}
         print(f"{lanes} lane(s): eager {eager[0]}, captured {captured}", flush=True)
