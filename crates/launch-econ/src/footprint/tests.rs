@@ -295,13 +295,27 @@ fn long_kernels_spin_only_where_the_data_stays_in_the_l2_and_spinning_is_chosen(
     assert_eq!(l2_paced_from(None, L2Resident::Paced, small, l2), None);
 }
 
+/// A recorded footprint well within a 50 MiB L2, as lanes of small element-wise kernels have.
+const LANES_FOOTPRINT: Footprint = Footprint {
+    bytes: 8.0 * MIB,
+    source: FootprintSource::Recorded,
+};
+
+/// `walk` with a recorded bf16 GEMM after its kernels.
+fn beside_a_gemm(walk: &Walk) -> Walk {
+    let gemm = Op {
+        matmul: Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, 4096, 1, 4096))),
+        ..kernel(128, 10.0)
+    };
+    Walk {
+        ops: [walk.ops.clone(), vec![gemm]].concat(),
+        ..Walk::default()
+    }
+}
+
 #[test]
 fn lanes_within_the_l2_name_the_paced_replay() {
-    let l2 = 50.0 * MIB;
-    let small = Footprint {
-        bytes: 8.0 * MIB,
-        source: FootprintSource::Recorded,
-    };
+    let (l2, small) = (50.0 * MIB, LANES_FOOTPRINT);
     let add = |ns: f64, bytes: Option<f64>| Op {
         input_bytes: bytes,
         ..Op::kernel("vectorized_elementwise_kernel<add>", 0.0, ns)
@@ -329,17 +343,7 @@ fn lanes_within_the_l2_name_the_paced_replay() {
         "{note}"
     );
     // Beside a recorded GEMM the note says paced came high there.
-    let with_gemm = Walk {
-        ops: [
-            walk.ops.clone(),
-            vec![Op {
-                matmul: Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, 4096, 1, 4096))),
-                ..kernel(128, 10.0)
-            }],
-        ]
-        .concat(),
-        ..Walk::default()
-    };
+    let with_gemm = beside_a_gemm(&walk);
     let beside = lanes_within_l2_note(&with_gemm, small, l2, L2Resident::Spin, true).expect("note");
     assert!(
         beside.contains("beside GEMMs, as here, --l2-resident paced")
@@ -371,11 +375,7 @@ fn lanes_within_the_l2_name_the_paced_replay() {
 
 #[test]
 fn lanes_of_wide_element_wise_kernels_say_the_replay_is_a_lower_bound() {
-    let l2 = 50.0 * MIB;
-    let small = Footprint {
-        bytes: 8.0 * MIB,
-        source: FootprintSource::Recorded,
-    };
+    let (l2, small) = (50.0 * MIB, LANES_FOOTPRINT);
     let add = |grid: u32| Op {
         input_bytes: Some(4.0 * MIB),
         ..Op::recorded(
@@ -400,17 +400,7 @@ fn lanes_of_wide_element_wise_kernels_say_the_replay_is_a_lower_bound() {
         "{note}"
     );
     // Beside a recorded GEMM the stored runs say nothing of it.
-    let beside = Walk {
-        ops: [
-            wide.ops.clone(),
-            vec![Op {
-                matmul: Some(MatmulRole::Call(Gemm::plain(GemmType::Bf16, 4096, 1, 4096))),
-                ..kernel(128, 10.0)
-            }],
-        ]
-        .concat(),
-        ..Walk::default()
-    };
+    let beside = beside_a_gemm(&wide);
     let note = lanes_within_l2_note(&beside, small, l2, L2Resident::Spin, true).expect("note");
     assert!(!note.contains("64 Ki threads"), "{note}");
     // Narrower grids: no such clause.
