@@ -108,11 +108,9 @@ pub fn price_offline(
     let bounded = |side_by_side: f64, serial: Option<f64>| {
         serial.map_or(side_by_side, |s| side_by_side.min(s))
     };
+    let serial = modelled.serial_ms();
     let mut prediction = StepPrice::new(
-        (
-            bounded(modelled.step_ms(), modelled.serial_ms()),
-            GraphSource::Model,
-        ),
+        (bounded(modelled.step_ms(), serial), GraphSource::Model),
         eager,
         build_model(walk, m),
     )
@@ -121,7 +119,7 @@ pub fn price_offline(
         prediction =
             prediction.with_quiet(bounded(modelled.quiet_ms(), modelled.serial_quiet_ms()));
     }
-    if let Some(serial) = modelled.serial_ms() {
+    if let Some(serial) = serial {
         prediction = prediction.with_serial(serial).with_branches();
         if sms.is_some() {
             prediction = prediction
