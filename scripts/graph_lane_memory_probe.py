@@ -16,8 +16,12 @@ does, and beside lanes of as many adds of two buffers into a third (`out=`, thre
 lane), the kernel the default run's L2 figure is timed with: whether four lanes of unary
 kernels slow each other more than four lanes of as many adds over tensors of the same size.
 
+`--dtype float16` keeps PyTorch's grid (1024 elements a block of 128 threads for f32 and for
+16-bit types alike) and halves the bytes: if four lanes take as long in f16 as in f32, what
+slows them is the kernels or their blocks, not the bytes they move.
+
     python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N] [--elems N]
-        [--lanes 1 4]
+        [--lanes 1 4] [--dtype float32|float16|bfloat16]
 """
 import argparse
 import json
@@ -100,14 +104,19 @@ def main(argv=None):
     p.add_argument("--elems", type=int, default=1 << 19)
     p.add_argument("--ops", type=int, default=12)
     p.add_argument("--lanes", type=int, nargs="+", default=[1, 4])
+    p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     a = p.parse_args(argv)
     import torch
-    out = {"device": torch.cuda.get_device_name(), "elems": a.elems, "ops": a.ops, "cases": {}}
+    dtype = getattr(torch, a.dtype)
+    out = {"device": torch.cuda.get_device_name(), "elems": a.elems, "ops": a.ops,
+           "dtype": a.dtype, "cases": {}}
     graphs = {}
+    # Every case's tensors live as long as its graphs, which read and write them on replay.
+    keep = []
     for lanes in a.lanes:
         with torch.device("cuda"):
-            xs = [torch.randn(a.elems) for _ in range(lanes)]
-            bufs = [[torch.empty(a.elems) for _ in range(2)] for _ in range(lanes)]
+            xs = [torch.randn(a.elems, dtype=dtype) for _ in range(lanes)]
+            bufs = [[torch.empty(a.elems, dtype=dtype) for _ in range(2)] for _ in range(lanes)]
         seen = [[] for _ in range(lanes)]
         fresh = lanes_step(torch, [
             (lambda x=x, s=s: chain_fresh(torch, a.ops, s)(x)) for x, s in zip(xs, seen)])
@@ -124,7 +133,8 @@ def main(argv=None):
             (lambda x=x, b=b: chain_two_buffers(torch, a.ops, b)(x)) for x, b in zip(xs, bufs)])
         graphs[f"{lanes}_lanes_two_buffers"] = capture(two)
         with torch.device("cuda"):
-            trios = [[torch.randn(a.elems) for _ in range(3)] for _ in range(lanes)]
+            trios = [[torch.randn(a.elems, dtype=dtype) for _ in range(3)] for _ in range(lanes)]
+        keep.append((xs, bufs, trios))
         kernels = 2 * a.ops  # the clamp-sqrt chain's kernels: a clamp, then abs, add and sqrt
         adds = lanes_step(torch, [
             (lambda t=t: chain_adds(torch, kernels, t)(None)) for t in trios])
