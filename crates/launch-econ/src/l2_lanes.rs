@@ -22,6 +22,16 @@ use memra_engine::{DeviceBuffer, Engine};
 
 use crate::forked_lanes::ForkedLanes;
 
+/// The part of what the lanes move ([`L2Lanes::together_gb_s`]) that they write: an add reads
+/// two inputs and writes one result. Lanes within the L2 are held by what they write, not by
+/// what they read: on an H100 four lanes of 24 adds (two 2 MiB inputs read, one written) took
+/// as long as four lanes of 24 unary kernels over the same buffers (one read, one written),
+/// and lanes of f16 kernels over 512 Ki elements (1 MiB written) as long as lanes of f32
+/// kernels over 256 Ki (`scripts/graph_lane_memory_probe.py`,
+/// `docs/graph-lane-memory-dtypes-h100.json`). So the offline model shares this part of the
+/// figure among what kernels within the L2 write.
+pub const WRITTEN_PART: f64 = 1.0 / 3.0;
+
 /// Lanes side by side.
 const LANES: usize = 4;
 /// Adds a lane.

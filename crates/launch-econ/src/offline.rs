@@ -16,7 +16,7 @@ use crate::trace::{CopyDirection, Op, OpKind, Walk};
 use crate::wide_grids::WideGrids;
 
 mod demand;
-use demand::{held_share, known_gb_s, reads_from_l2, waits_on_loads};
+use demand::{held_share, known_gb_s, reads_from_l2, waits_on_loads, written_gb_s};
 
 /// What the offline model knows of the device: the profile's inputs and, where known, its
 /// SM limits (with `sharing`, kernels side by side that hold more than the whole GPU share
@@ -290,11 +290,16 @@ fn lay_out_on(
     let bandwidth = m.bandwidth_gb_s();
     let small_gb_s = m.graph_node_beside.map_or(0.0, |c| c.small_pair.load_gb_s);
     // Lanes within the L2 that moved no more than a device copy did not keep their data there
-    // (an L2 too small for the measurement): no L2 figure then.
+    // (an L2 too small for the measurement): no L2 figure then. Kernels within the L2 share
+    // the part of it the measured adds wrote, by what they write.
     let l2_gb_s = m.graph_node_beside.map_or(0.0, |c| c.l2_gb_s);
     let bandwidths = Bandwidths {
         device_gb_s: bandwidth,
-        l2_gb_s: if l2_gb_s > bandwidth { l2_gb_s } else { 0.0 },
+        l2_gb_s: if l2_gb_s > bandwidth {
+            l2_gb_s * crate::l2_lanes::WRITTEN_PART
+        } else {
+            0.0
+        },
     };
     let in_l2 = bandwidths.l2_gb_s > 0.0
         && dev
@@ -313,14 +318,11 @@ fn lay_out_on(
                 // The kernel's (or device-to-device copy's) recorded time is what other
                 // kernels can slow; the rest of the node is the graph's own cost.
                 let from_l2 = in_l2 && reads_from_l2(o);
-                let gb_s = known_gb_s(
-                    o,
-                    if from_l2 {
-                        bandwidths.l2_gb_s
-                    } else {
-                        bandwidth
-                    },
-                );
+                let gb_s = if from_l2 {
+                    written_gb_s(o, bandwidths.l2_gb_s)
+                } else {
+                    known_gb_s(o, bandwidth)
+                };
                 let work_ns = if o.is_kernel() || gb_s > 0.0 {
                     o.duration_ns.clamp(0.0, total)
                 } else {

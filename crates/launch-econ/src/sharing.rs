@@ -31,7 +31,8 @@
 //! the GEMVs as well, where unprofiled graphs show the GEMV lane keeping its pace;
 //! docs/validation-h200.md, "Held-out batches 53–56" and "Held-out batch 58".) A kernel whose
 //! bytes come from the L2 ([`NodeCost::from_l2`]: an element-wise kernel of a walk whose data
-//! stays there) asks them of the L2's bandwidth, not device memory's ([`Bandwidths`]), and is
+//! stays there) asks what it writes of the L2's part for writes, not device memory's
+//! ([`Bandwidths`]; lanes within the L2 are held by what they write), and is
 //! left out of the load other lanes' kernels are slowed at. One lane alone comes out as
 //! [`Schedule::lay_out`] does.
 
@@ -72,9 +73,9 @@ pub struct NodeCost {
     /// longer hold the SMs through ([`NodeCost::share`]: a decode GEMV's blocks retire at
     /// different times, so it holds about three quarters of the GPU beside another kernel).
     pub leaves: Option<SmRoom>,
-    /// Whether the kernel's bytes ([`NodeCost::gb_s`]) come from the L2, not device memory (an
-    /// element-wise kernel of a walk whose data the L2 holds): they count against the L2's
-    /// bandwidth ([`Bandwidths::l2_gb_s`]) and do not slow other lanes' kernels as traffic
+    /// Whether the kernel's bytes come from the L2, not device memory (an element-wise kernel
+    /// of a walk whose data the L2 holds; its [`NodeCost::gb_s`] is then what it writes): they
+    /// count against the L2's ([`Bandwidths::l2_gb_s`]) and do not slow other lanes' kernels as traffic
     /// queued on device memory does (the stretches were measured beside GEMMs streaming their
     /// weights).
     pub from_l2: bool,
@@ -85,7 +86,8 @@ pub struct NodeCost {
 pub struct Bandwidths {
     /// Device memory's, which every kernel not [`NodeCost::from_l2`] asks its load of.
     pub device_gb_s: f64,
-    /// The L2's, which every running kernel's load passes through, where one reads from it.
+    /// The L2's for what kernels within it write ([`crate::l2_lanes::WRITTEN_PART`] of the
+    /// measured figure), shared by the running kernels' written loads where one reads from it.
     pub l2_gb_s: f64,
 }
 

@@ -131,11 +131,11 @@ pub(super) fn on_fma_units(o: &Op, r: &Roofline) -> bool {
 /// the trace says its bytes: a copy's ([`device_copy_gb_s`]), a recorded GEMM's operands, or
 /// for an element-wise or normalisation kernel (by name) its operator's recorded inputs and
 /// the result it writes (as large as the largest input), at most `bandwidth_gb_s` (where
-/// known: more than the memory it reads from gives means it did not read all it was given;
-/// for an element-wise kernel of a walk within the L2 that is the L2's bandwidth, not device
-/// memory's: on an H100 two lanes of adds over 4 MiB buffers, 4.5 TB/s each alone, ran +69%
-/// side by side, priced +13% with each read at device memory's 3 TB/s,
-/// `scripts/elementwise_lanes_probe.py`). 0 for other kernels, whose time is not only their
+/// known: more than the memory it reads from gives means it did not read all it was given).
+/// An element-wise kernel of a walk within the L2 asks the L2 for what it writes instead
+/// ([`written_gb_s`]): on an H100 two lanes of adds over 4 MiB buffers, 4.5 TB/s each alone,
+/// ran +69% side by side, priced +13% with each read at device memory's 3 TB/s
+/// (`scripts/elementwise_lanes_probe.py`). 0 for other kernels, whose time is not only their
 /// bytes, and other ops.
 pub(super) fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     let copy = device_copy_gb_s(o, bandwidth_gb_s);
@@ -164,6 +164,29 @@ pub(super) fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
         return 0.0;
     }
     let gb_s = (read + largest) / o.duration_ns;
+    if bandwidth_gb_s > 0.0 {
+        gb_s.min(bandwidth_gb_s)
+    } else {
+        gb_s
+    }
+}
+
+/// What an element-wise or normalisation kernel (by name) writes, GB/s (bytes / ns): the
+/// result, as large as its largest recorded input, over its recorded time, at most
+/// `bandwidth_gb_s` (where known). 0 for other ops, whose written bytes the trace does not say.
+/// Kernels of lanes within the L2 share the L2 by what they write
+/// ([`crate::l2_lanes::WRITTEN_PART`]).
+pub(super) fn written_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
+    let Some(largest) = o.largest_input_bytes else {
+        return 0.0;
+    };
+    if !o.is_kernel()
+        || o.duration_ns <= 0.0
+        || !(is_element_wise(&o.name) || is_normalisation(&o.name))
+    {
+        return 0.0;
+    }
+    let gb_s = largest / o.duration_ns;
     if bandwidth_gb_s > 0.0 {
         gb_s.min(bandwidth_gb_s)
     } else {

@@ -250,29 +250,30 @@ fn host_device_copies_cost_what_the_profile_measured() {
 fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
     use crate::trace::StreamWait;
     // Two streams forked off a short kernel, each an add of two 1 MB inputs (3 MB in 1 µs:
-    // 3000 GB/s), joined back: together they ask 6000 GB/s.
-    let add = |stream: u64, corr: u64, mb: f64| Op {
-        stream: Some(stream),
-        correlation: Some(corr),
-        input_bytes: Some(2.0 * mb * 1e6),
-        largest_input_bytes: Some(mb * 1e6),
-        ..Op::kernel("vectorized_elementwise_kernel<add>", corr as f64, 1000.0)
+    // 3000 GB/s, a third of it written), joined back: together they ask 6000 GB/s.
+    let kernel = |inputs: f64| {
+        move |stream: u64, corr: u64, mb: f64| Op {
+            stream: Some(stream),
+            correlation: Some(corr),
+            input_bytes: Some(inputs * mb * 1e6),
+            largest_input_bytes: Some(mb * 1e6),
+            ..Op::kernel("vectorized_elementwise_kernel<add>", corr as f64, 1000.0)
+        }
     };
-    let w = |mb: f64| Walk {
-        ops: vec![
-            add(7, 1, 0.001),
-            add(13, 4, mb),
-            add(17, 6, mb),
-            add(7, 9, 0.001),
-        ],
-        waits: vec![
-            StreamWait::new(13, 2),
-            StreamWait::new(17, 3),
-            StreamWait::new(7, 7),
-            StreamWait::new(7, 8),
-        ],
-        ..Walk::default()
+    let walk_of = |inputs: f64, mb: f64| {
+        let k = kernel(inputs);
+        Walk {
+            ops: vec![k(7, 1, 0.001), k(13, 4, mb), k(17, 6, mb), k(7, 9, 0.001)],
+            waits: vec![
+                StreamWait::new(13, 2),
+                StreamWait::new(17, 3),
+                StreamWait::new(7, 7),
+                StreamWait::new(7, 8),
+            ],
+            ..Walk::default()
+        }
     };
+    let w = |mb: f64| walk_of(2.0, mb);
     let costs = |l2_gb_s: f64| crate::beside::BesideCosts {
         points: [crate::beside::BesidePoint {
             load_gb_s: 0.0,
@@ -323,5 +324,14 @@ fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
     assert!(
         ((shared - alone) * 1e3 - 0.5).abs() < 1e-9,
         "{shared} {alone}"
+    );
+    // They share the L2 by what they write (a third of what the measured adds moved): unary
+    // kernels writing as much as those adds, reading half as much (3 MB in 1 µs, 3000 GB/s
+    // together, within the figure by their bytes), take as long as the adds side by side.
+    let unary = walk_of(1.0, 1.5);
+    let (shared_unary, alone_unary) = step(6000.0, &unary);
+    assert!(
+        (shared_unary - alone_unary - (shared - alone)).abs() < 1e-12,
+        "{shared_unary} {alone_unary}"
     );
 }
