@@ -540,3 +540,35 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
         );
     }
 }
+
+/// The README's figure for lanes within the L2 priced with an instance's own L2 figure is what
+/// this version gives on the stored H100 run it names (`docs/cross-device`): batch 94's four
+/// lanes of f32 clamps and square roots, priced with that run's profile.
+#[test]
+fn the_l2_lanes_figure_is_what_this_version_gives_on_the_stored_h100_run() {
+    let run = root().join("docs/cross-device/h100-heldout-94-751a07a");
+    let group = run.join("heldout94");
+    let walk = "lt_four_lanes_of_clamp_sqrt_f32_512k";
+    let text = std::fs::read_to_string(group.join("validation.json")).unwrap();
+    let records: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let r = records.iter().find(|r| r["walk"] == walk).unwrap();
+    let real_graph_ms = r["graph_step_other_stream_ms"]
+        .as_f64()
+        .or(r["graph_step_ms"].as_f64())
+        .unwrap();
+    let trace = group.join(format!("{walk}.eager.json.gz"));
+    let (mut w, info) = read_walk(&trace, &Filter::default(), 3).unwrap();
+    let profile = load_profile(Some(&run.join("profile-h100.json"))).unwrap();
+    let device = profile.0.device.clone().map(|d| d.name).unwrap_or_default();
+    let grids = WideGrids::shipped_for(&device);
+    let eager_ms = r["eager_step_ms"].as_f64();
+    let p = price_offline(&mut w, info, profile, eager_ms, grids, false).prediction;
+    let error = (p.graph_step_ms / real_graph_ms - 1.0) * 100.0;
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    says(
+        &flat,
+        &format!("took the four f32 lanes from −29.1% to {}", signed(error)),
+        "README (lanes within the L2)",
+    );
+}
