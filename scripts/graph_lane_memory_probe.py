@@ -18,7 +18,12 @@ kernels slow each other more than four lanes of as many adds over tensors of the
 
 `--dtype float16` keeps PyTorch's grid (1024 elements a block of 128 threads for f32 and for
 16-bit types alike) and halves the bytes: if four lanes take as long in f16 as in f32, what
-slows them is the kernels or their blocks, not the bytes they move.
+slows them is the kernels or their blocks, not the bytes they move. Found on two H100s
+(docs/graph-lane-memory-dtypes-h100.json): neither; within the L2 a round of the lanes' kernels
+takes as long for the same bytes written whatever they read (adds as unary kernels, f16 lanes
+of 512 Ki as f32 lanes of 256 Ki), which `replay --summary` now prices
+(`l2_lanes::WRITTEN_PART`). On the H200 (docs/graph-lane-memory-h200.json) the capture reused
+each lane's result blocks exactly as the eager step did.
 
     python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N] [--elems N]
         [--lanes 1 4] [--dtype float32|float16|bfloat16]
