@@ -538,6 +538,12 @@ GROUPS = [
                                          "lt_two_lanes_of_gelu_adds_bf16_4m,"
                                          "lt_unequal_lanes_of_scale_adds_fp16,"
                                          "lt_two_lanes_of_tiny_adds_fp16"),
+    ("heldout95", "heldout_95_walks.py", "lu_four_lanes_of_addcmuls_f32_256k,"
+                                         "lu_three_lanes_of_in_place_scales_fp16_1m,"
+                                         "lu_two_lanes_of_where_selects_bf16_1m,"
+                                         "lu_four_lanes_of_casts_fp16_f32_512k,"
+                                         "lu_four_lanes_of_lerps_f32_256k,"
+                                         "lu_two_lanes_of_row_adds_f32_1m"),
 ]
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
