@@ -245,3 +245,38 @@ fn small_kernels_that_are_not_gemms_or_attention_or_that_move_little_wait_on_the
     };
     assert!(!waits_on_loads(&copy, 0.0, 160.0));
 }
+
+#[test]
+fn kernels_within_the_l2_ask_for_what_they_write() {
+    let with_inputs = |name: &str, read: f64, largest: f64| Op {
+        input_bytes: Some(read),
+        largest_input_bytes: Some(largest),
+        ..Op::kernel(name, 0.0, 2000.0)
+    };
+    // An add of two 1 MB inputs and a unary kernel of one write the same 1 MB result in 2 us:
+    // both ask 500 GB/s, though the add reads twice as much.
+    let add = with_inputs("vectorized_elementwise_kernel<add>", 2e6, 1e6);
+    let unary = with_inputs("vectorized_elementwise_kernel<sqrt>", 1e6, 1e6);
+    assert!((written_gb_s(&add, 4000.0) - 500.0).abs() < 1e-9);
+    assert_eq!(written_gb_s(&add, 4000.0), written_gb_s(&unary, 4000.0));
+    // Capped at the bandwidth given, where one is.
+    assert_eq!(written_gb_s(&add, 300.0), 300.0);
+    let norm = with_inputs("vectorized_layer_norm_kernel<c10::Half>", 1e6, 1e6);
+    assert!((written_gb_s(&norm, 0.0) - 500.0).abs() < 1e-9);
+    // Kernels whose written bytes the trace does not say: none.
+    assert_eq!(
+        written_gb_s(&with_inputs("flash_fwd_kernel", 8e6, 4e6), 0.0),
+        0.0
+    );
+    assert_eq!(
+        written_gb_s(&with_inputs("softmax_warp_forward", 8e6, 4e6), 0.0),
+        0.0
+    );
+    assert_eq!(
+        written_gb_s(
+            &Op::kernel("vectorized_elementwise_kernel<add>", 0.0, 2000.0),
+            0.0
+        ),
+        0.0
+    );
+}
