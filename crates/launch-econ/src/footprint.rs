@@ -460,10 +460,7 @@ const WIDE_LANE_THREADS: u64 = 64 * 1024;
 /// The threads `op` launched; 0 for an op that is not a kernel.
 fn launched_threads(op: &Op) -> u64 {
     match op.kind {
-        OpKind::Kernel { grid, block } => [grid.0, grid.1, grid.2, block.0, block.1, block.2]
-            .iter()
-            .map(|&d| u64::from(d))
-            .product(),
+        OpKind::Kernel { grid, block } => memra_engine::LaunchShape::of(grid, block).threads(),
         _ => 0,
     }
 }
