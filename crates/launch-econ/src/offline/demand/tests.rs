@@ -10,13 +10,17 @@ fn gemm_call(name: &str, gemm: Gemm, ns: f64) -> Op {
     }
 }
 
-#[test]
-fn element_wise_normalisation_and_attention_kernels_load_memory_with_their_recorded_bytes() {
-    let with_inputs = |name: &str, read: f64, largest: f64| Op {
+/// A 2 µs kernel `name` whose operator read `read` bytes, the largest input `largest`.
+fn with_inputs(name: &str, read: f64, largest: f64) -> Op {
+    Op {
         input_bytes: Some(read),
         largest_input_bytes: Some(largest),
         ..Op::kernel(name, 0.0, 2000.0)
-    };
+    }
+}
+
+#[test]
+fn element_wise_normalisation_and_attention_kernels_load_memory_with_their_recorded_bytes() {
     // An add of two 1 MB inputs writes 1 MB more: 3 MB in 2 us.
     let add = with_inputs("vectorized_elementwise_kernel<add>", 2e6, 1e6);
     assert!((known_gb_s(&add, 4000.0) - 1500.0).abs() < 1e-9);
@@ -248,11 +252,6 @@ fn small_kernels_that_are_not_gemms_or_attention_or_that_move_little_wait_on_the
 
 #[test]
 fn kernels_within_the_l2_ask_for_what_they_write() {
-    let with_inputs = |name: &str, read: f64, largest: f64| Op {
-        input_bytes: Some(read),
-        largest_input_bytes: Some(largest),
-        ..Op::kernel(name, 0.0, 2000.0)
-    };
     // An add of two 1 MB inputs and a unary kernel of one write the same 1 MB result in 2 us:
     // both ask 500 GB/s, though the add reads twice as much.
     let add = with_inputs("vectorized_elementwise_kernel<add>", 2e6, 1e6);
