@@ -51,15 +51,21 @@ def in_place_scales(ops):
     return chain
 
 
-def where_selects(ops, n, dtype):
+def against_one(ops, n, dtype, step):
+    """A chain of `ops` calls of `step(y, z)`, `z` an `n`-element tensor of `dtype` of the
+    lane's own."""
     (z,) = tensors(1, n, dtype)
 
     def chain(y):
-        import torch
         for _ in range(ops):
-            y = torch.where(y > 0, y, z)
+            y = step(y, z)
         return y
     return chain
+
+
+def where_selects(ops, n, dtype):
+    import torch
+    return against_one(ops, n, dtype, lambda y, z: torch.where(y > 0, y, z))
 
 
 def casts(ops):
@@ -71,14 +77,8 @@ def casts(ops):
 
 
 def lerps(ops, n, dtype):
-    (z,) = tensors(1, n, dtype)
-
-    def chain(y):
-        import torch
-        for _ in range(ops):
-            y = torch.lerp(y, z, 0.1)
-        return y
-    return chain
+    import torch
+    return against_one(ops, n, dtype, lambda y, z: torch.lerp(y, z, 0.1))
 
 
 def row_adds(ops, rows, width, dtype):
