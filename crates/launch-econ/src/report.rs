@@ -384,7 +384,7 @@ pub fn prediction_text(m: &ModelInputs, r: &Round, p: &Prediction) -> String {
         if c.l2_gb_s > 0.0 {
             let _ = writeln!(
                 out,
-                "  (four lanes of adds whose buffers the L2 holds move {} GB/s together; replay --summary shares the third of it they wrote between what element-wise kernels side by side of a walk whose data the L2 holds write)",
+                "  (four lanes of adds within the L2 move {} GB/s together; replay --summary shares the third they write among element-wise kernels side by side in a walk the L2 holds)",
                 num(c.l2_gb_s, 0)
             );
         }
