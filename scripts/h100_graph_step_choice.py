@@ -53,6 +53,7 @@ FIRST_RUNS = [
     ("92", "h100-heldout-92-aed19d5"),
     ("93", "h100-heldout-93-751a07a"),
     ("94", "h100-heldout-94-751a07a"),
+    ("95", "h100-heldout-95-3800c86"),
 ]
 
 
