@@ -16,7 +16,9 @@ use crate::trace::{CopyDirection, Op, OpKind, Walk};
 use crate::wide_grids::WideGrids;
 
 mod demand;
-use demand::{held_share, known_gb_s, reads_from_l2, waits_on_loads, written_gb_s};
+use demand::{
+    held_share, known_gb_s, reads_from_l2, streams_contiguously, waits_on_loads, written_gb_s,
+};
 
 /// What the offline model knows of the device: the profile's inputs and, where known, its
 /// SM limits (with `sharing`, kernels side by side that hold more than the whole GPU share
@@ -328,7 +330,9 @@ fn lay_out_on(
                 } else {
                     0.0
                 };
-                let share = if o.is_kernel() {
+                // A contiguous element-wise kernel within the L2 holds the others off by
+                // what it writes (`gb_s`), not by the SMs its blocks fill.
+                let share = if o.is_kernel() && !(from_l2 && streams_contiguously(o)) {
                     held_share(o, l, m, roofline.as_ref())
                 } else {
                     0.0

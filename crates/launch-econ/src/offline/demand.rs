@@ -19,6 +19,21 @@ pub(super) fn reads_from_l2(o: &Op) -> bool {
     o.is_kernel() && o.matmul.is_none() && !is_blas_kernel(&o.name)
 }
 
+/// Whether `o` is PyTorch's element-wise kernel over contiguous tensors
+/// (`vectorized_elementwise_kernel`, `unrolled_elementwise_kernel`), whose threads stream
+/// their elements without computing each one's offsets. Within the L2 lanes of such kernels
+/// are held by the bytes they write ([`crate::l2_lanes`]), not by the SMs their blocks fill:
+/// on an H100 (`scripts/graph_lane_memory_probe.py`, 24 kernels a lane) two lanes of f16
+/// kernels that each fill the SMs in one round (2048 blocks of 128) took 1.54 times one
+/// lane's step, two lanes of f32 kernels writing the same bytes in half a round (1024 blocks)
+/// 1.76 times: the bytes, not the blocks. PyTorch's strided `elementwise_kernel`
+/// (broadcasts, non-contiguous operands) computes every element's offsets and keeps its share.
+pub(super) fn streams_contiguously(o: &Op) -> bool {
+    o.is_kernel()
+        && (o.name.contains("vectorized_elementwise_kernel")
+            || o.name.contains("unrolled_elementwise_kernel"))
+}
+
 /// Whether `o` is a small kernel that waits on its loads, as the profile's small adds do
 /// beside another stream's GEMMs ([`crate::beside::BesideCosts::small_stretch`]): a kernel
 /// that holds under half the GPU (`share`; one that fills it is held by its bandwidth, which

@@ -335,3 +335,73 @@ fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
         "{shared_unary} {alone_unary}"
     );
 }
+
+#[test]
+fn contiguous_element_wise_lanes_within_the_l2_are_held_by_their_bytes_not_the_sms() {
+    use crate::trace::StreamWait;
+    // Two lanes forked off a short kernel, each one kernel whose 2048 blocks of 128 threads
+    // fill an sm_90's 132 SMs in one round, adding two 1 MB inputs in 2 µs (well within the
+    // L2's figure), joined back.
+    let walk_of = |name: &'static str| {
+        let k = move |stream: u64, corr: u64, blocks: u32| Op {
+            stream: Some(stream),
+            correlation: Some(corr),
+            input_bytes: Some(2e6),
+            largest_input_bytes: Some(1e6),
+            kind: OpKind::Kernel {
+                grid: (blocks, 1, 1),
+                block: (128, 1, 1),
+            },
+            ..Op::kernel(name, corr as f64, 2000.0)
+        };
+        Walk {
+            ops: vec![k(7, 1, 1), k(13, 4, 2048), k(17, 6, 2048), k(7, 9, 1)],
+            waits: vec![
+                StreamWait::new(13, 2),
+                StreamWait::new(17, 3),
+                StreamWait::new(7, 7),
+                StreamWait::new(7, 8),
+            ],
+            ..Walk::default()
+        }
+    };
+    let costs = crate::beside::BesideCosts {
+        points: [crate::beside::BesidePoint {
+            load_gb_s: 0.0,
+            stretch: 0.0,
+            gemm_us: 0.0,
+        }; 3],
+        bandwidth_gb_s: 3000.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+        per_lane_us: 0.0,
+        l2_gb_s: 9000.0,
+    };
+    let sms = SmLimits::of("9.0", 132).unwrap();
+    let m = ModelInputs {
+        graph_launch_fixed_us: 0.0,
+        graph_node_beside: Some(costs),
+        ..inputs()
+    };
+    let dev = OfflineDevice {
+        sms: Some(&sms),
+        l2_bytes: Some(50.0 * 1024.0 * 1024.0),
+        ..OfflineDevice::of(&m)
+    };
+    let step = |w: &Walk| {
+        (
+            graph_step_model(w, &dev),
+            graph_step_model(w, &dev.without_sharing()),
+        )
+    };
+    // PyTorch's contiguous kernels: the L2 gives both what they write, and their blocks do
+    // not hold each other off: side by side as if alone.
+    let (shared, alone) = step(&walk_of(
+        "at::native::vectorized_elementwise_kernel<4, add>",
+    ));
+    assert!((shared - alone).abs() < 1e-12, "{shared} {alone}");
+    // The strided kernel over the same bytes keeps the SMs its blocks fill: longer.
+    let (strided, strided_alone) = step(&walk_of("at::native::elementwise_kernel<128, 4, add>"));
+    assert_eq!(strided_alone, alone);
+    assert!(strided > alone + 1e-4, "{strided} {alone}");
+}
