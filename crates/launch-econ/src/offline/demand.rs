@@ -6,7 +6,10 @@ use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
 use crate::roofline::Roofline;
 use crate::trace::matmul::{is_blas_kernel, MatmulRole};
-use crate::trace::{is_attention, is_element_wise, is_normalisation, CopyDirection, Op, OpKind};
+use crate::trace::{
+    is_attention, is_contiguous_element_wise, is_element_wise, is_normalisation, CopyDirection, Op,
+    OpKind,
+};
 
 /// Whether `o`'s bytes come from the L2 where its walk's data stays there
 /// ([`crate::footprint::within_l2`] of all its recorded inputs): a kernel that is not a GEMM.
@@ -20,8 +23,8 @@ pub(super) fn reads_from_l2(o: &Op) -> bool {
 }
 
 /// Whether `o` is PyTorch's element-wise kernel over contiguous tensors
-/// (`vectorized_elementwise_kernel`, `unrolled_elementwise_kernel`), whose threads stream
-/// their elements without computing each one's offsets. Within the L2 lanes of such kernels
+/// ([`crate::trace::is_contiguous_element_wise`]), whose threads stream their elements
+/// without computing each one's offsets. Within the L2 lanes of such kernels
 /// are held by the bytes they write ([`crate::l2_lanes`]), not by the SMs their blocks fill:
 /// on an H100 (`scripts/graph_lane_memory_probe.py`, 24 kernels a lane) two lanes of f16
 /// kernels that each fill the SMs in one round (2048 blocks of 128) took 1.54 times one
@@ -29,9 +32,7 @@ pub(super) fn reads_from_l2(o: &Op) -> bool {
 /// 1.76 times: the bytes, not the blocks. PyTorch's strided `elementwise_kernel`
 /// (broadcasts, non-contiguous operands) computes every element's offsets and keeps its share.
 pub(super) fn streams_contiguously(o: &Op) -> bool {
-    o.is_kernel()
-        && (o.name.contains("vectorized_elementwise_kernel")
-            || o.name.contains("unrolled_elementwise_kernel"))
+    o.is_kernel() && is_contiguous_element_wise(&o.name)
 }
 
 /// Whether `o` is a small kernel that waits on its loads, as the profile's small adds do

@@ -23,7 +23,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use host::HostSide;
-pub use names::{is_attention, is_element_wise, is_normalisation, is_reduction};
+pub use names::{
+    is_attention, is_contiguous_element_wise, is_element_wise, is_normalisation, is_reduction,
+};
 pub use steps::{MarkedStep, StepChoice};
 
 /// The most operations one walk may hold: far above any decode step, low enough that a
