@@ -331,7 +331,8 @@ fn lay_out_on(
                     0.0
                 };
                 // A contiguous element-wise kernel within the L2 holds the others off by
-                // what it writes (`gb_s`), not by the SMs its blocks fill.
+                // what it writes (`gb_s`), not by the SMs its blocks fill; holding none, it
+                // waits on its loads beside other lanes as a small kernel does.
                 let share = if o.is_kernel() && !(from_l2 && streams_contiguously(o)) {
                     held_share(o, l, m, roofline.as_ref())
                 } else {
