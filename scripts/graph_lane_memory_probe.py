@@ -23,7 +23,11 @@ slows them is the kernels or their blocks, not the bytes they move. Found on two
 takes as long for the same bytes written whatever they read (adds as unary kernels, f16 lanes
 of 512 Ki as f32 lanes of 256 Ki), which `replay --summary` now prices
 (`l2_lanes::WRITTEN_PART`). On the H200 (docs/graph-lane-memory-h200.json) the capture reused
-each lane's result blocks exactly as the eager step did.
+each lane's result blocks exactly as the eager step did. `--lanes 1 2` at a quarter, half
+and one round of blocks, in f16 and in f32 at the same bytes
+(docs/graph-lane-memory-fill-h100.json): two lanes cost what they write, not the SMs their blocks fill (one full round of f16 blocks
+1.54 times one lane, the same bytes in half a round of f32 1.76 times), so `replay --summary`
+gives PyTorch's contiguous element-wise kernels within the L2 no share of the SMs.
 
     python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N] [--elems N]
         [--lanes 1 4] [--dtype float32|float16|bfloat16]
