@@ -30,7 +30,7 @@ and one round of blocks, in f16 and in f32 at the same bytes
 gives PyTorch's contiguous element-wise kernels within the L2 no share of the SMs.
 
     python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N] [--elems N]
-        [--lanes 1 4] [--dtype float32|float16|bfloat16]
+        [--lanes 1 4] [--dtype float32|float16|bfloat16] [--broadcast]
 """
 import argparse
 import json
@@ -81,6 +81,19 @@ def chain_adds(torch, kernels, bufs):
     return run
 
 
+def chain_row_adds(torch, kernels, bufs, row):
+    """`kernels` adds of a row broadcast over a matrix (`out=`, two buffers in turn): PyTorch's
+    strided `elementwise_kernel`, which computes every element's offsets, where the other
+    chains run its contiguous (vectorised) kernels."""
+    def run(y):
+        a, b = bufs
+        for _ in range(kernels):
+            torch.add(a, row, out=b)
+            a, b = b, a
+        return a
+    return run
+
+
 def lanes_step(torch, parts):
     """Each of `parts` (a function of nothing) on a stream of its own, forked from the current
     stream and joined back, their results' first elements summed."""
@@ -114,6 +127,8 @@ def main(argv=None):
     p.add_argument("--ops", type=int, default=12)
     p.add_argument("--lanes", type=int, nargs="+", default=[1, 4])
     p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
+    p.add_argument("--broadcast", action="store_true",
+                   help="also time lanes of row-broadcast adds (PyTorch's strided kernel)")
     a = p.parse_args(argv)
     import torch
     dtype = getattr(torch, a.dtype)
@@ -148,6 +163,17 @@ def main(argv=None):
         adds = lanes_step(torch, [
             (lambda t=t: chain_adds(torch, kernels, t)(None)) for t in trios])
         graphs[f"{lanes}_lanes_adds"] = capture(adds)
+        if a.broadcast:
+            cols = 1024
+            with torch.device("cuda"):
+                mats = [[torch.randn(a.elems // cols, cols, dtype=dtype) for _ in range(2)]
+                        for _ in range(lanes)]
+                rows = [torch.randn(1, cols, dtype=dtype) for _ in range(lanes)]
+            keep.append((mats, rows))
+            row_adds = lanes_step(torch, [
+                (lambda m=m, r=r: chain_row_adds(torch, kernels, m, r)(None).reshape(-1))
+                for m, r in zip(mats, rows)])
+            graphs[f"{lanes}_lanes_row_adds"] = capture(row_adds)
         out["cases"][f"{lanes}_lanes"] = {"eager_per_lane": eager,
                                           "captured_per_lane": captured}
         print(f"{lanes} lane(s): eager {eager[0]}, captured {captured}", flush=True)
