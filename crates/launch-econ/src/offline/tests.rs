@@ -246,35 +246,33 @@ fn host_device_copies_cost_what_the_profile_measured() {
     assert!((graph_step_model(&w, &OfflineDevice::of(&with)) - 0.076).abs() < 1e-12);
 }
 
-#[test]
-fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
+/// Two lanes forked off a kernel on stream 7 onto streams 13 and 17 and joined back by
+/// another: `k(stream, correlation, lane)` makes each kernel, `lane` false for the fork and
+/// the join.
+fn forked_lanes(k: impl Fn(u64, u64, bool) -> Op) -> Walk {
     use crate::trace::StreamWait;
-    // Two streams forked off a short kernel, each an add of two 1 MB inputs (3 MB in 1 µs:
-    // 3000 GB/s, a third of it written), joined back: together they ask 6000 GB/s.
-    let kernel = |inputs: f64| {
-        move |stream: u64, corr: u64, mb: f64| Op {
-            stream: Some(stream),
-            correlation: Some(corr),
-            input_bytes: Some(inputs * mb * 1e6),
-            largest_input_bytes: Some(mb * 1e6),
-            ..Op::kernel("vectorized_elementwise_kernel<add>", corr as f64, 1000.0)
-        }
-    };
-    let walk_of = |inputs: f64, mb: f64| {
-        let k = kernel(inputs);
-        Walk {
-            ops: vec![k(7, 1, 0.001), k(13, 4, mb), k(17, 6, mb), k(7, 9, 0.001)],
-            waits: vec![
-                StreamWait::new(13, 2),
-                StreamWait::new(17, 3),
-                StreamWait::new(7, 7),
-                StreamWait::new(7, 8),
-            ],
-            ..Walk::default()
-        }
-    };
-    let w = |mb: f64| walk_of(2.0, mb);
-    let costs = |l2_gb_s: f64| crate::beside::BesideCosts {
+    Walk {
+        ops: vec![
+            k(7, 1, false),
+            k(13, 4, true),
+            k(17, 6, true),
+            k(7, 9, false),
+        ],
+        waits: vec![
+            StreamWait::new(13, 2),
+            StreamWait::new(17, 3),
+            StreamWait::new(7, 7),
+            StreamWait::new(7, 8),
+        ],
+        ..Walk::default()
+    }
+}
+
+/// `walk`'s graph step priced on an sm_90 of 132 SMs with a 50 MiB L2, device memory giving
+/// 3000 GB/s and lanes within the L2 moving `l2_gb_s` together (0: not measured): shared,
+/// and with every kernel as if alone.
+fn l2_lanes_step(l2_gb_s: f64, walk: &Walk) -> (f64, f64) {
+    let costs = crate::beside::BesideCosts {
         points: [crate::beside::BesidePoint {
             load_gb_s: 0.0,
             stretch: 0.0,
@@ -287,22 +285,40 @@ fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
         l2_gb_s,
     };
     let sms = SmLimits::of("9.0", 132).unwrap();
-    let step = |l2_gb_s: f64, walk: &Walk| {
-        let m = ModelInputs {
-            graph_launch_fixed_us: 0.0,
-            graph_node_beside: Some(costs(l2_gb_s)),
-            ..inputs()
-        };
-        let dev = OfflineDevice {
-            sms: Some(&sms),
-            l2_bytes: Some(50.0 * 1024.0 * 1024.0),
-            ..OfflineDevice::of(&m)
-        };
-        (
-            graph_step_model(walk, &dev),
-            graph_step_model(walk, &dev.without_sharing()),
-        )
+    let m = ModelInputs {
+        graph_launch_fixed_us: 0.0,
+        graph_node_beside: Some(costs),
+        ..inputs()
     };
+    let dev = OfflineDevice {
+        sms: Some(&sms),
+        l2_bytes: Some(50.0 * 1024.0 * 1024.0),
+        ..OfflineDevice::of(&m)
+    };
+    (
+        graph_step_model(walk, &dev),
+        graph_step_model(walk, &dev.without_sharing()),
+    )
+}
+
+#[test]
+fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
+    // Two streams forked off a short kernel, each an add of two 1 MB inputs (3 MB in 1 µs:
+    // 3000 GB/s, a third of it written), joined back: together they ask 6000 GB/s.
+    let walk_of = |inputs: f64, mb: f64| {
+        forked_lanes(|stream, corr, lane| {
+            let mb = if lane { mb } else { 0.001 };
+            Op {
+                stream: Some(stream),
+                correlation: Some(corr),
+                input_bytes: Some(inputs * mb * 1e6),
+                largest_input_bytes: Some(mb * 1e6),
+                ..Op::kernel("vectorized_elementwise_kernel<add>", corr as f64, 1000.0)
+            }
+        })
+    };
+    let w = |mb: f64| walk_of(2.0, mb);
+    let step = l2_lanes_step;
     let within = w(1.0);
     // The L2 gives both what they ask: side by side as if alone.
     let (shared, alone) = step(6000.0, &within);
@@ -338,62 +354,23 @@ fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
 
 #[test]
 fn contiguous_element_wise_lanes_within_the_l2_are_held_by_their_bytes_not_the_sms() {
-    use crate::trace::StreamWait;
     // Two lanes forked off a short kernel, each one kernel whose 2048 blocks of 128 threads
     // fill an sm_90's 132 SMs in one round, adding two 1 MB inputs in 2 µs (well within the
     // L2's figure), joined back.
     let walk_of = |name: &'static str| {
-        let k = move |stream: u64, corr: u64, blocks: u32| Op {
+        forked_lanes(|stream, corr, lane| Op {
             stream: Some(stream),
             correlation: Some(corr),
             input_bytes: Some(2e6),
             largest_input_bytes: Some(1e6),
             kind: OpKind::Kernel {
-                grid: (blocks, 1, 1),
+                grid: (if lane { 2048 } else { 1 }, 1, 1),
                 block: (128, 1, 1),
             },
             ..Op::kernel(name, corr as f64, 2000.0)
-        };
-        Walk {
-            ops: vec![k(7, 1, 1), k(13, 4, 2048), k(17, 6, 2048), k(7, 9, 1)],
-            waits: vec![
-                StreamWait::new(13, 2),
-                StreamWait::new(17, 3),
-                StreamWait::new(7, 7),
-                StreamWait::new(7, 8),
-            ],
-            ..Walk::default()
-        }
+        })
     };
-    let costs = crate::beside::BesideCosts {
-        points: [crate::beside::BesidePoint {
-            load_gb_s: 0.0,
-            stretch: 0.0,
-            gemm_us: 0.0,
-        }; 3],
-        bandwidth_gb_s: 3000.0,
-        small: Default::default(),
-        small_pair: Default::default(),
-        per_lane_us: 0.0,
-        l2_gb_s: 9000.0,
-    };
-    let sms = SmLimits::of("9.0", 132).unwrap();
-    let m = ModelInputs {
-        graph_launch_fixed_us: 0.0,
-        graph_node_beside: Some(costs),
-        ..inputs()
-    };
-    let dev = OfflineDevice {
-        sms: Some(&sms),
-        l2_bytes: Some(50.0 * 1024.0 * 1024.0),
-        ..OfflineDevice::of(&m)
-    };
-    let step = |w: &Walk| {
-        (
-            graph_step_model(w, &dev),
-            graph_step_model(w, &dev.without_sharing()),
-        )
-    };
+    let step = |w: &Walk| l2_lanes_step(9000.0, w);
     // PyTorch's contiguous kernels: the L2 gives both what they write, and their blocks do
     // not hold each other off: side by side as if alone.
     let (shared, alone) = step(&walk_of(
