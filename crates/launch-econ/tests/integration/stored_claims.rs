@@ -201,6 +201,13 @@ fn spread(priced: &[Priced], walks: &[&str]) -> String {
     format!("{} … {}", whole(errors[0]), whole(errors[errors.len() - 1]))
 }
 
+/// The README with every run of whitespace one space, as its claims are matched: a phrase
+/// may wrap anywhere.
+fn readme_words() -> String {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    readme.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The claims checked so far that their texts no longer make: all of them are reported at
 /// once, since pricing the stored walks again for each would take minutes.
 #[derive(Default)]
@@ -224,6 +231,7 @@ impl Claims {
 #[test]
 fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
     let mut claims = Claims::default();
+    let readme = readme_words();
     let walks = stored();
     assert!(
         walks.len() > 200,
@@ -292,9 +300,8 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
         ),
         "the bounds of a walk without recorded waits (price::UNORDERED_ACCURACY)",
     );
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     claims.says(
-        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &readme,
         &format!(
             "the {} stored multi-stream walks came within 10% of their real graphs on {} by the lower bound and on {} by the upper one, with their shapes taken out as well (an nsys CSV records neither) on {} and {}",
             unordered.len(),
@@ -348,9 +355,8 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
         &no_shapes,
         "the warning for several streams without shapes (caveats::no_shapes_beside_streams)",
     );
-    let readme_text = std::fs::read_to_string(root().join("README.md")).unwrap();
     claims.says(
-        &readme_text.split_whitespace().collect::<Vec<_>>().join(" "),
+        &readme,
         &format!(
             "`--summary` on the stored walks with their shapes taken out: one stream {} of {} within 5% ({} within 10%), several streams {} of {} within 10% ({} with shapes)",
             within(&shapeless_one, 5.0),
@@ -454,7 +460,6 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
     );
 
     // The README's account of this version's offline price.
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let one: Vec<f64> = priced
         .iter()
         .filter(|p| p.streams == 1)
@@ -463,7 +468,7 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
     let (one_lo, one_hi) = range(&one);
     let (sev_lo, sev_hi) = range(&several);
     claims.says(
-        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &readme,
         &format!(
             "one stream {} of {} within 5% ({} … {}%, median {}%); several streams {} of {} within 10%, {} within 5% ({} … {}%, median {}%)",
             within(&one, 5.0),
@@ -481,7 +486,7 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
         "the README (\"This version's offline price\")",
     );
     claims.says(
-        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &readme,
         &format!(
             "the {} stored walks come {lo:.2}–{hi:.1}× their unprofiled step, a median {:.2}×, {} within 25%",
             ratios.len(),
@@ -491,13 +496,12 @@ fn accuracy_claims_of_this_version_are_what_it_gives_on_the_stored_walks() {
         "the README (\"Pass --eager-step-ms\")",
     );
     claims.says(
-        &readme.split_whitespace().collect::<Vec<_>>().join(" "),
+        &readme,
         &readme_classes,
         "the README (\"Pass --eager-step-ms\", by launch calls)",
     );
 
     // The README's walks where `--summary` is off (or was, and what it gives now).
-    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     let now = |walk: &str| signed(error_of(&priced, walk));
     for phrase in [
         format!(
@@ -578,8 +582,7 @@ fn the_l2_lanes_figure_is_what_this_version_gives_on_the_stored_h100_run() {
     let eager_ms = r["eager_step_ms"].as_f64();
     let p = price_offline(&mut w, info, profile, eager_ms, grids, false).prediction;
     let error = (p.graph_step_ms / real_graph_ms - 1.0) * 100.0;
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = readme_words();
     let mut claims = Claims::default();
     claims.says(
         &flat,
