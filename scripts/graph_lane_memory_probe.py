@@ -29,8 +29,12 @@ and one round of blocks, in f16 and in f32 at the same bytes
 1.54 times one lane, the same bytes in half a round of f32 1.76 times), so `replay --summary`
 gives PyTorch's contiguous element-wise kernels within the L2 no share of the SMs.
 
+`--traces DIR`, after all timing, records one eager step of each graph's layout
+(`DIR/{LAYOUT}.eager.json`), so that `scripts/price_probe_traces.py` sets `replay --summary`'s
+price of each beside the graph timed here (no GPU).
+
     python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N] [--elems N]
-        [--lanes 1 4] [--dtype float32|float16|bfloat16] [--broadcast]
+        [--lanes 1 4] [--dtype float32|float16|bfloat16] [--broadcast] [--traces DIR]
 """
 import argparse
 import json
@@ -39,7 +43,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from walk_parts import capture, graph_times  # noqa: E402
+from walk_parts import capture, graph_times, record_steps  # noqa: E402
 
 
 def chain_fresh(torch, ops, seen):
@@ -129,12 +133,15 @@ def main(argv=None):
     p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     p.add_argument("--broadcast", action="store_true",
                    help="also time lanes of row-broadcast adds (PyTorch's strided kernel)")
+    p.add_argument("--traces", default="",
+                   help="record one eager step of each layout here, after all timing")
     a = p.parse_args(argv)
     import torch
     dtype = getattr(torch, a.dtype)
     out = {"device": torch.cuda.get_device_name(), "elems": a.elems, "ops": a.ops,
            "dtype": a.dtype, "cases": {}}
     graphs = {}
+    steps = {}  # layout -> its eager step, recorded with --traces once all timing is done
     # Every case's tensors live as long as its graphs, which read and write them on replay.
     keep = []
     for lanes in a.lanes:
@@ -151,10 +158,12 @@ def main(argv=None):
         eager = [footprint(s) for s in seen]
         for s in seen:
             s.clear()
+        steps[f"{lanes}_lanes_fresh"] = fresh
         graphs[f"{lanes}_lanes_fresh"] = capture(fresh)
         captured = [footprint(s[-a.ops:]) for s in seen]
         two = lanes_step(torch, [
             (lambda x=x, b=b: chain_two_buffers(torch, a.ops, b)(x)) for x, b in zip(xs, bufs)])
+        steps[f"{lanes}_lanes_two_buffers"] = two
         graphs[f"{lanes}_lanes_two_buffers"] = capture(two)
         with torch.device("cuda"):
             trios = [[torch.randn(a.elems, dtype=dtype) for _ in range(3)] for _ in range(lanes)]
@@ -162,6 +171,7 @@ def main(argv=None):
         kernels = 2 * a.ops  # the clamp-sqrt chain's kernels: a clamp, then abs, add and sqrt
         adds = lanes_step(torch, [
             (lambda t=t: chain_adds(torch, kernels, t)(None)) for t in trios])
+        steps[f"{lanes}_lanes_adds"] = adds
         graphs[f"{lanes}_lanes_adds"] = capture(adds)
         if a.broadcast:
             cols = 1024
@@ -173,6 +183,7 @@ def main(argv=None):
             row_adds = lanes_step(torch, [
                 (lambda m=m, r=r: chain_row_adds(torch, kernels, m, r)(None).reshape(-1))
                 for m, r in zip(mats, rows)])
+            steps[f"{lanes}_lanes_row_adds"] = row_adds
             graphs[f"{lanes}_lanes_row_adds"] = capture(row_adds)
         out["cases"][f"{lanes}_lanes"] = {"eager_per_lane": eager,
                                           "captured_per_lane": captured}
@@ -180,6 +191,8 @@ def main(argv=None):
     out["graphs"] = graph_times(torch, graphs, a.trials)
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)
+    if a.traces:
+        record_steps(torch, list(steps.items()), a.traces)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ be made again from its traces (no GPU). Three probes record traces this reads:
 * `gemm_lanes_l2_probe.py --out OUT --traces DIR`: `sizes` -> d -> `us` (`beyond_N`,
   `within_N`), traces `d{D}_{beyond|within}_{N}.eager.json[.gz]`;
 * `ring_lanes_probe.py --out OUT --traces DIR`: `us` (`LAYOUT_ROUNDS`), traces of the last
-  round count, `{LAYOUT}.eager.json[.gz]`.
+  round count, `{LAYOUT}.eager.json[.gz]`;
+* `graph_lane_memory_probe.py --out OUT --traces DIR`: `graphs` -> `us` (`{N}_lanes_{CHAIN}`),
+  traces `{N}_lanes_{CHAIN}.eager.json[.gz]`.
 
 For each layout it prints the real graph µs, `--summary`'s µs and error and, with
 `--baseline`, the second binary's beside it; `--out` writes them as JSON.
@@ -42,8 +44,11 @@ def layouts(probe):
             layout, _, rounds = key.rpartition("_")
             if rounds == str(last):
                 yield layout, layout, us
+    elif "graphs" in probe and "us" in probe["graphs"]:
+        for key, us in probe["graphs"]["us"].items():
+            yield key, key, us
     else:
-        raise ValueError("not a lanes probe's JSON (no rows, sizes or rounds)")
+        raise ValueError("not a lanes probe's JSON (no rows, sizes, rounds or graphs)")
 
 
 def find_trace(folder, stem):

@@ -463,13 +463,14 @@ def test_price_probe_traces_sets_each_layout_beside_its_real_graph(tmp_path):
     fake.chmod(0o755)
     traces = tmp_path / "traces"
     traces.mkdir()
-    for stem in ("add_16384_x1", "add_16384_x2", "d1024_beyond_1", "ring"):
+    for stem in ("add_16384_x1", "add_16384_x2", "d1024_beyond_1", "ring", "2_lanes_row_adds"):
         (traces / f"{stem}.eager.json").write_text("{}")
     probes = {
         "ew.json": {"rows": [{"buffer_bytes": 16384, "lanes": n, "step_us": 80.0 * n}
                              for n in (1, 2, 4)]},
         "gemm.json": {"sizes": {"1024": {"us": {"beyond_1": 125.0}}}},
         "ring.json": {"rounds": [2, 6], "us": {"ring_2": 20.0, "ring_6": 50.0}},
+        "memory.json": {"graphs": {"us": {"2_lanes_row_adds": 80.0, "2_lanes_adds": 70.0}}},
     }
     for name, probe in probes.items():
         (tmp_path / name).write_text(json.dumps(probe))
@@ -485,6 +486,9 @@ def test_price_probe_traces_sets_each_layout_beside_its_real_graph(tmp_path):
     assert "d1024_beyond_1: real     125.0 us, --summary     100.0 (-20.0%)" in p.stdout
     p = run_script("price_probe_traces.py", tmp_path / "ring.json", traces, "--launch-econ", fake)
     assert "ring: real      50.0 us, --summary     100.0 (+100.0%)" in p.stdout
+    p = run_script("price_probe_traces.py", tmp_path / "memory.json", traces, "--launch-econ", fake)
+    assert "2_lanes_row_adds: real      80.0 us, --summary     100.0 (+25.0%)" in p.stdout
+    assert "no trace for 1 layout(s): 2_lanes_adds" in p.stderr
     (tmp_path / "bad.json").write_text("{}")
     p = run_script("price_probe_traces.py", tmp_path / "bad.json", traces, "--launch-econ", fake)
     assert p.returncode != 0 and "not a lanes probe's JSON" in p.stderr
