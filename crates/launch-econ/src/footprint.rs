@@ -91,10 +91,11 @@ impl Footprint {
 
     /// [`Footprint::stated`] with every recorded operator's inputs added up, not only the largest
     /// (element-wise operators, which reread what the step wrote, left out; never less than the
-    /// stated): an attention's caches, a convolution's weights and activations, a norm's input,
-    /// each counted where it is read. Larger than what one replay touches where operators share
-    /// inputs, so a walk this puts within the L2 has its data there; `Durations` for a trace
-    /// without shapes, as [`Footprint::stated`].
+    /// stated, nor than what lanes of element-wise kernels hold at once,
+    /// [`lanes_working_set`]): an attention's caches, a convolution's weights and activations,
+    /// a norm's input, each counted where it is read. Larger than what one replay touches where
+    /// operators share inputs, so a walk this puts within the L2 has its data there; `Durations`
+    /// for a trace without shapes, as [`Footprint::stated`].
     pub fn inputs_added(walk: &Walk) -> Footprint {
         if !has_shapes(walk) {
             return Footprint::stated(walk);
@@ -105,7 +106,10 @@ impl Footprint {
             .filter(|o| is_other(o) && !is_element_wise(&o.name))
             .filter_map(|o| o.input_bytes)
             .sum();
-        recorded(walk, others.max(largest_other_input(walk)))
+        let other_inputs = others
+            .max(largest_other_input(walk))
+            .max(lanes_working_set(walk));
+        recorded(walk, other_inputs)
     }
 
     /// Whether the replay touches more than [`L2_SHARE`] of an L2 of `l2_bytes`.
@@ -392,6 +396,36 @@ fn largest_other_input(walk: &Walk) -> f64 {
         .filter(|o| is_other(o))
         .filter_map(|o| o.input_bytes)
         .fold(0.0, f64::max)
+}
+
+/// What lanes of element-wise kernels hold at once, bytes: on each stream, the most one of its
+/// element-wise kernels touches (its recorded inputs and a result as large as the largest,
+/// as [`crate::offline`] counts what such a kernel writes), added up over the streams, which
+/// run side by side on tensors of their own. A kernel reads its inputs and writes its result
+/// while the other lanes' kernels read and write theirs, so their data must all stay in the L2
+/// for the lanes to run from it. On an H100 (`scripts/graph_lane_memory_probe.py --traces`,
+/// 24 adds a lane, each writing a third f32 buffer of 16 MiB: 48 MiB a lane) two lanes took
+/// 2.4 times one lane's step, at device memory's pace, where counting the largest input alone
+/// (16 MiB) had them within the L2 and `--summary` 51% low; four lanes over 4 MiB buffers
+/// (48 MiB together) took 4.6 times one lane's step, 32% above `--summary` then.
+/// An in-place kernel's result is one of its inputs, counted twice here.
+fn lanes_working_set(walk: &Walk) -> f64 {
+    let mut by_stream: Vec<(Option<u64>, f64)> = Vec::new();
+    for o in walk
+        .ops
+        .iter()
+        .filter(|o| o.is_kernel() && is_other(o) && is_element_wise(&o.name))
+    {
+        let (Some(inputs), Some(largest)) = (o.input_bytes, o.largest_input_bytes) else {
+            continue;
+        };
+        let touched = inputs + largest;
+        match by_stream.iter_mut().find(|(s, _)| *s == o.stream) {
+            Some((_, most)) => *most = most.max(touched),
+            None => by_stream.push((o.stream, touched)),
+        }
+    }
+    by_stream.iter().map(|(_, most)| most).sum()
 }
 
 /// Whether `o`'s recorded inputs count as an "other" operator's: neither a GEMM's (counted by

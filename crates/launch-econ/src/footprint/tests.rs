@@ -94,6 +94,33 @@ fn added_up_inputs_count_every_operator_but_element_wise_ones() {
 }
 
 #[test]
+fn lanes_of_element_wise_kernels_hold_their_inputs_and_results_at_once() {
+    // An add of two 16 MiB tensors into a third, 24 times a lane: 48 MiB a lane.
+    let add = |stream: u64| Op {
+        stream: Some(stream),
+        input_bytes: Some(32.0 * MIB),
+        largest_input_bytes: Some(16.0 * MIB),
+        ..Op::kernel("vectorized_elementwise_kernel<4, add>", 0.0, 13_000.0)
+    };
+    let lanes = |n: u64| Walk::from((0..n).flat_map(|s| vec![add(s); 24]).collect::<Vec<_>>());
+    // The largest input alone (16 MiB) is what the stated footprint counts, lanes or not.
+    assert_eq!(Footprint::stated(&lanes(2)).bytes, 32.0 * MIB);
+    assert_eq!(Footprint::inputs_added(&lanes(1)).bytes, 48.0 * MIB);
+    assert_eq!(Footprint::inputs_added(&lanes(2)).bytes, 96.0 * MIB);
+    // An L2 of 96 MiB holds one lane's (within 2/3 of it), not two lanes'.
+    assert!(within_l2(Footprint::inputs_added(&lanes(1)), 96.0 * MIB));
+    assert!(!within_l2(Footprint::inputs_added(&lanes(2)), 96.0 * MIB));
+    // A lane's smaller kernels do not add to its largest: a lane holds one kernel's data at once.
+    let mut w = lanes(1);
+    w.ops.push(Op {
+        input_bytes: Some(MIB),
+        largest_input_bytes: Some(MIB),
+        ..add(0)
+    });
+    assert_eq!(Footprint::inputs_added(&w).bytes, 48.0 * MIB);
+}
+
+#[test]
 fn copies_count_the_device_memory_they_touch() {
     let copy = |direction: &str, mib: f64| Op {
         kind: OpKind::Memcpy {

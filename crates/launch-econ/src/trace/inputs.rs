@@ -201,10 +201,11 @@ fn sizes_of(bytes: &[Option<u64>], gathered: u64) -> Option<InputSizes> {
 /// operators whose forms are known here; others keep every tensor as read (an upper bound).
 fn out_argument(name: &str, bytes: &[Option<u64>]) -> Option<usize> {
     let functional = match name {
-        // (self, other, alpha)
-        "aten::add" | "aten::sub" => 3,
-        // (self, other)
-        "aten::mul" | "aten::div" | "aten::maximum" | "aten::minimum" => 2,
+        // (self, other, alpha); (self, min, max)
+        "aten::add" | "aten::sub" | "aten::clamp" => 3,
+        // (self, other); (self, min)
+        "aten::mul" | "aten::div" | "aten::maximum" | "aten::minimum" | "aten::clamp_min"
+        | "aten::clamp_max" => 2,
         // (self)
         "aten::neg" | "aten::exp" | "aten::sqrt" | "aten::rsqrt" | "aten::reciprocal"
         | "aten::tanh" | "aten::sigmoid" | "aten::abs" => 1,
@@ -341,6 +342,13 @@ mod tests {
         assert_eq!(
             operator_sizes("aten::mul", &d, &t3, None, None).map(|s| s.total),
             Some(2 * 4 * n as u64)
+        );
+        // clamp(self, min, max, out): the fourth tensor is its out tensor.
+        let d4 = dims(&[&[n], &[], &[], &[n]]);
+        let t4 = types(&["float", "Scalar", "Scalar", "float"]);
+        assert_eq!(
+            operator_sizes("aten::clamp", &d4, &t4, None, None).map(|s| s.total),
+            Some(4 * n as u64)
         );
         // An operator whose forms are not known here keeps every tensor as read.
         assert_eq!(
