@@ -516,4 +516,10 @@ GROUPS = [
                                          "lu_four_lanes_of_casts_fp16_f32_512k,"
                                          "lu_four_lanes_of_lerps_f32_256k,"
                                          "lu_two_lanes_of_row_adds_f32_1m"),
+    ("heldout96", "heldout_96_walks.py", "lv_three_lanes_of_gelu_adds_bf16_4m,"
+                                         "lv_two_lanes_of_addcmuls_f32_2m,"
+                                         "lv_four_lanes_of_scale_adds_fp16_2m,"
+                                         "lv_two_lanes_of_lerps_f32_4m,"
+                                         "lv_six_lanes_of_multiplies_bf16_1536k,"
+                                         "lv_two_lanes_of_swiglu_products_bf16_2k_by_4k"),
 ]
