@@ -336,7 +336,7 @@ pub fn within_l2_note(
         return None;
     }
     let fits = format!(
-        "the recorded shapes put the step's data at ~{:.0} MiB (every operator's inputs added up), within 2/3 of the {:.0} MiB L2",
+        "the recorded shapes put the step's data at ~{:.0} MiB (every operator's inputs added up, and what lanes of element-wise kernels hold at once), within 2/3 of the {:.0} MiB L2",
         data.bytes / MIB,
         l2_bytes / MIB
     );

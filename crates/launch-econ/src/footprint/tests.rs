@@ -245,7 +245,7 @@ fn data_within_the_l2_spins_and_the_note_names_the_other_price() {
     assert!(within_l2(recorded(2.0), l2));
     let spin = within_l2_note(recorded(2.0), l2, L2Resident::Spin, 3.0, 0).expect("within");
     assert!(
-        spin.contains("~2 MiB (every operator's inputs added up), within 2/3 of the 60 MiB L2"),
+        spin.contains("~2 MiB (every operator's inputs added up, and what lanes of element-wise kernels hold at once), within 2/3 of the 60 MiB L2"),
         "{spin}"
     );
     assert!(
