@@ -4,7 +4,9 @@
 # returns at most eight files), with the GPU's name and UUID and the run's table.
 #   bash scripts/gpu-validate.sh GROUPS OUTDIR [--profile FILE]
 # On a GPU other than the H200, pass --profile of that GPU (`launch-econ --export-json FILE`
-# there first): see docs/validating.md.
+# there first): see docs/validating.md. LIMIT_S (seconds, optional) stops the run that long
+# after it starts, so the archive of what finished is still written within a device call's
+# own limit (validate.py writes each group's validation.json after every walk).
 set -uo pipefail
 groups=${1:?usage: gpu-validate.sh GROUPS OUTDIR [--profile FILE]}
 out=${2:?usage: gpu-validate.sh GROUPS OUTDIR [--profile FILE]}
@@ -12,7 +14,9 @@ shift 2
 run=/tmp/validate-run
 rm -rf "$run"
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-python3 scripts/validate_all.py --out "$run" --groups "$groups" \
+limit=()
+[ -n "${LIMIT_S:-}" ] && limit=(timeout -k 5 "$LIMIT_S")
+"${limit[@]}" python3 scripts/validate_all.py --out "$run" --groups "$groups" \
     --launch-econ .gpu/bin/launch-econ "$@" >"$out/validate.log" 2>&1
 rc=$?
 echo "validate_all rc $rc" | tee -a "$out/validate.log"
