@@ -399,16 +399,17 @@ fn largest_other_input(walk: &Walk) -> f64 {
 }
 
 /// What lanes of element-wise kernels hold at once, bytes: on each stream, the most one of its
-/// element-wise kernels touches (its recorded inputs and a result as large as the largest,
-/// as [`crate::offline`] counts what such a kernel writes), added up over the streams, which
-/// run side by side on tensors of their own. A kernel reads its inputs and writes its result
-/// while the other lanes' kernels read and write theirs, so their data must all stay in the L2
-/// for the lanes to run from it. On an H100 (`scripts/graph_lane_memory_probe.py --traces`,
-/// 24 adds a lane, each writing a third f32 buffer of 16 MiB: 48 MiB a lane) two lanes took
-/// 2.4 times one lane's step, at device memory's pace, where counting the largest input alone
-/// (16 MiB) had them within the L2 and `--summary` 51% low; four lanes over 4 MiB buffers
-/// (48 MiB together) took 4.6 times one lane's step, 32% above `--summary` then.
-/// An in-place kernel's result is one of its inputs, counted twice here.
+/// element-wise kernels touches (its recorded inputs and, unless it writes in place, a result
+/// as large as the largest, as [`crate::offline`] counts what such a kernel writes), added up
+/// over the streams, which run side by side on tensors of their own. A kernel reads its inputs
+/// and writes its result while the other lanes' kernels read and write theirs, so their data
+/// must all stay in the L2 for the lanes to run from it. On an H100
+/// (`scripts/graph_lane_memory_probe.py --traces`, 24 adds a lane, each writing a third f32
+/// buffer of 16 MiB: 48 MiB a lane) two lanes took 2.4 times one lane's step, at device
+/// memory's pace, where counting the largest input alone (16 MiB) had them within the L2 and
+/// `--summary` 51% low; four lanes over 4 MiB buffers (48 MiB together) took 4.6 times one
+/// lane's step, `--summary` 32% low then. An in-place kernel (`aten::add_`) touches its inputs
+/// only: its result is one of them.
 fn lanes_working_set(walk: &Walk) -> f64 {
     let mut by_stream: Vec<(Option<u64>, f64)> = Vec::new();
     for o in walk
@@ -419,7 +420,8 @@ fn lanes_working_set(walk: &Walk) -> f64 {
         let (Some(inputs), Some(largest)) = (o.input_bytes, o.largest_input_bytes) else {
             continue;
         };
-        let touched = inputs + largest;
+        // An in-place kernel's result is one of its inputs.
+        let touched = if o.in_place { inputs } else { inputs + largest };
         match by_stream.iter_mut().find(|(s, _)| *s == o.stream) {
             Some((_, most)) => *most = most.max(touched),
             None => by_stream.push((o.stream, touched)),

@@ -110,6 +110,17 @@ fn lanes_of_element_wise_kernels_hold_their_inputs_and_results_at_once() {
     // An L2 of 96 MiB holds one lane's (within 2/3 of it), not two lanes'.
     assert!(within_l2(Footprint::inputs_added(&lanes(1)), 96.0 * MIB));
     assert!(!within_l2(Footprint::inputs_added(&lanes(2)), 96.0 * MIB));
+    // An in-place add (`aten::add_`, its result one of its two inputs) touches 32 MiB a lane.
+    let in_place = |s: u64| Op {
+        in_place: true,
+        ..add(s)
+    };
+    let w = Walk::from(
+        (0..2)
+            .flat_map(|s| vec![in_place(s); 24])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(Footprint::inputs_added(&w).bytes, 64.0 * MIB);
     // A lane's smaller kernels do not add to its largest: a lane holds one kernel's data at once.
     let mut w = lanes(1);
     w.ops.push(Op {

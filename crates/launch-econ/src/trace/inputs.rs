@@ -66,6 +66,9 @@ pub struct InputSizes {
     /// inputs), whose element type the profiler does not record ([`list_sizes`]); the kernel
     /// that copies them may say it.
     pub elements: bool,
+    /// The operator writes its result into one of its inputs (`aten::add_`, `aten::copy_`):
+    /// the result is among `total`, not a tensor of its own ([`is_in_place`]).
+    pub in_place: bool,
 }
 
 /// The elements of an operator's tensor-list arguments (`Input type` `TensorList`, whose
@@ -96,6 +99,7 @@ pub fn list_sizes(dims: &serde_json::Value, types: &[String]) -> Option<InputSiz
         largest: tensors.iter().copied().max().unwrap_or(0),
         gathered: 0,
         elements: true,
+        in_place: false,
     })
 }
 
@@ -151,7 +155,17 @@ pub fn operator_sizes(
             bytes[table] = Some(gathered);
         }
     }
-    sizes_of(&bytes, gathered)
+    sizes_of(&bytes, gathered).map(|sizes| InputSizes {
+        in_place: is_in_place(name),
+        ..sizes
+    })
+}
+
+/// Whether the operator `name` writes into its first argument, as PyTorch names its in-place
+/// operators (`aten::add_`, `aten::mul_`, `aten::copy_`; not the dunder `aten::__iadd__`).
+pub fn is_in_place(name: &str) -> bool {
+    let op = name.rsplit("::").next().unwrap_or(name);
+    op.ends_with('_') && !op.ends_with("__")
 }
 
 /// Each argument's bytes, `None` for a scalar; `None` where a tensor argument cannot be sized
@@ -189,6 +203,7 @@ fn sizes_of(bytes: &[Option<u64>], gathered: u64) -> Option<InputSizes> {
         largest,
         gathered,
         elements: false,
+        in_place: false,
     })
 }
 
@@ -350,6 +365,17 @@ mod tests {
             operator_sizes("aten::clamp", &d4, &t4, None, None).map(|s| s.total),
             Some(4 * n as u64)
         );
+        // An in-place operator's result is its first input: no tensor of its own.
+        let d2 = dims(&[&[n], &[n], &[]]);
+        let t2 = types(&["float", "float", "Scalar"]);
+        let add_ = operator_sizes("aten::add_", &d2, &t2, None, None).unwrap();
+        assert!(add_.in_place && add_.total == 2 * 4 * n as u64);
+        assert!(
+            !operator_sizes("aten::add", &d2, &t2, None, None)
+                .unwrap()
+                .in_place
+        );
+        assert!(!is_in_place("aten::__iadd__") && is_in_place("aten::copy_"));
         // An operator whose forms are not known here keeps every tensor as read.
         assert_eq!(
             operator_sizes("aten::addcmul", &d, &t3, None, None).map(|s| s.total),

@@ -126,6 +126,10 @@ pub struct Op {
     /// kept apart from [`Op::input_bytes`], which the stand-ins read.
     #[serde(skip)]
     pub copied_bytes: Option<f64>,
+    /// The kernel's operator wrote its result into one of its inputs
+    /// ([`inputs::InputSizes::in_place`]), on the same kernel as [`Op::input_bytes`].
+    #[serde(skip)]
+    pub in_place: bool,
 }
 
 impl Op {
@@ -159,6 +163,7 @@ impl Op {
             gathered_bytes: None,
             copied_bytes: None,
             resources: None,
+            in_place: false,
         }
     }
 

@@ -165,5 +165,6 @@ pub(super) fn assign_inputs(sink: &mut Sink) {
         ops[i].input_bytes = Some(sizes.total as f64);
         ops[i].largest_input_bytes = Some(sizes.largest as f64);
         ops[i].gathered_bytes = (sizes.gathered > 0).then_some(sizes.gathered as f64);
+        ops[i].in_place = sizes.in_place;
     }
 }
