@@ -3,8 +3,9 @@
 # in turn and stopped in time to send back what finished. Writes the GPU's name and UUID, a
 # default run's output and its profile (`launch-econ --export-json`), then on an H200 runs
 # H200_GROUPS priced with the shipped profile (as the H200 record is), on an H100 H100_GROUPS
-# priced with that profile and the H100 grid table beside it (docs/validating.md). Everything
-# comes back as OUTDIR/batches.tgz (the device tool returns at most eight files).
+# priced with that profile and the H100 grid table beside it (docs/validating.md), each group
+# by gpu-validate.sh. Everything comes back as OUTDIR/batches.tgz (the device tool returns at
+# most eight files), a group's run inside it as GROUP/run.tgz.
 #   LIMIT_S=500 bash scripts/gpu-batches.sh OUTDIR "heldout96 heldout68" "heldout96"
 # LIMIT_S: seconds from the start by which the archive is written (default 540); set it
 # below the device call's own limit. The staged binary is .gpu/bin/launch-econ, unpacked
@@ -31,13 +32,12 @@ else
     groups=$h200_groups
     extra=()
 fi
+# Each group through gpu-validate.sh: WORK/GROUP/run.tgz, its log and the GPU's name.
 for g in $groups; do
     t=$(left)
     if [ "$t" -lt 60 ]; then echo "$g not started: $t s left"; continue; fi
     mkdir -p "$work/$g"
-    timeout -k 5 "$t" python3 scripts/validate_all.py --out "$work/$g/validate-run" --groups "$g" \
-        --launch-econ .gpu/bin/launch-econ "${extra[@]}" >"$work/$g/validate.log" 2>&1
+    LIMIT_S=$t bash scripts/gpu-validate.sh "$g" "$work/$g" "${extra[@]}"
     echo "$g rc $? after $(( $(date +%s) - start )) s"
-    tail -8 "$work/$g/validate.log"
 done
 tar czf "$out/batches.tgz" -C "$(dirname "$work")" "$(basename "$work")"
