@@ -170,16 +170,16 @@ pub const BY_LAUNCH_CALLS: [ClassAccuracy; 3] = [
     ClassAccuracy {
         launch_calls_from: 0,
         launch_calls_below: Some(50),
-        walks: 130,
-        within_25: 42,
+        walks: 140,
+        within_25: 44,
         median_abs_error_pct: 39,
     },
     ClassAccuracy {
         launch_calls_from: 50,
         launch_calls_below: Some(200),
-        walks: 97,
-        within_25: 54,
-        median_abs_error_pct: 19,
+        walks: 117,
+        within_25: 66,
+        median_abs_error_pct: 20,
     },
     ClassAccuracy {
         launch_calls_from: 200,
