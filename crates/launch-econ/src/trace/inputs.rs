@@ -163,7 +163,7 @@ pub fn operator_sizes(
 
 /// Whether the operator `name` writes into its first argument, as PyTorch names its in-place
 /// operators (`aten::add_`, `aten::mul_`, `aten::copy_`; not the dunder `aten::__iadd__`).
-pub fn is_in_place(name: &str) -> bool {
+fn is_in_place(name: &str) -> bool {
     let op = name.rsplit("::").next().unwrap_or(name);
     op.ends_with('_') && !op.ends_with("__")
 }
