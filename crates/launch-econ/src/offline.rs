@@ -184,6 +184,38 @@ impl<'w> ModelledWalk<'w> {
         step_ms_of(&self.laid_out().spans, &self.dev)
     }
 
+    /// The least the graph step can take where lanes side by side hold more data than the
+    /// whole L2, ms: every kernel's bytes the trace gives ([`known_gb_s`] uncapped: an
+    /// element-wise or normalisation kernel's inputs and a result as large as the largest, a
+    /// GEMM's operands) moved at device memory's bandwidth, plus one graph launch. Alone, a
+    /// lane's kernel may run faster than device memory gives, reading what the kernel before
+    /// it wrote from the L2; beside lanes whose data together pass the L2 that is gone, so the
+    /// lanes take longer than one after another, and the serial price is no bound (an H100
+    /// probe: two lanes of 4 Mi f32 adds, 96 MiB, 2.38 times one lane). `None` for one lane,
+    /// data within the L2 or not from recorded shapes, or no bandwidth measured.
+    pub fn streamed_floor_ms(&self) -> Option<f64> {
+        let bandwidth = self.dev.inputs.bandwidth_gb_s();
+        let l2 = self.dev.l2_bytes?;
+        let data = Footprint::inputs_added(self.walk);
+        if !self.branches()
+            || bandwidth <= 0.0
+            || data.source != FootprintSource::Recorded
+            || data.bytes <= l2
+        {
+            return None;
+        }
+        let bytes: f64 = self
+            .walk
+            .ops
+            .iter()
+            .map(|o| {
+                let o = &*crate::occupancy::working_grid(o);
+                known_gb_s(o, 0.0) * o.duration_ns.max(0.0)
+            })
+            .sum();
+        Some((bytes / bandwidth + self.dev.inputs.graph_launch_fixed_us * 1e3) / 1e6)
+    }
+
     /// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
     pub fn quiet_ms(&self) -> f64 {
         graph_step_on(&self.schedule, self.walk, &self.dev, 0.0)

@@ -159,6 +159,12 @@ pub struct StepPrice {
     /// `None` where the model did not share the GPU (one stream, or SM limits unknown).
     #[serde(default)]
     pub graph_step_unshared_ms: Option<f64>,
+    /// The least the offline model's graph step can take, ms, where lanes side by side hold
+    /// more data than the whole L2: the kernels' bytes from device memory
+    /// ([`crate::offline::ModelledWalk::streamed_floor_ms`]); present where it set the step
+    /// (above the model's step and its serial price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_step_streamed_floor_ms: Option<f64>,
     /// How many kernels the offline model has wait for room beside a kernel whose blocks fill
     /// every SM (see [`crate::sharing::NodeCost::leaves`]); `None` where none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,6 +196,7 @@ impl StepPrice {
             graph_step_quiet_ms: None,
             saving_quiet_ms: None,
             graph_step_serial_ms: None,
+            graph_step_streamed_floor_ms: None,
             graph_step_replayed_ms: None,
             graph_step_model_ms: None,
             graph_step_independent_ms: None,
@@ -249,6 +256,15 @@ impl StepPrice {
     pub fn with_waited_for_room(self, waiting: usize) -> StepPrice {
         StepPrice {
             kernels_waiting_for_room: (waiting > 0).then_some(waiting),
+            ..self
+        }
+    }
+
+    /// The same price with the floor of lanes past the L2 ([`Self::graph_step_streamed_floor_ms`])
+    /// beside it, where that floor set the graph step.
+    pub fn with_streamed_floor(self, ms: f64) -> StepPrice {
+        StepPrice {
+            graph_step_streamed_floor_ms: Some(ms),
             ..self
         }
     }
@@ -409,6 +425,11 @@ impl StepPrice {
             _ => self.graph_step_model_ms.unwrap_or(f64::NAN),
         };
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
+            _ if self.graph_step_streamed_floor_ms == Some(held) => format!(
+                "              (streams side by side whose data together pass the L2: what their kernels read from the L2 alone they read from device memory beside each other, so the step is no shorter than their recorded bytes at device memory's bandwidth, {} ms{})\n",
+                num(held, 4),
+                self.graph_step_serial_ms.map_or(String::new(), |s| format!("; {} ms with the streams one after another", num(s, 4)))
+            ),
             (Some(s), Some(_)) if held == s => format!(
                 "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}: the model's sharing priced them longer than one after another, so the step is the streams one after another, {} ms, an upper bound)\n",
                 num(s, 4)

@@ -104,13 +104,17 @@ pub fn price_offline(
         engine_floor_model(walk, m)
     });
     // Streams side by side take no longer than the same kernels one after another: where the
-    // model's sharing prices them longer, the step is the serial one.
+    // model's sharing prices them longer, the step is the serial one — unless the lanes'
+    // data pass the L2, where no step is shorter than their bytes from device memory.
+    let floor = modelled.streamed_floor_ms();
     let bounded = |side_by_side: f64, serial: Option<f64>| {
-        serial.map_or(side_by_side, |s| side_by_side.min(s))
+        let held = serial.map_or(side_by_side, |s| side_by_side.min(s));
+        floor.map_or(held, |f| held.max(f))
     };
     let serial = modelled.serial_ms();
+    let step = modelled.step_ms();
     let mut prediction = StepPrice::new(
-        (bounded(modelled.step_ms(), serial), GraphSource::Model),
+        (bounded(step, serial), GraphSource::Model),
         eager,
         build_model(walk, m),
     )
@@ -118,6 +122,9 @@ pub fn price_offline(
     if m.graph_node_other_stream_us.is_some() {
         prediction =
             prediction.with_quiet(bounded(modelled.quiet_ms(), modelled.serial_quiet_ms()));
+    }
+    if let Some(f) = floor.filter(|&f| f > serial.map_or(step, |s| step.min(s))) {
+        prediction = prediction.with_streamed_floor(f);
     }
     if let Some(serial) = serial {
         prediction = prediction.with_serial(serial).with_branches();

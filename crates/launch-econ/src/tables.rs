@@ -143,6 +143,11 @@ fn prediction_rows(p: &StepPrice) -> Vec<(&'static str, f64, &'static str)> {
         ("graph_step_quiet_ms", or_nan(p.graph_step_quiet_ms), "ms"),
         ("graph_step_serial_ms", or_nan(p.graph_step_serial_ms), "ms"),
         (
+            "graph_step_streamed_floor_ms",
+            or_nan(p.graph_step_streamed_floor_ms),
+            "ms",
+        ),
+        (
             "graph_step_unshared_ms",
             or_nan(p.graph_step_unshared_ms),
             "ms",

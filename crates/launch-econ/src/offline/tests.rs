@@ -382,3 +382,80 @@ fn contiguous_element_wise_lanes_within_the_l2_are_held_by_their_bytes_not_the_s
     assert_eq!(strided_alone, alone);
     assert!(strided > alone + 1e-4, "{strided} {alone}");
 }
+
+#[test]
+fn lanes_whose_data_pass_the_l2_take_no_less_than_their_bytes_from_device_memory() {
+    // Two lanes forked off a short kernel, each an add of two `mb` MB inputs in 10 µs,
+    // joined back; device memory gives 3000 GB/s, the L2 is 50 MiB.
+    let walk_of = |mb: f64| {
+        forked_lanes(|stream, corr, lane| {
+            let mb = if lane { mb } else { 0.001 };
+            Op {
+                stream: Some(stream),
+                correlation: Some(corr),
+                input_bytes: Some(2.0 * mb * 1e6),
+                largest_input_bytes: Some(mb * 1e6),
+                ..Op::kernel("vectorized_elementwise_kernel<add>", corr as f64, 10_000.0)
+            }
+        })
+    };
+    let costs = crate::beside::BesideCosts {
+        points: [crate::beside::BesidePoint {
+            load_gb_s: 0.0,
+            stretch: 0.0,
+            gemm_us: 0.0,
+        }; 3],
+        bandwidth_gb_s: 3000.0,
+        small: Default::default(),
+        small_pair: Default::default(),
+        per_lane_us: 0.0,
+        l2_gb_s: 0.0,
+    };
+    let sms = SmLimits::of("9.0", 132).unwrap();
+    let m = ModelInputs {
+        graph_launch_fixed_us: 2.0,
+        graph_node_beside: Some(costs),
+        ..inputs()
+    };
+    let dev = OfflineDevice {
+        sms: Some(&sms),
+        l2_bytes: Some(50.0 * 1024.0 * 1024.0),
+        ..OfflineDevice::of(&m)
+    };
+    // 20 MB inputs: 60 MB a lane, 120 together, past the L2. Every kernel's bytes (the two
+    // adds' 120 MB and the fork and join's 3 kB each) at 3000 GB/s, plus the launch.
+    let past = walk_of(20.0);
+    let floor = ModelledWalk::new(&past, &dev).streamed_floor_ms().unwrap();
+    let bytes = 120e6 + 2.0 * 3e3;
+    assert!(
+        (floor - (bytes / 3000.0 + 2000.0) / 1e6).abs() < 1e-12,
+        "{floor}"
+    );
+    // Within the L2 (1 MB inputs), one lane, or no bandwidth measured: no floor.
+    assert_eq!(
+        ModelledWalk::new(&walk_of(1.0), &dev).streamed_floor_ms(),
+        None
+    );
+    let mut one_lane = past.clone();
+    one_lane.waits.clear();
+    for o in &mut one_lane.ops {
+        o.stream = Some(7);
+    }
+    assert_eq!(ModelledWalk::new(&one_lane, &dev).streamed_floor_ms(), None);
+    let unmeasured = ModelInputs {
+        graph_node_beside: None,
+        ..m
+    };
+    let dev_unmeasured = OfflineDevice {
+        sms: Some(&sms),
+        l2_bytes: Some(50.0 * 1024.0 * 1024.0),
+        ..OfflineDevice::of(&unmeasured)
+    };
+    assert_eq!(
+        ModelledWalk::new(&past, &dev_unmeasured).streamed_floor_ms(),
+        None
+    );
+    // The model's step of those lanes (each 10 µs add at most device memory's pace, side by
+    // side) is shorter than the floor: the price holds at the floor.
+    assert!(graph_step_model(&past, &dev) < floor);
+}
