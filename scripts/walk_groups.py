@@ -522,4 +522,10 @@ GROUPS = [
                                          "lv_two_lanes_of_lerps_f32_4m,"
                                          "lv_six_lanes_of_multiplies_bf16_1536k,"
                                          "lv_two_lanes_of_swiglu_products_bf16_2k_by_4k"),
+    ("heldout97", "heldout_97_walks.py", "lw_three_lanes_of_addcmuls_bf16_4m,"
+                                         "lw_two_lanes_of_clamp_sqrt_f32_4m,"
+                                         "lw_four_lanes_of_multiplies_f32_2m,"
+                                         "lw_two_lanes_of_where_selects_fp16_8m,"
+                                         "lw_three_lanes_of_scale_adds_bf16_4m,"
+                                         "lw_two_lanes_of_lerps_bf16_8m"),
 ]
