@@ -14,7 +14,10 @@ class Price:
     ``graph_quiet_ms`` (the same at
     the lower level: a lower bound; ``None`` where not measured), ``graph_serial_ms`` (the
     offline model with the step's streams one after another, for a step whose streams it runs
-    side by side: the real step lies between; ``None`` otherwise), ``graph_independent_ms``
+    side by side: the real step lies between; ``None`` otherwise), ``graph_streamed_floor_ms``
+    (where the step's streams together hold more data than the whole L2 and that set the
+    step: its kernels' recorded bytes at device memory's bandwidth, the least such lanes take;
+    ``None`` otherwise), ``graph_independent_ms``
     (for a step of several streams whose trace records no waits between them, priced one after
     another: the offline model with them side by side, never waiting on each other, a lower
     bound; ``None`` otherwise), ``graph_unshared_ms`` (the
@@ -61,6 +64,7 @@ class Price:
         self.graph_source = p["graph_source"]
         self.graph_quiet_ms = p.get("graph_step_quiet_ms")
         self.graph_serial_ms = p.get("graph_step_serial_ms")
+        self.graph_streamed_floor_ms = p.get("graph_step_streamed_floor_ms")
         self.graph_replayed_ms = p.get("graph_step_replayed_ms")
         self.graph_model_ms = p.get("graph_step_model_ms")
         self.graph_independent_ms = p.get("graph_step_independent_ms")
@@ -96,7 +100,7 @@ class Price:
     def to_dict(self):
         """The figures as a plain dict (the full document is ``self.document``)."""
         keys = ["eager_ms", "eager_source", "graph_ms", "graph_source", "graph_quiet_ms",
-                "graph_serial_ms", "graph_replayed_ms", "graph_model_ms",
+                "graph_serial_ms", "graph_streamed_floor_ms", "graph_replayed_ms", "graph_model_ms",
                 "graph_independent_ms", "graph_unshared_ms",
                 "kernels_waiting_for_room",
                 "graph_unknown_memory_ms", "saving_ms",
@@ -144,6 +148,8 @@ class Price:
                  "the offline model over this GPU's profile"),
                 ("  streams in series", self.graph_serial_ms, "ms",
                  "the streams one after another: the step lies between"),
+                ("  past the L2", self.graph_streamed_floor_ms, "ms",
+                 "the streams' data pass the L2: their bytes from device memory, the least"),
                 ("  streams unordered", self.graph_independent_ms, "ms",
                  "no waits recorded: the streams never waiting on each other, a lower bound"),
                 ("  unshared", self.graph_unshared_ms, "ms",

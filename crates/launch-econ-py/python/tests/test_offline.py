@@ -319,3 +319,19 @@ def test_a_trace_with_nowhere_to_go_is_refused_before_pricing(tmp_path):
         launch_econ.price_trace(STEP, export_trace=tmp_path / "missing" / "t.json")
     with pytest.raises(ValueError, match="export_trace: .* is a directory, not a file"):
         launch_econ.price_trace(STEP, export_trace=tmp_path)
+
+
+def test_lanes_past_the_l2_are_floored_at_their_bytes_from_device_memory():
+    # Two f32 lanes of addcmul whose data (64 MiB together) pass the H200's 60 MiB L2 (a stored
+    # run): no shorter than their kernels' bytes at device memory's bandwidth, which is above
+    # the streams one after another; four lanes within the L2 get no floor.
+    run = FIXTURES.parents[3] / "docs" / "stored" / "heldout-68-73-96-127a3bf" / "heldout96"
+    past = launch_econ.price_trace(run / "lv_two_lanes_of_addcmuls_f32_2m.eager.json.gz",
+                                   eager_step_ms=0.484)
+    assert past.graph_streamed_floor_ms == past.graph_ms
+    assert past.graph_ms > past.graph_serial_ms
+    assert past.to_dict()["graph_streamed_floor_ms"] == past.graph_ms
+    assert "past the L2" in repr(past)
+    within = launch_econ.price_trace(run / "lv_four_lanes_of_scale_adds_fp16_2m.eager.json.gz",
+                                     eager_step_ms=1.7)
+    assert within.graph_streamed_floor_ms is None
