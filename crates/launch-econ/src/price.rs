@@ -307,6 +307,7 @@ impl StepPrice {
                 .map(|q| self.eager_step_ms - q),
             graph_step_replayed_ms: Some(self.graph_step_ms),
             graph_step_model_ms: Some(model_ms),
+            graph_step_streamed_floor_ms: model.graph_step_streamed_floor_ms,
             ..self
         };
         // A walk of several streams without recorded waits: the model's lower bound.
@@ -426,7 +427,7 @@ impl StepPrice {
         };
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
             _ if self.graph_step_streamed_floor_ms == Some(held) => format!(
-                "              (streams side by side whose data together pass the L2: what their kernels read from the L2 alone they read from device memory beside each other, so the step is no shorter than their recorded bytes at device memory's bandwidth, {} ms{})\n",
+                "              (streams side by side whose data together pass the L2: what their kernels read from the L2 alone they read from device memory beside each other, so the offline model's step is no shorter than their recorded bytes at device memory's bandwidth, {} ms{})\n",
                 num(held, 4),
                 self.graph_step_serial_ms.map_or(String::new(), |s| format!("; {} ms with the streams one after another", num(s, 4)))
             ),

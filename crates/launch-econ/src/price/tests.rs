@@ -121,6 +121,16 @@ fn a_replay_priced_with_the_model_takes_the_mean_of_the_two() {
     let p = replayed.with_model(&model(2.4, None).with_independent(1.2));
     assert_eq!(p.graph_step_independent_ms, Some(1.2));
     assert!((p.graph_step_error_ms - 1.0).abs() < 1e-12, "{p:?}");
+    // The model's step floored at its lanes' bytes from device memory says so beside the mean.
+    let floored = model(2.4, None).with_streamed_floor(2.4);
+    let p = replayed.with_model(&floored);
+    assert_eq!(p.graph_step_streamed_floor_ms, Some(2.4));
+    assert!(
+        p.text()
+            .contains("so the offline model's step is no shorter than their recorded bytes at device memory's bandwidth, 2.4000 ms"),
+        "{}",
+        p.text()
+    );
     // The JSON names the source and holds both figures.
     let v = serde_json::to_value(replayed.with_model(&model(2.4, None))).unwrap();
     assert_eq!(v["graph_source"], "replay-and-model");
