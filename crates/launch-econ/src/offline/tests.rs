@@ -268,10 +268,9 @@ fn forked_lanes(k: impl Fn(u64, u64, bool) -> Op) -> Walk {
     }
 }
 
-/// `walk`'s graph step priced on an sm_90 of 132 SMs with a 50 MiB L2, device memory giving
-/// 3000 GB/s and lanes within the L2 moving `l2_gb_s` together (0: not measured): shared,
-/// and with every kernel as if alone.
-fn l2_lanes_step(l2_gb_s: f64, walk: &Walk) -> (f64, f64) {
+/// A profile whose device memory gives 3000 GB/s and whose lanes within the L2 moved
+/// `l2_gb_s` together (0: not measured), nothing measured beside other kernels.
+fn l2_lanes_inputs(l2_gb_s: f64) -> ModelInputs {
     let costs = crate::beside::BesideCosts {
         points: [crate::beside::BesidePoint {
             load_gb_s: 0.0,
@@ -284,11 +283,20 @@ fn l2_lanes_step(l2_gb_s: f64, walk: &Walk) -> (f64, f64) {
         per_lane_us: 0.0,
         l2_gb_s,
     };
+    ModelInputs {
+        graph_node_beside: Some(costs),
+        ..inputs()
+    }
+}
+
+/// `walk`'s graph step priced on an sm_90 of 132 SMs with a 50 MiB L2, device memory giving
+/// 3000 GB/s and lanes within the L2 moving `l2_gb_s` together (0: not measured): shared,
+/// and with every kernel as if alone.
+fn l2_lanes_step(l2_gb_s: f64, walk: &Walk) -> (f64, f64) {
     let sms = SmLimits::of("9.0", 132).unwrap();
     let m = ModelInputs {
         graph_launch_fixed_us: 0.0,
-        graph_node_beside: Some(costs),
-        ..inputs()
+        ..l2_lanes_inputs(l2_gb_s)
     };
     let dev = OfflineDevice {
         sms: Some(&sms),
@@ -399,23 +407,10 @@ fn lanes_whose_data_pass_the_l2_take_no_less_than_their_bytes_from_device_memory
             }
         })
     };
-    let costs = crate::beside::BesideCosts {
-        points: [crate::beside::BesidePoint {
-            load_gb_s: 0.0,
-            stretch: 0.0,
-            gemm_us: 0.0,
-        }; 3],
-        bandwidth_gb_s: 3000.0,
-        small: Default::default(),
-        small_pair: Default::default(),
-        per_lane_us: 0.0,
-        l2_gb_s: 0.0,
-    };
     let sms = SmLimits::of("9.0", 132).unwrap();
     let m = ModelInputs {
         graph_launch_fixed_us: 2.0,
-        graph_node_beside: Some(costs),
-        ..inputs()
+        ..l2_lanes_inputs(0.0)
     };
     let dev = OfflineDevice {
         sms: Some(&sms),
