@@ -29,6 +29,13 @@ and one round of blocks, in f16 and in f32 at the same bytes
 1.54 times one lane, the same bytes in half a round of f32 1.76 times), so `replay --summary`
 gives PyTorch's contiguous element-wise kernels within the L2 no share of the SMs.
 
+`--broadcast` adds lanes of row-broadcast adds (PyTorch's strided `elementwise_kernel`), of
+scalar adds moving the same bytes through the contiguous kernel, and from two lanes up half
+of each: within the L2 two lanes of row adds took 1.32-1.58 times one lane on an H100, where
+`replay --summary` holds each by its share of the SMs (two lanes twice one) and by its bytes
+would price them 8-47% low; the mixed layout says which hold a strided kernel keeps beside a
+contiguous one.
+
 `--traces DIR`, after all timing, records one eager step of each graph's layout
 (`DIR/{LAYOUT}.eager.json`), so that `scripts/price_probe_traces.py` sets `replay --summary`'s
 price of each beside the graph timed here (no GPU).
@@ -98,6 +105,44 @@ def chain_row_adds(torch, kernels, bufs, row):
     return run
 
 
+def chain_scalar_adds(torch, kernels, bufs):
+    """`kernels` adds of a scalar to a matrix (`out=`, two buffers in turn): the bytes of a row
+    add (the matrix read, one as large written) through PyTorch's contiguous kernel."""
+    def run(y):
+        a, b = bufs
+        for _ in range(kernels):
+            torch.add(a, 1e-3, out=b)
+            a, b = b, a
+        return a
+    return run
+
+
+def broadcast_layouts(torch, lanes, kernels, mats, rows):
+    """With `--broadcast`, each layout of `lanes` lanes over the matrices `mats` (two a lane)
+    and `rows`: every lane row adds (the strided kernel), every lane scalar adds (the same
+    bytes, contiguous), and from two lanes up half of each, the strided lanes first: whether a
+    strided kernel beside a contiguous one is held by its bytes, as the contiguous pair is, or
+    by its share of the SMs, as the model holds it."""
+    def lane(chain, m, r):
+        return lambda: chain(m, r)(None).reshape(-1)
+
+    def row(m, r):
+        return chain_row_adds(torch, kernels, m, r)
+
+    def scalar(m, r):
+        return chain_scalar_adds(torch, kernels, m)
+    out = {f"{lanes}_lanes_row_adds": lanes_step(torch, [
+               lane(row, m, r) for m, r in zip(mats, rows)]),
+           f"{lanes}_lanes_scalar_adds": lanes_step(torch, [
+               lane(scalar, m, r) for m, r in zip(mats, rows)])}
+    if lanes >= 2:
+        half = lanes // 2
+        out[f"{lanes}_lanes_row_beside_scalar_adds"] = lanes_step(torch, [
+            lane(row if i < half else scalar, m, r)
+            for i, (m, r) in enumerate(zip(mats, rows))])
+    return out
+
+
 def lanes_step(torch, parts):
     """Each of `parts` (a function of nothing) on a stream of its own, forked from the current
     stream and joined back, their results' first elements summed."""
@@ -132,7 +177,8 @@ def main(argv=None):
     p.add_argument("--lanes", type=int, nargs="+", default=[1, 4])
     p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     p.add_argument("--broadcast", action="store_true",
-                   help="also time lanes of row-broadcast adds (PyTorch's strided kernel)")
+                   help="also time lanes of row-broadcast adds (PyTorch's strided kernel), of "
+                        "scalar adds of the same bytes (contiguous) and of half of each")
     p.add_argument("--traces", default="",
                    help="record one eager step of each layout here, after all timing")
     a = p.parse_args(argv)
@@ -180,11 +226,9 @@ def main(argv=None):
                         for _ in range(lanes)]
                 rows = [torch.randn(1, cols, dtype=dtype) for _ in range(lanes)]
             keep.append((mats, rows))
-            row_adds = lanes_step(torch, [
-                (lambda m=m, r=r: chain_row_adds(torch, kernels, m, r)(None).reshape(-1))
-                for m, r in zip(mats, rows)])
-            steps[f"{lanes}_lanes_row_adds"] = row_adds
-            graphs[f"{lanes}_lanes_row_adds"] = capture(row_adds)
+            for name, step in broadcast_layouts(torch, lanes, kernels, mats, rows).items():
+                steps[name] = step
+                graphs[name] = capture(step)
         out["cases"][f"{lanes}_lanes"] = {"eager_per_lane": eager,
                                           "captured_per_lane": captured}
         print(f"{lanes} lane(s): eager {eager[0]}, captured {captured}", flush=True)

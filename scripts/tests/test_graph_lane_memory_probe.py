@@ -1,0 +1,85 @@
+"""The lanes probe's broadcast layouts, issued against a stand-in for torch that logs which
+kernel each stream runs: no GPU, no PyTorch."""
+import contextlib
+import os
+import sys
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import graph_lane_memory_probe as probe  # noqa: E402
+
+
+class Tensor:
+    def __init__(self, row=False):
+        self.row = row
+
+    def reshape(self, *_):
+        return self
+
+    def __getitem__(self, _):
+        return self
+
+    def __add__(self, _):
+        return self
+
+    __radd__ = __add__
+
+
+def fake_torch(log):
+    class Stream:
+        count = 0
+
+        def __init__(self):
+            Stream.count += 1
+            self.name = f"s{Stream.count}"
+
+        def wait_stream(self, other):
+            pass
+
+    current = ["main"]
+
+    @contextlib.contextmanager
+    def on(stream):
+        before, current[0] = current[0], stream.name
+        yield
+        current[0] = before
+
+    def add(a, b, out):
+        log.append((current[0], "row" if getattr(b, "row", False) else "scalar"))
+        return out
+
+    main = Stream()
+    main.name, Stream.count = "main", 0
+    cuda = types.SimpleNamespace(Stream=Stream, stream=on, current_stream=lambda: main)
+    return types.SimpleNamespace(cuda=cuda, add=add, no_grad=contextlib.nullcontext)
+
+
+def kernels_by_stream(lanes, layout, kernels=3):
+    log = []
+    torch = fake_torch(log)
+    mats = [[Tensor(), Tensor()] for _ in range(lanes)]
+    rows = [Tensor(row=True) for _ in range(lanes)]
+    steps = probe.broadcast_layouts(torch, lanes, kernels, mats, rows)
+    steps[f"{lanes}_lanes_{layout}"]()
+    by = {}
+    for stream, kind in log:
+        by.setdefault(stream, []).append(kind)
+    assert "main" not in by, by
+    return sorted(by.values())
+
+
+def test_one_lane_has_no_mixed_layout():
+    log = []
+    steps = probe.broadcast_layouts(fake_torch(log), 1, 2, [[Tensor(), Tensor()]],
+                                    [Tensor(row=True)])
+    assert sorted(steps) == ["1_lanes_row_adds", "1_lanes_scalar_adds"]
+
+
+def test_each_lane_runs_its_chain_on_a_stream_of_its_own():
+    assert kernels_by_stream(2, "row_adds") == [["row"] * 3] * 2
+    assert kernels_by_stream(2, "scalar_adds") == [["scalar"] * 3] * 2
+
+
+def test_the_mixed_layout_runs_half_the_lanes_strided_and_half_contiguous():
+    assert kernels_by_stream(4, "row_beside_scalar_adds") == [["row"] * 3] * 2 + [["scalar"] * 3] * 2
