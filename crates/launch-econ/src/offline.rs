@@ -185,20 +185,25 @@ impl<'w> ModelledWalk<'w> {
     }
 
     /// The least the graph step can take where lanes side by side hold more data than the
-    /// whole L2, ms: every kernel's bytes the trace gives ([`known_gb_s`] uncapped: an
-    /// element-wise or normalisation kernel's inputs and a result as large as the largest, a
-    /// GEMM's operands) moved at device memory's bandwidth, plus one graph launch. Alone, a
-    /// lane's kernel may run faster than device memory gives, reading what the kernel before
-    /// it wrote from the L2; beside lanes whose data together pass the L2 that is gone, so the
-    /// lanes take longer than one after another, and the serial price is no bound (an H100
-    /// probe: two lanes of 4 Mi f32 adds, 96 MiB, 2.38 times one lane). `None` for one lane,
-    /// data within the L2 or not from recorded shapes, or no bandwidth measured.
+    /// whole L2, ms: every kernel's bytes the trace gives ([`known_gb_s`]: an element-wise or
+    /// normalisation kernel's inputs and a result as large as the largest, a GEMM's operands)
+    /// moved at device memory's bandwidth, plus one graph launch. Alone, a lane's kernel may
+    /// run faster than device memory gives, reading what the kernel before it wrote from the
+    /// L2; beside lanes whose data together pass the L2 that is gone, so the lanes take longer
+    /// than one after another, and the serial price is no bound (an H100 probe: two lanes of
+    /// 4 Mi f32 adds, 96 MiB, 2.38 times one lane). A kernel's bytes count at most what the
+    /// profile's L2 figure moves in its recorded time: one that moved more did not read all
+    /// its operator was given (a gather from a whole table). `None` for one lane, data
+    /// within the L2 or not from recorded shapes, or a profile without device memory's
+    /// bandwidth or the L2 figure above it.
     pub fn streamed_floor_ms(&self) -> Option<f64> {
         let bandwidth = self.dev.inputs.bandwidth_gb_s();
+        let l2_gb_s = self.dev.inputs.graph_node_beside.map_or(0.0, |c| c.l2_gb_s);
         let l2 = self.dev.l2_bytes?;
         let data = Footprint::inputs_added(self.walk);
         if !self.branches()
             || bandwidth <= 0.0
+            || l2_gb_s <= bandwidth
             || data.source != FootprintSource::Recorded
             || data.bytes <= l2
         {
@@ -210,7 +215,7 @@ impl<'w> ModelledWalk<'w> {
             .iter()
             .map(|o| {
                 let o = &*crate::occupancy::working_grid(o);
-                known_gb_s(o, 0.0) * o.duration_ns.max(0.0)
+                known_gb_s(o, l2_gb_s) * o.duration_ns.max(0.0)
             })
             .sum();
         Some((bytes / bandwidth + self.dev.inputs.graph_launch_fixed_us * 1e3) / 1e6)

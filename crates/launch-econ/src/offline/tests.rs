@@ -393,64 +393,71 @@ fn contiguous_element_wise_lanes_within_the_l2_are_held_by_their_bytes_not_the_s
 
 #[test]
 fn lanes_whose_data_pass_the_l2_take_no_less_than_their_bytes_from_device_memory() {
-    // Two lanes forked off a short kernel, each an add of two `mb` MB inputs in 10 µs,
-    // joined back; device memory gives 3000 GB/s, the L2 is 50 MiB.
-    let walk_of = |mb: f64| {
+    // Two lanes forked off a short kernel, each an add whose operator read `read` MB, the
+    // largest input `mb` MB, in 10 µs, joined back; device memory gives 3000 GB/s, lanes
+    // within the L2 moved 8000 GB/s, the L2 is 50 MiB.
+    let walk_of = |read: f64, mb: f64| {
         forked_lanes(|stream, corr, lane| {
-            let mb = if lane { mb } else { 0.001 };
+            let (read, mb) = if lane { (read, mb) } else { (0.002, 0.001) };
             Op {
                 stream: Some(stream),
                 correlation: Some(corr),
-                input_bytes: Some(2.0 * mb * 1e6),
+                input_bytes: Some(read * 1e6),
                 largest_input_bytes: Some(mb * 1e6),
                 ..Op::kernel("vectorized_elementwise_kernel<add>", corr as f64, 10_000.0)
             }
         })
     };
     let sms = SmLimits::of("9.0", 132).unwrap();
+    let device = |m: &ModelInputs, walk: &Walk| {
+        let dev = OfflineDevice {
+            sms: Some(&sms),
+            l2_bytes: Some(50.0 * 1024.0 * 1024.0),
+            ..OfflineDevice::of(m)
+        };
+        (
+            ModelledWalk::new(walk, &dev).streamed_floor_ms(),
+            graph_step_model(walk, &dev),
+        )
+    };
     let m = ModelInputs {
         graph_launch_fixed_us: 2.0,
-        ..l2_lanes_inputs(0.0)
+        ..l2_lanes_inputs(8000.0)
     };
-    let dev = OfflineDevice {
-        sms: Some(&sms),
-        l2_bytes: Some(50.0 * 1024.0 * 1024.0),
-        ..OfflineDevice::of(&m)
-    };
-    // 20 MB inputs: 60 MB a lane, 120 together, past the L2. Every kernel's bytes (the two
-    // adds' 120 MB and the fork and join's 3 kB each) at 3000 GB/s, plus the launch.
-    let past = walk_of(20.0);
-    let floor = ModelledWalk::new(&past, &dev).streamed_floor_ms().unwrap();
+    // Two 20 MB inputs: 60 MB a lane (6000 GB/s alone, faster than device memory), 120
+    // together, past the L2. Every kernel's bytes (the two adds' 120 MB and the fork and
+    // join's 3 kB each) at 3000 GB/s, plus the launch; the model's step of the lanes side by
+    // side (each add at most device memory's pace) is shorter: the price holds at the floor.
+    let past = walk_of(40.0, 20.0);
+    let (floor, step) = device(&m, &past);
+    let floor = floor.unwrap();
     let bytes = 120e6 + 2.0 * 3e3;
     assert!(
         (floor - (bytes / 3000.0 + 2000.0) / 1e6).abs() < 1e-12,
         "{floor}"
     );
-    // Within the L2 (1 MB inputs), one lane, or no bandwidth measured: no floor.
-    assert_eq!(
-        ModelledWalk::new(&walk_of(1.0), &dev).streamed_floor_ms(),
-        None
+    assert!(step < floor, "{step} {floor}");
+    // An operator given more than the L2 could move in the kernel's time (a gather from a
+    // whole 1 GB table) counts what the L2 figure moves in it: 80 MB a kernel.
+    let gathers = walk_of(1000.0, 1000.0);
+    let gathered = device(&m, &gathers).0.unwrap();
+    let bytes = 160e6 + 2.0 * 3e3;
+    assert!(
+        (gathered - (bytes / 3000.0 + 2000.0) / 1e6).abs() < 1e-12,
+        "{gathered}"
     );
+    // Within the L2 (1 MB inputs), one lane, or no L2 figure above device memory's
+    // bandwidth: no floor.
+    assert_eq!(device(&m, &walk_of(2.0, 1.0)).0, None);
     let mut one_lane = past.clone();
     one_lane.waits.clear();
     for o in &mut one_lane.ops {
         o.stream = Some(7);
     }
-    assert_eq!(ModelledWalk::new(&one_lane, &dev).streamed_floor_ms(), None);
-    let unmeasured = ModelInputs {
-        graph_node_beside: None,
-        ..m
+    assert_eq!(device(&m, &one_lane).0, None);
+    let without_l2 = ModelInputs {
+        graph_launch_fixed_us: 2.0,
+        ..l2_lanes_inputs(0.0)
     };
-    let dev_unmeasured = OfflineDevice {
-        sms: Some(&sms),
-        l2_bytes: Some(50.0 * 1024.0 * 1024.0),
-        ..OfflineDevice::of(&unmeasured)
-    };
-    assert_eq!(
-        ModelledWalk::new(&past, &dev_unmeasured).streamed_floor_ms(),
-        None
-    );
-    // The model's step of those lanes (each 10 µs add at most device memory's pace, side by
-    // side) is shorter than the floor: the price holds at the floor.
-    assert!(graph_step_model(&past, &dev) < floor);
+    assert_eq!(device(&without_l2, &past).0, None);
 }
