@@ -426,9 +426,10 @@ impl StepPrice {
             _ => self.graph_step_model_ms.unwrap_or(f64::NAN),
         };
         let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
-            _ if self.graph_step_streamed_floor_ms == Some(held) => format!(
+            // Present only where the floor set the model's step.
+            _ if self.graph_step_streamed_floor_ms.is_some() => format!(
                 "              (streams side by side whose data together pass the L2: what their kernels read from the L2 alone they read from device memory beside each other, so the offline model's step is no shorter than their recorded bytes at device memory's bandwidth, {} ms{})\n",
-                num(held, 4),
+                num(self.graph_step_streamed_floor_ms.unwrap_or(held), 4),
                 self.graph_step_serial_ms.map_or(String::new(), |s| format!("; {} ms with the streams one after another", num(s, 4)))
             ),
             (Some(s), Some(_)) if held == s => format!(

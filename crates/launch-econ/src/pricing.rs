@@ -107,8 +107,11 @@ pub fn price_offline(
     // model's sharing prices them longer, the step is the serial one — unless the lanes'
     // data pass the L2, where no step is shorter than their bytes from device memory.
     let floor = modelled.streamed_floor_ms();
+    let held = |side_by_side: f64, serial: Option<f64>| {
+        serial.map_or(side_by_side, |s| side_by_side.min(s))
+    };
     let bounded = |side_by_side: f64, serial: Option<f64>| {
-        let held = serial.map_or(side_by_side, |s| side_by_side.min(s));
+        let held = held(side_by_side, serial);
         floor.map_or(held, |f| held.max(f))
     };
     let serial = modelled.serial_ms();
@@ -123,7 +126,7 @@ pub fn price_offline(
         prediction =
             prediction.with_quiet(bounded(modelled.quiet_ms(), modelled.serial_quiet_ms()));
     }
-    if let Some(f) = floor.filter(|&f| f > serial.map_or(step, |s| step.min(s))) {
+    if let Some(f) = floor.filter(|&f| f > held(step, serial)) {
         prediction = prediction.with_streamed_floor(f);
     }
     if let Some(serial) = serial {
