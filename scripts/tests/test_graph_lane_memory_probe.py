@@ -6,8 +6,10 @@ import sys
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import graph_lane_memory_probe as probe  # noqa: E402
+from fake_cuda import Log, fake_cuda  # noqa: E402
 
 
 class Tensor:
@@ -27,51 +29,30 @@ class Tensor:
 
 
 def fake_torch(log):
-    class Stream:
-        count = 0
-
-        def __init__(self):
-            Stream.count += 1
-            self.name = f"s{Stream.count}"
-
-        def wait_stream(self, other):
-            pass
-
-    current = ["main"]
-
-    @contextlib.contextmanager
-    def on(stream):
-        before, current[0] = current[0], stream.name
-        yield
-        current[0] = before
-
     def add(a, b, out):
-        log.append((current[0], "row" if getattr(b, "row", False) else "scalar"))
+        log.calls.append((log.current, "kernel", "row" if getattr(b, "row", False) else "scalar"))
         return out
 
-    main = Stream()
-    main.name, Stream.count = "main", 0
-    cuda = types.SimpleNamespace(Stream=Stream, stream=on, current_stream=lambda: main)
-    return types.SimpleNamespace(cuda=cuda, add=add, no_grad=contextlib.nullcontext)
+    return types.SimpleNamespace(cuda=fake_cuda(log), add=add, no_grad=contextlib.nullcontext)
 
 
 def kernels_by_stream(lanes, layout, kernels=3):
-    log = []
+    log = Log()
     torch = fake_torch(log)
     mats = [[Tensor(), Tensor()] for _ in range(lanes)]
     rows = [Tensor(row=True) for _ in range(lanes)]
     steps = probe.broadcast_layouts(torch, lanes, kernels, mats, rows)
     steps[f"{lanes}_lanes_{layout}"]()
     by = {}
-    for stream, kind in log:
-        by.setdefault(stream, []).append(kind)
+    for stream, call, kind in log.calls:
+        if call == "kernel":
+            by.setdefault(stream, []).append(kind)
     assert "main" not in by, by
     return sorted(by.values())
 
 
 def test_one_lane_has_no_mixed_layout():
-    log = []
-    steps = probe.broadcast_layouts(fake_torch(log), 1, 2, [[Tensor(), Tensor()]],
+    steps = probe.broadcast_layouts(fake_torch(Log()), 1, 2, [[Tensor(), Tensor()]],
                                     [Tensor(row=True)])
     assert sorted(steps) == ["1_lanes_row_adds", "1_lanes_scalar_adds"]
 

@@ -1,34 +1,17 @@
 """The ring probe's layouts, issued against a stand-in for torch that logs what each stream
 is asked to do: no GPU, no PyTorch."""
-import contextlib
 import os
 import sys
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ring_lanes_probe as probe  # noqa: E402
-
-
-class Log:
-    def __init__(self):
-        self.calls, self.current = [], "main"
+from fake_cuda import Log, fake_cuda  # noqa: E402
 
 
 def fake_torch(log):
-    class Stream:
-        count = 0
-
-        def __init__(self):
-            Stream.count += 1
-            self.name = f"s{Stream.count}"
-
-        def wait_stream(self, other):
-            log.calls.append((self.name, "wait_stream", other.name))
-
-        def wait_event(self, event):
-            log.calls.append((self.name, "wait_event", event.stream))
-
     class Event:
         def record(self, stream):
             self.stream = stream.name
@@ -42,16 +25,7 @@ def fake_torch(log):
             log.calls.append((log.current, "kernel", "add"))
             return Tensor()
 
-    @contextlib.contextmanager
-    def on(stream):
-        before, log.current = log.current, stream.name
-        yield
-        log.current = before
-
-    main = Stream()
-    main.name, Stream.count = "main", 0
-    cuda = types.SimpleNamespace(Stream=Stream, Event=Event, stream=on,
-                                 current_stream=lambda: main)
+    cuda = fake_cuda(log, Event=Event)
     return types.SimpleNamespace(cuda=cuda, stack=lambda xs: xs), Tensor
 
 
