@@ -18,6 +18,8 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from validate_all import mean_step  # noqa: E402
 
 # Each batch's first run (later runs of a batch, e.g. h100-again-60-64-e4b7f2a and
 # h100-heldout-65-66-f8eb1ba, are left out: a walk counts once, as first run).
@@ -54,6 +56,8 @@ FIRST_RUNS = [
     ("93", "h100-heldout-93-751a07a"),
     ("94", "h100-heldout-94-751a07a"),
     ("95", "h100-heldout-95-3800c86"),
+    ("96", "h100-heldout-96-b107be0"),
+    ("97", "h100-heldout-97-b107be0"),
 ]
 
 
@@ -76,8 +80,9 @@ def rows(root, first_runs=FIRST_RUNS):
                 if not real or replay is None or summary is None or not r.get("same_walk", True):
                     continue
                 err = lambda ms: 100.0 * (ms / real - 1.0)  # noqa: E731
+                mean = mean_step(r["replay"], r["summary"])
                 out.append({"batch": batch, "walk": r["walk"], "replay": err(replay),
-                            "summary": err(summary), "mean": err((replay + summary) / 2)})
+                            "summary": err(summary), "mean": err(mean)})
     return out
 
 

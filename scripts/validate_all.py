@@ -79,7 +79,8 @@ def record_errors(r):
     """A validate.py record's figures against its real steps: the real graph step (after the
     other-stream launches where timed), the real saving, and `replay`'s, the saving's and
     `--summary`'s errors, %, each None where that price is missing (a replay that failed) or
-    the real saving is not positive."""
+    the real saving is not positive; and the error of the mean of the two graph steps
+    (`mean_step`), what `replay` prices where a profile describes the GPU."""
     real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
     saving = r["eager_step_ms"] - real
     replay, summary = r.get("replay") or {}, r.get("summary") or {}
@@ -91,7 +92,20 @@ def record_errors(r):
         "replay_err": err(replay.get("graph_step_ms"), real),
         "saving_err": err(replay.get("saving_ms"), saving) if saving > 0 else None,
         "summary_err": err(summary.get("graph_step_ms"), real),
+        "mean_err": err(mean_step(replay, summary), real),
     }
+
+
+def mean_step(replay, summary):
+    """The mean of a record's replayed and offline graph steps, ms, as `replay` takes it
+    (`StepPrice::with_model`): where the offline step is the floor of lanes past the L2
+    (`graph_step_streamed_floor_ms`, in records from ea966fb on), the replayed half is held
+    at that floor. None where either is missing."""
+    replayed, model = replay.get("graph_step_ms"), summary.get("graph_step_ms")
+    if replayed is None or model is None:
+        return None
+    floor = summary.get("graph_step_streamed_floor_ms")
+    return ((replayed if floor is None else max(replayed, floor)) + model) / 2
 
 
 def rows_of(out, groups):

@@ -640,3 +640,17 @@ def test_linear_node_probe_refuses_a_missing_output_before_importing_torch():
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "the following arguments are required: out" in r.stderr
+
+
+def test_the_mean_holds_the_replayed_half_at_the_models_streamed_floor():
+    from validate_all import mean_step, record_errors
+    replay, floored = {"graph_step_ms": 0.2}, {"graph_step_ms": 0.4,
+                                               "graph_step_streamed_floor_ms": 0.4}
+    # As `replay` takes it (StepPrice::with_model): the replayed half no lower than the floor.
+    assert mean_step(replay, floored) == 0.4
+    assert abs(mean_step(replay, {"graph_step_ms": 0.4}) - 0.3) < 1e-12
+    assert abs(mean_step({"graph_step_ms": 0.5}, floored) - 0.45) < 1e-12
+    assert mean_step({}, floored) is None
+    record = {"graph_step_ms": 0.4, "eager_step_ms": 1.0, "replay": replay, "summary": floored}
+    e = record_errors(record)
+    assert abs(e["mean_err"]) < 1e-9 and abs(e["replay_err"] + 50.0) < 1e-9

@@ -284,16 +284,23 @@ impl StepPrice {
     /// often than either ([`GraphSource::validated_error`]). The saving and the break-even
     /// follow the mean; a walk whose streams the model priced never waiting on each other as
     /// well (no recorded waits) keeps that lower bound.
+    ///
+    /// Where the model's step is the floor of lanes whose data pass the L2
+    /// ([`Self::graph_step_streamed_floor_ms`]), the replayed half is held at that floor: the
+    /// replay's stand-ins move none of the kernels' bytes, so they cannot show the lanes
+    /// waiting on device memory.
     pub fn with_model(self, model: &StepPrice) -> StepPrice {
         let (model_ms, model_quiet_ms) = (model.graph_step_ms, model.graph_step_quiet_ms);
         if self.graph_source != GraphSource::Replay {
             return self;
         }
-        let graph = (self.graph_step_ms + model_ms) / 2.0;
+        let floor = model.graph_step_streamed_floor_ms;
+        let held = |replayed: f64| floor.map_or(replayed, |f| replayed.max(f));
+        let graph = (held(self.graph_step_ms) + model_ms) / 2.0;
         let quiet = self
             .graph_step_quiet_ms
             .zip(model_quiet_ms)
-            .map(|(replayed, model)| (replayed + model) / 2.0);
+            .map(|(replayed, model)| (held(replayed) + model) / 2.0);
         let saving_ms = self.eager_step_ms - graph;
         let mean = StepPrice {
             graph_step_ms: graph,
@@ -355,11 +362,20 @@ impl StepPrice {
             self.graph_step_replayed_ms,
             self.graph_step_model_ms,
         ) {
-            (GraphSource::Mean, Some(replayed), Some(model)) => format!(
-                "the mean of the walk replayed as a graph on this GPU, {} ms, and the offline model over its profile, {} ms (--graph-step replay for the first alone)",
-                num(replayed, 4),
-                num(model, 4)
-            ),
+            (GraphSource::Mean, Some(replayed), Some(model)) => {
+                let held = match self.graph_step_streamed_floor_ms {
+                    Some(f) if f > replayed => format!(
+                        " held at the floor of lanes past the L2, {} ms (its stand-ins move none of the kernels' bytes),",
+                        num(f, 4)
+                    ),
+                    _ => String::new(),
+                };
+                format!(
+                    "the mean of the walk replayed as a graph on this GPU, {} ms,{held} and the offline model over its profile, {} ms (--graph-step replay for the first alone)",
+                    num(replayed, 4),
+                    num(model, 4)
+                )
+            }
             (GraphSource::Replay, ..) | (GraphSource::Mean, ..) => {
                 "the walk replayed as a graph on this GPU".to_string()
             }

@@ -212,3 +212,44 @@ fn the_lower_level_is_reported_beside_the_price_not_instead() {
         StepPrice::new((2.0, GraphSource::Replay), (50.0, EagerSource::User), 1.0).with_quiet(1.9);
     assert!(!close.text().contains("ms per step ("), "{}", close.text());
 }
+
+#[test]
+fn a_replay_below_the_models_streamed_floor_is_held_at_it_in_the_mean() {
+    let replayed =
+        StepPrice::new((2.0, GraphSource::Replay), (5.0, EagerSource::User), 1.5).with_quiet(1.8);
+    let model = |floor: Option<f64>| {
+        let m = StepPrice::new((2.4, GraphSource::Model), (5.0, EagerSource::User), 1.5)
+            .with_quiet(2.4);
+        match floor {
+            Some(f) => m.with_streamed_floor(f),
+            None => m,
+        }
+    };
+    // The floor set the model's step: both halves of the mean are at least the floor.
+    let p = replayed.with_model(&model(Some(2.4)));
+    assert!((p.graph_step_ms - 2.4).abs() < 1e-12, "{p:?}");
+    assert!(
+        (p.graph_step_quiet_ms.unwrap() - 2.4).abs() < 1e-12,
+        "{p:?}"
+    );
+    assert!((p.saving_ms - 2.6).abs() < 1e-12, "{p:?}");
+    // The replayed figure itself is kept as measured, and the text says it was held.
+    assert_eq!(p.graph_step_replayed_ms, Some(2.0));
+    assert!(
+        p.text()
+            .contains("2.0000 ms, held at the floor of lanes past the L2, 2.4000 ms"),
+        "{}",
+        p.text()
+    );
+    // A replay above the floor, or a model without one, is averaged as it is.
+    let above = StepPrice::new((2.6, GraphSource::Replay), (5.0, EagerSource::User), 1.5)
+        .with_model(&model(Some(2.4)));
+    assert!((above.graph_step_ms - 2.5).abs() < 1e-12, "{above:?}");
+    assert!(
+        !above.text().contains("held at the floor"),
+        "{}",
+        above.text()
+    );
+    let p = replayed.with_model(&model(None));
+    assert!((p.graph_step_ms - 2.2).abs() < 1e-12, "{p:?}");
+}
