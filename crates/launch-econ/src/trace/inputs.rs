@@ -57,7 +57,8 @@ pub struct InputSizes {
     /// All of them together.
     pub total: u64,
     /// The largest one: an element-wise operator writes a result at least that large (its
-    /// inputs' broadcast shape), which the profiler does not record.
+    /// inputs' broadcast shape), which the profiler does not record; for a comparison, which
+    /// writes a `bool` an element, the bytes of that result instead.
     pub largest: u64,
     /// Of the total, the rows a gather read from its table, or the slices an indexed copy
     /// wrote into it (see [`operator_sizes`]); 0 for other operators.
@@ -155,10 +156,56 @@ pub fn operator_sizes(
             bytes[table] = Some(gathered);
         }
     }
-    sizes_of(&bytes, gathered).map(|sizes| InputSizes {
+    let sizes = sizes_of(&bytes, gathered)?;
+    if is_comparison(name) {
+        // A comparison writes one byte (a `bool`) an element of its inputs' shape, not a
+        // result as large as its largest input: an fp16 `y > 0` over 8 Mi elements writes
+        // 8 MiB, not 16.
+        let most = dims
+            .iter()
+            .zip(&bytes)
+            .filter(|(_, b)| b.is_some())
+            .filter_map(|(d, _)| elements(d, None))
+            .max()?;
+        return Some(InputSizes {
+            largest: most,
+            ..sizes
+        });
+    }
+    Some(InputSizes {
         in_place: is_in_place(name),
         ..sizes
     })
+}
+
+/// Whether the operator `name` compares or tests its inputs into a new `bool` tensor
+/// (`aten::gt`, `aten::eq`, `aten::logical_and`, `aten::isnan`, ...). Their in-place forms
+/// (`aten::gt_`) write their own element type and are not among them.
+fn is_comparison(name: &str) -> bool {
+    matches!(
+        name,
+        "aten::gt"
+            | "aten::ge"
+            | "aten::lt"
+            | "aten::le"
+            | "aten::eq"
+            | "aten::ne"
+            | "aten::greater"
+            | "aten::greater_equal"
+            | "aten::less"
+            | "aten::less_equal"
+            | "aten::not_equal"
+            | "aten::logical_and"
+            | "aten::logical_or"
+            | "aten::logical_xor"
+            | "aten::logical_not"
+            | "aten::isnan"
+            | "aten::isinf"
+            | "aten::isfinite"
+            | "aten::isposinf"
+            | "aten::isneginf"
+            | "aten::signbit"
+    )
 }
 
 /// Whether the operator `name` writes into its first argument, as PyTorch names its in-place
@@ -334,6 +381,31 @@ mod tests {
         // Strides of another rank are not used.
         let s = dims(&[&[1], &[1]]);
         assert_eq!(input_bytes(&d, &t, Some(&s)), Some(4 * 2 * 8 * 4096));
+    }
+
+    #[test]
+    fn a_comparison_writes_a_byte_an_element() {
+        // `y > 0` over 8 Mi fp16 elements: 16 MiB read, an 8 MiB bool mask written.
+        let n = 8 << 20;
+        let d = dims(&[&[n], &[]]);
+        let t = types(&["c10::Half", "Scalar"]);
+        let s = operator_sizes("aten::gt", &d, &t, None, None).unwrap();
+        assert_eq!(
+            (s.total, s.largest, s.in_place),
+            (2 * n as u64, n as u64, false)
+        );
+        // Of two f32 tensors, one broadcast: the result is as many bytes as the larger's elements.
+        let d = dims(&[&[8, 4096], &[1, 4096]]);
+        let t = types(&["float", "float"]);
+        let s = operator_sizes("aten::eq", &d, &t, None, None).unwrap();
+        assert_eq!((s.total, s.largest), (4 * 9 * 4096, 8 * 4096));
+        // The in-place form writes its own type; other operators keep their largest input.
+        let d = dims(&[&[n], &[]]);
+        let t = types(&["c10::Half", "Scalar"]);
+        let s = operator_sizes("aten::gt_", &d, &t, None, None).unwrap();
+        assert_eq!((s.largest, s.in_place), (2 * n as u64, true));
+        let s = operator_sizes("aten::mul", &d, &t, None, None).unwrap();
+        assert_eq!(s.largest, 2 * n as u64);
     }
 
     #[test]
