@@ -528,4 +528,10 @@ GROUPS = [
                                          "lw_two_lanes_of_where_selects_fp16_8m,"
                                          "lw_three_lanes_of_scale_adds_bf16_4m,"
                                          "lw_two_lanes_of_lerps_bf16_8m"),
+    ("heldout98", "heldout_98_walks.py", "lx_two_lanes_of_masked_fills_fp16_8m,"
+                                         "lx_three_lanes_of_nan_selects_f32_2m,"
+                                         "lx_four_lanes_of_nonzero_scales_f32_512k,"
+                                         "lx_two_lanes_of_signed_steps_bf16_4m,"
+                                         "lx_three_lanes_of_band_masks_fp16_1m,"
+                                         "lx_four_lanes_of_floor_fills_bf16_4m"),
 ]
