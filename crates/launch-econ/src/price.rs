@@ -286,9 +286,10 @@ impl StepPrice {
     /// well (no recorded waits) keeps that lower bound.
     ///
     /// Where the model's step is the floor of lanes whose data pass the L2
-    /// ([`Self::graph_step_streamed_floor_ms`]), the replayed half is held at that floor: the
-    /// replay's stand-ins move none of the kernels' bytes, so they cannot show the lanes
-    /// waiting on device memory.
+    /// ([`Self::graph_step_streamed_floor_ms`]), the replayed half is held at that floor: a
+    /// kernel recorded alone read what the one before it wrote from the L2, faster than device
+    /// memory gives, and its stand-in reads at most what device memory gives in the recorded
+    /// time, so the replayed lanes move fewer bytes than the real ones wait on.
     pub fn with_model(self, model: &StepPrice) -> StepPrice {
         let (model_ms, model_quiet_ms) = (model.graph_step_ms, model.graph_step_quiet_ms);
         if self.graph_source != GraphSource::Replay {
@@ -365,7 +366,7 @@ impl StepPrice {
             (GraphSource::Mean, Some(replayed), Some(model)) => {
                 let held = match self.graph_step_streamed_floor_ms {
                     Some(f) if f > replayed => format!(
-                        " held at the floor of lanes past the L2, {} ms (its stand-ins move none of the kernels' bytes),",
+                        " held at the floor of lanes past the L2, {} ms (its stand-ins move fewer bytes than the kernels),",
                         num(f, 4)
                     ),
                     _ => String::new(),
