@@ -177,6 +177,7 @@ fn price_trace(
         chase_floor: Default::default(),
         element_wise: Default::default(),
         l2_resident: Default::default(),
+        past_l2: Default::default(),
         spin_fit: Default::default(),
         prior_streams: 0,
         grid_nodes: None,

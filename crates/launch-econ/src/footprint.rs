@@ -318,6 +318,13 @@ pub fn within_l2(stated: Footprint, l2_bytes: f64) -> bool {
     stated.source == FootprintSource::Recorded && l2_bytes > 0.0 && !stated.beyond_l2(l2_bytes)
 }
 
+/// Whether the recorded shapes put more data than the whole L2 of `l2_bytes` in the walk's
+/// lanes at once ([`Footprint::inputs_added`]): where a kernel beside the others cannot read
+/// what the one before it wrote from the L2.
+pub fn past_whole_l2(stated: Footprint, l2_bytes: f64) -> bool {
+    stated.source == FootprintSource::Recorded && l2_bytes > 0.0 && stated.bytes > l2_bytes
+}
+
 /// A replay's note where the recorded shapes put the step's data, `data` (see
 /// [`Footprint::inputs_added`]), within 2/3 of an L2 of `l2_bytes` and kernels recorded at
 /// `from_us` or longer, which past the line read device memory, stand in as `choice` says;

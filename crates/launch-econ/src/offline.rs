@@ -200,12 +200,10 @@ impl<'w> ModelledWalk<'w> {
         let bandwidth = self.dev.inputs.bandwidth_gb_s();
         let l2_gb_s = self.dev.inputs.graph_node_beside.map_or(0.0, |c| c.l2_gb_s);
         let l2 = self.dev.l2_bytes?;
-        let data = Footprint::inputs_added(self.walk);
         if !self.branches()
             || bandwidth <= 0.0
             || l2_gb_s <= bandwidth
-            || data.source != FootprintSource::Recorded
-            || data.bytes <= l2
+            || !crate::footprint::past_whole_l2(Footprint::inputs_added(self.walk), l2)
         {
             return None;
         }

@@ -21,15 +21,15 @@ use crate::fidelity::{fidelity, per_kernel_median};
 pub use crate::fidelity::{Fidelity, FIDELITY_MIN_NS};
 use crate::figures::{headline_warnings, Summaries};
 use crate::footprint::{
-    l2_paced_from, lanes_within_l2_note, replay_memory_unknown, streams_from, within_l2,
-    within_l2_note, Footprint, L2Resident, UnknownMemory,
+    l2_paced_from, lanes_within_l2_note, past_whole_l2, replay_memory_unknown, streams_from,
+    within_l2, within_l2_note, Footprint, L2Resident, UnknownMemory,
 };
 use crate::laned::LanedWalk;
 use crate::lanes::Schedule;
 use crate::node_gap::{GapSource, NodeGap};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in::{
-    self, ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit, SubFloor,
+    self, ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, PastL2, SpinFit, SubFloor,
 };
 use crate::stats::Summary;
 use crate::timeline::Timeline;
@@ -117,6 +117,9 @@ pub struct ReplayConfig {
     /// of the L2.
     #[serde(default)]
     pub l2_resident: L2Resident,
+    /// What paced stand-ins read where the lanes' data together pass the whole L2.
+    #[serde(default)]
+    pub past_l2: PastL2,
     /// Whether timed spins are fitted in the walk's graph.
     #[serde(default)]
     pub spin_fit: SpinFit,
@@ -312,6 +315,7 @@ pub fn replay(
             plan.paced_from_ns = ns;
             plan.paced_in_l2 = paced_in_l2;
             plan.paced_writes = paced_in_l2 && l2_choice == L2Resident::Work;
+            plan.paced_whole = cfg.past_l2 == PastL2::Whole && past_whole_l2(resident, l2);
             if paced_in_l2 {
                 // What lanes of adds within the L2 move together: the most such a read asks.
                 let l2 = crate::l2_lanes::measure(e)?.together_gb_s;

@@ -206,6 +206,9 @@ pub struct StandInPlan {
     /// With [`StandInPlan::paced_in_l2`]: whether element-wise kernels among them do their
     /// work instead ([`crate::footprint::L2Resident::Work`], [`StandInPlan::elementwise_work`]).
     pub paced_writes: bool,
+    /// Whether paced reads read their kernel's whole recorded bytes instead of at most what
+    /// the device moves in its time ([`PastL2::Whole`], lanes past the whole L2).
+    pub paced_whole: bool,
     pub bytes_per_ns: f64,
     pub peak_bytes_per_ns: f64,
     /// Registers a thread of the deep paced read holds ([`StandInPlan::paces_deep`]); 0: no
@@ -334,9 +337,12 @@ impl StandInPlan {
             PACED_MIN_SHARE * most
         };
         let load = (least..=most_read).contains(&read);
-        let bytes = (read + written)
-            .min(if written > 0.0 { most } else { most_read })
-            .min(ARENA_BYTES as f64);
+        let cap = match (self.paced_whole, written > 0.0) {
+            (true, _) => f64::INFINITY,
+            (false, true) => most,
+            (false, false) => most_read,
+        };
+        let bytes = (read + written).min(cap).min(ARENA_BYTES as f64);
         (op.duration_ns >= self.paced_from_ns && load).then(|| (bytes / 16.0).ceil() as usize * 16)
     }
 
@@ -574,8 +580,8 @@ mod work;
 
 pub use measure::{node_us, node_us_after, plan};
 pub use modes::{
-    chase_kind, ChaseFloor, ChaseKind, ConcurrentSpins, ConcurrentStandIn, ElementWise, SpinFit,
-    SubFloor, ROUND_BYTES,
+    chase_kind, ChaseFloor, ChaseKind, ConcurrentSpins, ConcurrentStandIn, ElementWise, PastL2,
+    SpinFit, SubFloor, ROUND_BYTES,
 };
 pub use work::{measure_work_nodes, work_floor_note, WorkKey};
 

@@ -145,6 +145,7 @@ pub fn run(args: &ReplayArgs, argv: &[String]) -> anyhow::Result<()> {
         chase_floor: args.chase_floor,
         element_wise: args.element_wise,
         l2_resident: args.l2_resident,
+        past_l2: args.past_l2,
         spin_fit: args.spin_fit,
         prior_streams,
         grid_nodes: grid_table(args, &e.device_info().name)?,

@@ -390,6 +390,13 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = crate::footprint::L2Resident::Spin)]
     pub l2_resident: crate::footprint::L2Resident,
 
+    /// What paced stand-ins read beside other streams where the recorded shapes put the
+    /// lanes' data past the whole L2: `capped`, at most what device memory gives in the
+    /// kernel's recorded time; `whole`, its whole recorded bytes, as its real kernel reads
+    /// them beside lanes that evict what it would reread (not yet run on a GPU).
+    #[arg(long, value_enum, default_value_t = crate::stand_in::PastL2::Capped)]
+    pub past_l2: crate::stand_in::PastL2,
+
     /// Whether timed spin stand-ins are fitted in the walk's own graph: `off`, each asks for
     /// its planned time less the spin's calibrated ramp; `streamed`, on a stream that keeps
     /// streaming stand-ins (a decode's), every spin is shifted by the median of what its spins'

@@ -158,6 +158,7 @@ pub fn plan(
         paced_from_ns: f64::INFINITY,
         paced_in_l2: false,
         paced_writes: false,
+        paced_whole: false,
         bytes_per_ns: 0.0,
         peak_bytes_per_ns: 0.0,
         deep_registers: 0,

@@ -147,6 +147,23 @@ impl SpinFit {
     }
 }
 
+/// What a paced stand-in reads on a walk whose lanes' recorded data together pass the whole
+/// L2. Alone, a lane's kernel may have run faster than device memory gives, reading what the
+/// kernel before it wrote from the L2; side by side with lanes past the L2 it cannot, and its
+/// real graph waits on device memory for every byte (held-out batch 97 on H100s: the replay,
+/// capped, came −13.7 … −54.8%, the offline floor at the bytes +1.1 … +6.6%;
+/// docs/validation-h200.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PastL2 {
+    /// At most what device memory gives in the kernel's recorded time.
+    #[default]
+    Capped,
+    /// The kernel's whole recorded bytes (its inputs and, element-wise, its result), however
+    /// long that takes. Not yet run on a GPU.
+    Whole,
+}
+
 /// Which chase a kernel may stand in by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChaseKind {

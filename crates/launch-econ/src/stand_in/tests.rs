@@ -48,6 +48,7 @@ pub(super) fn plan_with(probe_us: f64) -> StandInPlan {
         paced_from_ns: 2000.0,
         paced_in_l2: false,
         paced_writes: false,
+        paced_whole: false,
         bytes_per_ns: 4000.0,
         peak_bytes_per_ns: 4400.0,
         deep_registers: 0,
@@ -289,6 +290,12 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
     add.input_bytes = Some(60e6);
     add.largest_input_bytes = Some(30e6);
     assert_eq!(p.paced_bytes(&add), Some(72_000_000));
+    // Lanes past the whole L2 (`--past-l2 whole`): the whole recorded bytes, however long.
+    let whole = StandInPlan {
+        paced_whole: true,
+        ..plan_with(4.0)
+    };
+    assert_eq!(whole.paced_bytes(&add), Some(90_000_000));
     // Other kernels pace their inputs alone.
     op.largest_input_bytes = Some(16.0 * 1048576.0);
     op.input_bytes = Some(32.0 * 1048576.0);
