@@ -405,13 +405,24 @@ pub fn lay_out_sharing_counted(
             .iter()
             .enumerate()
             .map(|(l, s)| match *s {
-                State::Kernel { node_over_work, .. } => {
+                State::Kernel {
+                    node_over_work,
+                    from_l2,
+                    ..
+                } => {
                     if waiting[l] {
                         return 0.0;
                     }
-                    let stretch =
-                        small_stretches[l].unwrap_or_else(|| beside(moved, device_gb_s(s)));
-                    1.0 / (shared * (1.0 + stretch * node_over_work))
+                    match small_stretches[l] {
+                        // Among lanes within the L2 the small pair's cost is a time a node
+                        // ([`crate::beside::BesideCosts::small_stretch`]): added to the kernel's share of
+                        // the L2, not stretched by it.
+                        Some(stretch) if from_l2 => 1.0 / (shared + stretch * node_over_work),
+                        small => {
+                            let stretch = small.unwrap_or_else(|| beside(moved, device_gb_s(s)));
+                            1.0 / (shared * (1.0 + stretch * node_over_work))
+                        }
+                    }
                 }
                 _ => 1.0 / shared,
             })

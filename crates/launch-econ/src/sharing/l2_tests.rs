@@ -136,3 +136,30 @@ fn a_small_kernel_among_kernels_from_the_l2_is_told_its_node_time() {
         told.borrow()
     );
 }
+
+#[test]
+fn among_lanes_from_the_l2_the_small_pairs_time_a_node_adds_to_their_share() {
+    // A small kernel's stretch beside the others of +25% of its node, however they ask.
+    let small_stretch = |_: &mut dyn Iterator<Item = f64>, _: Option<f64>| 0.25;
+    let two_lanes_of = |cost: NodeCost| {
+        let node_of = |op: usize| match op {
+            0 => node(0.0, 1.0, 1.0),
+            1 | 2 => cost,
+            _ => node(0.0, 0.0, 0.0),
+        };
+        lay_out_sharing_counted(&forked(2), node_of, |_, _| 0.0, small_stretch, MEMORY, 0.0).spans
+    };
+    // Two lanes from the L2 asking 6000 GB/s each of its 6000: each at half its pace. Among
+    // such lanes the small pair's cost is a time a node, added to that share, not stretched
+    // by it: 4 ns of work at 1 / (2 + 0.25), 9 ns, from 1 to 10.
+    let spans = two_lanes_of(small_asking(6000.0, true));
+    for lane in [1, 2] {
+        assert!((lane_end(&spans, lane) - 10.0).abs() < 1e-9, "{spans:?}");
+    }
+    // From device memory (3000 asked each of its 3000) the stretch multiplies the share, as
+    // the pair stretches were measured: 4 × 2 × 1.25 = 10 ns, from 1 to 11.
+    let spans = two_lanes_of(small_asking(3000.0, false));
+    for lane in [1, 2] {
+        assert!((lane_end(&spans, lane) - 11.0).abs() < 1e-9, "{spans:?}");
+    }
+}
