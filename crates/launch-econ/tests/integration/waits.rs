@@ -106,4 +106,5 @@ fn forks_one_after_another_run_side_by_side_unless_told_otherwise() {
         "--element-wise",
     );
     assert_usage_error(replay(&fx, "--summary --l2-resident some"), "--l2-resident");
+    assert_usage_error(replay(&fx, "--summary --past-l2 some"), "--past-l2");
 }
