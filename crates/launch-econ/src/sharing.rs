@@ -414,9 +414,9 @@ pub fn lay_out_sharing_counted(
                         return 0.0;
                     }
                     match small_stretches[l] {
-                        // Among lanes within the L2 the small pair's cost is a time a node
-                        // ([`crate::beside::BesideCosts::small_stretch`]): added to the kernel's share of
-                        // the L2, not stretched by it.
+                        // Among lanes within the L2 the small pair's cost is a time a
+                        // node ([`crate::beside::BesideCosts::small_stretch`]): added to
+                        // the kernel's share of the L2, not stretched by it.
                         Some(stretch) if from_l2 => 1.0 / (shared + stretch * node_over_work),
                         small => {
                             let stretch = small.unwrap_or_else(|| beside(moved, device_gb_s(s)));

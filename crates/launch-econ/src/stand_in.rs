@@ -319,7 +319,8 @@ impl StandInPlan {
     /// than the device could have read in the recorded time (an operator that gathers from a
     /// large table or writes into a slice of a cache does not read all it is given), or fewer
     /// than [`PACED_MIN_SHARE`] of what it moves in that time (a kernel whose time is not its
-    /// reads keeps its spin or chase). At most [`ARENA_BYTES`], what there is to read.
+    /// reads keeps its spin or chase). At most [`ARENA_BYTES`], what there is to read; with
+    /// [`StandInPlan::paced_whole`], not capped by the recorded time.
     pub fn paced_bytes(&self, op: &crate::trace::Op) -> Option<usize> {
         let written = if is_element_wise(&op.name) {
             op.largest_input_bytes.unwrap_or(0.0)
