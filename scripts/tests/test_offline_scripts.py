@@ -252,57 +252,6 @@ def test_small_kernels_beside_one_fat_gemm_are_read_against_those_that_ran_alone
     assert held.walk_rows(eager, graph[1:3], 0.8) == []
 
 
-def test_a_held_out_batch_document_is_its_stored_run_again(tmp_path):
-    # Batch 52's document, committed by hand from its run, is what the builder makes of the
-    # stored run: the same walks, figures and stand-in counts.
-    import heldout_json
-    repo = os.path.dirname(SCRIPTS)
-    committed = json.load(open(os.path.join(repo, "docs", "validation-heldout-52-h200.json")))
-    meta = committed["heldout52"]
-    out = tmp_path / "b52.json"
-    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "stored",
-                                                            "heldout-52-a3a2636"),
-                   "--group", "heldout52", "--gpu", meta["gpu"], "--build", meta["build"],
-                   "--script", meta["script"], "--run-note", meta["run"], "--out", out)
-    assert p.returncode == 0, p.stderr
-    made = json.load(open(out))
-    assert made["device"] == committed["device"]
-    assert [r["walk"] for r in made["heldout52"]["rows"]] == [r["walk"] for r in meta["rows"]]
-    for got, want in zip(made["heldout52"]["rows"], meta["rows"]):
-        assert set(got) == set(want), got["walk"]
-        for k, v in want.items():
-            assert got[k] == (pytest.approx(v) if isinstance(v, float) else v), (got["walk"], k)
-    assert heldout_json.err(1.1, 1.0) == pytest.approx(10.0)
-
-
-def test_heldout_json_markdown_sets_out_batch_52_as_the_document_does(tmp_path):
-    # The committed section of batch 52 was written by hand from the same run: the printed
-    # table must match it row for row, bold marks and minus signs included.
-    repo = os.path.dirname(SCRIPTS)
-    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "stored",
-                                                            "heldout-52-a3a2636"),
-                   "--group", "heldout52", "--gpu", "g", "--build", "b", "--script", "s",
-                   "--run-note", "r", "--out", tmp_path / "b52.json", "--markdown")
-    assert p.returncode == 0, p.stderr
-    printed = [line for line in p.stdout.splitlines() if line.startswith("|")]
-    doc = open(os.path.join(repo, "docs", "validation-h200.md"), encoding="utf-8").read()
-    section = doc[doc.index("## Held-out batch 52"):]
-    section = section[:section.index("\n## ", 1)]
-    committed = [line for line in section.splitlines() if line.startswith("|")]
-    assert printed == committed
-    assert "`replay` 4 of 6 within 5%, savings 6 of 6, `--summary` 5 of 6." in p.stdout
-    assert "The mean of the two graph steps" in p.stdout and "of 6 within 5%." in p.stdout
-    assert "With every stand-in a spin: \u22122" in p.stdout
-
-
-def test_heldout_json_needs_its_run_and_says_so(tmp_path):
-    p = run_script("heldout_json.py", "--run", tmp_path, "--group", "heldout99", "--gpu", "g",
-                   "--build", "b", "--script", "s", "--run-note", "r", "--out", tmp_path / "o")
-    assert p.returncode != 0
-    assert "no " in p.stderr and "validation.json" in p.stderr
-    assert "Traceback" not in p.stderr
-
-
 def test_graph_kernels_diff_sets_each_kernel_name_beside_model_and_real_graph(tmp_path):
     import graph_kernels_diff as diff
     eager = [("gemv", 10.0), ("norm", 2.0), ("norm", 2.0)]
@@ -567,34 +516,6 @@ def test_a_validation_run_given_a_grid_table_prices_every_walk_again_with_it(tmp
     assert all(c[c.index("--profile") + 1] == "p.json" for c in with_table)
 
 
-def test_heldout_json_sets_out_the_grid_table_prices_where_the_run_holds_them(tmp_path):
-    # A run made with validate.py --also-grid-nodes: each row carries the table's prices and
-    # the markdown counts them beside the default's.
-    import shutil
-    repo = os.path.dirname(SCRIPTS)
-    run = tmp_path / "run"
-    shutil.copytree(os.path.join(repo, "docs", "stored", "heldout-52-a3a2636"), run)
-    path = run / "heldout52" / "validation.json"
-    records = json.load(open(path))
-    for r in records:
-        if "replay" in r:
-            real = r.get("graph_step_other_stream_ms", r["graph_step_ms"])
-            r["with_grid_nodes"] = {"table": "grid-nodes-h100.json",
-                                    "replay": {"graph_step_ms": real * 1.02},
-                                    "summary": {"graph_step_ms": real * 1.2}}
-    json.dump(records, open(path, "w"))
-    p = run_script("heldout_json.py", "--run", run, "--group", "heldout52", "--gpu", "g",
-                   "--build", "b", "--script", "s", "--run-note", "r",
-                   "--out", tmp_path / "b52.json", "--markdown")
-    assert p.returncode == 0, p.stderr
-    rows = json.load(open(tmp_path / "b52.json"))["heldout52"]["rows"]
-    priced = [r for r in rows if "replay_with_table_err" in r]
-    assert priced and all(abs(r["replay_with_table_err"] - 2.0) < 1e-6 for r in priced)
-    n = len(priced)
-    assert (f"With the grid table grid-nodes-h100.json: `replay` {n} of {n} within 5%, "
-            f"`--summary` 0 within 10%, their mean 0 within 5%.") in p.stdout
-
-
 def test_a_grid_table_that_fails_leaves_the_walks_default_prices_standing(tmp_path, monkeypatch):
     import types
     validate = one_walk_timed(monkeypatch)
@@ -640,17 +561,3 @@ def test_linear_node_probe_refuses_a_missing_output_before_importing_torch():
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "the following arguments are required: out" in r.stderr
-
-
-def test_the_mean_holds_the_replayed_half_at_the_models_streamed_floor():
-    from validate_all import mean_step, record_errors
-    replay, floored = {"graph_step_ms": 0.2}, {"graph_step_ms": 0.4,
-                                               "graph_step_streamed_floor_ms": 0.4}
-    # As `replay` takes it (StepPrice::with_model): the replayed half no lower than the floor.
-    assert mean_step(replay, floored) == 0.4
-    assert abs(mean_step(replay, {"graph_step_ms": 0.4}) - 0.3) < 1e-12
-    assert abs(mean_step({"graph_step_ms": 0.5}, floored) - 0.45) < 1e-12
-    assert mean_step({}, floored) is None
-    record = {"graph_step_ms": 0.4, "eager_step_ms": 1.0, "replay": replay, "summary": floored}
-    e = record_errors(record)
-    assert abs(e["mean_err"]) < 1e-9 and abs(e["replay_err"] + 50.0) < 1e-9
