@@ -6,18 +6,12 @@ PyTorch. Run by `.ci/run`:
 """
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
-SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, SCRIPTS)
-
-
-def run_script(name, *args):
-    return subprocess.run([sys.executable, os.path.join(SCRIPTS, name), *map(str, args)],
-                          capture_output=True, text=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_runner import SCRIPTS, run_script  # noqa: E402
 
 
 def test_a_held_out_batch_document_is_its_stored_run_again(tmp_path):

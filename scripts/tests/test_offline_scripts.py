@@ -11,17 +11,12 @@ import sys
 
 import pytest
 
-SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, SCRIPTS)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_runner import SCRIPTS, run_script  # noqa: E402
 
 import reprice_summary  # noqa: E402
 import stretch_by_class  # noqa: E402
 import validate_all  # noqa: E402
-
-
-def run_script(name, *args):
-    return subprocess.run([sys.executable, os.path.join(SCRIPTS, name), *map(str, args)],
-                          capture_output=True, text=True)
 
 
 def record(walk, trace):
