@@ -134,6 +134,9 @@ pub struct ModelledWalk<'w> {
     dev: OfflineDevice<'w>,
     schedule: Schedule,
     level: LevelStep,
+    /// What the walk's lanes hold at once ([`Footprint::inputs_added`]), read once for every
+    /// lay-out's L2 test and the streamed floor.
+    lanes_data: Footprint,
     /// The step's own lay-out, made once for the step, its waits and its spans.
     step: std::cell::OnceCell<SharedLayOut>,
     /// The lay-out with every kernel at its recorded duration, made once for the unshared
@@ -150,6 +153,7 @@ impl<'w> ModelledWalk<'w> {
             dev: *dev,
             schedule,
             level,
+            lanes_data: Footprint::inputs_added(walk),
             step: std::cell::OnceCell::new(),
             unshared: std::cell::OnceCell::new(),
         }
@@ -158,14 +162,14 @@ impl<'w> ModelledWalk<'w> {
     /// The graph step's lay-out (at its level), made on first use.
     fn laid_out(&self) -> &SharedLayOut {
         self.step
-            .get_or_init(|| lay_out_on(&self.schedule, self.walk, &self.dev, self.level.step_us))
+            .get_or_init(|| self.lay_out(&self.schedule, &self.dev, self.level.step_us))
     }
 
     /// The lay-out without sharing (at the step's level), made on first use.
     fn laid_out_unshared(&self) -> &SharedLayOut {
         self.unshared.get_or_init(|| {
             let free = self.dev.without_sharing();
-            lay_out_on(&self.schedule, self.walk, &free, self.level.step_us)
+            self.lay_out(&self.schedule, &free, self.level.step_us)
         })
     }
 
@@ -203,7 +207,7 @@ impl<'w> ModelledWalk<'w> {
         if !self.branches()
             || bandwidth <= 0.0
             || l2_gb_s <= bandwidth
-            || !crate::footprint::past_whole_l2(Footprint::inputs_added(self.walk), l2)
+            || !crate::footprint::past_whole_l2(self.lanes_data, l2)
         {
             return None;
         }
@@ -221,7 +225,7 @@ impl<'w> ModelledWalk<'w> {
 
     /// [`graph_step_model`] at the lower level of per-node graph cost: the lower bound, ms.
     pub fn quiet_ms(&self) -> f64 {
-        graph_step_on(&self.schedule, self.walk, &self.dev, 0.0)
+        self.graph_step(&self.schedule, &self.dev, 0.0)
     }
 
     /// How many kernels [`Self::step_ms`] has wait for room beside a kernel filling every SM
@@ -250,7 +254,7 @@ impl<'w> ModelledWalk<'w> {
         self.branches().then(|| {
             let serial = self.dev.without_sharing();
             let schedule = Schedule::serialised(self.walk);
-            graph_step_on(&schedule, self.walk, &serial, step_us)
+            self.graph_step(&schedule, &serial, step_us)
         })
     }
 
@@ -264,12 +268,7 @@ impl<'w> ModelledWalk<'w> {
         let schedule = Schedule::independent(self.walk)?;
         // At the level of a walk whose streams run side by side, as `--waits none` prices it.
         let level = self.dev.level_step_with(self.walk, || false);
-        Some(graph_step_on(
-            &schedule,
-            self.walk,
-            &self.dev,
-            level.step_us,
-        ))
+        Some(self.graph_step(&schedule, &self.dev, level.step_us))
     }
 
     /// Where [`Self::step_ms`] puts each op in the graph step: the schedule's lanes' streams
@@ -294,8 +293,21 @@ impl<'w> ModelledWalk<'w> {
     }
 }
 
-fn graph_step_on(schedule: &Schedule, walk: &Walk, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {
-    step_ms_of(&lay_out_on(schedule, walk, dev, shared_us).spans, dev)
+impl ModelledWalk<'_> {
+    /// The walk's nodes laid out on `schedule` over `dev` ([`lay_out_on`]).
+    fn lay_out(
+        &self,
+        schedule: &Schedule,
+        dev: &OfflineDevice<'_>,
+        shared_us: f64,
+    ) -> SharedLayOut {
+        lay_out_on(schedule, self.walk, self.lanes_data, dev, shared_us)
+    }
+
+    /// [`Self::lay_out`]'s graph step, ms.
+    fn graph_step(&self, schedule: &Schedule, dev: &OfflineDevice<'_>, shared_us: f64) -> f64 {
+        step_ms_of(&self.lay_out(schedule, dev, shared_us).spans, dev)
+    }
 }
 
 /// The graph step of nodes laid out as `spans`: the last one's end plus one graph launch, ms.
@@ -305,10 +317,12 @@ fn step_ms_of(spans: &[Span], dev: &OfflineDevice<'_>) -> f64 {
 }
 
 /// The walk's nodes laid out on `schedule`: each op's (lane, start, end), ns, and how many
-/// kernels waited for room beside a kernel filling every SM.
+/// kernels waited for room beside a kernel filling every SM. `lanes_data`: what its lanes hold
+/// at once, which decides whether its element-wise kernels read from the L2.
 fn lay_out_on(
     schedule: &Schedule,
     walk: &Walk,
+    lanes_data: Footprint,
     dev: &OfflineDevice<'_>,
     shared_us: f64,
 ) -> SharedLayOut {
@@ -338,10 +352,8 @@ fn lay_out_on(
             0.0
         },
     };
-    let in_l2 = bandwidths.l2_gb_s > 0.0
-        && dev
-            .l2_bytes
-            .is_some_and(|l2| within_l2(Footprint::inputs_added(walk), l2));
+    let in_l2 =
+        bandwidths.l2_gb_s > 0.0 && dev.l2_bytes.is_some_and(|l2| within_l2(lanes_data, l2));
     let roofline = m
         .gemm_peaks
         .filter(|_| bandwidth > 0.0)
