@@ -41,7 +41,7 @@ def rows(run_dir, group):
     `validate_all.rows_of`'s figures under the document's names, with the real graph step
     before the other-stream launches, the stand-in counts and the spins-only replay; for one
     that failed, what it has (`failed_row`), so that the held-out record counts it."""
-    from validate_all import rows_of
+    from validate_all import record_errors, rows_of
     table, results = rows_of(run_dir, [(group, None, None)])
     ran = {t["walk"]: t for t in table}
     out = []
@@ -57,7 +57,6 @@ def rows(run_dir, group):
             "real_eager_ms": r["eager_step_ms"],
         })
         row.update({k: t[k] for k in ("replay_ms", "replay_err", "summary_ms", "summary_err")})
-        from validate_all import record_errors
         floor = (r.get("summary") or {}).get("graph_step_streamed_floor_ms")
         if floor is not None:
             # The mean as `replay` takes it: the replayed half held at the model's floor.

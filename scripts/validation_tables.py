@@ -74,7 +74,8 @@ def first_run(batch, row):
         e = record_errors(row)
         return dict(base, failed=False,
                     streams=streams_of(row.get("walk_summary", {}).get("streams")),
-                    replay=e["replay_err"], saving=e["saving_err"], summary=e["summary_err"])
+                    replay=e["replay_err"], saving=e["saving_err"], summary=e["summary_err"],
+                    mean=e["mean_err"])
     if "error" in row or "failed" in row:
         return dict(base, failed=True, streams=None, replay=None, saving=None, summary=None)
     raise ValueError(f"{batch}/{walk}: a row of no known form ({', '.join(sorted(row))})")
