@@ -105,3 +105,23 @@ def test_the_mean_holds_the_replayed_half_at_the_models_streamed_floor():
     record = {"graph_step_ms": 0.4, "eager_step_ms": 1.0, "replay": replay, "summary": floored}
     e = record_errors(record)
     assert abs(e["mean_err"]) < 1e-9 and abs(e["replay_err"] + 50.0) < 1e-9
+
+
+def test_heldout_json_prints_a_saving_without_an_error_where_the_real_graph_saved_nothing(
+        tmp_path):
+    # H100 batch 98: the real graph of the masked fills cost more than their eager step, so
+    # their saving has no error; the table prints the replayed saving alone and the count
+    # of savings within 10% is out of the walks that have one.
+    repo = os.path.dirname(SCRIPTS)
+    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "cross-device",
+                                                            "h100-heldout-98-351bc80"),
+                   "--group", "heldout98", "--gpu", "g", "--build", "b", "--script", "s",
+                   "--run-note", "r", "--out", tmp_path / "b98.json", "--markdown")
+    assert p.returncode == 0, p.stderr
+    rows = json.load(open(tmp_path / "b98.json"))["heldout98"]["rows"]
+    unsaved = [r for r in rows if r["saving_err"] is None]
+    assert [r["walk"] for r in unsaved] == ["lx_two_lanes_of_masked_fills_fp16_8m"]
+    assert unsaved[0]["real_saving_ms"] < 0
+    line = next(x for x in p.stdout.splitlines() if "masked_fills" in x)
+    assert f"| {unsaved[0]['replay_saving_ms']:.3f} |" in line
+    assert "savings 3 of 5," in p.stdout
