@@ -393,7 +393,8 @@ pub struct ReplayArgs {
     /// What paced stand-ins read beside other streams where the recorded shapes put the
     /// lanes' data past the whole L2: `capped`, at most what device memory gives in the
     /// kernel's recorded time; `whole`, its whole recorded bytes, as its real kernel reads
-    /// them beside lanes that evict what it would reread (not yet run on a GPU).
+    /// them beside lanes that evict what it would reread (on an H100 it moved batches 97
+    /// and 96's replays by under half a point but three: docs/replay-method.md).
     #[arg(long, value_enum, default_value_t = crate::stand_in::PastL2::Capped)]
     pub past_l2: crate::stand_in::PastL2,
 
