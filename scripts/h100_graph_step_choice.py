@@ -58,6 +58,7 @@ FIRST_RUNS = [
     ("95", "h100-heldout-95-3800c86"),
     ("96", "h100-heldout-96-b107be0"),
     ("97", "h100-heldout-97-b107be0"),
+    ("98", "h100-heldout-98-351bc80"),
 ]
 
 

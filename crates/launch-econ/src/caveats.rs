@@ -53,7 +53,7 @@ fn simt_gemms_warning(walk: &Walk) -> Option<String> {
             "{} streams run f32 GEMM kernels on the FMA units (not tensor cores); the offline model lets each such GEMM hold the SMs its blocks spread over, no more than the profile's widest GEMM pair held, where real blocks of such GEMMs sharing an SM each ran 1.4-2.1 times as long as alone: on the H200 the 17 held-out walks of such GEMMs on two or more streams came out -16.7% to +17.9% with it (12 within 10%; the first 12 -12.5% to -34.5% before it; two f32 GEMVs side by side +17.9%, f32 GEMVs beside f32 or bf16 GEMMs -15.1% and -14.9%), the replay -8.4% to +10.3% on 14 of them (11 within 5%); prefer the replay (`replay` without --summary) for this walk",
             streams
         )),
-        (1, busy) if busy >= 2 => Some("one stream runs f32 GEMM kernels on the FMA units (not tensor cores) beside other streams' kernels: on the H200 the one stored validation walk of the kind came -32.2% with this version: an f32 MLP beside embedding-bag lookups, whose lanes ran longer side by side than one after the other (82 us against 25 + 44 us alone; the replay -22%); that MLP (cuBLAS FMA kernels of 64-thread blocks) ran 1.12-1.34 times its lanes' serial time beside any lane of kernels spread over the SMs, clock spins that read nothing included, where the model gives at most the serial time".to_string()),
+        (1, busy) if busy >= 2 => Some("one stream runs f32 GEMM kernels on the FMA units (not tensor cores) beside other streams' kernels: on the H200 the one stored validation walk of the kind came -32.1% with this version: an f32 MLP beside embedding-bag lookups, whose lanes ran longer side by side than one after the other (82 us against 25 + 44 us alone; the replay -22%); that MLP (cuBLAS FMA kernels of 64-thread blocks) ran 1.12-1.34 times its lanes' serial time beside any lane of kernels spread over the SMs, clock spins that read nothing included, where the model gives at most the serial time".to_string()),
         _ => None,
     }
 }
@@ -320,7 +320,7 @@ pub fn no_profile_for_the_mean(device: &str, choice: crate::pricing::GraphStepCh
             "--graph-step mean found no device profile of this GPU (pass --profile FILE, written by `launch-econ --export-json FILE` on it)"
         }
         _ => {
-            "no device profile describes it, so the offline model cannot price the mean of the two: pass --profile FILE, written by `launch-econ --export-json FILE` on this kind of GPU (on H100s, each with a profile of an H100, the mean came within 10% of the real graph on 179 of 219 held-out walks against 161 for the replay alone, within 5% on 121 against 106: scripts/h100_graph_step_choice.py)"
+            "no device profile describes it, so the offline model cannot price the mean of the two: pass --profile FILE, written by `launch-econ --export-json FILE` on this kind of GPU (on H100s, each with a profile of an H100, the mean came within 10% of the real graph on 181 of 225 held-out walks against 164 for the replay alone, within 5% on 122 against 107: scripts/h100_graph_step_choice.py)"
         }
     };
     format!("the graph step on this GPU ({device}) is the replayed graph alone: {why}")

@@ -17,7 +17,8 @@ use crate::wide_grids::WideGrids;
 
 mod demand;
 use demand::{
-    held_share, known_gb_s, reads_from_l2, streams_contiguously, waits_on_loads, written_gb_s,
+    held_share, known_gb_s, reads_from_l2, resident_share, streams_contiguously, waits_on_loads,
+    written_gb_s,
 };
 
 /// What the offline model knows of the device: the profile's inputs and, where known, its
@@ -378,12 +379,15 @@ fn lay_out_on(
                     0.0
                 };
                 // A contiguous element-wise kernel within the L2 holds the others off by
-                // what it writes (`gb_s`), not by the SMs its blocks fill; holding none, it
-                // waits on its loads beside other lanes as a small kernel does.
-                let share = if o.is_kernel() && !(from_l2 && streams_contiguously(o)) {
-                    held_share(o, l, m, roofline.as_ref())
-                } else {
+                // what it writes (`gb_s`), and by the SMs its blocks fill only while they
+                // run; holding little, it waits on its loads beside other lanes as a small
+                // kernel does.
+                let share = if !o.is_kernel() {
                     0.0
+                } else if from_l2 && streams_contiguously(o) {
+                    resident_share(o, l, m, roofline.as_ref())
+                } else {
+                    held_share(o, l, m, roofline.as_ref())
                 };
                 let Footing { needs, leaves } = l.footing(o);
                 NodeCost {
