@@ -534,4 +534,10 @@ GROUPS = [
                                          "lx_two_lanes_of_signed_steps_bf16_4m,"
                                          "lx_three_lanes_of_band_masks_fp16_1m,"
                                          "lx_four_lanes_of_floor_fills_bf16_4m"),
+    ("heldout99", "heldout_99_walks.py", "ly_four_lanes_of_positive_parts_bf16_1m,"
+                                         "ly_three_lanes_of_half_round_trips_f32_512k,"
+                                         "ly_two_lanes_of_masked_zeros_fp16_1m,"
+                                         "ly_six_lanes_of_clamp_scales_bf16_512k,"
+                                         "ly_four_lanes_of_abs_adds_fp16_256k,"
+                                         "ly_two_lanes_of_sigmoid_scales_f32_1m"),
 ]
