@@ -125,3 +125,23 @@ def test_heldout_json_prints_a_saving_without_an_error_where_the_real_graph_save
     line = next(x for x in p.stdout.splitlines() if "masked_fills" in x)
     assert f"| {unsaved[0]['replay_saving_ms']:.3f} |" in line
     assert "savings 3 of 5," in p.stdout
+
+
+def test_the_grid_tables_mean_is_held_at_the_models_floor_as_the_defaults_is(tmp_path):
+    # H100 batch 98 priced again with the grid table: where the table's offline step is the
+    # floor of lanes past the L2, its mean holds the replayed half at that floor, as `replay`
+    # and the default's mean do.
+    repo = os.path.dirname(SCRIPTS)
+    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "cross-device",
+                                                            "h100-heldout-98-351bc80"),
+                   "--group", "heldout98", "--gpu", "g", "--build", "b", "--script", "s",
+                   "--run-note", "r", "--out", tmp_path / "b98.json", "--markdown")
+    assert p.returncode == 0, p.stderr
+    rows = json.load(open(tmp_path / "b98.json"))["heldout98"]["rows"]
+    held = [r for r in rows if "mean_with_table_err" in r]
+    assert len(held) == 4
+    for r in held:
+        # Every replay there came under the floor: the held mean is the table's model.
+        assert r["replay_with_table_ms"] < r["summary_with_table_ms"]
+        assert r["mean_with_table_err"] == pytest.approx(r["summary_with_table_err"])
+    assert "their mean 1 within 5%." in p.stdout
