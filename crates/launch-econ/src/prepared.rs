@@ -241,7 +241,7 @@ impl Prepared {
                             ramp_ns: plan.ramp_ns((paced.grid, paced.block)),
                             shape: paced,
                             slot: kernels - 1,
-                            in_l2: plan.paced_in_l2,
+                            in_l2: plan.paced.in_l2(),
                             work: work.map(|w| w.inputs),
                         }
                     } else {

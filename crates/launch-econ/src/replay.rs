@@ -29,7 +29,8 @@ use crate::lanes::Schedule;
 use crate::node_gap::{GapSource, NodeGap};
 use crate::runner::{Context, Convergence, StopRule};
 use crate::stand_in::{
-    self, ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, PastL2, SpinFit, SubFloor,
+    self, ChaseFloor, ConcurrentSpins, ConcurrentStandIn, ElementWise, PacedReads, PastL2, SpinFit,
+    SubFloor,
 };
 use crate::stats::Summary;
 use crate::timeline::Timeline;
@@ -313,9 +314,17 @@ pub fn replay(
             .any(|o| o.input_bytes.is_some() && o.duration_ns >= ns)
         {
             plan.paced_from_ns = ns;
-            plan.paced_in_l2 = paced_in_l2;
-            plan.paced_writes = paced_in_l2 && l2_choice == L2Resident::Work;
-            plan.paced_whole = cfg.past_l2 == PastL2::Whole && past_whole_l2(resident, l2);
+            plan.paced = if !paced_in_l2 {
+                if cfg.past_l2 == PastL2::Whole && past_whole_l2(resident, l2) {
+                    PacedReads::Whole
+                } else {
+                    PacedReads::Capped
+                }
+            } else if l2_choice == L2Resident::Work {
+                PacedReads::InL2Work
+            } else {
+                PacedReads::InL2
+            };
             if paced_in_l2 {
                 // What lanes of adds within the L2 move together: the most such a read asks.
                 let l2 = crate::l2_lanes::measure(e)?.together_gb_s;
@@ -329,7 +338,7 @@ pub fn replay(
                 plan.peak_bytes_per_ns = e.device_info().peak_memory_bytes_per_ns().unwrap_or(0.0);
             }
             plan.deep_registers = e.paced_deep_registers()?;
-            if plan.paced_writes {
+            if plan.paced.writes() {
                 stand_in::measure_work_nodes(e, walk, &mut plan)?;
             }
         }

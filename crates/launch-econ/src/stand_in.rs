@@ -200,15 +200,8 @@ pub struct StandInPlan {
     /// (`bytes_per_ns`, reads and writes) for a kernel that writes as much as it reads, at its
     /// peak memory bandwidth (`peak_bytes_per_ns`, 0 where unknown) for one that only reads.
     pub paced_from_ns: f64,
-    /// Whether those paced reads read the same bytes every time, which the L2 keeps
-    /// ([`crate::footprint::L2Resident::Paced`]).
-    pub paced_in_l2: bool,
-    /// With [`StandInPlan::paced_in_l2`]: whether element-wise kernels among them do their
-    /// work instead ([`crate::footprint::L2Resident::Work`], [`StandInPlan::elementwise_work`]).
-    pub paced_writes: bool,
-    /// Whether paced reads read their kernel's whole recorded bytes instead of at most what
-    /// the device moves in its time ([`PastL2::Whole`], lanes past the whole L2).
-    pub paced_whole: bool,
+    /// Where those paced reads read from, and how much.
+    pub paced: PacedReads,
     pub bytes_per_ns: f64,
     pub peak_bytes_per_ns: f64,
     /// Registers a thread of the deep paced read holds ([`StandInPlan::paces_deep`]); 0: no
@@ -224,7 +217,7 @@ pub struct StandInPlan {
     /// The device's grid table: wide kernels are planned shorter by what it says (see
     /// [`StandInPlan::planned_ns`]); `None`: at their recorded durations.
     pub wide_grids: Option<crate::wide_grids::WideGrids>,
-    /// With [`StandInPlan::paced_writes`]: the node time of each work-doing stand-in asked
+    /// With [`PacedReads::InL2Work`]: the node time of each work-doing stand-in asked
     /// for no wait, µs ([`StandInPlan::work_fits`]); empty: not measured.
     pub work_nodes: HashMap<WorkKey, f64>,
 }
@@ -320,7 +313,7 @@ impl StandInPlan {
     /// large table or writes into a slice of a cache does not read all it is given), or fewer
     /// than [`PACED_MIN_SHARE`] of what it moves in that time (a kernel whose time is not its
     /// reads keeps its spin or chase). At most [`ARENA_BYTES`], what there is to read; with
-    /// [`StandInPlan::paced_whole`], not capped by the recorded time.
+    /// [`PacedReads::Whole`], not capped by the recorded time.
     pub fn paced_bytes(&self, op: &crate::trace::Op) -> Option<usize> {
         let written = if is_element_wise(&op.name) {
             op.largest_input_bytes.unwrap_or(0.0)
@@ -332,13 +325,13 @@ impl StandInPlan {
         let most_read = self.peak_bytes_per_ns.max(self.bytes_per_ns) * op.duration_ns;
         // From the L2 every recorded read is asked of it, however slow: the lower bound keeps
         // device memory's paced reads to kernels that stream.
-        let least = if self.paced_in_l2 {
+        let least = if self.paced.in_l2() {
             0.0
         } else {
             PACED_MIN_SHARE * most
         };
         let load = (least..=most_read).contains(&read);
-        let cap = match (self.paced_whole, written > 0.0) {
+        let cap = match (self.paced == PacedReads::Whole, written > 0.0) {
             (true, _) => f64::INFINITY,
             (false, true) => most,
             (false, false) => most_read,
@@ -581,8 +574,8 @@ mod work;
 
 pub use measure::{node_us, node_us_after, plan};
 pub use modes::{
-    chase_kind, ChaseFloor, ChaseKind, ConcurrentSpins, ConcurrentStandIn, ElementWise, PastL2,
-    SpinFit, SubFloor, ROUND_BYTES,
+    chase_kind, ChaseFloor, ChaseKind, ConcurrentSpins, ConcurrentStandIn, ElementWise, PacedReads,
+    PastL2, SpinFit, SubFloor, ROUND_BYTES,
 };
 pub use work::{measure_work_nodes, work_floor_note, WorkKey};
 

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use memra_engine::{Chase, ChaseRound, Engine, LaunchShape};
 
 use super::{
-    chase_kind, ChaseKind, ChaseNodes, ConcurrentStandIn, ShapeKey, ShapeNodes, SpinFit,
-    StandInPlan, SubFloor, CHASE_PROBE_STEPS, CHASE_RING_LINES, CHASE_SINK_WORDS, PROBE_NS,
+    chase_kind, ChaseKind, ChaseNodes, ConcurrentStandIn, PacedReads, ShapeKey, ShapeNodes,
+    SpinFit, StandInPlan, SubFloor, CHASE_PROBE_STEPS, CHASE_RING_LINES, CHASE_SINK_WORDS,
+    PROBE_NS,
 };
 use crate::calibration::Calibration;
 use crate::stats::median;
@@ -156,9 +157,7 @@ pub fn plan(
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: f64::INFINITY,
-        paced_in_l2: false,
-        paced_writes: false,
-        paced_whole: false,
+        paced: PacedReads::Capped,
         bytes_per_ns: 0.0,
         peak_bytes_per_ns: 0.0,
         deep_registers: 0,

@@ -160,8 +160,39 @@ pub enum PastL2 {
     #[default]
     Capped,
     /// The kernel's whole recorded bytes (its inputs and, element-wise, its result), however
-    /// long that takes. Not yet run on a GPU.
+    /// long that takes (on an H100 it moved batches 97 and 96's replays by under half a point
+    /// but three: docs/replay-method.md).
     Whole,
+}
+
+/// Where a walk's paced stand-ins read from, and how much ([`StandInPlan::paced`]): one of
+/// four, so that no plan reads from the L2 and past it at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PacedReads {
+    /// From device memory, at most what it gives in the kernel's recorded time.
+    #[default]
+    Capped,
+    /// From device memory, the kernel's whole recorded bytes ([`PastL2::Whole`] on lanes past
+    /// the whole L2).
+    Whole,
+    /// The same bytes every time, which the L2 keeps
+    /// ([`crate::footprint::L2Resident::Paced`]).
+    InL2,
+    /// As [`PacedReads::InL2`], element-wise kernels among them doing their work instead
+    /// ([`crate::footprint::L2Resident::Work`], [`StandInPlan::elementwise_work`]).
+    InL2Work,
+}
+
+impl PacedReads {
+    /// Whether the reads keep to bytes the L2 holds.
+    pub fn in_l2(self) -> bool {
+        matches!(self, PacedReads::InL2 | PacedReads::InL2Work)
+    }
+
+    /// Whether element-wise kernels do their work (write their results) instead of reading.
+    pub fn writes(self) -> bool {
+        self == PacedReads::InL2Work
+    }
 }
 
 /// Which chase a kernel may stand in by.

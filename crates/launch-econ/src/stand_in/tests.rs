@@ -46,9 +46,7 @@ pub(super) fn plan_with(probe_us: f64) -> StandInPlan {
         chase_floor: Default::default(),
         roofline: None,
         paced_from_ns: 2000.0,
-        paced_in_l2: false,
-        paced_writes: false,
-        paced_whole: false,
+        paced: PacedReads::Capped,
         bytes_per_ns: 4000.0,
         peak_bytes_per_ns: 4400.0,
         deep_registers: 0,
@@ -292,7 +290,7 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
     assert_eq!(p.paced_bytes(&add), Some(72_000_000));
     // Lanes past the whole L2 (`--past-l2 whole`): the whole recorded bytes, however long.
     let whole = StandInPlan {
-        paced_whole: true,
+        paced: PacedReads::Whole,
         ..plan_with(4.0)
     };
     assert_eq!(whole.paced_bytes(&add), Some(90_000_000));
@@ -315,7 +313,7 @@ fn paced_reads_from_the_l2_take_any_recorded_load() {
     softmax.input_bytes = Some(131_072.0);
     assert_eq!(plan_with(4.0).paced_bytes(&softmax), None);
     let from_l2 = StandInPlan {
-        paced_in_l2: true,
+        paced: PacedReads::InL2,
         ..plan_with(4.0)
     };
     assert_eq!(from_l2.paced_bytes(&softmax), Some(131_072));
@@ -341,12 +339,12 @@ fn add_of_two_mib() -> crate::trace::Op {
 fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
     let mut add = add_of_two_mib();
     let paced = StandInPlan {
-        paced_in_l2: true,
+        paced: PacedReads::InL2,
         ..plan_with(4.0)
     };
     assert_eq!(paced.elementwise_work(&add), None, "paced reads only");
     let work = StandInPlan {
-        paced_writes: true,
+        paced: PacedReads::InL2Work,
         ..paced
     };
     assert_eq!(work.elementwise_work(&add), Some((1 << 20, 2)));
@@ -368,8 +366,7 @@ fn a_work_doing_stand_in_is_kept_only_where_its_node_fits_the_kernel_s() {
     let add = add_of_two_mib();
     let shape = LaunchShape::linear(256, 128);
     let mut work = StandInPlan {
-        paced_in_l2: true,
-        paced_writes: true,
+        paced: PacedReads::InL2Work,
         ..plan_with(4.0)
     };
     let key = work.work_key(&add, shape).unwrap();
@@ -390,7 +387,7 @@ fn a_work_doing_stand_in_is_kept_only_where_its_node_fits_the_kernel_s() {
     ));
     // Without paced writes there is no work-doing stand-in to key.
     let paced = StandInPlan {
-        paced_writes: false,
+        paced: PacedReads::InL2,
         ..work
     };
     assert_eq!(paced.work_key(&add, shape), None);

@@ -26,11 +26,11 @@ pub struct WorkKey {
 
 impl StandInPlan {
     /// What `op`'s stand-in sums into its result where it does its work instead of a paced
-    /// read ([`StandInPlan::paced_writes`], an element-wise kernel with recorded inputs):
+    /// read ([`super::PacedReads::InL2Work`], an element-wise kernel with recorded inputs):
     /// the result's bytes (its largest input's, in whole 16-byte words) and how many inputs
     /// of that size its recorded inputs come to (at least one), within what there is to read.
     pub fn elementwise_work(&self, op: &Op) -> Option<(usize, u32)> {
-        if !(self.paced_writes && is_element_wise(&op.name)) {
+        if !(self.paced.writes() && is_element_wise(&op.name)) {
             return None;
         }
         let largest = op.largest_input_bytes.filter(|b| *b > 0.0)?;
@@ -122,7 +122,7 @@ pub fn work_floor_note(walk: &Walk, plan: &StandInPlan) -> Option<String> {
 }
 
 /// The kernels of `walk` that `plan` gives a work-doing stand-in (a paced read of an
-/// element-wise kernel, [`StandInPlan::paced_writes`]), each with its stand-in's key.
+/// element-wise kernel, [`super::PacedReads::InL2Work`]), each with its stand-in's key.
 fn asked<'a>(walk: &'a Walk, plan: &'a StandInPlan) -> impl Iterator<Item = (&'a Op, WorkKey)> {
     walk.kernels().filter_map(move |op| {
         let OpKind::Kernel { grid, block } = op.kind else {
