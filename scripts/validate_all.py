@@ -28,7 +28,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import validate  # noqa: E402 - the harness's own checks, beside this script
+from trace_facts import same_walk, trace_events, work_of  # noqa: E402 - beside this script
 from walk_groups import GROUPS  # noqa: E402 - (group, walk module, walks)
 
 # Targets: the replayed graph step within 5%, the saving and the offline graph step within 10%.
@@ -71,7 +71,7 @@ def ran_recorded_walk(r, group_dir):
     traces = [os.path.join(group_dir, os.path.basename(r.get(k) or ""))
               for k in ("eager_trace", "graph_trace")]
     if all(os.path.isfile(t) for t in traces):
-        return validate.same_walk(*(validate.work_of(validate.trace_events(t)) for t in traces))
+        return same_walk(*(work_of(trace_events(t)) for t in traces))
     return r.get("same_walk", True)
 
 
