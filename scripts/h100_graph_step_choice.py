@@ -59,6 +59,7 @@ FIRST_RUNS = [
     ("96", "h100-heldout-96-b107be0"),
     ("97", "h100-heldout-97-b107be0"),
     ("98", "h100-heldout-98-351bc80"),
+    ("99", "h100-heldout-99-5f389d7"),
 ]
 
 
