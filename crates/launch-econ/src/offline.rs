@@ -16,10 +16,7 @@ use crate::trace::{CopyDirection, Op, OpKind, Walk};
 use crate::wide_grids::WideGrids;
 
 mod demand;
-use demand::{
-    held_share, known_gb_s, reads_from_l2, resident_share, streams_contiguously, waits_on_loads,
-    written_gb_s,
-};
+use demand::{held_share, known_gb_s, reads_from_l2, resident_share, waits_on_loads, written_gb_s};
 
 /// What the offline model knows of the device: the profile's inputs and, where known, its
 /// SM limits (with `sharing`, kernels side by side that hold more than the whole GPU share
@@ -378,13 +375,13 @@ fn lay_out_on(
                 } else {
                     0.0
                 };
-                // A contiguous element-wise kernel within the L2 holds the others off by
-                // what it writes (`gb_s`), and by the SMs its blocks fill only while they
-                // run; holding little, it waits on its loads beside other lanes as a small
+                // An element-wise kernel within the L2 holds the others off by what it
+                // writes (`gb_s`), and by the SMs its blocks fill only while they run;
+                // holding little, it waits on its loads beside other lanes as a small
                 // kernel does.
                 let share = if !o.is_kernel() {
                     0.0
-                } else if from_l2 && streams_contiguously(o) {
+                } else if from_l2 && crate::trace::is_element_wise(&o.name) {
                     resident_share(o, l, m, roofline.as_ref())
                 } else {
                     held_share(o, l, m, roofline.as_ref())

@@ -6,10 +6,7 @@ use crate::model::ModelInputs;
 use crate::occupancy::SmLimits;
 use crate::roofline::Roofline;
 use crate::trace::matmul::{is_blas_kernel, MatmulRole};
-use crate::trace::{
-    is_attention, is_contiguous_element_wise, is_element_wise, is_normalisation, CopyDirection, Op,
-    OpKind,
-};
+use crate::trace::{is_attention, is_element_wise, is_normalisation, CopyDirection, Op, OpKind};
 
 /// Whether `o`'s bytes come from the L2 where its walk's data stays there
 /// ([`crate::footprint::within_l2`] of all its recorded inputs): a kernel that is not a GEMM.
@@ -22,30 +19,23 @@ pub(super) fn reads_from_l2(o: &Op) -> bool {
     o.is_kernel() && o.matmul.is_none() && !is_blas_kernel(&o.name)
 }
 
-/// Whether `o` is PyTorch's element-wise kernel over contiguous tensors
-/// ([`crate::trace::is_contiguous_element_wise`]), whose threads stream their elements
-/// without computing each one's offsets. Within the L2 lanes of such kernels
-/// are held by the bytes they write ([`crate::l2_lanes`]) and by the SMs their blocks fill
-/// only while the blocks run ([`resident_share`]): on an H100
-/// (`scripts/graph_lane_memory_probe.py`, 24 kernels a lane) two lanes of f16 kernels that
-/// each fill the SMs in one round (2048 blocks of 128) took 1.54 times one lane's step, two
-/// lanes of f32 kernels writing the same bytes in half a round (1024 blocks) 1.76 times: the
-/// bytes, not the blocks. PyTorch's strided `elementwise_kernel` (broadcasts, non-contiguous
-/// operands) computes every element's offsets and keeps its whole share.
-pub(super) fn streams_contiguously(o: &Op) -> bool {
-    o.is_kernel() && is_contiguous_element_wise(&o.name)
-}
-
-/// The share of the GPU a contiguous element-wise kernel within the L2
-/// ([`streams_contiguously`]) holds beside other lanes: its blocks' share ([`held_share`])
-/// over the part of its recorded time they run, its time less the ramp a profiler records
-/// beyond a kernel's blocks (`ModelInputs::spin_ramp_ns`, the profile's; else the H200's
-/// [`crate::calibration::DEFAULT_SPIN_RAMP_NS`]). A kernel of a few microseconds is mostly its
-/// blocks' one round, during which another lane's blocks find the SMs taken: on an H100 three
-/// fp16 lanes of masks over 1 Mi (a 4.6 µs multiply by a `bool` mask filling the SMs in one
-/// round, three 1.8 µs kernels of half a round) took 0.36 of the way from every kernel at its
-/// recorded time to one lane after another, where holding no SMs priced them at 0.09 (−30%);
-/// four f32 lanes over 512 Ki 0.19 against 0.09. A kernel no longer than the ramp holds none.
+/// The share of the GPU an element-wise kernel within the L2 ([`is_element_wise`]; its
+/// bytes held by what it writes, [`crate::l2_lanes`]) holds beside other lanes: its blocks'
+/// share ([`held_share`]) over the part of its recorded time they run, its time less the ramp
+/// a profiler records beyond a kernel's blocks (`ModelInputs::spin_ramp_ns`, the profile's;
+/// else the H200's [`crate::calibration::DEFAULT_SPIN_RAMP_NS`]). A kernel of a few
+/// microseconds is mostly its blocks' one round, during which another lane's blocks find the
+/// SMs taken: on an H100 three fp16 lanes of masks over 1 Mi (a 4.6 µs multiply by a `bool`
+/// mask filling the SMs in one round, three 1.8 µs kernels of half a round) took 0.36 of the way
+/// from every kernel at its recorded time to one lane after another, where holding no SMs
+/// priced them at 0.09 (−30%); four bf16 lanes of `y * (y > 0)`, held out, −47.6% holding
+/// none, +1.8% so. Yet a kernel's blocks do not hold the SMs for the whole of it: two lanes of
+/// f16 kernels that each fill the H100 in one round (2048 blocks of 128) took 1.54 times one
+/// lane, not twice, and two lanes of PyTorch's strided `elementwise_kernel` (row broadcasts,
+/// every element's offsets computed), held for their whole time, came +34.8% (f32 over 1 Mi)
+/// and +47.3% (bf16 over 2 Mi) where they ran 0.58 and 0.38 of the way to one after another
+/// (`scripts/graph_lane_memory_probe.py --broadcast`). A kernel no longer than the ramp holds
+/// none.
 pub(super) fn resident_share(
     o: &Op,
     l: &SmLimits,

@@ -361,7 +361,7 @@ fn element_wise_lanes_of_a_walk_within_the_l2_share_its_bandwidth() {
 }
 
 #[test]
-fn contiguous_element_wise_lanes_within_the_l2_hold_the_sms_only_while_their_blocks_run() {
+fn element_wise_lanes_within_the_l2_hold_the_sms_only_while_their_blocks_run() {
     // Two lanes forked off a short kernel, each one kernel whose 2048 blocks of 128 threads
     // fill an sm_90's 132 SMs in one round (2048 of the 2112 blocks they hold), adding two
     // inputs of 1 MB every 2 µs of `ns` (well within the L2's figure), joined back.
@@ -391,15 +391,18 @@ fn contiguous_element_wise_lanes_within_the_l2_hold_the_sms_only_while_their_blo
         (shared - alone - longer_ms).abs() < 1e-9,
         "{shared} {alone} {longer_ms}"
     );
-    // The strided kernel over the same bytes keeps the SMs its blocks fill the whole time:
-    // longer still.
+    // PyTorch's strided kernel over the same bytes holds them the same way.
     let (strided, strided_alone) = step(&walk_of(
         "at::native::elementwise_kernel<128, 4, add>",
         2000.0,
     ));
     assert_eq!(strided_alone, alone);
-    assert!(strided > shared + 1e-4, "{strided} {shared}");
-    // A contiguous kernel no longer than the ramp holds no SMs: side by side as if alone.
+    assert!((strided - shared).abs() < 1e-12, "{strided} {shared}");
+    // A kernel that is not element-wise (a reduction) keeps its blocks' share the whole time:
+    // longer still.
+    let (reduction, _) = step(&walk_of("at::native::reduce_kernel<512, 1>", 2000.0));
+    assert!(reduction > shared + 1e-4, "{reduction} {shared}");
+    // An element-wise kernel no longer than the ramp holds no SMs: side by side as if alone.
     let (short_shared, short_alone) = step(&walk_of(contiguous, 600.0));
     assert!(
         (short_shared - short_alone).abs() < 1e-12,

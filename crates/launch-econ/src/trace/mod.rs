@@ -23,9 +23,7 @@ use std::path::Path;
 use serde::Serialize;
 
 pub use host::HostSide;
-pub use names::{
-    is_attention, is_contiguous_element_wise, is_element_wise, is_normalisation, is_reduction,
-};
+pub use names::{is_attention, is_element_wise, is_normalisation, is_reduction};
 pub use steps::{MarkedStep, StepChoice};
 pub use summary::{summarize, Summary};
 

@@ -10,14 +10,6 @@ pub fn is_element_wise(name: &str) -> bool {
     name.contains("elementwise_kernel") || name.starts_with("triton_poi_")
 }
 
-/// Whether a kernel's name says it is PyTorch's element-wise kernel over contiguous tensors
-/// (`vectorized_elementwise_kernel`, `unrolled_elementwise_kernel`), whose threads stream
-/// their elements, rather than its strided `elementwise_kernel` (broadcasts, non-contiguous
-/// operands), which computes every element's offsets.
-pub fn is_contiguous_element_wise(name: &str) -> bool {
-    name.contains("vectorized_elementwise_kernel") || name.contains("unrolled_elementwise_kernel")
-}
-
 /// Whether a kernel's name says it is a normalisation (layer, RMS, batch, group or instance
 /// norm; PyTorch's and Triton's kernels name the operator): like an element-wise kernel it
 /// reads its input once and writes a result as large, so its recorded inputs say what it asks
