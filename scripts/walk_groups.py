@@ -540,4 +540,10 @@ GROUPS = [
                                          "ly_six_lanes_of_clamp_scales_bf16_512k,"
                                          "ly_four_lanes_of_abs_adds_fp16_256k,"
                                          "ly_two_lanes_of_sigmoid_scales_f32_1m"),
+    ("heldout100", "heldout_100_walks.py", "lz_two_lanes_of_row_and_column_bf16_1k_by_1k,"
+                                           "lz_three_lanes_of_column_adds_f32_512_by_1k,"
+                                           "lz_four_lanes_of_transposed_means_fp16_512,"
+                                           "lz_two_lanes_of_maxima_bf16_2m,"
+                                           "lz_six_lanes_of_bias_gelus_f32_256_by_512,"
+                                           "lz_four_lanes_of_first_column_scales_fp16_2k_by_512"),
 ]
