@@ -60,6 +60,7 @@ FIRST_RUNS = [
     ("97", "h100-heldout-97-b107be0"),
     ("98", "h100-heldout-98-351bc80"),
     ("99", "h100-heldout-99-5f389d7"),
+    ("100", "h100-heldout-100-8506f8a"),
 ]
 
 
