@@ -92,7 +92,7 @@ impl Footprint {
     /// [`Footprint::stated`] with every recorded operator's inputs added up, not only the largest
     /// (element-wise operators, which reread what the step wrote, left out; never less than the
     /// stated, nor than what lanes of element-wise kernels hold at once,
-    /// [`lanes_working_set`]): an attention's caches, a convolution's weights and activations,
+    /// `lanes_working_set`): an attention's caches, a convolution's weights and activations,
     /// a norm's input, each counted where it is read. Larger than what one replay touches where
     /// operators share inputs, so a walk this puts within the L2 has its data there; `Durations`
     /// for a trace without shapes, as [`Footprint::stated`].
@@ -516,7 +516,7 @@ fn launched_threads(op: &Op) -> u64 {
 /// walks that tried it: on an H100 it brought lanes made only of such kernels nearer, and
 /// priced the small kernels beside GEMM lanes high, so the note says which the walk is (any
 /// kernel of a recorded GEMM), and, on lanes without GEMMs, how many of those kernels launch
-/// [`WIDE_LANE_THREADS`] or more, where the replay came low on every stored walk. `None`
+/// `WIDE_LANE_THREADS` or more, where the replay came low on every stored walk. `None`
 /// otherwise.
 pub fn lanes_within_l2_note(
     walk: &Walk,

@@ -187,7 +187,7 @@ impl<'w> ModelledWalk<'w> {
     }
 
     /// The least the graph step can take where lanes side by side hold more data than the
-    /// whole L2, ms: every kernel's bytes the trace gives ([`known_gb_s`]: an element-wise or
+    /// whole L2, ms: every kernel's bytes the trace gives (`demand::known_gb_s`: an element-wise or
     /// normalisation kernel's inputs and a result as large as the largest, a GEMM's operands)
     /// moved at device memory's bandwidth, plus one graph launch. Alone, a lane's kernel may
     /// run faster than device memory gives, reading what the kernel before it wrote from the

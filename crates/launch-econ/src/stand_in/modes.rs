@@ -165,7 +165,7 @@ pub enum PastL2 {
     Whole,
 }
 
-/// Where a walk's paced stand-ins read from, and how much ([`StandInPlan::paced`]): one of
+/// Where a walk's paced stand-ins read from, and how much ([`super::StandInPlan::paced`]): one of
 /// four, so that no plan reads from the L2 and past it at once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PacedReads {
@@ -179,7 +179,7 @@ pub enum PacedReads {
     /// ([`crate::footprint::L2Resident::Paced`]).
     InL2,
     /// As [`PacedReads::InL2`], element-wise kernels among them doing their work instead
-    /// ([`crate::footprint::L2Resident::Work`], [`StandInPlan::elementwise_work`]).
+    /// ([`crate::footprint::L2Resident::Work`], [`super::StandInPlan::elementwise_work`]).
     InL2Work,
 }
 

@@ -68,7 +68,7 @@ pub struct InputSizes {
     /// that copies them may say it.
     pub elements: bool,
     /// The operator writes its result into one of its inputs (`aten::add_`, `aten::copy_`):
-    /// the result is among `total`, not a tensor of its own ([`is_in_place`]).
+    /// the result is among `total`, not a tensor of its own (`is_in_place`).
     pub in_place: bool,
 }
 
