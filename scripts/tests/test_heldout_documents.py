@@ -14,6 +14,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from script_runner import SCRIPTS, run_script  # noqa: E402
 
 
+def markdown_of(run, group, out):
+    """`heldout_json.py --markdown` over `run`'s `group` with placeholder metadata, writing the
+    document to `out`: the finished process and the document's rows."""
+    p = run_script("heldout_json.py", "--run", run, "--group", group, "--gpu", "g",
+                   "--build", "b", "--script", "s", "--run-note", "r", "--out", out,
+                   "--markdown")
+    assert p.returncode == 0, p.stderr
+    return p, json.load(open(out))[group]["rows"]
+
+
 def test_a_held_out_batch_document_is_its_stored_run_again(tmp_path):
     # Batch 52's document, committed by hand from its run, is what the builder makes of the
     # stored run: the same walks, figures and stand-in counts.
@@ -41,11 +51,8 @@ def test_heldout_json_markdown_sets_out_batch_52_as_the_document_does(tmp_path):
     # The committed section of batch 52 was written by hand from the same run: the printed
     # table must match it row for row, bold marks and minus signs included.
     repo = os.path.dirname(SCRIPTS)
-    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "stored",
-                                                            "heldout-52-a3a2636"),
-                   "--group", "heldout52", "--gpu", "g", "--build", "b", "--script", "s",
-                   "--run-note", "r", "--out", tmp_path / "b52.json", "--markdown")
-    assert p.returncode == 0, p.stderr
+    p, _ = markdown_of(os.path.join(repo, "docs", "stored", "heldout-52-a3a2636"), "heldout52",
+                       tmp_path / "b52.json")
     printed = [line for line in p.stdout.splitlines() if line.startswith("|")]
     doc = open(os.path.join(repo, "docs", "validation-h200.md"), encoding="utf-8").read()
     section = doc[doc.index("## Held-out batch 52"):]
@@ -81,11 +88,7 @@ def test_heldout_json_sets_out_the_grid_table_prices_where_the_run_holds_them(tm
                                     "replay": {"graph_step_ms": real * 1.02},
                                     "summary": {"graph_step_ms": real * 1.2}}
     json.dump(records, open(path, "w"))
-    p = run_script("heldout_json.py", "--run", run, "--group", "heldout52", "--gpu", "g",
-                   "--build", "b", "--script", "s", "--run-note", "r",
-                   "--out", tmp_path / "b52.json", "--markdown")
-    assert p.returncode == 0, p.stderr
-    rows = json.load(open(tmp_path / "b52.json"))["heldout52"]["rows"]
+    p, rows = markdown_of(run, "heldout52", tmp_path / "b52.json")
     priced = [r for r in rows if "replay_with_table_err" in r]
     assert priced and all(abs(r["replay_with_table_err"] - 2.0) < 1e-6 for r in priced)
     n = len(priced)
@@ -113,12 +116,8 @@ def test_heldout_json_prints_a_saving_without_an_error_where_the_real_graph_save
     # their saving has no error; the table prints the replayed saving alone and the count
     # of savings within 10% is out of the walks that have one.
     repo = os.path.dirname(SCRIPTS)
-    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "cross-device",
-                                                            "h100-heldout-98-351bc80"),
-                   "--group", "heldout98", "--gpu", "g", "--build", "b", "--script", "s",
-                   "--run-note", "r", "--out", tmp_path / "b98.json", "--markdown")
-    assert p.returncode == 0, p.stderr
-    rows = json.load(open(tmp_path / "b98.json"))["heldout98"]["rows"]
+    p, rows = markdown_of(os.path.join(repo, "docs", "cross-device", "h100-heldout-98-351bc80"),
+                          "heldout98", tmp_path / "b98.json")
     unsaved = [r for r in rows if r["saving_err"] is None]
     assert [r["walk"] for r in unsaved] == ["lx_two_lanes_of_masked_fills_fp16_8m"]
     assert unsaved[0]["real_saving_ms"] < 0
@@ -132,12 +131,8 @@ def test_the_grid_tables_mean_is_held_at_the_models_floor_as_the_defaults_is(tmp
     # floor of lanes past the L2, its mean holds the replayed half at that floor, as `replay`
     # and the default's mean do.
     repo = os.path.dirname(SCRIPTS)
-    p = run_script("heldout_json.py", "--run", os.path.join(repo, "docs", "cross-device",
-                                                            "h100-heldout-98-351bc80"),
-                   "--group", "heldout98", "--gpu", "g", "--build", "b", "--script", "s",
-                   "--run-note", "r", "--out", tmp_path / "b98.json", "--markdown")
-    assert p.returncode == 0, p.stderr
-    rows = json.load(open(tmp_path / "b98.json"))["heldout98"]["rows"]
+    p, rows = markdown_of(os.path.join(repo, "docs", "cross-device", "h100-heldout-98-351bc80"),
+                          "heldout98", tmp_path / "b98.json")
     held = [r for r in rows if "mean_with_table_err" in r]
     assert len(held) == 4
     for r in held:
