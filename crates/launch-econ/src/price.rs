@@ -442,23 +442,27 @@ impl StepPrice {
             GraphSource::Model => self.graph_step_ms,
             _ => self.graph_step_model_ms.unwrap_or(f64::NAN),
         };
-        let serial = match (self.graph_step_serial_ms, self.graph_step_unshared_ms) {
-            // Present only where the floor set the model's step.
-            _ if self.graph_step_streamed_floor_ms.is_some() => format!(
+        let serial = match (
+            self.graph_step_streamed_floor_ms,
+            self.graph_step_serial_ms,
+            self.graph_step_unshared_ms,
+        ) {
+            // The floor is present only where it set the model's step.
+            (Some(floor), serial, _) => format!(
                 "              (streams side by side whose data together pass the L2: what their kernels read from the L2 alone they read from device memory beside each other, so the offline model's step is no shorter than their recorded bytes at device memory's bandwidth, {} ms{})\n",
-                num(self.graph_step_streamed_floor_ms.unwrap_or(held), 4),
-                self.graph_step_serial_ms.map_or(String::new(), |s| format!("; {} ms with the streams one after another", num(s, 4)))
+                num(floor, 4),
+                serial.map_or(String::new(), |s| format!("; {} ms with the streams one after another", num(s, 4)))
             ),
-            (Some(s), Some(_)) if held == s => format!(
+            (None, Some(s), Some(_)) if held == s => format!(
                 "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}: the model's sharing priced them longer than one after another, so the step is the streams one after another, {} ms, an upper bound)\n",
                 num(s, 4)
             ),
-            (Some(s), Some(u)) => format!(
+            (None, Some(s), Some(u)) => format!(
                 "              (streams side by side, kernels that together hold more than the GPU's SMs sharing them{waiting}; {} ms with every kernel at its recorded duration, {} ms with the streams one after another; device memory shared, and kernels beside other streams' kernels stretched, by the measured load of the kernels running with them whose bytes the trace gives)\n",
                 num(u, 4),
                 num(s, 4)
             ),
-            (Some(s), None) => format!(
+            (None, Some(s), None) => format!(
                 "              (streams side by side at their recorded durations, a lower bound; {} ms with the streams one after another)\n",
                 num(s, 4)
             ),
