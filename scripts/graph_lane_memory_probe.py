@@ -36,12 +36,19 @@ of each: within the L2 two lanes of row adds took 1.32-1.58 times one lane on an
 would price them 8-47% low; the mixed layout says which hold a strided kernel keeps beside a
 contiguous one.
 
+`--transposed SIDE` adds lanes of adds of a SIDE x SIDE matrix and its transpose (the strided
+kernel reading one operand across its rows: a 32-byte sector for each element of it) and lanes
+of adds of two such matrices (the same bytes, every read along the rows): whether reads across
+rows, which move many times their bytes through the L2, slow lanes side by side by more than
+their bytes say.
+
 `--traces DIR`, after all timing, records one eager step of each graph's layout
 (`DIR/{LAYOUT}.eager.json`), so that `scripts/price_probe_traces.py` sets `replay --summary`'s
 price of each beside the graph timed here (no GPU).
 
     python3 scripts/graph_lane_memory_probe.py --out FILE.json [--trials N] [--elems N]
-        [--lanes 1 4] [--dtype float32|float16|bfloat16] [--broadcast] [--traces DIR]
+        [--lanes 1 4] [--dtype float32|float16|bfloat16] [--broadcast] [--transposed SIDE]
+        [--traces DIR]
 """
 import argparse
 import json
@@ -143,6 +150,44 @@ def broadcast_layouts(torch, lanes, kernels, mats, rows):
     return out
 
 
+def chain_transposed_adds(torch, kernels, bufs):
+    """`kernels` adds of a square matrix and its transpose (`out=`, two buffers in turn): the
+    strided kernel reading one operand across its rows, a 32-byte sector an element."""
+    def run(y):
+        a, b = bufs
+        for _ in range(kernels):
+            torch.add(a, a.T, out=b)
+            a, b = b, a
+        return a
+    return run
+
+
+def chain_pair_adds(torch, kernels, bufs):
+    """`kernels` adds of two square matrices (`out=`, three buffers in turn): a transposed
+    add's bytes (two read, one written), every operand read along its rows."""
+    def run(y):
+        a, b, c = bufs
+        for _ in range(kernels):
+            torch.add(a, b, out=c)
+            a, b, c = c, a, b
+        return a
+    return run
+
+
+def transposed_layouts(torch, lanes, kernels, squares):
+    """With `--transposed`, each layout of `lanes` lanes over `squares` (three square matrices
+    a lane): every lane adds a matrix to its transpose, every lane adds two matrices (the same
+    bytes, read along the rows). Whether lanes whose reads cross rows slow each other more than
+    their bytes say: batch 100's four lanes of `(y + y.T) * 0.5` ran 1.7 times `--summary`'s
+    price on an H100."""
+    def lane(chain, sq):
+        return lambda: chain(torch, kernels, sq)(None).reshape(-1)
+    return {f"{lanes}_lanes_transposed_adds": lanes_step(torch, [
+                lane(chain_transposed_adds, sq[:2]) for sq in squares]),
+            f"{lanes}_lanes_square_adds": lanes_step(torch, [
+                lane(chain_pair_adds, sq) for sq in squares])}
+
+
 def lanes_step(torch, parts):
     """Each of `parts` (a function of nothing) on a stream of its own, forked from the current
     stream and joined back, their results' first elements summed."""
@@ -179,6 +224,9 @@ def main(argv=None):
     p.add_argument("--broadcast", action="store_true",
                    help="also time lanes of row-broadcast adds (PyTorch's strided kernel), of "
                         "scalar adds of the same bytes (contiguous) and of half of each")
+    p.add_argument("--transposed", type=int, default=0, metavar="SIDE",
+                   help="also time lanes of adds of a SIDE x SIDE matrix and its transpose, and "
+                        "of adds of two such matrices (the same bytes, read along the rows)")
     p.add_argument("--traces", default="",
                    help="record one eager step of each layout here, after all timing")
     a = p.parse_args(argv)
@@ -227,6 +275,14 @@ def main(argv=None):
                 rows = [torch.randn(1, cols, dtype=dtype) for _ in range(lanes)]
             keep.append((mats, rows))
             for name, step in broadcast_layouts(torch, lanes, kernels, mats, rows).items():
+                steps[name] = step
+                graphs[name] = capture(step)
+        if a.transposed:
+            with torch.device("cuda"):
+                squares = [[torch.randn(a.transposed, a.transposed, dtype=dtype)
+                            for _ in range(3)] for _ in range(lanes)]
+            keep.append(squares)
+            for name, step in transposed_layouts(torch, lanes, kernels, squares).items():
                 steps[name] = step
                 graphs[name] = capture(step)
         out["cases"][f"{lanes}_lanes"] = {"eager_per_lane": eager,

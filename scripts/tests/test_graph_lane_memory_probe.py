@@ -13,8 +13,13 @@ from fake_cuda import Log, fake_cuda  # noqa: E402
 
 
 class Tensor:
-    def __init__(self, row=False):
+    def __init__(self, row=False, transposed=False):
         self.row = row
+        self.transposed = transposed
+
+    @property
+    def T(self):
+        return Tensor(transposed=True)
 
     def reshape(self, *_):
         return self
@@ -30,7 +35,9 @@ class Tensor:
 
 def fake_torch(log):
     def add(a, b, out):
-        log.calls.append((log.current, "kernel", "row" if getattr(b, "row", False) else "scalar"))
+        kind = ("row" if getattr(b, "row", False)
+                else "transposed" if getattr(b, "transposed", False) else "scalar")
+        log.calls.append((log.current, "kernel", kind))
         return out
 
     return types.SimpleNamespace(cuda=fake_cuda(log), add=add, no_grad=contextlib.nullcontext)
@@ -64,3 +71,21 @@ def test_each_lane_runs_its_chain_on_a_stream_of_its_own():
 
 def test_the_mixed_layout_runs_half_the_lanes_strided_and_half_contiguous():
     assert kernels_by_stream(4, "row_beside_scalar_adds") == [["row"] * 3] * 2 + [["scalar"] * 3] * 2
+
+
+def test_transposed_lanes_read_a_transpose_and_square_lanes_read_two_matrices():
+    log = Log()
+    torch = fake_torch(log)
+    squares = [[Tensor(), Tensor(), Tensor()] for _ in range(2)]
+    steps = probe.transposed_layouts(torch, 2, 3, squares)
+    assert sorted(steps) == ["2_lanes_square_adds", "2_lanes_transposed_adds"]
+    for name, kind in [("2_lanes_transposed_adds", "transposed"),
+                       ("2_lanes_square_adds", "scalar")]:
+        log.calls.clear()
+        steps[name]()
+        by = {}
+        for stream, call, k in log.calls:
+            if call == "kernel":
+                by.setdefault(stream, []).append(k)
+        assert "main" not in by, by
+        assert sorted(by.values()) == [[kind] * 3] * 2
