@@ -161,8 +161,10 @@ pub(super) fn on_fma_units(o: &Op, r: &Roofline) -> bool {
 
 /// What a kernel or a device-to-device copy asks of device memory, GB/s (bytes / ns), where
 /// the trace says its bytes: a copy's ([`device_copy_gb_s`]), a recorded GEMM's operands, or
-/// for an element-wise or normalisation kernel (by name) its operator's recorded inputs and
-/// the result it writes (as large as the largest input), at most `bandwidth_gb_s` (where
+/// for an element-wise or normalisation kernel (by name) its operator's recorded inputs, what
+/// reading some across their rows moves beyond them (whole sectors,
+/// [`crate::trace::across_rows`]) and the result it writes (as large as the largest input),
+/// at most `bandwidth_gb_s` (where
 /// known: more than the memory it reads from gives means it did not read all it was given).
 /// An element-wise kernel of a walk within the L2 asks the L2 for what it writes instead
 /// ([`written_gb_s`]): on an H100 two lanes of adds over 4 MiB buffers, 4.5 TB/s each alone,
@@ -195,7 +197,7 @@ pub(super) fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     if !(is_element_wise(&o.name) || is_normalisation(&o.name)) {
         return 0.0;
     }
-    let gb_s = (read + largest) / o.duration_ns;
+    let gb_s = (read + o.across_row_excess_bytes.unwrap_or(0.0) + largest) / o.duration_ns;
     if bandwidth_gb_s > 0.0 {
         gb_s.min(bandwidth_gb_s)
     } else {
@@ -203,11 +205,18 @@ pub(super) fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     }
 }
 
-/// What an element-wise or normalisation kernel (by name) writes, GB/s (bytes / ns): the
-/// result, as large as its largest recorded input, over its recorded time, at most
-/// `bandwidth_gb_s` (where known). 0 for other ops, whose written bytes the trace does not say.
-/// Kernels of lanes within the L2 share the L2 by what they write
-/// ([`crate::l2_lanes::WRITTEN_PART`]).
+/// What an element-wise or normalisation kernel (by name) asks of the L2's written part,
+/// GB/s (bytes / ns) over its recorded time, at most `bandwidth_gb_s` (where known): the
+/// result it writes, as large as its largest recorded input, or a third
+/// ([`crate::l2_lanes::WRITTEN_PART`]) of all it moves where that is more — its inputs, what
+/// reading some across their rows moves beyond them ([`crate::trace::across_rows`]), and its
+/// result. The measured lanes of adds (two read, one written) moved the L2's figure, of which
+/// the written third is what held them: lanes of unary kernels writing as much took as long.
+/// A kernel that moves more than three times what it writes asks more of the L2 than its
+/// writes: on an H100 four lanes of `(y + y.T) * 0.5` over 512 x 512 fp16, the transpose read
+/// a 32-byte sector an element, ran 1.7 times the price of their writes (−39.9%; −20.9% so),
+/// four of `torch.addcmul` (three f32 inputs) −12.2% (+2.8%). 0 for other ops, whose written
+/// bytes the trace does not say. Kernels of lanes within the L2 share the L2 by this.
 pub(super) fn written_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     let Some(largest) = o.largest_input_bytes else {
         return 0.0;
@@ -218,7 +227,8 @@ pub(super) fn written_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     {
         return 0.0;
     }
-    let gb_s = largest / o.duration_ns;
+    let moved = o.input_bytes.unwrap_or(0.0) + o.across_row_excess_bytes.unwrap_or(0.0) + largest;
+    let gb_s = largest.max(moved * crate::l2_lanes::WRITTEN_PART) / o.duration_ns;
     if bandwidth_gb_s > 0.0 {
         gb_s.min(bandwidth_gb_s)
     } else {

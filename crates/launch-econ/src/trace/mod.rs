@@ -4,6 +4,7 @@
 //! PyTorch profiler / Kineto Chrome-trace JSON ([`kineto`]). Both stream their input, check
 //! every value they keep, and report the line (CSV) or event (JSON) of the first bad one.
 
+pub mod across_rows;
 pub(crate) mod callbacks;
 pub mod contention;
 pub(crate) mod first_calls;
@@ -129,6 +130,11 @@ pub struct Op {
     /// ([`inputs::InputSizes::in_place`]), on the same kernel as [`Op::input_bytes`].
     #[serde(skip)]
     pub in_place: bool,
+    /// What the operator's reads across the rows of its inputs moved beyond their bytes
+    /// ([`across_rows::across_row_excess`]), on the same kernel as [`Op::input_bytes`];
+    /// `None` where it read all along them or the trace did not record strides.
+    #[serde(skip)]
+    pub across_row_excess_bytes: Option<f64>,
 }
 
 impl Op {
@@ -163,6 +169,7 @@ impl Op {
             copied_bytes: None,
             resources: None,
             in_place: false,
+            across_row_excess_bytes: None,
         }
     }
 

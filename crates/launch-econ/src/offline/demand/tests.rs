@@ -279,3 +279,22 @@ fn kernels_within_the_l2_ask_for_what_they_write() {
         0.0
     );
 }
+
+#[test]
+fn kernels_moving_more_than_three_times_what_they_write_ask_the_l2_by_a_third_of_it() {
+    // `torch.addcmul` of three 1 MB inputs writes 1 MB: 4 MB moved, a third of it (1.33 MB)
+    // over 2 us asks more than its writes (500 GB/s).
+    let addcmul = with_inputs("vectorized_elementwise_kernel<addcmul>", 3e6, 1e6);
+    assert!((written_gb_s(&addcmul, 0.0) - 4e6 / 3.0 / 2000.0).abs() < 1e-9);
+    // `y + y.T` over 1 MB fp16 tensors: the transpose's half-million elements move 30 bytes
+    // each beyond their own, 18 MB in all.
+    let transposed = Op {
+        across_row_excess_bytes: Some(15e6),
+        ..with_inputs("elementwise_kernel<add>", 2e6, 1e6)
+    };
+    assert!((written_gb_s(&transposed, 0.0) - 6e6 / 2000.0).abs() < 1e-9);
+    assert_eq!(written_gb_s(&transposed, 2000.0), 2000.0);
+    // Read along the rows, the same add asks by its writes.
+    let along = with_inputs("elementwise_kernel<add>", 2e6, 1e6);
+    assert!((written_gb_s(&along, 0.0) - 500.0).abs() < 1e-9);
+}

@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 use super::{as_uint, Event, Sink};
+use crate::trace::across_rows::across_row_excess;
 use crate::trace::matmul::{is_blas_kernel, names_a_gemm, MatmulRole};
 use crate::trace::{inputs, matmul, OpKind};
 
@@ -91,7 +92,14 @@ pub(super) fn operator_inputs(ev: &Event) -> Option<(u64, inputs::InputSizes)> {
         r.concrete.as_deref(),
     )
     .or_else(|| inputs::list_sizes(ev.args.as_ref()?.input_dims.as_ref()?, &r.types))?;
-    Some((r.id, sizes))
+    let across_rows = across_row_excess(&r.dims, &r.types, r.strides.as_deref());
+    Some((
+        r.id,
+        inputs::InputSizes {
+            across_rows,
+            ..sizes
+        },
+    ))
 }
 
 /// The bytes of one element a kernel copies, where its name says: PyTorch's concatenation
@@ -166,5 +174,7 @@ pub(super) fn assign_inputs(sink: &mut Sink) {
         ops[i].largest_input_bytes = Some(sizes.largest as f64);
         ops[i].gathered_bytes = (sizes.gathered > 0).then_some(sizes.gathered as f64);
         ops[i].in_place = sizes.in_place;
+        ops[i].across_row_excess_bytes =
+            (sizes.across_rows > 0).then_some(sizes.across_rows as f64);
     }
 }

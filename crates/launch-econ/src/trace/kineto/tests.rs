@@ -138,6 +138,28 @@ fn an_operators_input_bytes_go_to_its_longest_kernel() {
 }
 
 #[test]
+fn an_add_of_a_transpose_carries_what_its_reads_across_the_rows_move() {
+    // `y + y.T` over 512 x 512 fp16 as PyTorch 2.11 records it; an add of two contiguous
+    // matrices beside it moves no more than its bytes.
+    let w = read_str(
+        r#"[
+        {"ph":"X","cat":"cpu_op","name":"aten::add","ts":100,"dur":9,"args":{"External id":3,
+         "Input Dims":[[512,512],[512,512],[]],"Input Strides":[[512,1],[1,512],[]],
+         "Input type":["c10::Half","c10::Half","Scalar"]}},
+        {"ph":"X","cat":"cpu_op","name":"aten::add","ts":120,"dur":9,"args":{"External id":4,
+         "Input Dims":[[512,512],[512,512],[]],"Input Strides":[[512,1],[512,1],[]],
+         "Input type":["c10::Half","c10::Half","Scalar"]}},
+        {"ph":"X","cat":"kernel","name":"elementwise_kernel","ts":200,"dur":3,"args":{"External id":3,"grid":[512,1,1],"block":[128,1,1]}},
+        {"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","ts":210,"dur":1,"args":{"External id":4,"grid":[256,1,1],"block":[128,1,1]}}
+    ]"#,
+    )
+    .unwrap();
+    let excess: Vec<_> = w.ops.iter().map(|o| o.across_row_excess_bytes).collect();
+    assert_eq!(excess, vec![Some(512.0 * 512.0 * 30.0), None]);
+    assert_eq!(w.ops[0].input_bytes, Some(2.0 * 512.0 * 512.0 * 2.0));
+}
+
+#[test]
 fn a_gather_carries_the_rows_it_read() {
     // transformers' token embedding: aten::embedding calls aten::index_select (dim 0, from
     // `Concrete Inputs`), which launches the kernel under its own `External id`.
