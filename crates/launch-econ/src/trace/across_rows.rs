@@ -7,7 +7,7 @@
 //! sector of its own ([`SECTOR_BYTES`]), where a read along the rows takes one sector for
 //! sixteen fp16 elements. Its bytes say far less than what such a read moves while it runs.
 
-use super::inputs::element_bytes;
+use super::inputs::{element_bytes, elements};
 
 /// The unit the L2 moves data in (CUDA C++ Best Practices Guide, "Coalesced Access to Global
 /// Memory": a warp's loads are served in 32-byte segments).
@@ -18,7 +18,8 @@ pub const SECTOR_BYTES: u64 = 32;
 /// stride, along the dimension the first tensor input runs along (its stride-1 dimension), is
 /// more than one element, their dims aligned from the right as broadcasting aligns them. Such
 /// a read moves, for each element, the part of a sector that its stride spans
-/// (`min(stride × element, SECTOR_BYTES)`), of which the element is its own bytes. 0 without
+/// (`min(stride × element, SECTOR_BYTES)`), of which the element is its own bytes; a
+/// broadcast's elements count once, as its bytes do ([`elements`]). 0 without
 /// strides, where the first tensor runs along no dimension with stride 1 (the order the
 /// kernel walks in is not known), or where every input is read along its rows; broadcast
 /// dimensions (stride 0, size 1) are read once.
@@ -57,11 +58,8 @@ pub fn across_row_excess(dims: &[Vec<i64>], types: &[String], strides: Option<&[
                 return None;
             }
             let moved = stride.saturating_mul(*size).min(SECTOR_BYTES);
-            let elements = d
-                .iter()
-                .try_fold(1u64, |n, &k| n.checked_mul(k as u64))
-                .unwrap_or(u64::MAX);
-            Some(elements.saturating_mul(moved.saturating_sub(*size)))
+            // The elements its bytes count (a broadcast's once), each moving `moved`.
+            Some(elements(d, Some(s))?.saturating_mul(moved.saturating_sub(*size)))
         })
         .fold(0u64, u64::saturating_add)
 }
@@ -153,6 +151,18 @@ mod tests {
         assert_eq!(
             across_row_excess(&dims, &types(2, "float"), Some(&strides)),
             64 * 256 * 4
+        );
+    }
+
+    #[test]
+    fn a_transpose_broadcast_over_a_batch_counts_its_elements_once() {
+        // `x + w.T` with `x` of 4 x 512 x 512 fp16 and `w.T` broadcast along the batch.
+        let dims = [vec![4, 512, 512], vec![4, 512, 512]];
+        let strides = [vec![512 * 512, 512, 1], vec![0, 1, 512]];
+        let ty = types(2, "c10::Half");
+        assert_eq!(
+            across_row_excess(&dims, &ty, Some(&strides)),
+            512 * 512 * 30
         );
     }
 }

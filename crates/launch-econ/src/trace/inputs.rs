@@ -33,7 +33,7 @@ pub fn element_bytes(ty: &str) -> Option<u64> {
 /// Elements a tensor of `dims` spans in memory: the product of its dims, or with `strides`
 /// the distance from its first to its last element + 1 where that is fewer (a broadcast —
 /// stride 0 — reads its elements once). `None` for a negative dim (not a tensor's).
-fn elements(dims: &[i64], strides: Option<&Vec<i64>>) -> Option<u64> {
+pub(super) fn elements(dims: &[i64], strides: Option<&Vec<i64>>) -> Option<u64> {
     if dims.iter().any(|&d| d < 0) {
         return None;
     }
