@@ -546,4 +546,10 @@ GROUPS = [
                                            "lz_two_lanes_of_maxima_bf16_2m,"
                                            "lz_six_lanes_of_bias_gelus_f32_256_by_512,"
                                            "lz_four_lanes_of_first_column_scales_fp16_2k_by_512"),
+    ("heldout101", "heldout_101_walks.py", "ma_three_lanes_of_transposed_adds_fp16_768,"
+                                           "ma_four_lanes_of_transposed_copies_bf16_1k_by_512,"
+                                           "ma_three_lanes_of_plane_transposes_f32_64_cubed,"
+                                           "ma_four_lanes_of_lerps_bf16_512k,"
+                                           "ma_two_lanes_of_where_blends_fp16_1m,"
+                                           "ma_four_lanes_of_strided_half_adds_bf16_1k_by_512"),
 ]
