@@ -303,7 +303,8 @@ impl StandInPlan {
 
     /// The bytes `op` stands in for by reading them paced over its time (see
     /// [`StandInPlan::paced_from_ns`]), rounded up to whole 16-byte words: its operator's
-    /// inputs, and for an element-wise kernel ([`is_element_wise`]) the result it writes as
+    /// inputs with what reading some across their rows moves beyond them (whole sectors,
+    /// [`crate::trace::across_rows`]), and for an element-wise kernel ([`is_element_wise`]) the result it writes as
     /// well, taken as large as its largest input (a write asks of device memory what a read
     /// does: an add of two tensors moves three), at most what the device moves in the
     /// recorded time (reading only, at its peak bandwidth: decode attention reads its KV
@@ -336,7 +337,9 @@ impl StandInPlan {
             (false, true) => most,
             (false, false) => most_read,
         };
-        let bytes = (read + written).min(cap).min(ARENA_BYTES as f64);
+        // Reads across rows move whole sectors: the stand-in reads that much along its rows.
+        let excess = op.across_row_excess_bytes.unwrap_or(0.0);
+        let bytes = (read + excess + written).min(cap).min(ARENA_BYTES as f64);
         (op.duration_ns >= self.paced_from_ns && load).then(|| (bytes / 16.0).ceil() as usize * 16)
     }
 

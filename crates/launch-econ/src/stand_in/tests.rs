@@ -294,6 +294,19 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
         ..plan_with(4.0)
     };
     assert_eq!(whole.paced_bytes(&add), Some(90_000_000));
+    // An add of a 4 MiB fp16 matrix and its transpose: the transpose's 2 Mi elements move 30
+    // bytes each beyond their own, which its stand-in reads along the rows: 72 MiB in all,
+    // no more than the device moves in the recorded time (72 MB), whole without the cap.
+    let mut transposed = crate::trace::Op::kernel(
+        "void at::native::elementwise_kernel<128, 4, add>",
+        0.0,
+        18_000.0,
+    );
+    transposed.input_bytes = Some(8.0 * 1048576.0);
+    transposed.largest_input_bytes = Some(4.0 * 1048576.0);
+    transposed.across_row_excess_bytes = Some(60.0 * 1048576.0);
+    assert_eq!(p.paced_bytes(&transposed), Some(72_000_000));
+    assert_eq!(whole.paced_bytes(&transposed), Some(72 << 20));
     // Other kernels pace their inputs alone.
     op.largest_input_bytes = Some(16.0 * 1048576.0);
     op.input_bytes = Some(32.0 * 1048576.0);
