@@ -19,7 +19,7 @@ pub const SECTOR_BYTES: u64 = 32;
 /// more than one element, their dims aligned from the right as broadcasting aligns them. Such
 /// a read moves, for each element, the part of a sector that its stride spans
 /// (`min(stride × element, SECTOR_BYTES)`), of which the element is its own bytes; a
-/// broadcast's elements (stride 0) count once, as its bytes do ([`elements`]). 0 without
+/// broadcast's elements (stride 0) count once, as its bytes do (`inputs::elements`). 0 without
 /// strides, where the first tensor runs along no dimension with stride 1 (the order the
 /// kernel walks in is not known), or where every input is read along its rows.
 pub fn across_row_excess(dims: &[Vec<i64>], types: &[String], strides: Option<&[Vec<i64>]>) -> u64 {
