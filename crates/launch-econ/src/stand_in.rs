@@ -585,4 +585,6 @@ pub use work::{measure_work_nodes, work_floor_note, WorkKey};
 #[cfg(test)]
 mod chase_tests;
 #[cfg(test)]
+mod paced_tests;
+#[cfg(test)]
 mod tests;
