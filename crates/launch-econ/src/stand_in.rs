@@ -304,9 +304,10 @@ impl StandInPlan {
     /// The bytes `op` stands in for by reading them paced over its time (see
     /// [`StandInPlan::paced_from_ns`]), rounded up to whole 16-byte words: its operator's
     /// inputs with what reading some across their rows moves beyond them (whole sectors,
-    /// [`crate::trace::across_rows`]), and for an element-wise kernel ([`is_element_wise`]) the result it writes as
-    /// well, taken as large as its largest input (a write asks of device memory what a read
-    /// does: an add of two tensors moves three), at most what the device moves in the
+    /// [`crate::trace::across_rows`]), and for an element-wise kernel ([`is_element_wise`])
+    /// the result it writes as well, taken as large as its largest input (a write asks of
+    /// device memory what a read does: an add of two tensors moves three), at most what the
+    /// device moves in the
     /// recorded time (reading only, at its peak bandwidth: decode attention reads its KV
     /// cache faster than a copy moves bytes, at up to 0.9 of the peak on an H200).
     /// `None` for a kernel that does not pace: too short, its inputs not recorded, more inputs
