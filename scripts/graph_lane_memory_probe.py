@@ -162,22 +162,10 @@ def chain_transposed_adds(torch, kernels, bufs):
     return run
 
 
-def chain_pair_adds(torch, kernels, bufs):
-    """`kernels` adds of two square matrices (`out=`, three buffers in turn): a transposed
-    add's bytes (two read, one written), every operand read along its rows."""
-    def run(y):
-        a, b, c = bufs
-        for _ in range(kernels):
-            torch.add(a, b, out=c)
-            a, b, c = c, a, b
-        return a
-    return run
-
-
 def transposed_layouts(torch, lanes, kernels, squares):
     """With `--transposed`, each layout of `lanes` lanes over `squares` (three square matrices
-    a lane): every lane adds a matrix to its transpose, every lane adds two matrices (the same
-    bytes, read along the rows). Whether lanes whose reads cross rows slow each other more than
+    a lane): every lane adds a matrix to its transpose, every lane adds two matrices
+    (`chain_adds`: the same bytes, read along the rows). Whether lanes whose reads cross rows slow each other more than
     their bytes say: batch 100's four lanes of `(y + y.T) * 0.5` ran 1.7 times `--summary`'s
     price on an H100."""
     def lane(chain, sq):
@@ -185,7 +173,7 @@ def transposed_layouts(torch, lanes, kernels, squares):
     return {f"{lanes}_lanes_transposed_adds": lanes_step(torch, [
                 lane(chain_transposed_adds, sq[:2]) for sq in squares]),
             f"{lanes}_lanes_square_adds": lanes_step(torch, [
-                lane(chain_pair_adds, sq) for sq in squares])}
+                lane(chain_adds, sq) for sq in squares])}
 
 
 def lanes_step(torch, parts):
