@@ -339,8 +339,8 @@ impl StandInPlan {
             (false, false) => most_read,
         };
         // Reads across rows move whole sectors: the stand-in reads that much along its rows.
-        let excess = op.across_row_excess_bytes.unwrap_or(0.0);
-        let bytes = (read + excess + written).min(cap).min(ARENA_BYTES as f64);
+        let moved = op.read_bytes_moved().unwrap_or(read);
+        let bytes = (moved + written).min(cap).min(ARENA_BYTES as f64);
         (op.duration_ns >= self.paced_from_ns && load).then(|| (bytes / 16.0).ceil() as usize * 16)
     }
 

@@ -180,7 +180,9 @@ pub(super) fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     if gemm > 0.0 || o.duration_ns <= 0.0 {
         return gemm;
     }
-    let (Some(read), Some(largest)) = (o.input_bytes, o.largest_input_bytes) else {
+    let (Some(read), Some(moved), Some(largest)) =
+        (o.input_bytes, o.read_bytes_moved(), o.largest_input_bytes)
+    else {
         return 0.0;
     };
     if is_attention(&o.name) && !is_element_wise(&o.name) {
@@ -197,7 +199,7 @@ pub(super) fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     if !(is_element_wise(&o.name) || is_normalisation(&o.name)) {
         return 0.0;
     }
-    let gb_s = (read + o.across_row_excess_bytes.unwrap_or(0.0) + largest) / o.duration_ns;
+    let gb_s = (moved + largest) / o.duration_ns;
     if bandwidth_gb_s > 0.0 {
         gb_s.min(bandwidth_gb_s)
     } else {
@@ -227,7 +229,7 @@ pub(super) fn written_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     {
         return 0.0;
     }
-    let moved = o.input_bytes.unwrap_or(0.0) + o.across_row_excess_bytes.unwrap_or(0.0) + largest;
+    let moved = o.read_bytes_moved().unwrap_or(0.0) + largest;
     let gb_s = largest.max(moved * crate::l2_lanes::WRITTEN_PART) / o.duration_ns;
     if bandwidth_gb_s > 0.0 {
         gb_s.min(bandwidth_gb_s)

@@ -176,6 +176,13 @@ impl Op {
     pub fn is_kernel(&self) -> bool {
         matches!(self.kind, OpKind::Kernel { .. })
     }
+
+    /// What the operator's reads move, bytes: its inputs ([`Op::input_bytes`]) and what
+    /// reading some across their rows moves beyond them ([`Op::across_row_excess_bytes`]);
+    /// `None` where its inputs were not recorded.
+    pub fn read_bytes_moved(&self) -> Option<f64> {
+        Some(self.input_bytes? + self.across_row_excess_bytes.unwrap_or(0.0))
+    }
 }
 
 /// Which stream a recorded cross-stream wait is taken to wait on (the trace does not say which
