@@ -552,4 +552,10 @@ GROUPS = [
                                            "ma_four_lanes_of_lerps_bf16_512k,"
                                            "ma_two_lanes_of_where_blends_fp16_1m,"
                                            "ma_four_lanes_of_strided_half_adds_bf16_1k_by_512"),
+    ("heldout102", "heldout_102_walks.py", "mb_two_gelu_lanes_beside_gemv_lane_bf16,"
+                                           "mb_three_silu_lanes_beside_wide_gemv_lane_fp16,"
+                                           "mb_layernorm_lane_beside_two_gemv_lanes_bf16,"
+                                           "mb_two_rmsnorm_lanes_beside_two_gemv_lanes_fp16,"
+                                           "mb_four_scale_lanes_f32_beside_gemv_lane_bf16,"
+                                           "mb_two_wide_scale_lanes_beside_gemv_lane_bf16"),
 ]
