@@ -61,12 +61,21 @@ impl SmRoom {
 pub struct Footing {
     /// What one block takes of an SM, where the trace records its registers.
     pub needs: Option<SmRoom>,
-    /// What every SM has left beside the blocks where the grid is exactly as many blocks as
-    /// all SMs hold at once (a decode GEMV of 132 blocks that each take an SM's registers, a
-    /// persistent GEMM of one block an SM). `None` for any other kernel: one of fewer blocks
-    /// leaves SMs, or room on them, that the grid does not take; one of more runs in rounds,
-    /// whose blocks do not all hold their SMs at once.
+    /// What every SM the blocks sit on has left beside them where the grid is exactly as many
+    /// blocks as all SMs hold at once (a decode GEMV of 132 blocks that each take an SM's
+    /// registers, a persistent GEMM of one block an SM), or one round of blocks that each take
+    /// a whole SM, on fewer SMs than the GPU has (a decode GEMV of 128 such blocks: the block
+    /// scheduler gives each its own SM and leaves [`Footing::free_sms`] empty). `None` for any
+    /// other kernel: one of fewer, smaller blocks leaves room on its SMs that the grid does not
+    /// take; one of more runs in rounds, whose blocks do not all hold their SMs at once.
     pub leaves: Option<SmRoom>,
+    /// The SMs a kernel that [`Footing::leaves`] room leaves empty (0 for any other).
+    pub free_sms: u32,
+    /// The SMs the kernel's blocks take to run at once: its blocks over as many as an SM
+    /// holds, at most every SM (0 for copies and memsets).
+    pub spans_sms: u32,
+    /// Whether an SM holds only one of the kernel's blocks at once.
+    pub one_an_sm: bool,
 }
 
 /// Shared memory is allocated to a block in units of this many bytes; a stand-in's own static
@@ -262,13 +271,23 @@ impl SmLimits {
         let blocks = LaunchShape::of(grid, block).blocks();
         let needs = self.block_needs(op);
         // Exactly as many blocks as all SMs hold at once: the block scheduler puts as many on
-        // every SM as fit and none is left for later.
-        let fills = blocks == u64::from(per_sm) * u64::from(self.sms);
+        // every SM as fit and none is left for later. Or fewer blocks than SMs that each take
+        // a whole SM: one on each of as many SMs, the rest empty.
+        let sms = u64::from(self.sms);
+        let fills = blocks == u64::from(per_sm) * sms;
+        let whole_sms = per_sm == 1 && blocks < sms;
         Footing {
             needs,
             leaves: needs
-                .filter(|_| fills)
+                .filter(|_| fills || whole_sms)
                 .map(|need| self.room_beside(need, per_sm)),
+            free_sms: if needs.is_some() && whole_sms {
+                (sms - blocks) as u32
+            } else {
+                0
+            },
+            spans_sms: blocks.div_ceil(u64::from(per_sm)).min(sms) as u32,
+            one_an_sm: per_sm == 1,
         }
     }
 

@@ -386,7 +386,13 @@ fn lay_out_on(
                 } else {
                     held_share(o, l, m, roofline.as_ref())
                 };
-                let Footing { needs, leaves } = l.footing(o);
+                let Footing {
+                    needs,
+                    leaves,
+                    free_sms,
+                    spans_sms,
+                    one_an_sm,
+                } = l.footing(o);
                 NodeCost {
                     fixed_ns: total - work_ns,
                     work_ns,
@@ -396,6 +402,9 @@ fn lay_out_on(
                     waits_on_loads: waits_on_loads(o, share, small_gb_s),
                     needs,
                     leaves,
+                    free_sms,
+                    spans_sms,
+                    one_an_sm,
                     from_l2,
                 }
             },

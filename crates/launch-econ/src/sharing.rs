@@ -25,11 +25,18 @@
 //! time, does not decide which one pays. A kernel that finds no room for its blocks waits, though:
 //! beside a kernel whose blocks fill every SM (one round on each, as a decode GEMV of 132 whole-SM
 //! blocks), a block that does not fit in what they leave starts only once that kernel's blocks
-//! begin to retire ([`NodeCost::leaves`]). (Small kernels beside kernels of fewer blocks than SMs
-//! that each hold an SM are not confined to the SMs those leave: a rule that confined them priced
-//! held-out walks of element-wise chains beside chains of decode GEMVs up to 38% high, stretching
-//! the GEMVs as well, where unprofiled graphs show the GEMV lane keeping its pace;
-//! docs/validation-h200.md, "Held-out batches 53–56" and "Held-out batch 58".) A kernel whose
+//! begin to retire ([`NodeCost::leaves`]). Beside a kernel of fewer blocks than SMs that each
+//! take a whole SM (a decode GEMV of 128 such blocks leaves 4 of an H200's 132 empty,
+//! [`NodeCost::free_sms`]), a kernel whose blocks do not fit beside them and span more SMs than
+//! are empty runs on those in as many more rounds as it needs, or waits for the whole-SM
+//! blocks to begin to retire where that ends sooner: on the H200 element-wise lanes of
+//! 256-block kernels beside lanes of 1024-wide GEMVs ran about as one lane after the other,
+//! where sharing the SMs by the kernels' shares priced them 11–22% short (docs/validation-h200.md,
+//! "Kernels beside whole-SM blocks that leave SMs empty run there in rounds or wait"). (An
+//! earlier rule that confined every such kernel to the empty SMs through every GEMV of a chain,
+//! and stretched the GEMVs by its share as well, priced held-out walks of element-wise chains
+//! beside chains of decode GEMVs up to 38% high, where unprofiled graphs show the GEMV lane
+//! keeping its pace; "Held-out batches 53–56" and "Held-out batch 58".) A kernel whose
 //! bytes come from the L2 ([`NodeCost::from_l2`]: an element-wise kernel of a walk whose data
 //! stays there) asks what it writes of the L2's part for writes, not device memory's
 //! ([`Bandwidths`]; lanes within the L2 are held by what they write), and is
@@ -38,6 +45,7 @@
 
 use crate::lanes::{Item, Schedule};
 use crate::occupancy::SmRoom;
+use room::{holding_left_ns, waiting_for_room};
 
 /// One node as the sharing model sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,6 +81,18 @@ pub struct NodeCost {
     /// longer hold the SMs through ([`NodeCost::share`]: a decode GEMV's blocks retire at
     /// different times, so it holds about three quarters of the GPU beside another kernel).
     pub leaves: Option<SmRoom>,
+    /// The SMs a kernel that [`NodeCost::leaves`] room leaves empty
+    /// ([`crate::occupancy::Footing::free_sms`]: a decode GEMV of 128 whole-SM blocks leaves 4
+    /// of an H200's 132): a kernel of another lane whose blocks run at once on no more SMs
+    /// than that runs there beside it, one that spans more waits as beside a full kernel.
+    pub free_sms: u32,
+    /// The SMs the kernel's blocks take to run at once
+    /// ([`crate::occupancy::Footing::spans_sms`]).
+    pub spans_sms: u32,
+    /// Whether an SM holds only one of the kernel's blocks at once: beside a kernel of such
+    /// blocks that leaves SMs empty it does not wait (two decode GEMVs side by side overlap as
+    /// the profile's GEMM pair measured, their blocks retiring at different times).
+    pub one_an_sm: bool,
     /// Whether the kernel's bytes come from the L2, not device memory (an element-wise kernel
     /// of a walk whose data the L2 holds; its [`NodeCost::gb_s`] is then what it writes): they
     /// count against the L2's ([`Bandwidths::l2_gb_s`]) and do not slow other lanes' kernels as traffic
@@ -113,6 +133,9 @@ enum State {
         work_ns: f64,
         needs: Option<SmRoom>,
         leaves: Option<SmRoom>,
+        free_sms: u32,
+        spans_sms: u32,
+        one_an_sm: bool,
         /// When the kernel began among the walk's kernels (0 for the first): a kernel waits
         /// for room only beside a full kernel that began before it.
         order: usize,
@@ -310,7 +333,7 @@ pub fn lay_out_sharing_counted(
                 }
             }
         }
-        let waiting = waiting_for_room(&state);
+        let (waiting, rounds) = waiting_for_room(&state);
         for (seen, &w) in has_waited.iter_mut().zip(&waiting) {
             *seen |= w;
         }
@@ -413,7 +436,7 @@ pub fn lay_out_sharing_counted(
                     if waiting[l] {
                         return 0.0;
                     }
-                    match small_stretches[l] {
+                    let rate = match small_stretches[l] {
                         // Among lanes within the L2 the small pair's cost is a time a
                         // node ([`crate::beside::BesideCosts::small_stretch`]): added to
                         // the kernel's share of the L2, not stretched by it.
@@ -422,7 +445,8 @@ pub fn lay_out_sharing_counted(
                             let stretch = small.unwrap_or_else(|| beside(moved, device_gb_s(s)));
                             1.0 / (shared * (1.0 + stretch * node_over_work))
                         }
-                    }
+                    };
+                    rate / rounds[l]
                 }
                 _ => 1.0 / shared,
             })
@@ -461,6 +485,9 @@ pub fn lay_out_sharing_counted(
                     work_ns: kernel.work_ns.max(0.0),
                     needs: kernel.needs,
                     leaves: kernel.leaves,
+                    free_sms: kernel.free_sms,
+                    spans_sms: kernel.spans_sms,
+                    one_an_sm: kernel.one_an_sm,
                     order: {
                         began += 1;
                         began - 1
@@ -534,51 +561,14 @@ fn can_take(item: &Queued, done: &[usize]) -> bool {
     }
 }
 
-/// Which lanes' kernels wait for room: a kernel whose block does not fit beside a kernel of
-/// another lane that fills every SM, began before it and does not itself wait, until that
-/// kernel's blocks begin to retire (see [`NodeCost::leaves`]). Decided in the order the
-/// kernels began, so a kernel waits only on one that holds its SMs.
-fn waiting_for_room(state: &[State]) -> Vec<bool> {
-    let mut by_order: Vec<(usize, usize)> = state
-        .iter()
-        .enumerate()
-        .filter_map(|(l, s)| match *s {
-            State::Kernel { order, .. } => Some((order, l)),
-            _ => None,
-        })
-        .collect();
-    by_order.sort_unstable();
-    let mut waiting = vec![false; state.len()];
-    for (i, &(_, l)) in by_order.iter().enumerate() {
-        let State::Kernel {
-            needs: Some(need), ..
-        } = state[l]
-        else {
-            continue;
-        };
-        waiting[l] = by_order[..i].iter().any(|&(_, m)| {
-            !waiting[m]
-                && matches!(state[m], State::Kernel {
-                    leaves: Some(room), left_ns, work_ns, share, ..
-                } if !room.holds(&need) && holding_left_ns(left_ns, work_ns, share) > DONE_NS)
-        });
-    }
-    waiting
-}
-
-/// Work a kernel with `left_ns` of its `work_ns` left has still to do before its blocks begin
-/// to retire and leave their SMs: its blocks hold them through `share` of its work (see
-/// [`NodeCost::leaves`]).
-fn holding_left_ns(left_ns: f64, work_ns: f64, share: f64) -> f64 {
-    left_ns - (1.0 - share) * work_ns
-}
-
 /// A lane's item: an op, or a wait for (lane, ops issued on it before the wait).
 #[derive(Debug, Clone)]
 enum Queued {
     Op(usize),
     Wait(Vec<(usize, usize)>),
 }
+
+mod room;
 
 #[cfg(test)]
 mod l2_tests;

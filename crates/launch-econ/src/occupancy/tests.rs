@@ -49,11 +49,21 @@ fn a_grid_that_fills_every_sm_leaves_room_only_for_blocks_that_fit_beside_its_ow
         .block_needs(&kernel((1, 1, 1), 32, Some(res(32, 0))))
         .unwrap();
     assert!(room.holds(&warp));
-    // 128 such blocks leave 4 SMs free, 133 run in rounds: neither fills the GPU so.
-    for blocks in [128, 133] {
-        let k = kernel((blocks, 1, 1), 384, Some(res(168, 164_308)));
-        assert_eq!(l.footing(&k).leaves, None, "{blocks} blocks");
-    }
+    assert_eq!(l.footing(&gemv).free_sms, 0);
+    assert_eq!(l.footing(&gemv).spans_sms, 132);
+    // 128 such blocks sit one an SM and leave 4 SMs empty, the same room on the others.
+    let narrow = l.footing(&kernel((128, 1, 1), 384, Some(res(168, 164_308))));
+    assert_eq!((narrow.leaves, narrow.free_sms), (Some(room), 4));
+    assert_eq!((narrow.spans_sms, narrow.one_an_sm), (128, true));
+    // 133 run in rounds: they leave no room that lasts.
+    let k = kernel((133, 1, 1), 384, Some(res(168, 164_308)));
+    assert_eq!(l.footing(&k).leaves, None);
+    // The norm's grid of 256 blocks, 16 an SM, takes 16 SMs at once.
+    let norms = l.footing(&kernel((256, 1, 1), 128, Some(res(32, 24))));
+    assert_eq!(
+        (norms.spans_sms, norms.one_an_sm, norms.leaves),
+        (16, false, None)
+    );
     // Without recorded registers what a block needs is not known.
     assert_eq!(l.block_needs(&kernel((1, 1, 1), 128, None)), None);
     assert_eq!(l.footing(&kernel((132, 1, 1), 1024, None)).leaves, None);

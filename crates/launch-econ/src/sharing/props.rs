@@ -39,9 +39,14 @@ fn cost() -> impl Strategy<Value = NodeCost> {
     (
         (0.0f64..3.0, 0.0f64..50.0, 0.0f64..1.0, 0.0f64..3000.0),
         (0.0f64..1.0, any::<bool>(), room(), room(), any::<bool>()),
+        (0u32..8, 0u32..140, any::<bool>()),
     )
         .prop_map(
-            |((fixed_ns, work_ns, share, gb_s), (math, waits_on_loads, needs, leaves, from_l2))| {
+            |(
+                (fixed_ns, work_ns, share, gb_s),
+                (math, waits_on_loads, needs, leaves, from_l2),
+                (free_sms, spans_sms, one_an_sm),
+            )| {
                 NodeCost {
                     fixed_ns,
                     work_ns,
@@ -51,6 +56,9 @@ fn cost() -> impl Strategy<Value = NodeCost> {
                     waits_on_loads,
                     needs,
                     leaves,
+                    free_sms,
+                    spans_sms,
+                    one_an_sm,
                     from_l2,
                 }
             },

@@ -1,4 +1,5 @@
-//! The room kernels find beside others': waiting beside kernels that fill every SM.
+//! The room kernels find beside others': waiting beside kernels that fill every SM, and
+//! running in more rounds, or waiting, beside kernels of whole-SM blocks that leave SMs empty.
 
 use super::tests::{node, on_lanes};
 use super::*;
@@ -20,7 +21,18 @@ fn full(work_ns: f64, share: f64) -> NodeCost {
     NodeCost {
         needs: Some(room(64_512)),
         leaves: Some(room(1024)),
+        spans_sms: 132,
+        one_an_sm: true,
         ..node(0.0, work_ns, share)
+    }
+}
+
+/// [`full`] of 128 blocks on an H200's 132 SMs: 4 SMs left empty.
+fn all_but_four(work_ns: f64, share: f64) -> NodeCost {
+    NodeCost {
+        free_sms: 4,
+        spans_sms: 128,
+        ..full(work_ns, share)
     }
 }
 
@@ -33,7 +45,16 @@ fn small_needing(work_ns: f64, registers: u32) -> NodeCost {
             shared_bytes: 1024,
             blocks: 1,
         }),
+        spans_sms: 1,
         ..node(0.0, work_ns, 0.01)
+    }
+}
+
+/// [`small_needing`] 4096 registers a block, with blocks that take `sms` SMs at once.
+fn spanning(work_ns: f64, sms: u32) -> NodeCost {
+    NodeCost {
+        spans_sms: sms,
+        ..small_needing(work_ns, 4096)
     }
 }
 
@@ -87,4 +108,24 @@ fn a_full_kernel_that_begins_later_does_not_hold_back_one_already_running() {
     // 37.5, to 112.5, where lane 1 has done 25 of its 40 and runs the rest alone.
     assert!((s[0].2 - 112.5).abs() < 1e-6, "{s:?}");
     assert!((s[1].2 - 127.5).abs() < 1e-6, "{s:?}");
+}
+
+#[test]
+fn beside_whole_sm_blocks_that_leave_sms_empty_a_kernel_runs_there_in_rounds_or_waits() {
+    // A GEMV of 128 whole-SM blocks for 100 ns, holding three quarters of the GPU: 4 SMs empty.
+    // A kernel whose blocks fit on them runs beside it from the start.
+    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), spanning(10.0, 4)]);
+    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
+    // One spanning 8 SMs runs there in two rounds (20 ns) rather than wait 75.
+    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), spanning(10.0, 8)]);
+    assert!((s[1].2 - 20.0).abs() < 1e-6, "{s:?}");
+    assert!((s[0].2 - 100.0).abs() < 1e-6, "{s:?}");
+    // One spanning 16 SMs with 40 ns of work would take four rounds, 160 ns: it waits for
+    // the GEMV's blocks to begin retiring at 75 and runs its 40 ns from there.
+    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), spanning(40.0, 16)]);
+    assert!((s[1].2 - 115.0).abs() < 1e-6, "{s:?}");
+    // A kernel of whole-SM blocks beside it does not wait: the two share the GPU, as the
+    // profile's GEMM pair measured (0.75 each: both at 1 / 1.5 of their pace).
+    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), all_but_four(40.0, 0.75)]);
+    assert!((s[1].2 - 60.0).abs() < 1e-6, "{s:?}");
 }

@@ -53,6 +53,9 @@ pub(super) fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
         waits_on_loads: false,
         needs: None,
         leaves: None,
+        free_sms: 0,
+        spans_sms: 0,
+        one_an_sm: false,
         from_l2: false,
     }
 }
