@@ -84,7 +84,8 @@ pub struct NodeCost {
     /// The SMs a kernel that [`NodeCost::leaves`] room leaves empty
     /// ([`crate::occupancy::Footing::free_sms`]: a decode GEMV of 128 whole-SM blocks leaves 4
     /// of an H200's 132): a kernel of another lane whose blocks run at once on no more SMs
-    /// than that runs there beside it, one that spans more waits as beside a full kernel.
+    /// than that runs there beside it; one that spans more runs there in more rounds, or
+    /// waits as beside a full kernel where that ends sooner (`room::waiting_for_room`).
     pub free_sms: u32,
     /// The SMs the kernel's blocks take to run at once
     /// ([`crate::occupancy::Footing::spans_sms`]).
