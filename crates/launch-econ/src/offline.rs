@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use crate::footprint::{within_l2, Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
 use crate::lanes::{Basis, Schedule, Span};
 use crate::model::ModelInputs;
-use crate::occupancy::{Footing, SmLimits};
+use crate::occupancy::SmLimits;
 use crate::sharing::{lay_out_sharing_counted, Bandwidths, NodeCost, SharedLayOut};
 use crate::trace::{CopyDirection, Op, OpKind, Walk};
 use crate::wide_grids::WideGrids;
@@ -227,7 +227,7 @@ impl<'w> ModelledWalk<'w> {
     }
 
     /// How many kernels [`Self::step_ms`] has wait for room beside a kernel filling every SM
-    /// (see [`NodeCost::leaves`]).
+    /// (see [`NodeCost::footing`]).
     pub fn waited_for_room(&self) -> usize {
         self.laid_out().waited_for_room
     }
@@ -386,13 +386,6 @@ fn lay_out_on(
                 } else {
                     held_share(o, l, m, roofline.as_ref())
                 };
-                let Footing {
-                    needs,
-                    leaves,
-                    free_sms,
-                    spans_sms,
-                    one_an_sm,
-                } = l.footing(o);
                 NodeCost {
                     fixed_ns: total - work_ns,
                     work_ns,
@@ -400,11 +393,7 @@ fn lay_out_on(
                     gb_s,
                     math: roofline.as_ref().map_or(0.0, |r| r.math_share(o)),
                     waits_on_loads: waits_on_loads(o, share, small_gb_s),
-                    needs,
-                    leaves,
-                    free_sms,
-                    spans_sms,
-                    one_an_sm,
+                    footing: l.footing(o),
                     from_l2,
                 }
             },

@@ -169,7 +169,7 @@ pub struct StepPrice {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph_step_streamed_floor_ms: Option<f64>,
     /// How many kernels the offline model has wait for room beside a kernel whose blocks fill
-    /// every SM (see [`crate::sharing::NodeCost::leaves`]); `None` where none did.
+    /// every SM (see [`crate::sharing::NodeCost::footing`]); `None` where none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernels_waiting_for_room: Option<usize>,
     /// The part of the graph step, ms, added for memory a trace without shapes does not rule

@@ -25,9 +25,9 @@
 //! time, does not decide which one pays. A kernel that finds no room for its blocks waits, though:
 //! beside a kernel whose blocks fill every SM (one round on each, as a decode GEMV of 132 whole-SM
 //! blocks), a block that does not fit in what they leave starts only once that kernel's blocks
-//! begin to retire ([`NodeCost::leaves`]). Beside a kernel of fewer blocks than SMs that each
+//! begin to retire ([`NodeCost::footing`]). Beside a kernel of fewer blocks than SMs that each
 //! take a whole SM (a decode GEMV of 128 such blocks leaves 4 of an H200's 132 empty,
-//! [`NodeCost::free_sms`]), a kernel whose blocks do not fit beside them and span more SMs than
+//! [`Footing::free_sms`]), a kernel whose blocks do not fit beside them and span more SMs than
 //! are empty runs on those in as many more rounds as it needs, or waits for the whole-SM
 //! blocks to begin to retire where that ends sooner: on the H200 element-wise lanes of
 //! 256-block kernels beside lanes of 1024-wide GEMVs ran about as one lane after the other,
@@ -44,7 +44,7 @@
 //! [`Schedule::lay_out`] does.
 
 use crate::lanes::{Item, Schedule};
-use crate::occupancy::SmRoom;
+use crate::occupancy::Footing;
 use room::{holding_left_ns, waiting_for_room};
 
 /// One node as the sharing model sees it.
@@ -70,30 +70,22 @@ pub struct NodeCost {
     /// kernels were measured to ([`crate::beside::BesideCosts::small_stretch`]), where that
     /// is more than the pair stretch.
     pub waits_on_loads: bool,
-    /// What one of the kernel's blocks takes of an SM, where the trace records it
-    /// ([`crate::occupancy::SmLimits::block_needs`]): see [`NodeCost::leaves`].
-    pub needs: Option<SmRoom>,
-    /// What every SM has left beside the kernel's blocks where they fill the GPU
-    /// ([`crate::occupancy::Footing::leaves`]), else `None`. A kernel of another
-    /// lane that starts while such a kernel runs, and whose block does not fit in that room,
-    /// finds no SM for its blocks until the full kernel's first blocks retire: it waits until
-    /// the full kernel has no more than `1 - share` of its work left, the part its blocks no
-    /// longer hold the SMs through ([`NodeCost::share`]: a decode GEMV's blocks retire at
-    /// different times, so it holds about three quarters of the GPU beside another kernel).
-    pub leaves: Option<SmRoom>,
-    /// The SMs a kernel that [`NodeCost::leaves`] room leaves empty
-    /// ([`crate::occupancy::Footing::free_sms`]: a decode GEMV of 128 whole-SM blocks leaves 4
-    /// of an H200's 132): a kernel of another lane whose blocks run at once on no more SMs
-    /// than that runs there beside it; one that spans more runs there in more rounds, or
-    /// waits as beside a full kernel where that ends sooner (`room::waiting_for_room`).
-    pub free_sms: u32,
-    /// The SMs the kernel's blocks take to run at once
-    /// ([`crate::occupancy::Footing::spans_sms`]).
-    pub spans_sms: u32,
-    /// Whether an SM holds only one of the kernel's blocks at once: beside a kernel of such
-    /// blocks that leaves SMs empty it does not wait (two decode GEMVs side by side overlap as
-    /// the profile's GEMM pair measured, their blocks retiring at different times).
-    pub one_an_sm: bool,
+    /// Where the kernel's blocks sit on the SMs ([`crate::occupancy::SmLimits::footing`]),
+    /// which decides whether a kernel of another lane finds room beside them
+    /// (`room::waiting_for_room`). Beside a kernel that fills the GPU
+    /// ([`Footing::leaves`] with no [`Footing::free_sms`]), a kernel that starts while it runs
+    /// and whose block ([`Footing::needs`]) does not fit in that room finds no SM for its
+    /// blocks until the full kernel's first blocks retire: it waits until the full kernel has
+    /// no more than `1 - share` of its work left, the part its blocks no longer hold the SMs
+    /// through ([`NodeCost::share`]: a decode GEMV's blocks retire at different times, so it
+    /// holds about three quarters of the GPU beside another kernel). Beside one of whole-SM
+    /// blocks that leaves SMs empty (a decode GEMV of 128 such blocks leaves 4 of an H200's
+    /// 132), a kernel whose blocks run at once ([`Footing::spans_sms`]) on no more SMs than
+    /// that runs there beside it; one that spans more runs there in more rounds, or waits as
+    /// beside a full kernel where that ends sooner; one of whole-SM blocks itself
+    /// ([`Footing::one_an_sm`]) does not wait (two decode GEMVs side by side overlap as the
+    /// profile's GEMM pair measured, their blocks retiring at different times).
+    pub footing: Footing,
     /// Whether the kernel's bytes come from the L2, not device memory (an element-wise kernel
     /// of a walk whose data the L2 holds; its [`NodeCost::gb_s`] is then what it writes): they
     /// count against the L2's ([`Bandwidths::l2_gb_s`]) and do not slow other lanes' kernels as traffic
@@ -132,11 +124,7 @@ enum State {
         node_over_work: f64,
         /// The kernel's whole work, ns ([`NodeCost::work_ns`]).
         work_ns: f64,
-        needs: Option<SmRoom>,
-        leaves: Option<SmRoom>,
-        free_sms: u32,
-        spans_sms: u32,
-        one_an_sm: bool,
+        footing: Footing,
         /// When the kernel began among the walk's kernels (0 for the first): a kernel waits
         /// for room only beside a full kernel that began before it.
         order: usize,
@@ -233,7 +221,7 @@ pub struct SharedLayOut {
     /// Each op's lane, start and end, ns, in the order the ops end.
     pub spans: Vec<(usize, f64, f64)>,
     /// The kernels that waited for room beside a kernel filling every SM
-    /// ([`NodeCost::leaves`]).
+    /// ([`NodeCost::footing`]).
     pub waited_for_room: usize,
 }
 
@@ -461,13 +449,13 @@ pub fn lay_out_sharing_counted(
                 State::Kernel { .. } if rate <= 0.0 => [None, None],
                 State::Kernel {
                     left_ns,
-                    leaves,
+                    footing,
                     work_ns,
                     share,
                     ..
                 } => {
                     let tail_ns = holding_left_ns(left_ns, work_ns, share);
-                    let room = (leaves.is_some() && tail_ns > 0.0).then(|| tail_ns / rate);
+                    let room = (footing.leaves.is_some() && tail_ns > 0.0).then(|| tail_ns / rate);
                     [Some(left_ns / rate), room]
                 }
                 State::Ready => [None, None],
@@ -484,11 +472,7 @@ pub fn lay_out_sharing_counted(
                 State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => State::Kernel {
                     left_ns: kernel.work_ns.max(0.0),
                     work_ns: kernel.work_ns.max(0.0),
-                    needs: kernel.needs,
-                    leaves: kernel.leaves,
-                    free_sms: kernel.free_sms,
-                    spans_sms: kernel.spans_sms,
-                    one_an_sm: kernel.one_an_sm,
+                    footing: kernel.footing,
                     order: {
                         began += 1;
                         began - 1

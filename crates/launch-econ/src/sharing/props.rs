@@ -5,6 +5,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::occupancy::SmRoom;
 
 /// `lanes` lanes forked off lane 0's first op, lane `l` running `per_lane` ops, joined back.
 fn forked(lanes: usize, per_lane: usize) -> (Schedule, usize) {
@@ -54,11 +55,13 @@ fn cost() -> impl Strategy<Value = NodeCost> {
                     gb_s,
                     math,
                     waits_on_loads,
-                    needs,
-                    leaves,
-                    free_sms,
-                    spans_sms,
-                    one_an_sm,
+                    footing: Footing {
+                        needs,
+                        leaves,
+                        free_sms,
+                        spans_sms,
+                        one_an_sm,
+                    },
                     from_l2,
                 }
             },

@@ -1,14 +1,15 @@
 //! Where a lane's kernel finds room for its blocks beside the kernels of other lanes
-//! ([`super::NodeCost::leaves`]): at once, in more rounds on the SMs they leave empty, or only
+//! ([`super::NodeCost::footing`]): at once, in more rounds on the SMs they leave empty, or only
 //! once their blocks begin to retire.
 
 use super::{State, DONE_NS};
+use crate::occupancy::Footing;
 
 /// Which lanes' kernels wait for room, and in how many rounds of blocks each of the others
 /// runs. A kernel whose block does not fit beside a kernel of another lane that fills every
 /// SM, began before it and does not itself wait, waits until that kernel's blocks begin to
-/// retire (see [`super::NodeCost::leaves`]). Beside one whose blocks each take a whole SM and leave
-/// some SMs empty ([`super::NodeCost::free_sms`]), a kernel whose blocks span more SMs than that runs
+/// retire (see [`super::NodeCost::footing`]). Beside one whose blocks each take a whole SM and leave
+/// some SMs empty ([`Footing::free_sms`]), a kernel whose blocks span more SMs than that runs
 /// there in as many more rounds as it needs, or waits for the other's SMs where that ends
 /// sooner: the block scheduler starts what fits on the empty SMs, and the rest once the
 /// whole-SM blocks retire (a kernel of such blocks itself does not wait: two decode GEMVs
@@ -28,9 +29,13 @@ pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
     let mut rounds = vec![1.0f64; state.len()];
     for (i, &(_, l)) in by_order.iter().enumerate() {
         let State::Kernel {
-            needs: Some(need),
-            spans_sms,
-            one_an_sm,
+            footing:
+                Footing {
+                    needs: Some(need),
+                    spans_sms,
+                    one_an_sm,
+                    ..
+                },
             left_ns: own_left_ns,
             ..
         } = state[l]
@@ -39,8 +44,12 @@ pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
         };
         for &(_, m) in &by_order[..i] {
             let State::Kernel {
-                leaves: Some(room),
-                free_sms,
+                footing:
+                    Footing {
+                        leaves: Some(room),
+                        free_sms,
+                        ..
+                    },
                 left_ns,
                 work_ns,
                 share,
@@ -70,7 +79,7 @@ pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
 
 /// Work a kernel with `left_ns` of its `work_ns` left has still to do before its blocks begin
 /// to retire and leave their SMs: its blocks hold them through `share` of its work (see
-/// [`super::NodeCost::leaves`]).
+/// [`super::NodeCost::footing`]).
 pub(super) fn holding_left_ns(left_ns: f64, work_ns: f64, share: f64) -> f64 {
     left_ns - (1.0 - share) * work_ns
 }

@@ -3,6 +3,7 @@
 
 use super::tests::{node, on_lanes};
 use super::*;
+use crate::occupancy::SmRoom;
 
 /// An SM's room with `registers` registers left (threads, shared memory and block slots to
 /// spare).
@@ -19,42 +20,56 @@ fn room(registers: u32) -> SmRoom {
 /// others, and leaving 1024 registers an SM.
 fn full(work_ns: f64, share: f64) -> NodeCost {
     NodeCost {
-        needs: Some(room(64_512)),
-        leaves: Some(room(1024)),
-        spans_sms: 132,
-        one_an_sm: true,
+        footing: Footing {
+            needs: Some(room(64_512)),
+            leaves: Some(room(1024)),
+            spans_sms: 132,
+            one_an_sm: true,
+            ..Footing::default()
+        },
         ..node(0.0, work_ns, share)
     }
 }
 
 /// [`full`] of 128 blocks on an H200's 132 SMs: 4 SMs left empty.
 fn all_but_four(work_ns: f64, share: f64) -> NodeCost {
+    let full = full(work_ns, share);
     NodeCost {
-        free_sms: 4,
-        spans_sms: 128,
-        ..full(work_ns, share)
+        footing: Footing {
+            free_sms: 4,
+            spans_sms: 128,
+            ..full.footing
+        },
+        ..full
     }
 }
 
 /// A small kernel of `work_ns` whose block takes `registers` registers.
 fn small_needing(work_ns: f64, registers: u32) -> NodeCost {
     NodeCost {
-        needs: Some(SmRoom {
-            threads: 128,
-            registers,
-            shared_bytes: 1024,
-            blocks: 1,
-        }),
-        spans_sms: 1,
+        footing: Footing {
+            needs: Some(SmRoom {
+                threads: 128,
+                registers,
+                shared_bytes: 1024,
+                blocks: 1,
+            }),
+            spans_sms: 1,
+            ..Footing::default()
+        },
         ..node(0.0, work_ns, 0.01)
     }
 }
 
 /// [`small_needing`] 4096 registers a block, with blocks that take `sms` SMs at once.
 fn spanning(work_ns: f64, sms: u32) -> NodeCost {
+    let small = small_needing(work_ns, 4096);
     NodeCost {
-        spans_sms: sms,
-        ..small_needing(work_ns, 4096)
+        footing: Footing {
+            spans_sms: sms,
+            ..small.footing
+        },
+        ..small
     }
 }
 

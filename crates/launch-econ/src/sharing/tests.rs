@@ -51,11 +51,7 @@ pub(super) fn node(fixed_ns: f64, work_ns: f64, share: f64) -> NodeCost {
         gb_s: 0.0,
         math: 0.0,
         waits_on_loads: false,
-        needs: None,
-        leaves: None,
-        free_sms: 0,
-        spans_sms: 0,
-        one_an_sm: false,
+        footing: Footing::default(),
         from_l2: false,
     }
 }
