@@ -61,6 +61,8 @@ FIRST_RUNS = [
     ("98", "h100-heldout-98-351bc80"),
     ("99", "h100-heldout-99-5f389d7"),
     ("100", "h100-heldout-100-8506f8a"),
+    ("101", "h100-heldout-101-c9d5f89"),
+    ("102", "h100-heldout-102-c9d5f89"),
 ]
 
 

@@ -558,4 +558,10 @@ GROUPS = [
                                            "mb_two_rmsnorm_lanes_beside_two_gemv_lanes_fp16,"
                                            "mb_four_scale_lanes_f32_beside_gemv_lane_bf16,"
                                            "mb_two_wide_scale_lanes_beside_gemv_lane_bf16"),
+    ("heldout103", "heldout_103_walks.py", "mc_two_lanes_of_transposed_adds_f32_768,"
+                                           "mc_four_lanes_of_transposed_products_bf16_512,"
+                                           "mc_three_lanes_of_plane_transposes_fp16_16_by_256,"
+                                           "mc_six_lanes_of_transposed_differences_f32_256,"
+                                           "mc_transposed_lane_beside_row_lane_fp16_1k,"
+                                           "mc_two_lanes_of_transposed_adds_bf16_1536"),
 ]
