@@ -1,9 +1,9 @@
 """Six walks written after the H100 probes of lanes of `y + y.T` (2026-12-07: five sizes and
 dtypes, one, two and four lanes, `graph_lane_memory_probe.py --transposed`), which found that
 lanes reading a matrix across its rows take longer together than `--summary` prices where
-their tensors are small (−19 … −27% for 512 x 512) and less long than it prices where they
-are large (+8 … +17% for 1024 x 1024), before any rule built on that finding: its held-out
-test. Lanes of transposed and permuted operands at sizes, dtypes, operations and lane counts
+their matrices are small (−19 … −27% at 512 x 512 and 768 x 768) and less long than it
+prices where they are large (+8 … +17% at 1024 x 1024), before any rule built on that
+finding: its held-out test. Lanes of transposed and permuted operands at sizes, dtypes, operations and lane counts
 the probes did not time, every lane's data together within both GPUs' L2s (the H100's 50
 MiB, the H200's 60). Per lane and together:
 
