@@ -94,6 +94,20 @@ pub struct NodeCost {
     pub from_l2: bool,
 }
 
+impl NodeCost {
+    /// The cost with its figures held to their ranges: no negative work or load, shares of
+    /// the SMs and of the arithmetic within 0..=1.
+    fn clamped(self) -> Self {
+        Self {
+            work_ns: self.work_ns.max(0.0),
+            share: self.share.clamp(0.0, 1.0),
+            gb_s: self.gb_s.max(0.0),
+            math: self.math.clamp(0.0, 1.0),
+            ..self
+        }
+    }
+}
+
 /// The bandwidths kernels side by side share, GB/s (0: not shared).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Bandwidths {
@@ -114,17 +128,11 @@ enum State {
     /// In an op's kernel.
     Kernel {
         left_ns: f64,
-        share: f64,
-        gb_s: f64,
-        math: f64,
-        waits_on_loads: bool,
-        from_l2: bool,
+        /// The node's cost, its figures held to their ranges ([`NodeCost::clamped`]).
+        cost: NodeCost,
         /// The whole node's time over its kernel's: the stretches were measured on whole
         /// nodes, and the lay-out puts a node's extra time on its kernel.
         node_over_work: f64,
-        /// The kernel's whole work, ns ([`NodeCost::work_ns`]).
-        work_ns: f64,
-        footing: Footing,
         /// When the kernel began among the walk's kernels (0 for the first): a kernel waits
         /// for room only beside a full kernel that began before it.
         order: usize,
@@ -144,8 +152,11 @@ pub fn load_beside(total_gb_s: f64, own_gb_s: f64) -> f64 {
 /// waiting for room) read from the L2; `None` otherwise, or with nothing running beside it.
 fn among_l2_lanes(state: &[State], waiting: &[bool], l: usize) -> Option<f64> {
     let State::Kernel {
-        from_l2: true,
-        work_ns,
+        cost: NodeCost {
+            from_l2: true,
+            work_ns,
+            ..
+        },
         node_over_work,
         ..
     } = state[l]
@@ -159,7 +170,7 @@ fn among_l2_lanes(state: &[State], waiting: &[bool], l: usize) -> Option<f64> {
         .peekable();
     beside.peek()?;
     beside
-        .all(|(_, s)| matches!(s, State::Kernel { from_l2: true, .. }))
+        .all(|(_, s)| matches!(s, State::Kernel { cost, .. } if cost.from_l2))
         .then_some(work_ns * node_over_work)
 }
 
@@ -332,13 +343,9 @@ pub fn lay_out_sharing_counted(
             .iter()
             .zip(&waiting)
             .filter_map(|(s, &w)| match *s {
-                State::Kernel {
-                    share,
-                    gb_s,
-                    math,
-                    from_l2,
-                    ..
-                } if !w => Some((share, gb_s, math, from_l2)),
+                State::Kernel { cost, .. } if !w => {
+                    Some((cost.share, cost.gb_s, cost.math, cost.from_l2))
+                }
                 _ => None,
             })
             .collect();
@@ -375,16 +382,11 @@ pub fn lay_out_sharing_counted(
             .iter()
             .enumerate()
             .map(|(l, s)| match *s {
-                State::Kernel {
-                    waits_on_loads: true,
-                    ..
-                } if together && !waiting[l] => {
+                State::Kernel { cost, .. } if cost.waits_on_loads && together && !waiting[l] => {
                     let mut others = state.iter().enumerate().filter_map(|(m, s)| match *s {
-                        State::Kernel {
-                            gb_s,
-                            from_l2: false,
-                            ..
-                        } if m != l && !waiting[m] => Some(gb_s / shared),
+                        State::Kernel { cost, .. } if !cost.from_l2 && m != l && !waiting[m] => {
+                            Some(cost.gb_s / shared)
+                        }
                         _ => None,
                     });
                     let among_l2 = among_l2_lanes(&state, &waiting, l);
@@ -404,11 +406,12 @@ pub fn lay_out_sharing_counted(
             .zip(&waiting)
             .filter_map(|((s, small), &w)| match *s {
                 State::Kernel {
-                    gb_s,
+                    cost,
                     node_over_work,
-                    from_l2: false,
                     ..
-                } if !w => Some(gb_s / (1.0 + small.unwrap_or(0.0) * node_over_work)),
+                } if !cost.from_l2 && !w => {
+                    Some(cost.gb_s / (1.0 + small.unwrap_or(0.0) * node_over_work))
+                }
                 _ => None,
             })
             .sum();
@@ -418,8 +421,8 @@ pub fn lay_out_sharing_counted(
             .enumerate()
             .map(|(l, s)| match *s {
                 State::Kernel {
+                    cost: NodeCost { from_l2, .. },
                     node_over_work,
-                    from_l2,
                     ..
                 } => {
                     if waiting[l] {
@@ -447,15 +450,10 @@ pub fn lay_out_sharing_counted(
             .flat_map(|(s, &rate)| match *s {
                 State::Fixed { left_ns, .. } => [Some(left_ns), None],
                 State::Kernel { .. } if rate <= 0.0 => [None, None],
-                State::Kernel {
-                    left_ns,
-                    footing,
-                    work_ns,
-                    share,
-                    ..
-                } => {
-                    let tail_ns = holding_left_ns(left_ns, work_ns, share);
-                    let room = (footing.leaves.is_some() && tail_ns > 0.0).then(|| tail_ns / rate);
+                State::Kernel { left_ns, cost, .. } => {
+                    let tail_ns = holding_left_ns(left_ns, cost.work_ns, cost.share);
+                    let room =
+                        (cost.footing.leaves.is_some() && tail_ns > 0.0).then(|| tail_ns / rate);
                     [Some(left_ns / rate), room]
                 }
                 State::Ready => [None, None],
@@ -471,17 +469,11 @@ pub fn lay_out_sharing_counted(
             state[l] = match state[l] {
                 State::Fixed { left_ns, kernel } if left_ns - step <= done_ns => State::Kernel {
                     left_ns: kernel.work_ns.max(0.0),
-                    work_ns: kernel.work_ns.max(0.0),
-                    footing: kernel.footing,
+                    cost: kernel.clamped(),
                     order: {
                         began += 1;
                         began - 1
                     },
-                    share: kernel.share.clamp(0.0, 1.0),
-                    gb_s: kernel.gb_s.max(0.0),
-                    math: kernel.math.clamp(0.0, 1.0),
-                    waits_on_loads: kernel.waits_on_loads,
-                    from_l2: kernel.from_l2,
                     node_over_work: if kernel.work_ns > 0.0 {
                         (kernel.fixed_ns.max(0.0) + kernel.work_ns) / kernel.work_ns
                     } else {
@@ -529,11 +521,7 @@ fn over_bandwidth(loads: impl Iterator<Item = f64> + Clone, bandwidth_gb_s: f64)
 /// What a running kernel asks of device memory, GB/s: its load, unless it reads from the L2.
 fn device_gb_s(s: &State) -> f64 {
     match *s {
-        State::Kernel {
-            gb_s,
-            from_l2: false,
-            ..
-        } => gb_s,
+        State::Kernel { cost, .. } if !cost.from_l2 => cost.gb_s,
         _ => 0.0,
     }
 }

@@ -2,7 +2,7 @@
 //! ([`super::NodeCost::footing`]): at once, in more rounds on the SMs they leave empty, or only
 //! once their blocks begin to retire.
 
-use super::{State, DONE_NS};
+use super::{NodeCost, State, DONE_NS};
 use crate::occupancy::Footing;
 
 /// Which lanes' kernels wait for room, and in how many rounds of blocks each of the others
@@ -29,11 +29,15 @@ pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
     let mut rounds = vec![1.0f64; state.len()];
     for (i, &(_, l)) in by_order.iter().enumerate() {
         let State::Kernel {
-            footing:
-                Footing {
-                    needs: Some(need),
-                    spans_sms,
-                    one_an_sm,
+            cost:
+                NodeCost {
+                    footing:
+                        Footing {
+                            needs: Some(need),
+                            spans_sms,
+                            one_an_sm,
+                            ..
+                        },
                     ..
                 },
             left_ns: own_left_ns,
@@ -44,15 +48,19 @@ pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
         };
         for &(_, m) in &by_order[..i] {
             let State::Kernel {
-                footing:
-                    Footing {
-                        leaves: Some(room),
-                        free_sms,
+                cost:
+                    NodeCost {
+                        footing:
+                            Footing {
+                                leaves: Some(room),
+                                free_sms,
+                                ..
+                            },
+                        work_ns,
+                        share,
                         ..
                     },
                 left_ns,
-                work_ns,
-                share,
                 ..
             } = state[m]
             else {
