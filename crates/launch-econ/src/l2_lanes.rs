@@ -32,6 +32,15 @@ use crate::forked_lanes::ForkedLanes;
 /// figure among what kernels within the L2 write.
 pub const WRITTEN_PART: f64 = 1.0 / 3.0;
 
+/// The part of the lanes' figure ([`L2Lanes::together_gb_s`]) that reads across rows reach,
+/// each element a 32-byte sector ([`crate::trace::across_rows`]): on an H100 two and four lanes
+/// of `a + a.T` over 1024 x 1024 (bf16 and f32) moved 4.8-5.0 TB/s together, their sectors
+/// with their other bytes, where the profile's figure was 6.6 TB/s; four lanes over 512 x 512
+/// and 768 x 768 came to 4.2-4.6 (`scripts/graph_lane_memory_probe.py --transposed`,
+/// docs/cross-device/graph-lane-transposed-h100). A read a 32-byte sector a request takes more
+/// of the L2 than its bytes in whole lines do. Measured on an H100, taken on other GPUs as well.
+pub const ACROSS_ROW_PACE: f64 = 0.74;
+
 /// Lanes side by side.
 const LANES: usize = 4;
 /// Adds a lane.

@@ -217,8 +217,11 @@ pub(super) fn known_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
 /// A kernel that moves more than three times what it writes asks more of the L2 than its
 /// writes: on an H100 four lanes of `(y + y.T) * 0.5` over 512 x 512 fp16, the transpose read
 /// a 32-byte sector an element, ran 1.7 times the price of their writes (−39.9%; −20.9% so),
-/// four of `torch.addcmul` (three f32 inputs) −12.2% (+2.8%). 0 for other ops, whose written
-/// bytes the trace does not say. Kernels of lanes within the L2 share the L2 by this.
+/// four of `torch.addcmul` (three f32 inputs) −12.2% (+2.8%). What it reads across rows
+/// counts at the pace such reads reach ([`crate::l2_lanes::ACROSS_ROW_PACE`]): the same
+/// transposes −20.9 → −7.8%, three lanes of 768 x 768 ones −23.8 → −5.2%. 0 for other ops,
+/// whose written bytes the trace does not say. Kernels of lanes within the L2 share the L2 by
+/// this.
 pub(super) fn written_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     let Some(largest) = o.largest_input_bytes else {
         return 0.0;
@@ -229,7 +232,10 @@ pub(super) fn written_gb_s(o: &Op, bandwidth_gb_s: f64) -> f64 {
     {
         return 0.0;
     }
-    let moved = o.read_bytes_moved().unwrap_or(0.0) + largest;
+    // Reads across rows take the L2 at its pace for them, not at its pace for whole lines.
+    let excess = o.across_row_excess_bytes.unwrap_or(0.0);
+    let slower = excess * (1.0 / crate::l2_lanes::ACROSS_ROW_PACE - 1.0);
+    let moved = o.read_bytes_moved().unwrap_or(0.0) + largest + slower;
     let gb_s = largest.max(moved * crate::l2_lanes::WRITTEN_PART) / o.duration_ns;
     if bandwidth_gb_s > 0.0 {
         gb_s.min(bandwidth_gb_s)

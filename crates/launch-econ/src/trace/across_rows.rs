@@ -13,18 +13,58 @@ use super::inputs::{element_bytes, elements};
 /// Memory": a warp's loads are served in 32-byte segments).
 pub const SECTOR_BYTES: u64 = 32;
 
-/// The bytes an operator of these recorded `dims`, `types` and `strides` moves through the L2
-/// beyond its inputs' own bytes by reading some of them across their rows: tensors whose
-/// stride, along the dimension the first tensor input runs along (its stride-1 dimension), is
-/// more than one element, their dims aligned from the right as broadcasting aligns them. Such
-/// a read moves, for each element, the part of a sector that its stride spans
-/// (`min(stride × element, SECTOR_BYTES)`), of which the element is its own bytes; a
-/// broadcast's elements (stride 0) count once, as its bytes do (`inputs::elements`). 0 without
-/// strides, where the first tensor runs along no dimension with stride 1 (the order the
-/// kernel walks in is not known), or where every input is read along its rows.
-pub fn across_row_excess(dims: &[Vec<i64>], types: &[String], strides: Option<&[Vec<i64>]>) -> u64 {
+/// What an operator's reads across the rows of its inputs move, as its recorded shapes say;
+/// how much of it is beyond the inputs' bytes depends on the kernel that does the reads
+/// ([`AcrossRows::excess`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AcrossRows {
+    /// The elements of the inputs read across their rows, each times the part of a sector its
+    /// stride spans (`min(stride × element, SECTOR_BYTES)`).
+    pub moved: u64,
+    /// The same elements times their own bytes.
+    pub own: u64,
+    /// The elements of the tensor the kernel walks (the first input), and the length of its
+    /// rows (its stride-1 dimension).
+    pub elements: u64,
+    pub row: u64,
+    /// How many elements of one sector of an input read across its rows the kernel's next
+    /// rows use (`SECTOR_BYTES` over the element, where the input runs with stride 1 along the
+    /// walked tensor's next dimension out; 1 otherwise), the least over such inputs.
+    pub shared_by_rows: u64,
+}
+
+impl AcrossRows {
+    /// The bytes these reads move beyond the inputs' own, for a kernel of `blocks` blocks
+    /// (`None`: not known, each sector taken to serve one element). A block of an element-wise
+    /// kernel walks a run of the tensor's elements (PyTorch's strided kernel 512), so one that
+    /// covers several of its rows reads, from each sector of a transposed operand, the elements
+    /// of those rows together: a 64-wide plane of f32 read across its rows by 512-element
+    /// blocks uses all eight elements of each sector it touches, nothing beyond its bytes.
+    pub fn excess(&self, blocks: Option<u64>) -> u64 {
+        let rows_a_block = blocks
+            .filter(|&b| b > 0)
+            .map_or(1, |b| (self.elements / b) / self.row.max(1));
+        let served = rows_a_block.clamp(1, self.shared_by_rows.max(1));
+        (self.moved / served).saturating_sub(self.own)
+    }
+}
+
+/// What an operator of these recorded `dims`, `types` and `strides` moves through the L2 by
+/// reading some inputs across their rows: tensors whose stride, along the dimension the first
+/// tensor input runs along (its stride-1 dimension), is more than one element, their dims
+/// aligned from the right as broadcasting aligns them. Such a read moves, for each element,
+/// the part of a sector that its stride spans, of which the element is its own bytes; a
+/// broadcast's elements (stride 0) count once, as its bytes do (`inputs::elements`). Nothing
+/// without strides, where the first tensor runs along no dimension with stride 1 (the order
+/// the kernel walks in is not known), or where every input is read along its rows.
+pub fn across_rows(
+    dims: &[Vec<i64>],
+    types: &[String],
+    strides: Option<&[Vec<i64>]>,
+) -> AcrossRows {
+    let none = AcrossRows::default();
     let Some(strides) = strides else {
-        return 0;
+        return none;
     };
     let tensors: Vec<(&Vec<i64>, &Vec<i64>, u64)> = dims
         .iter()
@@ -37,30 +77,65 @@ pub fn across_row_excess(dims: &[Vec<i64>], types: &[String], strides: Option<&[
         })
         .collect();
     let Some(((d0, s0, _), rest)) = tensors.split_first() else {
-        return 0;
+        return none;
     };
     // The first tensor's dimension of least stride among those it walks (more than one
     // element, a stride other than 0): the kernel's innermost loop, where it has stride 1.
+    let walked = |i: &usize| d0[*i] > 1 && s0[*i] != 0;
     let Some(inner) = (0..d0.len())
-        .filter(|&i| d0[i] > 1 && s0[i] != 0)
+        .filter(walked)
         .min_by_key(|&i| s0[i].unsigned_abs())
         .filter(|&i| s0[i].unsigned_abs() == 1)
     else {
-        return 0;
+        return none;
     };
-    let from_right = d0.len() - inner;
-    rest.iter()
-        .filter_map(|(d, s, size)| {
-            let j = d.len().checked_sub(from_right)?;
-            let stride = s[j].unsigned_abs();
-            if d[j] <= 1 || stride <= 1 {
-                return None;
-            }
-            let moved = stride.saturating_mul(*size).min(SECTOR_BYTES);
-            // The elements its bytes count (a broadcast's once), each moving `moved`.
-            Some(elements(d, Some(s))?.saturating_mul(moved.saturating_sub(*size)))
-        })
-        .fold(0u64, u64::saturating_add)
+    // Its next dimension out, where its rows follow one another in memory.
+    let row = d0[inner].unsigned_abs();
+    let outer = (0..d0.len())
+        .filter(|i| *i != inner && walked(i))
+        .min_by_key(|&i| s0[i].unsigned_abs())
+        .filter(|&i| s0[i].unsigned_abs() == row);
+    let mut out = AcrossRows {
+        elements: elements(d0, Some(s0)).unwrap_or(0),
+        row,
+        shared_by_rows: SECTOR_BYTES,
+        ..none
+    };
+    for (d, s, size) in rest {
+        let Some(j) = d.len().checked_sub(d0.len() - inner) else {
+            continue;
+        };
+        let stride = s[j].unsigned_abs();
+        if d[j] <= 1 || stride <= 1 {
+            continue;
+        }
+        let Some(n) = elements(d, Some(s)) else {
+            continue;
+        };
+        out.moved = out
+            .moved
+            .saturating_add(n.saturating_mul(stride.saturating_mul(*size).min(SECTOR_BYTES)));
+        out.own = out.own.saturating_add(n.saturating_mul(*size));
+        let next_rows_share = outer
+            .and_then(|o| d.len().checked_sub(d0.len() - o))
+            .is_some_and(|k| s[k].unsigned_abs() == 1);
+        let shared = if next_rows_share {
+            (SECTOR_BYTES / size).max(1)
+        } else {
+            1
+        };
+        out.shared_by_rows = out.shared_by_rows.min(shared);
+    }
+    if out.moved == 0 {
+        return none;
+    }
+    out
+}
+
+/// The bytes [`across_rows`] moves beyond the inputs' own where the kernel is not known (each
+/// sector serving one element).
+pub fn across_row_excess(dims: &[Vec<i64>], types: &[String], strides: Option<&[Vec<i64>]>) -> u64 {
+    across_rows(dims, types, strides).excess(None)
 }
 
 #[cfg(test)]
@@ -151,6 +226,40 @@ mod tests {
             across_row_excess(&dims, &types(2, "float"), Some(&strides)),
             64 * 256 * 4
         );
+    }
+
+    #[test]
+    fn a_block_covering_several_rows_reads_their_sectors_together() {
+        // `y + y.transpose(1, 2)` over 64 x 64 x 64 f32, in 512 blocks of 512 elements: a
+        // block covers eight 64-wide rows, so of each sector of the transposed plane (eight
+        // f32) it reads all eight elements: nothing beyond the bytes.
+        let dims = [vec![64, 64, 64], vec![64, 64, 64]];
+        let strides = [vec![4096, 64, 1], vec![4096, 1, 64]];
+        let reads = across_rows(&dims, &types(2, "float"), Some(&strides));
+        assert_eq!(reads.excess(None), 64 * 64 * 64 * 28);
+        assert_eq!(reads.excess(Some(512)), 0);
+        // Over 256 x 256 fp16, 512-element blocks cover two rows: two of a sector's sixteen
+        // elements serve them, 16 bytes an element moved, 14 beyond it.
+        let dims = [vec![256, 256], vec![256, 256]];
+        let strides = [vec![256, 1], vec![1, 256]];
+        let reads = across_rows(&dims, &types(2, "c10::Half"), Some(&strides));
+        assert_eq!(reads.excess(Some(128)), 256 * 256 * 14);
+        // Over 512 x 512, a block covers one row: a sector an element.
+        let dims = [vec![512, 512], vec![512, 512]];
+        let strides = [vec![512, 1], vec![1, 512]];
+        let reads = across_rows(&dims, &types(2, "c10::Half"), Some(&strides));
+        assert_eq!(reads.excess(Some(512)), 512 * 512 * 30);
+    }
+
+    #[test]
+    fn rows_share_no_sector_where_the_operand_does_not_run_along_them() {
+        // `x + w` where `w` is strided along both dimensions (every other column of a
+        // transpose): the next row's elements lie in other sectors.
+        let dims = [vec![64, 64], vec![64, 64]];
+        let strides = [vec![64, 1], vec![2, 128]];
+        let reads = across_rows(&dims, &types(2, "float"), Some(&strides));
+        assert_eq!(reads.excess(Some(8)), reads.excess(None));
+        assert_eq!(reads.excess(None), 64 * 64 * 28);
     }
 
     #[test]

@@ -70,9 +70,9 @@ pub struct InputSizes {
     /// The operator writes its result into one of its inputs (`aten::add_`, `aten::copy_`):
     /// the result is among `total`, not a tensor of its own (`is_in_place`).
     pub in_place: bool,
-    /// What reading some inputs across their rows moves beyond the total
-    /// ([`super::across_rows::across_row_excess`]); 0 where none is or strides are not recorded.
-    pub across_rows: u64,
+    /// What reading some inputs across their rows moves ([`super::across_rows::across_rows`]);
+    /// nothing where none is or strides are not recorded.
+    pub across_rows: super::across_rows::AcrossRows,
 }
 
 /// The elements of an operator's tensor-list arguments (`Input type` `TensorList`, whose
@@ -104,7 +104,7 @@ pub fn list_sizes(dims: &serde_json::Value, types: &[String]) -> Option<InputSiz
         gathered: 0,
         elements: true,
         in_place: false,
-        across_rows: 0,
+        across_rows: Default::default(),
     })
 }
 
@@ -255,7 +255,7 @@ fn sizes_of(bytes: &[Option<u64>], gathered: u64) -> Option<InputSizes> {
         gathered,
         elements: false,
         in_place: false,
-        across_rows: 0,
+        across_rows: Default::default(),
     })
 }
 

@@ -3,13 +3,13 @@
 //! links the operator to the kernels it launched; and what those records give the kernels (a
 //! matmul's GEMM to its GEMM kernel, an operator's input bytes to its longest kernel).
 
-use memra_engine::Gemm;
+use memra_engine::{Gemm, LaunchShape};
 use serde_json::Value;
 
 use std::collections::HashMap;
 
 use super::{as_uint, Event, Sink};
-use crate::trace::across_rows::across_row_excess;
+use crate::trace::across_rows::across_rows;
 use crate::trace::matmul::{is_blas_kernel, names_a_gemm, MatmulRole};
 use crate::trace::{inputs, matmul, OpKind};
 
@@ -92,7 +92,7 @@ pub(super) fn operator_inputs(ev: &Event) -> Option<(u64, inputs::InputSizes)> {
         r.concrete.as_deref(),
     )
     .or_else(|| inputs::list_sizes(ev.args.as_ref()?.input_dims.as_ref()?, &r.types))?;
-    let across_rows = across_row_excess(&r.dims, &r.types, r.strides.as_deref());
+    let across_rows = across_rows(&r.dims, &r.types, r.strides.as_deref());
     Some((
         r.id,
         inputs::InputSizes {
@@ -174,7 +174,11 @@ pub(super) fn assign_inputs(sink: &mut Sink) {
         ops[i].largest_input_bytes = Some(sizes.largest as f64);
         ops[i].gathered_bytes = (sizes.gathered > 0).then_some(sizes.gathered as f64);
         ops[i].in_place = sizes.in_place;
-        ops[i].across_row_excess_bytes =
-            (sizes.across_rows > 0).then_some(sizes.across_rows as f64);
+        let blocks = match ops[i].kind {
+            OpKind::Kernel { grid, block } => Some(LaunchShape::of(grid, block).blocks()),
+            _ => None,
+        };
+        let excess = sizes.across_rows.excess(blocks);
+        ops[i].across_row_excess_bytes = (excess > 0).then_some(excess as f64);
     }
 }
