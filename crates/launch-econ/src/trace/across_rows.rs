@@ -23,9 +23,9 @@ pub struct AcrossRows {
     pub moved: u64,
     /// The same elements times their own bytes.
     pub own: u64,
-    /// The elements of the tensor the kernel walks (the first input), and the length of its
-    /// rows (its stride-1 dimension).
+    /// The elements of the tensor the kernel walks (the first input).
     pub elements: u64,
+    /// The length of that tensor's rows (its stride-1 dimension), elements.
     pub row: u64,
     /// How many elements of one sector of an input read across its rows the kernel's next
     /// rows use (`SECTOR_BYTES` over the element, where the input runs with stride 1 along the
