@@ -37,13 +37,12 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
     assert_eq!(off.paced_bytes(&op), None);
     // An element-wise kernel also writes a result as large as its largest input: an add of
     // two 16 MiB tensors moves 48 MiB.
-    let mut add = crate::trace::Op::kernel(
+    let mut add = crate::trace::Op::kernel_reading(
         "void at::native::vectorized_elementwise_kernel<8, add>",
-        0.0,
         18_000.0,
+        32.0 * 1048576.0,
+        16.0 * 1048576.0,
     );
-    add.input_bytes = Some(32.0 * 1048576.0);
-    add.largest_input_bytes = Some(16.0 * 1048576.0);
     assert_eq!(p.paced_bytes(&add), Some(48 << 20));
     // Never more than the device moves in the recorded time (4000 bytes/ns for 18 µs).
     add.input_bytes = Some(60e6);
@@ -58,13 +57,12 @@ fn kernels_pace_the_inputs_the_device_could_have_read_in_their_time() {
     // An add of a 4 MiB fp16 matrix and its transpose: the transpose's 2 Mi elements move 30
     // bytes each beyond their own, which its stand-in reads along the rows: 72 MiB in all,
     // no more than the device moves in the recorded time (72 MB), whole without the cap.
-    let mut transposed = crate::trace::Op::kernel(
+    let mut transposed = crate::trace::Op::kernel_reading(
         "void at::native::elementwise_kernel<128, 4, add>",
-        0.0,
         18_000.0,
+        8.0 * 1048576.0,
+        4.0 * 1048576.0,
     );
-    transposed.input_bytes = Some(8.0 * 1048576.0);
-    transposed.largest_input_bytes = Some(4.0 * 1048576.0);
     transposed.across_row_excess_bytes = Some(60.0 * 1048576.0);
     assert_eq!(p.paced_bytes(&transposed), Some(72_000_000));
     assert_eq!(whole.paced_bytes(&transposed), Some(72 << 20));
@@ -99,14 +97,12 @@ fn paced_reads_from_the_l2_take_any_recorded_load() {
 /// An add of two 1 MiB f32 tensors within the L2, recorded at 1.3 µs: two inputs of 1 MiB,
 /// a 1 MiB result.
 fn add_of_two_mib() -> crate::trace::Op {
-    let mut add = crate::trace::Op::kernel(
+    crate::trace::Op::kernel_reading(
         "void at::native::vectorized_elementwise_kernel<4, add>",
-        0.0,
         1_300.0,
-    );
-    add.input_bytes = Some(2.0 * 1048576.0);
-    add.largest_input_bytes = Some(1048576.0);
-    add
+        2.0 * 1048576.0,
+        1048576.0,
+    )
 }
 
 #[test]
@@ -129,9 +125,8 @@ fn element_wise_kernels_do_their_work_only_where_the_plan_asks() {
     // Inputs whose sizes are not recorded, or a kernel that is not element-wise: none.
     add.largest_input_bytes = None;
     assert_eq!(work.elementwise_work(&add), None);
-    let mut norm = crate::trace::Op::kernel("layer_norm_kernel", 0.0, 5_000.0);
-    norm.input_bytes = Some(2.0 * 1048576.0);
-    norm.largest_input_bytes = Some(1048576.0);
+    let norm =
+        crate::trace::Op::kernel_reading("layer_norm_kernel", 5_000.0, 2.0 * 1048576.0, 1048576.0);
     assert_eq!(work.elementwise_work(&norm), None);
 }
 

@@ -148,6 +148,17 @@ impl Op {
         Op::recorded(name.into(), start_ns, duration_ns, kind)
     }
 
+    /// A kernel (as [`Op::kernel`], from 0) whose operator read `read` bytes of inputs, the
+    /// largest `largest`: the element-wise kernel tests price.
+    #[cfg(test)]
+    pub(crate) fn kernel_reading(name: &str, duration_ns: f64, read: f64, largest: f64) -> Op {
+        Op {
+            input_bytes: Some(read),
+            largest_input_bytes: Some(largest),
+            ..Op::kernel(name, 0.0, duration_ns)
+        }
+    }
+
     /// An op as one profiler record gives it, with nothing else known: no device, stream,
     /// correlation or block resources (the readers set those they find), and none of what
     /// the walk's host side adds later (its GEMM, step, graph launch, operator inputs).

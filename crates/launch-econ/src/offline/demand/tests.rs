@@ -12,11 +12,7 @@ fn gemm_call(name: &str, gemm: Gemm, ns: f64) -> Op {
 
 /// A 2 µs kernel `name` whose operator read `read` bytes, the largest input `largest`.
 fn with_inputs(name: &str, read: f64, largest: f64) -> Op {
-    Op {
-        input_bytes: Some(read),
-        largest_input_bytes: Some(largest),
-        ..Op::kernel(name, 0.0, 2000.0)
-    }
+    Op::kernel_reading(name, 2000.0, read, largest)
 }
 
 #[test]
