@@ -132,18 +132,18 @@ pub fn across_rows(
     out
 }
 
-/// The bytes [`across_rows`] moves beyond the inputs' own where the kernel is not known (each
-/// sector serving one element).
-pub fn across_row_excess(dims: &[Vec<i64>], types: &[String], strides: Option<&[Vec<i64>]>) -> u64 {
-    across_rows(dims, types, strides).excess(None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn types(n: usize, ty: &str) -> Vec<String> {
         vec![ty.to_string(); n]
+    }
+
+    /// The bytes [`across_rows`] moves beyond the inputs' own where the kernel is not known
+    /// (each sector serving one element).
+    fn across_row_excess(dims: &[Vec<i64>], types: &[String], strides: Option<&[Vec<i64>]>) -> u64 {
+        across_rows(dims, types, strides).excess(None)
     }
 
     #[test]
