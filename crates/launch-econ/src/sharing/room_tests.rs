@@ -89,21 +89,28 @@ fn two_lanes_laid_out(costs: [NodeCost; 2]) -> Vec<(usize, f64, f64)> {
     s
 }
 
+/// Asserts that [`two_lanes_laid_out`] with `costs` ends each (lane, ns) of `ends` there.
+fn assert_ends(costs: [NodeCost; 2], ends: &[(usize, f64)]) {
+    let s = two_lanes_laid_out(costs);
+    for &(lane, end) in ends {
+        assert!((s[lane].2 - end).abs() < 1e-6, "lane {lane}: {s:?}");
+    }
+}
+
 #[test]
 fn a_kernel_that_fits_nowhere_beside_a_full_kernel_waits_for_its_blocks_to_retire() {
     // A GEMV filling every SM for 100 ns, holding three quarters of the GPU beside others,
     // and a LayerNorm block needing 4096 registers where 1024 are left: the norm finds room
     // only in the GEMV's last quarter, and runs its 10 ns from 75.
-    let s = two_lanes_laid_out([full(100.0, 0.75), small_needing(10.0, 4096)]);
-    assert!((s[0].2 - 100.0).abs() < 1e-6, "{s:?}");
-    assert!((s[1].2 - 85.0).abs() < 1e-6, "{s:?}");
+    assert_ends(
+        [full(100.0, 0.75), small_needing(10.0, 4096)],
+        &[(0, 100.0), (1, 85.0)],
+    );
     // A block that fits in what the GEMV leaves (one warp) runs beside it from the start.
-    let s = two_lanes_laid_out([full(100.0, 0.75), small_needing(10.0, 1024)]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
+    assert_ends([full(100.0, 0.75), small_needing(10.0, 1024)], &[(1, 10.0)]);
     // A kernel of blocks that hold the GPU to its end (a persistent GEMM: share 1) keeps
     // the norm out until it ends.
-    let s = two_lanes_laid_out([full(100.0, 1.0), small_needing(10.0, 4096)]);
-    assert!((s[1].2 - 110.0).abs() < 1e-6, "{s:?}");
+    assert_ends([full(100.0, 1.0), small_needing(10.0, 4096)], &[(1, 110.0)]);
 }
 
 #[test]
@@ -114,33 +121,37 @@ fn a_full_kernel_that_begins_later_does_not_hold_back_one_already_running() {
         fixed_ns: 5.0,
         ..full(100.0, 0.75)
     };
-    let s = two_lanes_laid_out([gemv, small_needing(10.0, 4096)]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
+    assert_ends([gemv, small_needing(10.0, 4096)], &[(1, 10.0)]);
     // Two full kernels beginning together: lane 1's, taken second, waits for lane 0's last
     // quarter, and neither waits for the other forever.
-    let s = two_lanes_laid_out([full(100.0, 0.75), full(40.0, 0.75)]);
     // From 75 the two share the GPU (0.75 each, 1.5 together): lane 0's last 25 ns take
     // 37.5, to 112.5, where lane 1 has done 25 of its 40 and runs the rest alone.
-    assert!((s[0].2 - 112.5).abs() < 1e-6, "{s:?}");
-    assert!((s[1].2 - 127.5).abs() < 1e-6, "{s:?}");
+    assert_ends(
+        [full(100.0, 0.75), full(40.0, 0.75)],
+        &[(0, 112.5), (1, 127.5)],
+    );
 }
 
 #[test]
 fn beside_whole_sm_blocks_that_leave_sms_empty_a_kernel_runs_there_in_rounds_or_waits() {
     // A GEMV of 128 whole-SM blocks for 100 ns, holding three quarters of the GPU: 4 SMs empty.
     // A kernel whose blocks fit on them runs beside it from the start.
-    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), spanning(10.0, 4)]);
-    assert!((s[1].2 - 10.0).abs() < 1e-6, "{s:?}");
+    assert_ends([all_but_four(100.0, 0.75), spanning(10.0, 4)], &[(1, 10.0)]);
     // One spanning 8 SMs runs there in two rounds (20 ns) rather than wait 75.
-    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), spanning(10.0, 8)]);
-    assert!((s[1].2 - 20.0).abs() < 1e-6, "{s:?}");
-    assert!((s[0].2 - 100.0).abs() < 1e-6, "{s:?}");
+    assert_ends(
+        [all_but_four(100.0, 0.75), spanning(10.0, 8)],
+        &[(1, 20.0), (0, 100.0)],
+    );
     // One spanning 16 SMs with 40 ns of work would take four rounds, 160 ns: it waits for
     // the GEMV's blocks to begin retiring at 75 and runs its 40 ns from there.
-    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), spanning(40.0, 16)]);
-    assert!((s[1].2 - 115.0).abs() < 1e-6, "{s:?}");
+    assert_ends(
+        [all_but_four(100.0, 0.75), spanning(40.0, 16)],
+        &[(1, 115.0)],
+    );
     // A kernel of whole-SM blocks beside it does not wait: the two share the GPU, as the
     // profile's GEMM pair measured (0.75 each: both at 1 / 1.5 of their pace).
-    let s = two_lanes_laid_out([all_but_four(100.0, 0.75), all_but_four(40.0, 0.75)]);
-    assert!((s[1].2 - 60.0).abs() < 1e-6, "{s:?}");
+    assert_ends(
+        [all_but_four(100.0, 0.75), all_but_four(40.0, 0.75)],
+        &[(1, 60.0)],
+    );
 }
