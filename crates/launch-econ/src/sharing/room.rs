@@ -11,8 +11,8 @@ use crate::occupancy::Footing;
 /// retire (see [`super::NodeCost::footing`]). Beside one whose blocks each take a whole SM and leave
 /// some SMs empty ([`Footing::free_sms`]), a kernel whose blocks span more SMs than that runs
 /// there in as many more rounds as it needs, or waits for the other's SMs where that ends
-/// sooner: the block scheduler starts what fits on the empty SMs, and the rest once the
-/// whole-SM blocks retire (a kernel of such blocks itself does not wait: two decode GEMVs
+/// sooner — decided as it begins, so one that has run in rounds goes on in them: the block
+/// scheduler starts what fits on the empty SMs, and the rest once the whole-SM blocks retire (a kernel of such blocks itself does not wait: two decode GEMVs
 /// side by side overlap as the profile's GEMM pair measured). Decided in the order the
 /// kernels began, so a kernel waits only on one that holds its SMs.
 pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
@@ -38,6 +38,7 @@ pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
                             one_an_sm,
                             ..
                         },
+                    work_ns: own_work_ns,
                     ..
                 },
             left_ns: own_left_ns,
@@ -74,7 +75,11 @@ pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
                 waiting[l] = true;
             } else if !one_an_sm {
                 let confined = f64::from(spans_sms.div_ceil(free_sms));
-                if (confined - 1.0) * own_left_ns > holding_ns {
+                // Decided before the kernel runs: one that has begun in rounds keeps its
+                // blocks there (they do not leave the SMs they run on) however soon the
+                // other's blocks then retire.
+                let begun = own_left_ns < own_work_ns;
+                if !begun && (confined - 1.0) * own_left_ns > holding_ns {
                     waiting[l] = true;
                 } else {
                     rounds[l] = rounds[l].max(confined);

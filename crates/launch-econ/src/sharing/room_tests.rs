@@ -155,3 +155,24 @@ fn beside_whole_sm_blocks_that_leave_sms_empty_a_kernel_runs_there_in_rounds_or_
         &[(1, 60.0)],
     );
 }
+
+#[test]
+fn a_kernel_that_began_in_rounds_goes_on_in_them_whatever_else_ends_meanwhile() {
+    // The GEMV of 128 whole-SM blocks (100 ns, its blocks retiring from 75) and a kernel
+    // spanning 8 SMs with 60 ns of work: two rounds (120 ns) beat waiting (75 + 60), so it
+    // runs there at half its pace, 37.5 ns done by 75, and the last 22.5 alone: ends at 97.5.
+    let costs = [
+        all_but_four(100.0, 0.75),
+        spanning(60.0, 8),
+        small_needing(40.0, 1024),
+    ];
+    assert_ends([costs[0], costs[1]], &[(1, 97.5)]);
+    // A third lane's kernel that fits beside the GEMV and ends at 40 changes nothing for it,
+    // though by then waiting for the GEMV's SMs (35 ns more, then 40) would look as short as
+    // the rounds left (80): blocks running on the empty SMs do not leave them.
+    let three = on_lanes(3, (0..3).map(|l| Item::Op { lane: l, op: l }).collect());
+    let mut s = lay_out_sharing(&three, |op| costs[op], |_, _| 0.0, 0.0);
+    s.sort_by_key(|x| x.0);
+    assert!((s[2].2 - 40.0).abs() < 1e-6, "{s:?}");
+    assert!((s[1].2 - 97.5).abs() < 1e-6, "{s:?}");
+}
