@@ -63,6 +63,7 @@ FIRST_RUNS = [
     ("100", "h100-heldout-100-8506f8a"),
     ("101", "h100-heldout-101-c9d5f89"),
     ("102", "h100-heldout-102-c9d5f89"),
+    ("103", "h100-heldout-103-495cf49"),
 ]
 
 
