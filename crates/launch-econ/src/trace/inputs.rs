@@ -339,5 +339,7 @@ fn gathered_bytes(
     elements(dims.get(index)?, None)?.checked_mul(picked.checked_mul(size)?)
 }
 
+pub mod repeats;
+
 #[cfg(test)]
 mod tests;

@@ -31,9 +31,10 @@ use memra_engine::Gemm;
 use crate::occupancy::BlockResources;
 
 use super::host::{host_side, HostEvent, HostKind};
-use super::inputs::InputSizes;
+use super::inputs::{repeats::TensorArg, InputSizes};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
+use nesting::{repeated_reads, OperatorSpan};
 use operators::{assign_inputs, mark_matmuls, matmul_op, operator_inputs};
 
 /// The most CPU events one trace may hold (several per GPU operation in a framework's trace).
@@ -226,7 +227,7 @@ enum Converted {
         /// A `cudaStreamWaitEvent` / `cuStreamWaitEvent` call.
         wait_call: bool,
         matmul: Option<(u64, Gemm)>,
-        inputs: Option<(u64, InputSizes)>,
+        inputs: Option<(u64, InputSizes, Vec<TensorArg>)>,
     },
     /// A `ProfilerStep#N` annotation, on the host or (`gpu`) the GPU.
     Mark {
@@ -376,6 +377,8 @@ struct Sink {
     matmuls: HashMap<u64, Gemm>,
     /// Operators' input sizes by `External id`.
     inputs: HashMap<u64, InputSizes>,
+    /// Operators that read recorded tensors, for which runs in which.
+    operators: Vec<OperatorSpan>,
     /// The profiler's own work, (start, end) ns, clipped to the step at the end.
     overhead: Vec<(f64, f64)>,
     /// CPU events, summed into host sides at the end.
@@ -453,8 +456,17 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     if let Some((id, m)) = matmul {
                         self.0.matmuls.insert(id, m);
                     }
-                    if let Some((id, bytes)) = inputs {
+                    if let Some((id, bytes, reads)) = inputs {
                         self.0.inputs.insert(id, bytes);
+                        if !reads.is_empty() {
+                            self.0.operators.push(OperatorSpan {
+                                id,
+                                thread: event.thread,
+                                start_ns: event.ts_ns,
+                                end_ns: event.end_ns(),
+                                reads,
+                            });
+                        }
                     }
                 }
                 Converted::Mark { gpu, mark } => {
@@ -514,6 +526,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         launched_by: Vec::new(),
         matmuls: HashMap::new(),
         inputs: HashMap::new(),
+        operators: Vec::new(),
         overhead: Vec::new(),
         host: Vec::new(),
         steps: StepEvidence::default(),
@@ -536,6 +549,13 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
     mark_matmuls(&mut sink);
+    let issued = sink.host.iter().filter(|e| e.kind == HostKind::Issue);
+    let operators = std::mem::take(&mut sink.operators);
+    for (id, bytes) in repeated_reads(operators, issued.map(|e| (e.thread, e.ts_ns))) {
+        if let Some(sizes) = sink.inputs.get_mut(&id) {
+            sizes.total = sizes.total.saturating_sub(bytes);
+        }
+    }
     assign_inputs(&mut sink);
     for op in &mut sink.walk.ops {
         op.from_graph = op
@@ -564,6 +584,7 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
     Ok(sink.walk)
 }
 
+mod nesting;
 mod operators;
 #[cfg(test)]
 mod tests;

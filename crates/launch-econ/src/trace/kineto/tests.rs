@@ -183,6 +183,29 @@ fn a_gather_carries_the_rows_it_read() {
 }
 
 #[test]
+fn a_comparison_of_a_tensor_with_itself_reads_it_once() {
+    // `torch.isnan(y)` runs `y != y`: aten::ne, recorded with y twice, launches the kernel
+    // (every operator comes before the runtime calls, as Kineto writes them).
+    let trace = |ne_ts: u32, launch_ts: u32| {
+        format!(
+            r#"[
+        {{"ph":"X","cat":"cpu_op","name":"aten::isnan","ts":100,"dur":20,"tid":3,"args":{{"External id":2,
+         "Input Dims":[[1024]],"Input type":["float"],"Input Strides":[[1]]}}}},
+        {{"ph":"X","cat":"cpu_op","name":"aten::ne","ts":{ne_ts},"dur":10,"tid":3,"args":{{"External id":3,
+         "Input Dims":[[1024],[1024]],"Input type":["float","float"],"Input Strides":[[1],[1]]}}}},
+        {{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":{launch_ts},"dur":2,"tid":3,"args":{{"correlation":9,"External id":3}}}},
+        {{"ph":"X","cat":"kernel","name":"ne_kernel","ts":200,"dur":2,"args":{{"External id":3,"correlation":9,"grid":[1,1,1],"block":[128,1,1]}}}}
+    ]"#
+        )
+    };
+    let w = read_str(&trace(101, 105)).unwrap();
+    assert_eq!(w.ops[0].input_bytes, Some(4096.0));
+    // Work issued between the two operators' starts could have made a second such tensor.
+    let w = read_str(&trace(106, 103)).unwrap();
+    assert_eq!(w.ops[0].input_bytes, Some(8192.0));
+}
+
+#[test]
 fn stream_waits_come_from_cuda_sync_events() {
     let w = read_str(
         r#"{"traceEvents":[
