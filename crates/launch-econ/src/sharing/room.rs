@@ -12,9 +12,10 @@ use crate::occupancy::Footing;
 /// some SMs empty ([`Footing::free_sms`]), a kernel whose blocks span more SMs than that runs
 /// there in as many more rounds as it needs, or waits for the other's SMs where that ends
 /// sooner — decided as it begins, so one that has run in rounds goes on in them: the block
-/// scheduler starts what fits on the empty SMs, and the rest once the whole-SM blocks retire (a kernel of such blocks itself does not wait: two decode GEMVs
-/// side by side overlap as the profile's GEMM pair measured). Decided in the order the
-/// kernels began, so a kernel waits only on one that holds its SMs.
+/// scheduler starts what fits on the empty SMs, and the rest once the whole-SM blocks retire
+/// (a kernel of such blocks itself does not wait: two decode GEMVs side by side overlap as the
+/// profile's GEMM pair measured). Decided in the order the kernels began, so a kernel waits
+/// only on one that holds its SMs.
 pub(super) fn waiting_for_room(state: &[State]) -> (Vec<bool>, Vec<f64>) {
     let mut by_order: Vec<(usize, usize)> = state
         .iter()

@@ -34,7 +34,7 @@ use super::host::{host_side, HostEvent, HostKind};
 use super::inputs::{repeats::TensorArg, InputSizes};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
-use nesting::{repeated_reads, OperatorSpan};
+use nesting::{count_repeats_once, OperatorSpan};
 use operators::{assign_inputs, mark_matmuls, matmul_op, operator_inputs};
 
 /// The most CPU events one trace may hold (several per GPU operation in a framework's trace).
@@ -549,13 +549,8 @@ pub fn read<R: Read>(input: R, path: &str) -> Result<Walk, TraceError> {
         return Err(err("no traceEvents array: not a Chrome/Kineto trace".into()));
     }
     mark_matmuls(&mut sink);
-    let issued = sink.host.iter().filter(|e| e.kind == HostKind::Issue);
     let operators = std::mem::take(&mut sink.operators);
-    for (id, bytes) in repeated_reads(operators, issued.map(|e| (e.thread, e.ts_ns))) {
-        if let Some(sizes) = sink.inputs.get_mut(&id) {
-            sizes.total = sizes.total.saturating_sub(bytes);
-        }
-    }
+    count_repeats_once(&mut sink.inputs, operators, &sink.host);
     assign_inputs(&mut sink);
     for op in &mut sink.walk.ops {
         op.from_graph = op

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
+use crate::trace::host::{HostEvent, HostKind};
 use crate::trace::inputs::repeats::{repeated_bytes, TensorArg};
+use crate::trace::inputs::InputSizes;
 
 /// An operator with recorded inputs: its `External id`, host thread, span and what it reads.
 #[derive(Debug, Clone)]
@@ -16,11 +18,29 @@ pub(super) struct OperatorSpan {
     pub reads: Vec<TensorArg>,
 }
 
+/// Takes from each operator's input bytes (`inputs`, by `External id`) what its reads repeat of
+/// the operator it runs in ([`repeated_reads`], the runtime calls that issue GPU work read from
+/// `host`). A gather's total counts the rows it picks, a list's its elements: left alone.
+pub(super) fn count_repeats_once(
+    inputs: &mut HashMap<u64, InputSizes>,
+    spans: Vec<OperatorSpan>,
+    host: &[HostEvent],
+) {
+    let issued = host.iter().filter(|e| e.kind == HostKind::Issue);
+    for (id, bytes) in repeated_reads(spans, issued.map(|e| (e.thread, e.ts_ns))) {
+        if let Some(sizes) = inputs.get_mut(&id) {
+            if sizes.gathered == 0 && !sizes.elements {
+                sizes.total = sizes.total.saturating_sub(bytes);
+            }
+        }
+    }
+}
+
 /// The bytes of each operator's reads that repeat a tensor of the operator it runs in, by
 /// `External id` (only those with any): the innermost operator with recorded inputs that
 /// encloses it on its thread, where no call in `issued` (each GPU-issuing runtime call's
 /// thread and start, ns) started on that thread from the outer one's start to the inner one's.
-pub(super) fn repeated_reads(
+fn repeated_reads(
     mut spans: Vec<OperatorSpan>,
     issued: impl Iterator<Item = (u64, f64)>,
 ) -> HashMap<u64, u64> {
