@@ -45,6 +45,8 @@ def main():
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--trials", type=int, default=9)
     args = ap.parse_args()
+    if any(n <= 0 for n in args.elems) or args.trials <= 0:
+        ap.error("--elems and --trials must be positive")
     import torch
     dtype = getattr(torch, args.dtype)
     size = torch.tensor([], dtype=dtype).element_size()
