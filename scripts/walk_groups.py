@@ -564,4 +564,10 @@ GROUPS = [
                                            "mc_six_lanes_of_transposed_differences_f32_256,"
                                            "mc_transposed_lane_beside_row_lane_fp16_1k,"
                                            "mc_two_lanes_of_transposed_adds_bf16_1536"),
+    ("heldout104", "heldout_104_walks.py", "md_three_lanes_of_nan_selects_f32_4m,"
+                                           "md_two_lanes_of_finite_selects_bf16_8m,"
+                                           "md_four_lanes_of_nan_masks_fp16_1m,"
+                                           "md_two_lanes_of_finite_scales_f32_1m,"
+                                           "md_nan_select_lane_beside_add_lane_f32_8m,"
+                                           "md_three_lanes_of_self_products_bf16_4m"),
 ]
