@@ -8,7 +8,8 @@ use crate::trace::host::{HostEvent, HostKind};
 use crate::trace::inputs::repeats::{repeated_bytes, TensorArg};
 use crate::trace::inputs::InputSizes;
 
-/// An operator with recorded inputs: its `External id`, host thread, span and what it reads.
+/// An operator that reads recorded tensors: its `External id`, host thread, span and those
+/// tensors.
 #[derive(Debug, Clone)]
 pub(super) struct OperatorSpan {
     pub id: u64,
@@ -37,9 +38,10 @@ pub(super) fn count_repeats_once(
 }
 
 /// The bytes of each operator's reads that repeat a tensor of the operator it runs in, by
-/// `External id` (only those with any): the innermost operator with recorded inputs that
-/// encloses it on its thread, where no call in `issued` (each GPU-issuing runtime call's
-/// thread and start, ns) started on that thread from the outer one's start to the inner one's.
+/// `External id` (only those with any): the innermost operator reading recorded tensors that
+/// encloses it on its thread (any between, reading none, made no data without GPU work),
+/// where no call in `issued` (each GPU-issuing runtime call's thread and start, ns) started on
+/// that thread from the outer one's start to the inner one's.
 fn repeated_reads(
     mut spans: Vec<OperatorSpan>,
     issued: impl Iterator<Item = (u64, f64)>,
