@@ -38,15 +38,21 @@ def lane(torch, kind, y, z, out):
     return run
 
 
-def main():
+def parse_args(argv=None):
+    """The probe's arguments, checked before any GPU work: a bad one exits with status 2."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--elems", type=int, nargs="+", default=[1 << 21, 1 << 23])
-    ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     ap.add_argument("--trials", type=int, default=9)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if any(n <= 0 for n in args.elems) or args.trials <= 0:
         ap.error("--elems and --trials must be positive")
+    return args
+
+
+def main():
+    args = parse_args()
     import torch
     dtype = getattr(torch, args.dtype)
     size = torch.tensor([], dtype=dtype).element_size()

@@ -113,3 +113,15 @@ def test_stand_in_lanes_probe_reads_lanes_and_bytes_from_a_stored_trace():
         (1, 1, 1), (128, 1, 1), 8192, 4096)
     args = probe.parse_args(["--out", "o", "--walk", f"heldout74:w:{trace}", "--kinds", "ew"])
     assert args.walk == [["heldout74", "w", trace]] and args.kinds == ["ew"]
+
+
+@pytest.mark.parametrize("argv,named", [(["--elems", "0"], "--elems"),
+                                        (["--trials", "-1"], "--trials"),
+                                        (["--dtype", "int8"], "--dtype")])
+def test_self_compare_probe_rejects_bad_sizes_and_types(argv, named, capsys):
+    import self_compare_probe
+    with pytest.raises(SystemExit) as stop:
+        self_compare_probe.parse_args(["o.json", *argv])
+    assert stop.value.code == 2
+    assert named in capsys.readouterr().err
+    assert self_compare_probe.parse_args(["o.json", "--elems", "64"]).elems == [64]
