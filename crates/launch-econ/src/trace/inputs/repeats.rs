@@ -1,12 +1,12 @@
 //! Inputs of an operator that are one tensor read twice. PyTorch runs some operators as another
-//! over the same tensor twice — `isnan(y)` as `y != y`, `isfinite(y)` beginning with `y == y` —
-//! and the kernel belongs to the inner operator, recorded with the tensor as both its inputs,
-//! though it reads it once (each element's second load finds the first's line). The profiler
-//! records arguments' layouts, not which tensor each is; but an operator nested in another,
-//! with no GPU work issued on its thread since the outer one began, can read only the outer
-//! one's tensors (or views of them: nothing else holds data yet). Where it reads more tensors
-//! of one layout (dims, element type, strides) than the outer one was given, the extra ones
-//! repeat them.
+//! over the same tensor twice — `isnan(y)` as `y != y` — and the kernel belongs to the inner
+//! operator, recorded with the tensor as both its inputs, though it reads it once (each
+//! element's second load finds the first's line). The profiler records arguments' layouts, not
+//! which tensor each is; but an operator nested in another, with no GPU work issued on its
+//! thread since the outer one began, can read only the outer one's tensors (or views of them:
+//! nothing else holds data yet). Where it reads more tensors of one layout (dims, element type,
+//! strides) than the outer one was given, the extra ones repeat them. `isfinite(y)` runs
+//! `y == y` too, but after `abs(y)`, whose result has `y`'s layout: that one is left alone.
 
 use super::{argument_bytes, is_in_place, out_argument};
 
