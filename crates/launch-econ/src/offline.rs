@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use crate::beside::{AmongL2, BesideCosts};
 use crate::footprint::{within_l2, Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
 use crate::lanes::{Basis, Schedule, Span};
 use crate::model::ModelInputs;
@@ -402,8 +403,14 @@ fn lay_out_on(
                     .map_or(0.0, |c| c.beside_stretch(gb_s, held))
             },
             |others, among_l2| {
-                m.graph_node_beside
-                    .map_or(0.0, |c| c.small_stretch(others, among_l2))
+                m.graph_node_beside.map_or(0.0, |c| {
+                    let pair_sms = f64::from(BesideCosts::pair_add_spans_sms(l).max(1));
+                    let among_l2 = among_l2.map(|n| AmongL2 {
+                        node_ns: n.node_ns,
+                        pair_sms_part: (f64::from(n.spans_sms) / pair_sms).min(1.0),
+                    });
+                    c.small_stretch(others, among_l2)
+                })
             },
             bandwidths,
             m.graph_node_beside.map_or(0.0, |c| c.per_lane_ns()),
