@@ -570,4 +570,10 @@ GROUPS = [
                                            "md_two_lanes_of_finite_scales_f32_1m,"
                                            "md_nan_select_lane_beside_add_lane_f32_8m,"
                                            "md_three_lanes_of_self_products_bf16_4m"),
+    ("heldout105", "heldout_105_walks.py", "me_three_lanes_of_one_block_multiplies_bf16_512,"
+                                           "me_five_lanes_of_scale_adds_fp16_4k,"
+                                           "me_two_lanes_of_silu_f32_16k,"
+                                           "me_four_lanes_of_row_norms_fp16_2_by_4096,"
+                                           "me_three_lanes_of_pair_span_adds_f32_128k,"
+                                           "me_tiny_add_lanes_beside_wide_add_lanes_f32"),
 ]
