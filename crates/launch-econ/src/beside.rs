@@ -155,8 +155,8 @@ impl BesideCosts {
     /// part of it: its blocks meet the other lanes' on fewer SMs, and the front end's cost,
     /// which every node pays whatever its blocks, is charged beside the floor already
     /// (`crate::sharing`). On the stored runs, lanes of one- to sixteen-block kernels within
-    /// the L2 came 4–16% high with the whole floor, lanes of 64-block ones (the pair's size)
-    /// within a few percent (docs/validation-h200.md, "The small pair's floor by the SMs a
+    /// the L2 came 4–16% high with the whole floor, lanes of 64-block ones (as many blocks
+    /// as the pair's adds) within a few percent (docs/validation-h200.md, "The small pair's floor by the SMs a
     /// kernel spans"). Beside kernels reading device memory the share stays: there the floor
     /// also stands for loads the trace does not give.
     pub fn small_stretch(
