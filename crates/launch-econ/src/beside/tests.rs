@@ -280,14 +280,7 @@ fn a_kernel_spanning_fewer_sms_than_the_pair_pays_that_part_of_its_floor() {
 #[test]
 fn the_pairs_adds_span_eight_sms_where_an_sm_holds_eight_of_their_blocks() {
     // 16 Ki floats in blocks of 256: 64 blocks; an SM of 2048 threads holds 8 of them.
-    let h200 = crate::occupancy::SmLimits {
-        sms: 132,
-        blocks: 32,
-        threads: 2048,
-        registers: 65536,
-        shared_bytes: 233_472,
-        reserved_shared_bytes: 1024,
-    };
+    let h200 = crate::occupancy::SmLimits::of("9.0", 132).unwrap();
     assert_eq!(BesideCosts::pair_add_spans_sms(&h200), 8);
     // A GPU of four SMs: the blocks span all four.
     let small = crate::occupancy::SmLimits { sms: 4, ..h200 };
