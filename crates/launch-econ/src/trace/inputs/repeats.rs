@@ -6,7 +6,9 @@
 //! thread since the outer one began, can read only the outer one's tensors (or views of them:
 //! nothing else holds data yet). Where it reads more tensors of one layout (dims, element type,
 //! strides) than the outer one was given, the extra ones repeat them. `isfinite(y)` runs
-//! `y == y` too, but after `abs(y)`, whose result has `y`'s layout: that one is left alone.
+//! `y == y` too, but after `abs(y)`, whose result has `y`'s layout: the work between leaves
+//! which tensors the comparison names open, and only what PyTorch's source says of the outer
+//! operator settles it ([`compares_itself_after_work`]).
 
 use super::{argument_bytes, is_in_place, out_argument};
 
@@ -21,10 +23,45 @@ pub struct TensorArg {
     pub bytes: u64,
 }
 
+/// What an operator reads, for the operators nested in it ([`repeated_bytes`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OperatorReads {
+    /// Its tensors ([`read_tensors`]).
+    pub tensors: Vec<TensorArg>,
+    /// [`compares_itself_after_work`] of it.
+    pub compares_itself_after_work: bool,
+}
+
+impl OperatorReads {
+    /// What operator `name` reads of its recorded arguments.
+    pub fn of(
+        name: &str,
+        dims: &[Vec<i64>],
+        types: &[String],
+        strides: Option<&[Vec<i64>]>,
+    ) -> OperatorReads {
+        OperatorReads {
+            tensors: read_tensors(name, dims, types, strides),
+            compares_itself_after_work: compares_itself_after_work(name),
+        }
+    }
+}
+
 impl TensorArg {
     fn same_layout(&self, other: &TensorArg) -> bool {
         self.dims == other.dims && self.ty == other.ty && self.strides == other.strides
     }
+}
+
+/// Whether PyTorch runs operator `name` as a comparison of its one input with itself after
+/// other work on that input, so that an operator nested in it naming more tensors of the
+/// input's layout than it was given repeats the input even with GPU work issued between their
+/// starts. `isfinite(y)` on a floating-point `y` is `(y == y) * (y.abs() != inf)`
+/// (ATen's `TensorCompare.cpp`), its `abs` issued first: of its nested operators only `eq`
+/// names two tensors of `y`'s layout (`ne` names `y.abs()` and a scalar, `mul` two `bool`s),
+/// and both are `y`.
+pub fn compares_itself_after_work(name: &str) -> bool {
+    name == "aten::isfinite"
 }
 
 /// The tensors operator `name` reads of its recorded arguments: all but an `out=` result it
@@ -102,6 +139,18 @@ mod tests {
         // A layout the outer one was not given (a view, a reshape) is left alone.
         let outer = read("my::square", &[&[32, 32]], "float");
         assert_eq!(repeated_bytes(&inner, &outer), 0);
+    }
+
+    #[test]
+    fn only_isfinite_compares_its_input_with_itself_after_other_work() {
+        let dims = [vec![1024]];
+        let types = ["float".to_string()];
+        assert!(
+            OperatorReads::of("aten::isfinite", &dims, &types, None).compares_itself_after_work
+        );
+        // isnan's comparison comes first: no work between, the general rule covers it.
+        assert!(!OperatorReads::of("aten::isnan", &dims, &types, None).compares_itself_after_work);
+        assert!(!OperatorReads::of("aten::eq", &dims, &types, None).compares_itself_after_work);
     }
 
     #[test]

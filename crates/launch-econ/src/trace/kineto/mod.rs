@@ -31,7 +31,7 @@ use memra_engine::Gemm;
 use crate::occupancy::BlockResources;
 
 use super::host::{host_side, HostEvent, HostKind};
-use super::inputs::{repeats::TensorArg, InputSizes};
+use super::inputs::{repeats::OperatorReads, InputSizes};
 use super::steps::{self, StepEvidence, StepMark};
 use super::{check_duration, check_shape, Op, OpKind, StreamWait, TraceError, Walk, MAX_OPS};
 use nesting::{count_repeats_once, OperatorSpan};
@@ -227,7 +227,7 @@ enum Converted {
         /// A `cudaStreamWaitEvent` / `cuStreamWaitEvent` call.
         wait_call: bool,
         matmul: Option<(u64, Gemm)>,
-        inputs: Option<(u64, InputSizes, Vec<TensorArg>)>,
+        inputs: Option<(u64, InputSizes, OperatorReads)>,
     },
     /// A `ProfilerStep#N` annotation, on the host or (`gpu`) the GPU.
     Mark {
@@ -458,7 +458,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
                     }
                     if let Some((id, bytes, reads)) = inputs {
                         self.0.inputs.insert(id, bytes);
-                        if !reads.is_empty() {
+                        if !reads.tensors.is_empty() {
                             self.0.operators.push(OperatorSpan {
                                 id,
                                 thread: event.thread,

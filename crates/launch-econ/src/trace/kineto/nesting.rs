@@ -5,18 +5,18 @@
 use std::collections::HashMap;
 
 use crate::trace::host::{HostEvent, HostKind};
-use crate::trace::inputs::repeats::{repeated_bytes, TensorArg};
+use crate::trace::inputs::repeats::{repeated_bytes, OperatorReads};
 use crate::trace::inputs::InputSizes;
 
-/// An operator that reads recorded tensors: its `External id`, host thread, span and those
-/// tensors.
+/// An operator that reads recorded tensors: its `External id`, host thread, span and what it
+/// reads.
 #[derive(Debug, Clone)]
 pub(super) struct OperatorSpan {
     pub id: u64,
     pub thread: u64,
     pub start_ns: f64,
     pub end_ns: f64,
-    pub reads: Vec<TensorArg>,
+    pub reads: OperatorReads,
 }
 
 /// Takes from each operator's input bytes (`inputs`, by `External id`) what its reads repeat of
@@ -41,7 +41,9 @@ pub(super) fn count_repeats_once(
 /// `External id` (only those with any): the innermost operator reading recorded tensors that
 /// encloses it on its thread (any between, reading none, made no data without GPU work),
 /// where no call in `issued` (each GPU-issuing runtime call's thread and start, ns) started on
-/// that thread from the outer one's start to the inner one's.
+/// that thread from the outer one's start to the inner one's, or where the outer one compares
+/// its input with itself after such work
+/// ([`crate::trace::inputs::repeats::compares_itself_after_work`]).
 fn repeated_reads(
     mut spans: Vec<OperatorSpan>,
     issued: impl Iterator<Item = (u64, f64)>,
@@ -74,8 +76,8 @@ fn repeated_reads(
                 let from = starts.partition_point(|&t| t < outer.start_ns);
                 starts.get(from).is_some_and(|&t| t <= s.start_ns)
             });
-            let bytes = repeated_bytes(&s.reads, &outer.reads);
-            if !issued_between && bytes > 0 {
+            let bytes = repeated_bytes(&s.reads.tensors, &outer.reads.tensors);
+            if (!issued_between || outer.reads.compares_itself_after_work) && bytes > 0 {
                 repeated.insert(s.id, bytes);
             }
         }
@@ -87,6 +89,7 @@ fn repeated_reads(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::inputs::repeats::TensorArg;
 
     fn span(id: u64, start_ns: f64, end_ns: f64, reads: usize) -> OperatorSpan {
         let y = TensorArg {
@@ -100,7 +103,10 @@ mod tests {
             thread: 7,
             start_ns,
             end_ns,
-            reads: vec![y; reads],
+            reads: OperatorReads {
+                tensors: vec![y; reads],
+                compares_itself_after_work: false,
+            },
         }
     }
 
@@ -118,5 +124,15 @@ mod tests {
         let mut other = spans;
         other[0].thread = 8;
         assert!(repeated_reads(other, std::iter::empty()).is_empty());
+    }
+
+    #[test]
+    fn an_operator_that_compares_its_input_with_itself_after_other_work_repeats_it_still() {
+        // isfinite(y) [0, 100] runs abs(y) (its launch at 15), then eq(y, y) [40, 60].
+        let mut spans = vec![span(2, 40.0, 60.0, 2), span(1, 0.0, 100.0, 1)];
+        assert!(repeated_reads(spans.clone(), [(7, 15.0)].into_iter()).is_empty());
+        spans[1].reads.compares_itself_after_work = true;
+        let r = repeated_reads(spans, [(7, 15.0), (7, 45.0)].into_iter());
+        assert_eq!(r, HashMap::from([(2, 4096)]));
     }
 }

@@ -81,11 +81,11 @@ pub(super) fn matmul_op(ev: &Event) -> Option<(u64, Gemm)> {
 /// (a gather of rows: the rows, see [`inputs::operator_sizes`]).
 /// An operator whose only tensors come in a list (`cat`) gives their elements instead
 /// ([`inputs::list_sizes`]), made bytes by the kernel that copies them ([`assign_inputs`]).
-/// With them, the tensors it reads ([`inputs::repeats::read_tensors`]), for the operators nested
-/// in it.
+/// With them, what it reads ([`inputs::repeats::OperatorReads`]), for the operators nested in
+/// it.
 pub(super) fn operator_inputs(
     ev: &Event,
-) -> Option<(u64, inputs::InputSizes, Vec<inputs::repeats::TensorArg>)> {
+) -> Option<(u64, inputs::InputSizes, inputs::repeats::OperatorReads)> {
     let name = ev.name.as_ref().and_then(Value::as_str).unwrap_or("");
     let r = recorded_inputs(ev)?;
     let sizes = inputs::operator_sizes(
@@ -97,7 +97,7 @@ pub(super) fn operator_inputs(
     )
     .or_else(|| inputs::list_sizes(ev.args.as_ref()?.input_dims.as_ref()?, &r.types))?;
     let across_rows = across_rows(&r.dims, &r.types, r.strides.as_deref());
-    let reads = inputs::repeats::read_tensors(name, &r.dims, &r.types, r.strides.as_deref());
+    let reads = inputs::repeats::OperatorReads::of(name, &r.dims, &r.types, r.strides.as_deref());
     Some((
         r.id,
         inputs::InputSizes {

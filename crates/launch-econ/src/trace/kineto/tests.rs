@@ -206,29 +206,34 @@ fn a_comparison_of_a_tensor_with_itself_reads_it_once() {
 }
 
 #[test]
-fn a_self_comparison_after_work_that_made_a_tensor_of_its_layout_counts_both() {
+fn a_self_comparison_after_work_is_a_repeat_only_where_the_outer_operator_says_so() {
     // `torch.isfinite(y)` as PyTorch records it: `abs(y)` (a kernel, a result of y's layout),
-    // `abs(y) != inf`, then `y == y`, whose two arguments may be y or abs(y) for all the trace
-    // says: both are counted.
-    let w = read_str(
-        r#"[
-        {"ph":"X","cat":"cpu_op","name":"aten::isfinite","ts":100,"dur":60,"tid":3,"args":{"External id":2,
-         "Input Dims":[[1024]],"Input type":["float"],"Input Strides":[[1]]}},
-        {"ph":"X","cat":"cpu_op","name":"aten::abs","ts":101,"dur":10,"tid":3,"args":{"External id":3,
-         "Input Dims":[[1024]],"Input type":["float"],"Input Strides":[[1]]}},
-        {"ph":"X","cat":"cpu_op","name":"aten::eq","ts":120,"dur":10,"tid":3,"args":{"External id":4,
-         "Input Dims":[[1024],[1024]],"Input type":["float","float"],"Input Strides":[[1],[1]]}},
-        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":105,"dur":2,"tid":3,"args":{"correlation":8,"External id":3}},
-        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":125,"dur":2,"tid":3,"args":{"correlation":9,"External id":4}},
-        {"ph":"X","cat":"kernel","name":"abs_kernel","ts":200,"dur":2,"args":{"External id":3,"correlation":8,"grid":[1,1,1],"block":[128,1,1]}},
-        {"ph":"X","cat":"kernel","name":"eq_kernel","ts":210,"dur":2,"args":{"External id":4,"correlation":9,"grid":[1,1,1],"block":[128,1,1]}}
-    ]"#,
-    )
-    .unwrap();
-    let eq = w.ops.iter().find(|o| o.name == "eq_kernel").unwrap();
-    assert_eq!(eq.input_bytes, Some(8192.0));
-    let abs = w.ops.iter().find(|o| o.name == "abs_kernel").unwrap();
-    assert_eq!(abs.input_bytes, Some(4096.0));
+    // then `y == y`. For all the trace says, the comparison's two arguments may be y or abs(y);
+    // ATen's isfinite is `(y == y) * (y.abs() != inf)`, so there both are y. The same nesting
+    // under another operator counts both.
+    let trace = |outer: &str| {
+        format!(
+            r#"[
+        {{"ph":"X","cat":"cpu_op","name":"{outer}","ts":100,"dur":60,"tid":3,"args":{{"External id":2,
+         "Input Dims":[[1024]],"Input type":["float"],"Input Strides":[[1]]}}}},
+        {{"ph":"X","cat":"cpu_op","name":"aten::abs","ts":101,"dur":10,"tid":3,"args":{{"External id":3,
+         "Input Dims":[[1024]],"Input type":["float"],"Input Strides":[[1]]}}}},
+        {{"ph":"X","cat":"cpu_op","name":"aten::eq","ts":120,"dur":10,"tid":3,"args":{{"External id":4,
+         "Input Dims":[[1024],[1024]],"Input type":["float","float"],"Input Strides":[[1],[1]]}}}},
+        {{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":105,"dur":2,"tid":3,"args":{{"correlation":8,"External id":3}}}},
+        {{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":125,"dur":2,"tid":3,"args":{{"correlation":9,"External id":4}}}},
+        {{"ph":"X","cat":"kernel","name":"abs_kernel","ts":200,"dur":2,"args":{{"External id":3,"correlation":8,"grid":[1,1,1],"block":[128,1,1]}}}},
+        {{"ph":"X","cat":"kernel","name":"eq_kernel","ts":210,"dur":2,"args":{{"External id":4,"correlation":9,"grid":[1,1,1],"block":[128,1,1]}}}}
+    ]"#
+        )
+    };
+    let bytes = |outer: &str, kernel: &str| {
+        let w = read_str(&trace(outer)).unwrap();
+        w.ops.iter().find(|o| o.name == kernel).unwrap().input_bytes
+    };
+    assert_eq!(bytes("aten::isfinite", "eq_kernel"), Some(4096.0));
+    assert_eq!(bytes("aten::isfinite", "abs_kernel"), Some(4096.0));
+    assert_eq!(bytes("my::finite_mask", "eq_kernel"), Some(8192.0));
 }
 
 #[test]
