@@ -57,16 +57,6 @@ const CHAIN_WEIGHT_BYTES: usize = 256 << 20;
 /// Timed replays of each graph, interleaved; medians.
 const REPLAYS: usize = 9;
 
-/// A kernel that reads from the L2 beside kernels that all do ([`BesideCosts::small_stretch`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AmongL2 {
-    /// Its node time alone, ns.
-    pub node_ns: f64,
-    /// The SMs its blocks span over those one of the small pair's adds spans
-    /// ([`BesideCosts::pair_add_spans_sms`]), at most 1.
-    pub pair_sms_part: f64,
-}
-
 /// One measured point.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BesidePoint {
@@ -143,35 +133,27 @@ impl BesideCosts {
     /// of adds only, so it is a floor, not a part of the sum. 0 where nothing was measured.
     ///
     /// Where the kernel and every kernel running beside it read from the L2 (`among_l2_lanes`:
-    /// the kernel's node time alone, ns, and the part of the pair's SMs its blocks span), the
-    /// floor is the time the pair's adds took beyond theirs, not the share: the pair's adds
-    /// were such kernels, and what they cost each other there is a cost a node — the front
-    /// end's for each other lane ([`crate::front_end`]) and the adds' own short contention —
-    /// that a longer kernel does not pay again for each add's length of its own. On an H100,
-    /// softmax and LayerNorm kernels of 5–9 µs beside lanes of their kind over data the L2
-    /// holds ran within 2% of their recorded durations in real graphs, where the share priced
-    /// them +21 … +24% (held-out batches 68 and 70, after their runs). A kernel whose blocks
-    /// span fewer SMs than the pair's adds did ([`BesideCosts::pair_add_spans_sms`]) pays that
-    /// part of it: its blocks meet the other lanes' on fewer SMs, and the front end's cost,
-    /// which every node pays whatever its blocks, is charged beside the floor already
-    /// (`crate::sharing`). On the stored runs, lanes of one- to sixteen-block kernels within
-    /// the L2 came 4–16% high with the whole floor, lanes of 64-block ones (as many blocks
-    /// as the pair's adds) within a few percent (docs/validation-h200.md, "The small pair's floor by the SMs a
-    /// kernel spans"). Beside kernels reading device memory the share stays: there the floor
-    /// also stands for loads the trace does not give.
+    /// the kernel's node time alone, ns), the floor is the time the pair's adds took beyond
+    /// theirs, not the share: the pair's adds were such kernels, and what they cost each other
+    /// there is a cost a node — the front end's for each other lane ([`crate::front_end`]) and
+    /// the adds' own short contention — that a longer kernel does not pay again for each add's
+    /// length of its own. On an H100, softmax and LayerNorm kernels of 5–9 µs beside lanes of
+    /// their kind over data the L2 holds ran within 2% of their recorded durations in real
+    /// graphs, where the share priced them +21 … +24% (held-out batches 68 and 70, after their
+    /// runs). Beside kernels reading device memory the share stays: there the floor also
+    /// stands for loads the trace does not give.
     pub fn small_stretch(
         &self,
         others: impl Iterator<Item = f64>,
-        among_l2_lanes: Option<AmongL2>,
+        among_l2_lanes: Option<f64>,
     ) -> f64 {
         let floor = if self.small_pair.load_gb_s > 0.0 {
             let share = self.small_pair.stretch.max(0.0);
             match among_l2_lanes {
-                Some(a) => {
-                    share * self.pair_node_ns() / a.node_ns.max(self.pair_node_ns())
-                        * a.pair_sms_part.clamp(0.0, 1.0)
+                Some(node_ns) if node_ns > self.pair_node_ns() => {
+                    share * self.pair_node_ns() / node_ns
                 }
-                None => share,
+                _ => share,
             }
         } else {
             0.0
@@ -180,15 +162,6 @@ impl BesideCosts {
             .map(|gb_s| through_points(self.small.iter().map(|p| (p.load_gb_s, p.stretch)), gb_s))
             .sum();
         beside.max(floor)
-    }
-
-    /// The SMs one of [`BesideCosts::small_pair`]'s adds spans on a GPU of `sms` limits: its
-    /// blocks ([`small::PAIR_ADD_SHAPE`]) over as many as an SM holds at once.
-    pub fn pair_add_spans_sms(sms: &crate::occupancy::SmLimits) -> u32 {
-        let (blocks, threads) = small::PAIR_ADD_SHAPE;
-        blocks
-            .div_ceil(sms.resident_blocks(threads, None).max(1))
-            .min(sms.sms)
     }
 
     /// The node time alone of one of [`BesideCosts::small_pair`]'s adds, ns (0 where the pair

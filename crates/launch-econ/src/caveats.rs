@@ -36,7 +36,7 @@ pub(crate) fn concurrent_kernels(share: f64, real_gemms: Option<(usize, usize)>)
             "{head}, which stand-ins holding their recorded durations do not reproduce: on the H200 the 26 multi-stream validation walks replayed without their shapes came out -22% to +16% of their real graphs, 8 of them within 5% (25 with shapes); a trace recorded with shapes (PyTorch: record_shapes=True) has its GEMMs replayed for real (unless --gemms stand-in), which reproduces what they do to each other"
         ),
         None => format!(
-            "{head}; the offline model shares the SMs, device memory and the GEMMs' arithmetic between kernels side by side and slows each by what the device profile measured beside others (README, \"The offline model\"); a kernel beside kernels that leave only a few SMs free, or beside kernels whose traffic the trace does not give (only GEMMs with recorded shapes and element-wise, normalisation and fused attention kernels with recorded inputs have a load), may run slower in the real graph than priced. With streams side by side it came within 10% of the real graph on 296 of 396 H200 walks held out from the method, each on its first run (-34.5% to +51.5%), and on 250 of the 279 stored multi-stream walk runs priced with this version (scripts/reprice_summary.py): where that matters, prefer the replay (`replay` without --summary)"
+            "{head}; the offline model shares the SMs, device memory and the GEMMs' arithmetic between kernels side by side and slows each by what the device profile measured beside others (README, \"The offline model\"); a kernel beside kernels that leave only a few SMs free, or beside kernels whose traffic the trace does not give (only GEMMs with recorded shapes and element-wise, normalisation and fused attention kernels with recorded inputs have a load), may run slower in the real graph than priced. With streams side by side it came within 10% of the real graph on 296 of 396 H200 walks held out from the method, each on its first run (-34.5% to +51.5%), and on 244 of the 279 stored multi-stream walk runs priced with this version (scripts/reprice_summary.py): where that matters, prefer the replay (`replay` without --summary)"
         ),
     }
 }
@@ -63,7 +63,7 @@ fn simt_gemms_warning(walk: &Walk) -> Option<String> {
 /// what that did to the stored walks (checked against this version by `stored_claims`).
 fn no_shapes_beside_streams(walk: &Walk) -> Option<String> {
     (!crate::footprint::has_shapes(walk)).then(|| {
-        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 279 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 162 (-43.2% to +63.4%), against 250 with them; record the step with shapes".to_string()
+        "the trace records no operator's shapes (PyTorch: record_shapes=True), so the offline model knows no kernel's memory load beside the other streams' kernels and shares only the SMs between them: the 279 stored H200 multi-stream walks priced with their shapes taken out came within 10% of their real graphs on 162 (-43.2% to +63.4%), against 244 with them; record the step with shapes".to_string()
     })
 }
 

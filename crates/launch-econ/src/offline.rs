@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 
-use crate::beside::{AmongL2, BesideCosts};
 use crate::footprint::{within_l2, Footprint, FootprintSource, LevelStep, UNKNOWN_SHARE};
 use crate::lanes::{Basis, Schedule, Span};
 use crate::model::ModelInputs;
@@ -358,66 +357,57 @@ fn lay_out_on(
         .filter(|_| bandwidth > 0.0)
         .map(|p| p.roofline(bandwidth));
     match sms {
-        Some(l) if schedule.lanes() > 1 => {
-            // The SMs the small pair's adds span, the same for every node of the lay-out.
-            let pair_sms = f64::from(BesideCosts::pair_add_spans_sms(l).max(1));
-            lay_out_sharing_counted(
-                schedule,
-                |op| {
-                    let o = &*crate::occupancy::working_grid(&walk.ops[op]);
-                    let total = node_ns(op);
-                    // The kernel's (or device-to-device copy's) recorded time is what other
-                    // kernels can slow; the rest of the node is the graph's own cost.
-                    let from_l2 = in_l2 && reads_from_l2(o);
-                    let gb_s = if from_l2 {
-                        written_gb_s(o, bandwidths.l2_gb_s)
-                    } else {
-                        known_gb_s(o, bandwidth)
-                    };
-                    let work_ns = if o.is_kernel() || gb_s > 0.0 {
-                        o.duration_ns.clamp(0.0, total)
-                    } else {
-                        0.0
-                    };
-                    // An element-wise kernel within the L2 holds the others off by what it
-                    // writes (`gb_s`), and by the SMs its blocks fill only while they run;
-                    // holding little, it waits on its loads beside other lanes as a small
-                    // kernel does.
-                    let share = if !o.is_kernel() {
-                        0.0
-                    } else if from_l2 && crate::trace::is_element_wise(&o.name) {
-                        resident_share(o, l, m, roofline.as_ref())
-                    } else {
-                        held_share(o, l, m, roofline.as_ref())
-                    };
-                    NodeCost {
-                        fixed_ns: total - work_ns,
-                        work_ns,
-                        share,
-                        gb_s,
-                        math: roofline.as_ref().map_or(0.0, |r| r.math_share(o)),
-                        waits_on_loads: waits_on_loads(o, share, small_gb_s),
-                        footing: l.footing(o),
-                        from_l2,
-                    }
-                },
-                |gb_s, held| {
-                    m.graph_node_beside
-                        .map_or(0.0, |c| c.beside_stretch(gb_s, held))
-                },
-                |others, among_l2| {
-                    m.graph_node_beside.map_or(0.0, |c| {
-                        let among_l2 = among_l2.map(|n| AmongL2 {
-                            node_ns: n.node_ns,
-                            pair_sms_part: (f64::from(n.spans_sms) / pair_sms).min(1.0),
-                        });
-                        c.small_stretch(others, among_l2)
-                    })
-                },
-                bandwidths,
-                m.graph_node_beside.map_or(0.0, |c| c.per_lane_ns()),
-            )
-        }
+        Some(l) if schedule.lanes() > 1 => lay_out_sharing_counted(
+            schedule,
+            |op| {
+                let o = &*crate::occupancy::working_grid(&walk.ops[op]);
+                let total = node_ns(op);
+                // The kernel's (or device-to-device copy's) recorded time is what other
+                // kernels can slow; the rest of the node is the graph's own cost.
+                let from_l2 = in_l2 && reads_from_l2(o);
+                let gb_s = if from_l2 {
+                    written_gb_s(o, bandwidths.l2_gb_s)
+                } else {
+                    known_gb_s(o, bandwidth)
+                };
+                let work_ns = if o.is_kernel() || gb_s > 0.0 {
+                    o.duration_ns.clamp(0.0, total)
+                } else {
+                    0.0
+                };
+                // An element-wise kernel within the L2 holds the others off by what it
+                // writes (`gb_s`), and by the SMs its blocks fill only while they run;
+                // holding little, it waits on its loads beside other lanes as a small
+                // kernel does.
+                let share = if !o.is_kernel() {
+                    0.0
+                } else if from_l2 && crate::trace::is_element_wise(&o.name) {
+                    resident_share(o, l, m, roofline.as_ref())
+                } else {
+                    held_share(o, l, m, roofline.as_ref())
+                };
+                NodeCost {
+                    fixed_ns: total - work_ns,
+                    work_ns,
+                    share,
+                    gb_s,
+                    math: roofline.as_ref().map_or(0.0, |r| r.math_share(o)),
+                    waits_on_loads: waits_on_loads(o, share, small_gb_s),
+                    footing: l.footing(o),
+                    from_l2,
+                }
+            },
+            |gb_s, held| {
+                m.graph_node_beside
+                    .map_or(0.0, |c| c.beside_stretch(gb_s, held))
+            },
+            |others, among_l2| {
+                m.graph_node_beside
+                    .map_or(0.0, |c| c.small_stretch(others, among_l2))
+            },
+            bandwidths,
+            m.graph_node_beside.map_or(0.0, |c| c.per_lane_ns()),
+        ),
         _ => SharedLayOut {
             spans: schedule.lay_out(node_ns),
             waited_for_room: 0,

@@ -148,27 +148,15 @@ pub fn load_beside(total_gb_s: f64, own_gb_s: f64) -> f64 {
     (2.0 * (total_gb_s - own_gb_s)).clamp(0.0, total_gb_s)
 }
 
-/// A running kernel that reads from the L2 beside kernels that all do: its node time alone and
-/// the SMs its blocks span ([`Footing::spans_sms`]), for `small_stretch`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct L2Node {
-    /// Its node time alone, ns.
-    pub node_ns: f64,
-    /// The SMs its blocks take to run at once.
-    pub spans_sms: u32,
-}
-
-/// [`L2Node`] of running kernel `l`, where it and every other running kernel (none waiting for
-/// room) read from the L2; `None` otherwise, or with nothing running beside it.
-fn among_l2_lanes(state: &[State], waiting: &[bool], l: usize) -> Option<L2Node> {
+/// The node time alone of running kernel `l`, ns, where it and every other running kernel (none
+/// waiting for room) read from the L2; `None` otherwise, or with nothing running beside it.
+fn among_l2_lanes(state: &[State], waiting: &[bool], l: usize) -> Option<f64> {
     let State::Kernel {
-        cost:
-            NodeCost {
-                from_l2: true,
-                work_ns,
-                footing,
-                ..
-            },
+        cost: NodeCost {
+            from_l2: true,
+            work_ns,
+            ..
+        },
         node_over_work,
         ..
     } = state[l]
@@ -183,10 +171,7 @@ fn among_l2_lanes(state: &[State], waiting: &[bool], l: usize) -> Option<L2Node>
     beside.peek()?;
     beside
         .all(|(_, s)| matches!(s, State::Kernel { cost, .. } if cost.from_l2))
-        .then_some(L2Node {
-            node_ns: work_ns * node_over_work,
-            spans_sms: footing.spans_sms,
-        })
+        .then_some(work_ns * node_over_work)
 }
 
 /// Work left below this is done, ns, besides a relative 1e-12 of the clock (float sums of
@@ -237,7 +222,7 @@ pub fn lay_out_sharing_with(
         device_gb_s: bandwidth_gb_s,
         l2_gb_s: 0.0,
     };
-    let small = |others: &mut dyn Iterator<Item = f64>, _: Option<L2Node>| small_stretch(others);
+    let small = |others: &mut dyn Iterator<Item = f64>, _: Option<f64>| small_stretch(others);
     lay_out_sharing_counted(schedule, node, stretch, small, memory, 0.0).spans
 }
 
@@ -255,13 +240,13 @@ pub struct SharedLayOut {
 /// front-end part `per_lane_ns` longer for each other lane that runs a node when it starts, or
 /// starts one then (a lane waiting on another's work does not: [`crate::front_end`]).
 /// `small_stretch` is also given, where the kernel and every kernel running beside it read
-/// from the L2 ([`NodeCost::from_l2`]), the kernel's node time alone and the SMs its blocks
-/// span ([`L2Node`]; [`crate::beside::BesideCosts::small_stretch`]).
+/// from the L2 ([`NodeCost::from_l2`]), the kernel's node time alone, ns
+/// ([`crate::beside::BesideCosts::small_stretch`]).
 pub fn lay_out_sharing_counted(
     schedule: &Schedule,
     mut node: impl FnMut(usize) -> NodeCost,
     stretch: impl Fn(f64, f64) -> f64,
-    small_stretch: impl Fn(&mut dyn Iterator<Item = f64>, Option<L2Node>) -> f64,
+    small_stretch: impl Fn(&mut dyn Iterator<Item = f64>, Option<f64>) -> f64,
     bandwidths: Bandwidths,
     per_lane_ns: f64,
 ) -> SharedLayOut {

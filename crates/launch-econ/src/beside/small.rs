@@ -91,11 +91,6 @@ pub(super) fn measure_small(e: &Engine, other: &Engine, d: u32) -> anyhow::Resul
 /// Rounds of the smallest chain's adds (128 each) in [`BesideCosts::small_pair`]'s chains.
 const PAIR_ROUNDS: usize = 4;
 
-/// The blocks of one of [`BesideCosts::small_pair`]'s adds and the threads of each: one f32
-/// a thread of the smallest chain's `SIZES[0] × TOKENS`, in the engine's blocks of 256
-/// ([`memra_engine::Engine::add`]).
-pub(super) const PAIR_ADD_SHAPE: (u32, u32) = ((SIZES[0] * TOKENS).div_ceil(256), 256);
-
 /// The bytes one of [`BesideCosts::small_pair`]'s adds moves: two inputs read and a result
 /// written, of the smallest chain's `SIZES[0] × TOKENS` floats ([`Adds::new`]).
 pub(super) const PAIR_ADD_BYTES: f64 =

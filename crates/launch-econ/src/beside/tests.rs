@@ -93,30 +93,21 @@ fn among_lanes_within_the_l2_the_pair_floor_is_its_time_a_node_not_its_share() {
     // The pair's adds: 196 608 bytes at 150 GB/s, 1310.72 ns alone.
     let pair_ns = c.pair_node_ns();
     assert!((pair_ns - 1310.72).abs() < 1e-9, "{pair_ns}");
-    let among = |node_ns: f64| {
-        Some(AmongL2 {
-            node_ns,
-            pair_sms_part: 1.0,
-        })
-    };
     // A node no longer than the pair's pays the pair's share, as beside device memory.
-    assert!((c.small_stretch(std::iter::empty(), among(pair_ns / 2.0)) - 0.2).abs() < 1e-12);
-    assert!((c.small_stretch(std::iter::empty(), among(pair_ns)) - 0.2).abs() < 1e-12);
+    assert!((c.small_stretch(std::iter::empty(), Some(pair_ns / 2.0)) - 0.2).abs() < 1e-12);
+    assert!((c.small_stretch(std::iter::empty(), Some(pair_ns)) - 0.2).abs() < 1e-12);
     // Four times as long: the pair's 262 ns, a twentieth of the node.
-    let long = c.small_stretch(std::iter::empty(), among(4.0 * pair_ns));
+    let long = c.small_stretch(std::iter::empty(), Some(4.0 * pair_ns));
     assert!((long - 0.05).abs() < 1e-12, "{long}");
     // Not among lanes within the L2: the share, however long the node.
     assert!((c.small_stretch(std::iter::once(0.0), None) - 0.2).abs() < 1e-12);
     // Neighbours' loads above the floor price the same either way.
-    let loaded = c.small_stretch(std::iter::once(2000.0), among(4.0 * pair_ns));
+    let loaded = c.small_stretch(std::iter::once(2000.0), Some(4.0 * pair_ns));
     assert!((loaded - 0.9).abs() < 1e-12, "{loaded}");
     // No pair measured: no floor and no pair node.
     let unmeasured = with_small_points(SmallPoint::default());
     assert_eq!(unmeasured.pair_node_ns(), 0.0);
-    assert_eq!(
-        unmeasured.small_stretch(std::iter::empty(), among(1e4)),
-        0.0
-    );
+    assert_eq!(unmeasured.small_stretch(std::iter::empty(), Some(1e4)), 0.0);
 }
 
 #[test]
@@ -243,46 +234,4 @@ fn three_sizes_are_measured_on_the_device() {
         );
         assert!(c.small.windows(2).all(|w| w[0].load_gb_s <= w[1].load_gb_s));
     }
-}
-
-#[test]
-fn a_kernel_spanning_fewer_sms_than_the_pair_pays_that_part_of_its_floor() {
-    let c = with_small_points(SmallPoint {
-        load_gb_s: 150.0,
-        stretch: 0.2,
-    });
-    let pair_ns = c.pair_node_ns();
-    let on = |part: f64| {
-        c.small_stretch(
-            std::iter::empty(),
-            Some(AmongL2 {
-                node_ns: pair_ns,
-                pair_sms_part: part,
-            }),
-        )
-    };
-    // A one-block kernel beside lanes of the pair's eight-SM adds meets them on one SM of eight.
-    assert!((on(1.0 / 8.0) - 0.025).abs() < 1e-12, "{}", on(0.125));
-    // As many SMs as the pair's or more: the whole floor.
-    assert!((on(1.0) - 0.2).abs() < 1e-12);
-    assert!((on(3.0) - 0.2).abs() < 1e-12);
-    // Neighbours' loads are not scaled by it.
-    let loaded = c.small_stretch(
-        std::iter::once(2000.0),
-        Some(AmongL2 {
-            node_ns: pair_ns,
-            pair_sms_part: 0.0,
-        }),
-    );
-    assert!((loaded - 0.9).abs() < 1e-12, "{loaded}");
-}
-
-#[test]
-fn the_pairs_adds_span_eight_sms_where_an_sm_holds_eight_of_their_blocks() {
-    // 16 Ki floats in blocks of 256: 64 blocks; an SM of 2048 threads holds 8 of them.
-    let h200 = crate::occupancy::SmLimits::of("9.0", 132).unwrap();
-    assert_eq!(BesideCosts::pair_add_spans_sms(&h200), 8);
-    // A GPU of four SMs: the blocks span all four.
-    let small = crate::occupancy::SmLimits { sms: 4, ..h200 };
-    assert_eq!(BesideCosts::pair_add_spans_sms(&small), 4);
 }
