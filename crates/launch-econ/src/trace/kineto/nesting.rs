@@ -76,9 +76,11 @@ fn repeated_reads(
                 let from = starts.partition_point(|&t| t < outer.start_ns);
                 starts.get(from).is_some_and(|&t| t <= s.start_ns)
             });
-            let bytes = repeated_bytes(&s.reads.tensors, &outer.reads.tensors);
-            if (!issued_between || outer.reads.compares_itself_after_work) && bytes > 0 {
-                repeated.insert(s.id, bytes);
+            if !issued_between || outer.reads.compares_itself_after_work {
+                let bytes = repeated_bytes(&s.reads.tensors, &outer.reads.tensors);
+                if bytes > 0 {
+                    repeated.insert(s.id, bytes);
+                }
             }
         }
         open.push(s);
