@@ -576,4 +576,10 @@ GROUPS = [
                                            "me_four_lanes_of_row_norms_fp16_2_by_4096,"
                                            "me_three_lanes_of_pair_span_adds_f32_128k,"
                                            "me_tiny_add_lanes_beside_wide_add_lanes_f32"),
+    ("heldout106", "heldout_106_walks.py", "mf_two_long_lanes_of_one_block_multiplies_bf16_512,"
+                                           "mf_three_short_lanes_of_scale_adds_fp16_4k,"
+                                           "mf_four_lanes_of_silu_f32_16k,"
+                                           "mf_two_very_short_lanes_of_adds_f32_1k,"
+                                           "mf_five_long_lanes_of_gelu_bf16_2k,"
+                                           "mf_long_add_lane_beside_short_add_lane_f32_4k"),
 ]
