@@ -22,12 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from heldout_94_walks import lanes, scale_add  # noqa: E402
 from heldout_95_walks import against_one  # noqa: E402
 from heldout_98_walks import chain  # noqa: E402
+from heldout_105_walks import silu  # noqa: E402
 from walk_registry import builder  # noqa: E402
-
-
-def silu(ops):
-    import torch
-    return chain(ops, lambda y: torch.sigmoid(y) * y)
 
 
 def gelu(ops):
