@@ -320,7 +320,7 @@ pub fn no_profile_for_the_mean(device: &str, choice: crate::pricing::GraphStepCh
             "--graph-step mean found no device profile of this GPU (pass --profile FILE, written by `launch-econ --export-json FILE` on it)"
         }
         _ => {
-            "no device profile describes it, so the offline model cannot price the mean of the two: pass --profile FILE, written by `launch-econ --export-json FILE` on this kind of GPU (on H100s, each with a profile of an H100, the mean came within 10% of the real graph on 200 of 267 held-out walks against 175 for the replay alone, within 5% on 129 against 109: scripts/h100_graph_step_choice.py)"
+            "no device profile describes it, so the offline model cannot price the mean of the two: pass --profile FILE, written by `launch-econ --export-json FILE` on this kind of GPU (on H100s, each with a profile of an H100, the mean came within 10% of the real graph on 206 of 273 held-out walks against 177 for the replay alone, within 5% on 132 against 111: scripts/h100_graph_step_choice.py)"
         }
     };
     format!("the graph step on this GPU ({device}) is the replayed graph alone: {why}")
