@@ -88,14 +88,6 @@ pub struct BesideCosts {
     /// lowest load, that of small kernels themselves; zeros (older profiles): not measured.
     #[serde(default)]
     pub small_pair: SmallPoint,
-    /// The small pair again with lanes of 8, 64 and its own 512 adds, by rising length: what
-    /// another lane of small kernels costs a lane as a part once a lane and a part each node
-    /// ([`BesideCosts::pair_lane_parts`]). On an H100, PyTorch lanes of element-wise kernels
-    /// within the L2 paid another lane 2.1–2.7 µs at 9 nodes and 5.4–9.4 µs at 49, which a
-    /// cost a node alone does not give. Measured for the model to take up; not priced yet.
-    /// Zeros (older profiles): not measured.
-    #[serde(default)]
-    pub pair_lengths: [PairLane; 3],
     /// How much longer every node of a graph takes for each other lane running beside it, µs
     /// ([`crate::front_end`]): the GPU's front end serves the nodes of all of them. 0 (older profiles): not measured, not priced.
     #[serde(default)]
@@ -108,15 +100,6 @@ pub struct BesideCosts {
     pub l2_gb_s: f64,
 }
 
-/// What another lane costs a lane beside it ([`BesideCosts::pair_lane_parts`]), µs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LaneParts {
-    /// Once a lane.
-    pub per_lane_us: f64,
-    /// Each node of it.
-    pub per_node_us: f64,
-}
-
 /// How much longer a small kernel's node runs beside another stream's load.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct SmallPoint {
@@ -126,42 +109,7 @@ pub struct SmallPoint {
     pub stretch: f64,
 }
 
-/// A lane of the small pair's adds alone and beside its twin, graph times.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct PairLane {
-    /// Adds a lane.
-    pub adds: u32,
-    /// The graph of the one lane (forked and joined), µs.
-    pub alone_us: f64,
-    /// The graph of the lane and its twin side by side, µs.
-    pub both_us: f64,
-}
-
 impl BesideCosts {
-    /// What the twin lane added to the small pair's graph, as a part once a lane and a part
-    /// each add, µs: the least-squares line through each measured length's extra time
-    /// (`both_us - alone_us`) by its adds. `None` with fewer than two lengths measured.
-    pub fn pair_lane_parts(&self) -> Option<LaneParts> {
-        let points: Vec<(f64, f64)> = self
-            .pair_lengths
-            .iter()
-            .filter(|l| l.adds > 0 && l.alone_us > 0.0 && l.both_us > 0.0)
-            .map(|l| (f64::from(l.adds), l.both_us - l.alone_us))
-            .collect();
-        let n = points.len() as f64;
-        let mean = |f: fn(&(f64, f64)) -> f64| points.iter().map(f).sum::<f64>() / n;
-        let (mx, my) = (mean(|p| p.0), mean(|p| p.1));
-        let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-        if points.len() < 2 || sxx <= 0.0 {
-            return None;
-        }
-        let per_node_us = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx;
-        Some(LaneParts {
-            per_lane_us: my - per_node_us * mx,
-            per_node_us,
-        })
-    }
-
     /// The stretch of a kernel that runs with a load of `gb_s` (its own and the others'
     /// known bytes a second): linear from (0, 0) through the points, the last point's above
     /// them; 0 without points.
@@ -411,11 +359,11 @@ pub fn measure(e: &Engine) -> anyhow::Result<(BesideCosts, Option<String>)> {
         small = [SmallPoint::default(); SIZES.len()];
     }
     small.sort_by(|a, b| a.load_gb_s.total_cmp(&b.load_gb_s));
-    let (small_pair, pair_lengths) = small::measure_small_pair(e, &other).unwrap_or_else(|err| {
+    let small_pair = small::measure_small_pair(e, &other).unwrap_or_else(|err| {
         warning.get_or_insert_with(|| format!(
             "small kernels beside small kernels of another stream not measured ({err:#}); replay --summary prices them with the GEMM pair's stretch alone"
         ));
-        Default::default()
+        SmallPoint::default()
     });
     let per_lane_us = crate::front_end::measure_per_lane(e).unwrap_or_else(|err| {
         warning.get_or_insert_with(|| format!(
@@ -438,7 +386,6 @@ pub fn measure(e: &Engine) -> anyhow::Result<(BesideCosts, Option<String>)> {
             bandwidth_gb_s: crate::roofline::copy_bandwidth(e)?,
             small,
             small_pair,
-            pair_lengths,
             per_lane_us,
             l2_gb_s,
         },

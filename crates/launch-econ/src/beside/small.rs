@@ -6,9 +6,7 @@ use memra_engine::Engine;
 
 #[cfg(doc)]
 use super::BesideCosts;
-use super::{
-    replay_times, stamps, Adds, Chain, Nodes, PairLane, SmallPoint, REPLAYS, SIZES, TOKENS,
-};
+use super::{replay_times, stamps, Adds, Chain, Nodes, SmallPoint, REPLAYS, SIZES, TOKENS};
 use crate::stats::median;
 
 /// How many times longer than the GEMMs alone the small-kernel chain runs alone: long enough
@@ -98,65 +96,45 @@ const PAIR_ROUNDS: usize = 4;
 pub(super) const PAIR_ADD_BYTES: f64 =
     (3 * SIZES[0] as usize * TOKENS as usize * std::mem::size_of::<f32>()) as f64;
 
-/// Adds a lane of [`BesideCosts::pair_lengths`]' shorter pairs; the longest is the small
-/// pair's own ([`PAIR_ROUNDS`] rounds of the chain's adds).
-const SHORT_PAIR_ADDS: [usize; 2] = [8, 64];
-
 /// [`BesideCosts::small_pair`]: the small points' adds on `other`, forked alone, and forked
 /// beside the same adds on `e`; the two chains start together and run alike, so each add
 /// took `t_both / t_alone` times as long. Its load is one add's bytes (two inputs read, one
 /// result written) over its node time alone, as the offline model reckons a recorded
-/// element-wise kernel's. The same pair with lanes of [`SHORT_PAIR_ADDS`] adds, timed in the
-/// same turns, gives [`BesideCosts::pair_lengths`].
-pub(super) fn measure_small_pair(
-    e: &Engine,
-    other: &Engine,
-) -> anyhow::Result<(SmallPoint, [PairLane; 3])> {
+/// element-wise kernel's.
+pub(super) fn measure_small_pair(e: &Engine, other: &Engine) -> anyhow::Result<SmallPoint> {
     let mut mine = Adds::new(e, SIZES[0])?;
     let mut theirs = Adds::new(other, SIZES[0])?;
-    let long = PAIR_ROUNDS * theirs.layers;
     let (fork, join) = (e.event()?, other.event()?);
-    let mut forked = |both: bool, adds: usize| {
+    let mut forked = |both: bool| {
         e.capture_graph_across(&[other], |eng| {
             fork.record()?;
             other.wait_event(&fork)?;
-            for _ in 0..adds {
+            for _ in 0..PAIR_ROUNDS {
                 if both {
-                    mine.issue_one(eng)?;
+                    mine.issue(eng)?;
                 }
-                theirs.issue_one(other)?;
+                theirs.issue(other)?;
             }
             join.record()?;
             eng.wait_event(&join)
         })
     };
-    let lengths = [SHORT_PAIR_ADDS[0], SHORT_PAIR_ADDS[1], long];
-    let mut graphs = Vec::with_capacity(2 * lengths.len());
-    for &adds in &lengths {
-        graphs.push(forked(false, adds)?);
-        graphs.push(forked(true, adds)?);
-    }
-    let t = replay_times(e, &graphs.iter().map(|(g, _)| g).collect::<Vec<_>>())?;
+    let (alone, _keep_alone) = forked(false)?;
+    let (both, _keep_both) = forked(true)?;
+    let t = replay_times(e, &[&alone, &both])?;
+    let adds = (PAIR_ROUNDS * theirs.layers) as f64;
     debug_assert_eq!(
         3.0 * (theirs.bufs[0].len() * std::mem::size_of::<f32>()) as f64,
         PAIR_ADD_BYTES
     );
+    let bytes = PAIR_ADD_BYTES;
     anyhow::ensure!(
-        t.iter().all(|&t| t > 0.0),
+        t[0] > 0.0 && t[1] > 0.0,
         "small adds beside small adds: no time measured"
     );
-    let lanes = [0, 1, 2].map(|i| PairLane {
-        adds: lengths[i] as u32,
-        alone_us: t[2 * i],
-        both_us: t[2 * i + 1],
-    });
-    let (alone, both) = (t[4], t[5]);
-    Ok((
-        SmallPoint {
-            // bytes / µs = MB/s, / 1e3 = GB/s.
-            load_gb_s: PAIR_ADD_BYTES / (alone / long as f64) / 1e3,
-            stretch: (both / alone - 1.0).max(0.0),
-        },
-        lanes,
-    ))
+    Ok(SmallPoint {
+        // bytes / µs = MB/s, / 1e3 = GB/s.
+        load_gb_s: bytes / (t[0] / adds) / 1e3,
+        stretch: (t[1] / t[0] - 1.0).max(0.0),
+    })
 }

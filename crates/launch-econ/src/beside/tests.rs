@@ -16,7 +16,6 @@ fn with_small_points(small_pair: SmallPoint) -> BesideCosts {
         bandwidth_gb_s: 0.0,
         small: [small(500.0, 0.2), small(1500.0, 0.2), small(2500.0, 1.6)],
         small_pair,
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     }
@@ -47,30 +46,7 @@ fn small_kernels_stretch_by_the_others_load_and_older_profiles_price_none() {
     .unwrap();
     assert_eq!(old.small, [SmallPoint::default(); 3]);
     assert_eq!(old.small_pair, SmallPoint::default());
-    assert_eq!(old.pair_lane_parts(), None);
     assert_eq!(beside_one(&old, 3000.0), 0.0);
-}
-
-#[test]
-fn the_pair_at_three_lengths_gives_a_part_a_lane_and_a_part_a_node() {
-    // The twin adds 1.5 µs once and 0.2 µs an add.
-    let lane = |adds: u32, alone_us: f64| PairLane {
-        adds,
-        alone_us,
-        both_us: alone_us + 1.5 + 0.2 * f64::from(adds),
-    };
-    let mut c = with_small_points(SmallPoint::default());
-    c.pair_lengths = [lane(8, 14.0), lane(64, 90.0), lane(512, 680.0)];
-    let parts = c.pair_lane_parts().unwrap();
-    assert!((parts.per_lane_us - 1.5).abs() < 1e-9, "{parts:?}");
-    assert!((parts.per_node_us - 0.2).abs() < 1e-12, "{parts:?}");
-    // Off the line: the least-squares line through the three.
-    c.pair_lengths[1].both_us += 1.0;
-    let off = c.pair_lane_parts().unwrap();
-    assert!(off.per_lane_us > 1.5 && off.per_node_us < 0.2, "{off:?}");
-    // One length measured (the others unmeasured zeros): no line.
-    c.pair_lengths = [PairLane::default(), PairLane::default(), lane(512, 680.0)];
-    assert_eq!(c.pair_lane_parts(), None);
 }
 
 #[test]
@@ -142,7 +118,6 @@ fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     };
@@ -158,7 +133,6 @@ fn stretch_is_linear_from_zero_through_the_points_and_flat_above() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     };
@@ -174,7 +148,6 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     };
@@ -185,7 +158,6 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     };
@@ -195,7 +167,6 @@ fn a_one_round_kernel_holds_what_the_widest_pair_says() {
         bandwidth_gb_s: 0.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     };
@@ -209,7 +180,6 @@ fn beyond_the_bandwidth_the_memory_sharing_takes_the_measured_slowdown_over() {
         bandwidth_gb_s: 2500.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     };
@@ -253,23 +223,6 @@ fn three_sizes_are_measured_on_the_device() {
         c.small.iter().all(|p| p.load_gb_s == 0.0),
         "{warning:?}"
     );
-    // The small pair at its three lane lengths: all measured, by rising length, or none with a
-    // warning.
-    let pair_warned = warning
-        .as_deref()
-        .is_some_and(|w| w.contains("beside small kernels of another stream not measured"));
-    if !pair_warned {
-        assert!(
-            c.pair_lengths
-                .iter()
-                .all(|l| l.adds > 0 && l.alone_us > 0.0 && l.both_us > 0.0),
-            "{c:?}"
-        );
-        assert!(c.pair_lengths.windows(2).all(|w| w[0].adds < w[1].adds));
-        assert!(c.pair_lane_parts().is_some());
-    } else {
-        assert_eq!(c.pair_lengths, [PairLane::default(); 3]);
-    }
     // What each other lane costs a node: measured (at least 0), or 0 with a warning.
     assert!(c.per_lane_us.is_finite() && c.per_lane_us >= 0.0, "{c:?}");
     if warning.is_none() {

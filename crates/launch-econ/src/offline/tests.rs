@@ -125,7 +125,6 @@ fn a_walk_touching_more_than_the_l2_steps_further_to_the_upper_level() {
         bandwidth_gb_s: 4000.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s: 0.0,
     };
@@ -281,7 +280,6 @@ fn l2_lanes_inputs(l2_gb_s: f64) -> ModelInputs {
         bandwidth_gb_s: 3000.0,
         small: Default::default(),
         small_pair: Default::default(),
-        pair_lengths: Default::default(),
         per_lane_us: 0.0,
         l2_gb_s,
     };

@@ -47,7 +47,6 @@ fn recorded_gemms_side_by_side_share_memory_and_stretch_by_their_load() {
             bandwidth_gb_s,
             small: Default::default(),
             small_pair: Default::default(),
-            pair_lengths: Default::default(),
             per_lane_us: 0.0,
             l2_gb_s: 0.0,
         })

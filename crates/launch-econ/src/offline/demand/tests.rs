@@ -59,7 +59,6 @@ fn widest_pair_and_peaks() -> (ModelInputs, Roofline) {
             bandwidth_gb_s: 4000.0,
             small: Default::default(),
             small_pair: Default::default(),
-            pair_lengths: Default::default(),
             per_lane_us: 0.0,
             l2_gb_s: 0.0,
         }),
